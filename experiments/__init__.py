@@ -1,0 +1,1 @@
+"""Experiment families: each measures and emits raw records; none formats pages."""

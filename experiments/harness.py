@@ -1,0 +1,159 @@
+"""The small shared harness every experiment family uses: time, check, emit.
+
+An experiment script is started by `reportgen retest` as
+    python -m experiments.<family> --spec SPEC.json
+with its stdout and stderr redirected to the family's log file. SPEC.json says
+where to write records, which log file to cite, the family's parameters, the
+code/environment fingerprint, and the previous records that may be reused.
+"""
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from reportgen import schema, stats
+
+
+class Harness:
+    """Writes validated records for one family, each citing its log line range."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.experiment = spec["experiment"]
+        self.params = spec["params"]
+        self.run_id = spec["run_id"]
+        self.log_file = Path(spec["log_file"])
+        self.log_ref = spec["log_ref"]
+        self.records_file = Path(spec["records_file"])
+        self.base_fingerprint = spec["fingerprint"]
+        self.previous = _read_previous(spec.get("previous_records"))
+        self.force = bool(spec.get("force"))
+
+    # -- log positions -------------------------------------------------
+    def line(self):
+        """Number of lines written to this family's log so far."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            return self.log_file.read_bytes().count(b"\n")
+        except OSError:
+            return 0
+
+    def say(self, message):
+        """A progress line: goes to the log, and retest echoes it to the terminal."""
+        print(f"[{self.experiment}] {message}", flush=True)
+
+    # -- reuse ---------------------------------------------------------
+    def fingerprint(self, case):
+        key = json.dumps({"case": case, "base": self.base_fingerprint}, sort_keys=True)
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    def reusable(self, case_id, case):
+        """The previous ok record of this case when nothing that matters changed."""
+        old = self.previous.get(case_id)
+        if self.force or not old or old["status"] != "ok":
+            return None
+        return old if old["fingerprint"] == self.fingerprint(case) else None
+
+    # -- emit ----------------------------------------------------------
+    def emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
+             first_line, status="ok", error=None, extra=None):
+        """Validate and append one record; raise on a contract violation."""
+        last_line = max(self.line(), first_line)
+        rec = {
+            "schema_version": schema.SCHEMA_VERSION,
+            "id": case_id,
+            "run_id": self.run_id,
+            "experiment": self.experiment,
+            "case": case,
+            "metric": metric,
+            "unit": unit,
+            "samples": list(samples),
+            "warmup": warmup,
+            "repeat": len(samples),
+            "number": number,
+            "stats": stats.summarize(samples) if samples else None,
+            "check": check,
+            "status": status,
+            "error": error,
+            "log": {"path": self.log_ref, "lines": [first_line, last_line], "sha256": "pending"},
+            "fingerprint": self.fingerprint(case),
+            "reused_from": None,
+            "extra": extra or {},
+        }
+        self._write(rec)
+        return rec
+
+    def emit_reused(self, old):
+        """Carry a previous measurement over unchanged, pointing at its original log."""
+        rec = dict(old, reused_from=old["run_id"])
+        self._write(rec)
+        self.say(f"reused {old['id']} from run {old['run_id']}")
+        return rec
+
+    def _write(self, rec):
+        problems = schema.record_problems(rec, pending_log=True)
+        if problems:
+            raise ValueError(f"{self.records_file}: record {rec.get('id')!r}: " + "; ".join(problems))
+        with self.records_file.open("a", encoding="utf-8") as fh:
+            fh.write(schema.dumps(rec) + "\n")
+
+
+def _read_previous(path):
+    if not path or not Path(path).exists():
+        return {}
+    out = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = schema.loads(line)
+            out[rec["id"]] = rec
+    return out
+
+
+def time_calls(fn, *, warmup, repeat, number):
+    """Run fn warmup times untimed, then repeat samples of number calls each.
+
+    Returns per-call seconds for every sample (raw, unaggregated).
+    """
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return samples
+
+
+def calls_per_sample(fn, min_sample_s, cap=100000):
+    """Smallest power-of-two number of calls whose sample lasts at least min_sample_s."""
+    number = 1
+    while number < cap:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - start >= min_sample_s:
+            return number
+        number *= 2
+    return cap
+
+
+def repeats_within(seconds_per_call, number, repeat, budget_s, min_repeat):
+    """Reduce repeat so that one case stays near budget_s, never below min_repeat."""
+    affordable = int(budget_s / max(seconds_per_call * number, 1e-9))
+    return max(min_repeat, min(repeat, affordable))
+
+
+def main(run_family):
+    """Entry point shared by the family scripts: parse --spec, run, exit non-zero on error."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spec", required=True, help="JSON spec written by reportgen retest")
+    args = parser.parse_args()
+    spec = json.loads(Path(args.spec).read_text(encoding="utf-8"))
+    harness = Harness(spec)
+    harness.say(f"start run={harness.run_id} params={json.dumps(harness.params, sort_keys=True)}")
+    run_family(harness)
+    harness.say("done")

@@ -1,0 +1,125 @@
+"""What is this machine's floating-point peak, computed from the CPU and measured?
+
+Seed §21 judged NumPy against a peak computed as clock × SIMD lanes × 2 (FMA).
+We compute the same formula from this CPU and also measure it with a small
+vector-FMA loop of our own (experiments/kernels/fma_peak.c), on 1 thread and on
+all cores. Utilization on the GEMM page is reported against both.
+"""
+import ctypes
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from experiments import build_c, environment, harness
+
+SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
+ELEMENT_BYTES = {"float32": 4, "float64": 8}
+
+# FMA pipes per core and their width in bits, by LLVM CPU name. This cannot be
+# read from CPUID, so it is an assumption taken from the vendors' optimization
+# manuals; the measured loop is what we trust.
+FMA_PIPES = {
+    "znver2": (2, 256), "znver3": (2, 256), "znver4": (2, 256), "znver5": (2, 512),
+    "haswell": (2, 256), "broadwell": (2, 256), "skylake": (2, 256), "alderlake": (2, 256),
+    "skylake-avx512": (2, 512), "cascadelake": (2, 512), "icelake-server": (2, 512),
+    "sapphirerapids": (2, 512), "emeraldrapids": (2, 512), "graniterapids": (2, 512),
+}
+
+
+def vector_isas(simd_flags):
+    """The vector widths this CPU can run: (name, bytes)."""
+    isas = [("avx2", 32)] if "fma" in simd_flags else []
+    if "avx512f" in simd_flags:
+        isas.append(("avx512", 64))
+    return isas
+
+
+def theoretical(env, dtype, isa_bytes, threads):
+    """clock × lanes × 2 (FMA) × pipes × threads, with every input named."""
+    mhz = env["cpu_mhz"]["value"]
+    pipes, pipe_bits = FMA_PIPES.get(env["tvm_target"].get("mcpu", ""), (None, None))
+    if mhz is None or pipes is None:
+        return None
+    lanes_per_pipe = min(pipe_bits, isa_bytes * 8) // (8 * ELEMENT_BYTES[dtype])
+    flops_per_cycle = lanes_per_pipe * 2 * pipes
+    return {
+        "gflops": mhz / 1000.0 * flops_per_cycle * threads,
+        "clock_ghz": mhz / 1000.0, "clock_source": env["cpu_mhz"]["source"],
+        "fma_pipes": pipes, "pipe_bits": pipe_bits, "lanes_per_pipe": lanes_per_pipe,
+        "threads": threads,
+        "formula": f"{mhz / 1000.0:.3f} GHz × {lanes_per_pipe} lanes × 2 (FMA) × {pipes} pipes × {threads}",
+        "assumption": "FMA pipe count and width from the vendor's manual for "
+                      f"mcpu={env['tvm_target'].get('mcpu')}",
+    }
+
+
+def _load(build_dir, isa, vec_bytes):
+    flags = ["-O2", "-march=native", f"-DVEC_BYTES={vec_bytes}", "-ffp-contract=fast"]
+    lib, argv = build_c.build_shared(SOURCE, flags, build_dir / isa)
+    for name, ctype in (("peak_f32", ctypes.c_float), ("peak_f64", ctypes.c_double)):
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_double
+        fn.argtypes = [ctypes.c_long, ctype, ctype]
+    return lib, argv
+
+
+def _fma_counts(lib_path, symbol):
+    asm = build_c.disassemble(lib_path, symbol)
+    counts = {}
+    for width in ("xmm", "ymm", "zmm"):
+        counts[width] = len(re.findall(rf"vfmadd\w*\s+%{width}", asm))
+    return counts
+
+
+def run(h):
+    env = environment.capture()
+    build_dir = Path(h.params.get("build_dir", ".cache/build")) / "peak"
+    iters = int(h.params["iters"])
+    thread_counts = sorted({1, os.cpu_count()})
+    for isa, vec_bytes in vector_isas(env["simd_flags"]):
+        lib, argv = _load(build_dir, isa, vec_bytes)
+        accumulators = lib.peak_accumulators()
+        for dtype in ("float32", "float64"):
+            symbol = "peak_f32" if dtype == "float32" else "peak_f64"
+            fn = getattr(lib, symbol)
+            lanes = vec_bytes // ELEMENT_BYTES[dtype]
+            flops_per_call = iters * accumulators * lanes * 2
+            for threads in thread_counts:
+                case = {"dtype": dtype, "isa": isa, "threads": threads, "iters": iters}
+                case_id = f"machine_peak/dtype={dtype}/isa={isa}/threads={threads}"
+                old = h.reusable(case_id, case)
+                if old:
+                    h.emit_reused(old)
+                    continue
+                first = h.line() + 1
+                expected = float(iters) * accumulators * lanes
+                results = []
+
+                def call_all():
+                    with ThreadPoolExecutor(threads) as pool:
+                        results[:] = list(pool.map(lambda _: fn(iters, 1.0, 1.0), range(threads)))
+
+                samples = harness.time_calls(call_all, warmup=h.params["warmup"],
+                                             repeat=h.params["repeat"], number=1)
+                err = max(abs(r - expected) for r in results)
+                passed = err == 0.0
+                h.say(f"{case_id}: p50 {sorted(samples)[len(samples)//2]*1e3:.2f} ms/call, "
+                      f"sum check {'ok' if passed else 'FAILED'}")
+                h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s",
+                       samples=samples, warmup=h.params["warmup"], number=1, first_line=first,
+                       status="ok" if passed else "check_failed",
+                       error=None if passed else f"lane sum {results} != {expected}",
+                       check={"reference": "closed form: every lane ends at iters",
+                              "max_abs_err": err, "max_rel_err": err / expected,
+                              "threshold": 0.0, "passed": passed},
+                       extra={"flops_per_call": flops_per_call * threads,
+                              "accumulators": accumulators, "lanes": lanes,
+                              "compile_argv": argv[:-4] + ["-shared", "-fPIC", SOURCE.name],
+                              "compiler": build_c.compiler_version(),
+                              "vector_fma_instructions": _fma_counts(argv[-1], symbol),
+                              "theoretical": theoretical(env, dtype, vec_bytes, threads)})
+
+
+if __name__ == "__main__":
+    harness.main(run)

@@ -1,0 +1,1 @@
+"""reportgen: validate, merge, chart, render and verify the TVM study site."""

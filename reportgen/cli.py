@@ -1,0 +1,100 @@
+"""Command line: verbs in workflow order. Each is a thin wrapper over a function tests call."""
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import ReportError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="Project root (holds experiments/, results/, docs/).")
+@click.pass_context
+def cli(ctx, root):
+    """Re-run the TVM study, build its site, and trace any figure to its log."""
+    ctx.obj = root.resolve()
+
+
+@cli.command(name="retest")
+@click.option("--profile", type=click.Choice(["quick", "standard", "full"]), default="quick",
+              show_default=True)
+@click.option("--only", multiple=True, metavar="NAME", help="Run only this family (repeatable).")
+@click.option("--force", is_flag=True, help="Re-measure cases even when reusable.")
+@click.pass_obj
+def retest_command(root, profile, only, force):
+    """Run experiment families and store a new run under results/runs/.
+
+    Example: reportgen retest --profile quick --only numpy_gemm
+    """
+    from . import retest
+    retest.retest(root, profile, only=only, force=force, argv=sys.argv)
+
+
+@cli.command(name="build")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: <root>/site).")
+@click.pass_obj
+def build_command(root, site_dir):
+    """Build the site from existing results (runs nothing), then verify it.
+
+    Example: reportgen build
+    """
+    from . import build
+    build.build(root, site_dir or root / "site")
+
+
+@cli.command(name="serve")
+@click.option("--port", default=8000, show_default=True)
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None)
+@click.pass_obj
+def serve_command(root, port, site_dir):
+    """Serve the built site on localhost.
+
+    Example: reportgen serve --port 8000
+    """
+    from . import serve
+    serve.serve(site_dir or root / "site", port)
+
+
+@cli.command(name="verify")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None)
+@click.pass_obj
+def verify_command(root, site_dir):
+    """Check results, archive and the built site; exit 1 naming file and field.
+
+    Example: reportgen verify
+    """
+    from . import verify
+    verify.verify(root, site_dir or root / "site")
+    click.echo("verify: ok")
+
+
+@cli.command(name="trace")
+@click.argument("figure_id")
+@click.pass_obj
+def trace_command(root, figure_id):
+    """Show where a figure comes from: record, raw samples, log lines, command.
+
+    Example: reportgen trace numpy_gemm/dtype=float32/n=1024/threads=1/blas=configured
+    """
+    from . import trace
+    click.echo(trace.trace(root, figure_id))
+
+
+def main():
+    try:
+        cli(standalone_mode=False)
+    except ReportError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""`reportgen retest`: run experiment families as subprocesses and store one run atomically.
+
+The run is written under results/runs/.tmp-<run-id>/ and renamed into place only
+when it is complete, so a killed or failed retest never touches earlier runs or
+the published site.
+"""
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+from experiments import environment
+
+from . import load, schema
+from .errors import ReportError
+
+PROFILES = ("quick", "standard", "full")
+SHARED_CODE = ("experiments/harness.py", "experiments/environment.py", "reportgen/schema.py",
+               "reportgen/stats.py")
+
+
+def read_profile(root, profile):
+    """The profile's family table, checked field by field."""
+    path = Path(root) / "experiments" / "configs" / f"{profile}.yaml"
+    if profile not in PROFILES:
+        raise ReportError(f"--profile: {profile!r} is not one of {', '.join(PROFILES)}")
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    problems = []
+    families = config.get("families") if isinstance(config, dict) else None
+    if not isinstance(families, dict) or not families:
+        raise ReportError(f"{path}: families: expected a non-empty mapping")
+    for name, fam in families.items():
+        for field, kind in (("module", str), ("timeout_s", int), ("params", dict)):
+            if not isinstance(fam.get(field), kind):
+                problems.append(f"{path}: families.{name}.{field}: expected {kind.__name__}")
+    if problems:
+        raise ReportError(problems)
+    return families
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def code_hash(root, family):
+    """sha256 over the family's module, its declared dependencies and the shared harness."""
+    module_path = family["module"].replace(".", "/") + ".py"
+    files = sorted({module_path, *SHARED_CODE, *family.get("depends", [])})
+    h = hashlib.sha256()
+    for rel in files:
+        h.update(rel.encode())
+        h.update(Path(root, rel).read_bytes())
+    return h.hexdigest()
+
+
+def _git(root):
+    def out(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    return {"commit": out("rev-parse", "HEAD") or "unknown",
+            "dirty": bool(out("status", "--porcelain", "--untracked-files=no"))}
+
+
+def _now():
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _previous_records(runs_dir, machine_id, family):
+    """records.jsonl of the newest complete run on this machine that measured family."""
+    for run in sorted(load.run_dirs(runs_dir), reverse=True):
+        try:
+            manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (manifest.get("environment", {}).get("machine_id") == machine_id
+                and family in manifest.get("experiments", {})):
+            return run / "records.jsonl"
+    return None
+
+
+def _echo_progress(log_path, name, stop):
+    """Print the family's progress lines ([family] ...) while it runs."""
+    pos = 0
+    while not stop.is_set():
+        time.sleep(0.5)
+        try:
+            with open(log_path, "rb") as fh:
+                fh.seek(pos)
+                chunk = fh.read()
+        except OSError:
+            continue
+        complete = chunk.rfind(b"\n") + 1
+        pos += complete
+        for line in chunk[:complete].decode("utf-8", "replace").splitlines():
+            if line.startswith(f"[{name}]"):
+                print("  " + line, flush=True)
+
+
+def _run_family(root, name, family, spec_path, log_path, env):
+    """Run one family with a timeout; return (status, exit code, seconds)."""
+    started = time.monotonic()
+    stop = threading.Event()
+    echo = threading.Thread(target=_echo_progress, args=(log_path, name, stop), daemon=True)
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-u", "-m", family["module"], "--spec", str(spec_path)],
+                                cwd=root, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        echo.start()
+        try:
+            code = proc.wait(timeout=family["timeout_s"])
+            status = "ok" if code == 0 else "run_failed"
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            code = proc.wait()
+            status = "timeout"
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            stop.set()
+            echo.join()
+    return status, code, time.monotonic() - started
+
+
+def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
+    lines = max(1, log_path.read_bytes().count(b"\n"))
+    tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or [""]
+    error = (f"family timed out after {timeout_s} s" if status == "timeout"
+             else f"family exited with code {code}: {tail[0][:300]}")
+    return {
+        "schema_version": schema.SCHEMA_VERSION, "id": f"{name}/scope=family", "run_id": run_id,
+        "experiment": name, "case": {"scope": "family"}, "metric": "none", "unit": "none",
+        "samples": [], "warmup": 0, "repeat": 0, "number": 0, "stats": None,
+        "check": {"reference": "none", "max_abs_err": None, "max_rel_err": None,
+                  "threshold": None, "passed": None},
+        "status": status, "error": error,
+        "log": {"path": log_rel, "lines": [1, lines], "sha256": "pending"},
+        "fingerprint": "0" * 64, "reused_from": None, "extra": {},
+    }
+
+
+def retest(root, profile, only=(), force=False, argv=()):
+    """Run the profile's families (or only some) and publish one new run directory."""
+    root = Path(root).resolve()
+    families = read_profile(root, profile)
+    unknown = [name for name in only if name not in families]
+    if unknown:
+        raise ReportError(f"--only: unknown famil{'y' if len(unknown) == 1 else 'ies'} "
+                          f"{', '.join(unknown)}; known: {', '.join(families)}")
+    selected = {k: v for k, v in families.items() if not only or k in only}
+    runs_dir = root / "results" / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+
+    env = dict(os.environ)
+    env.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    os.environ["TVM_NUM_THREADS"] = env["TVM_NUM_THREADS"]
+    host = environment.capture()
+    started = _now()
+    run_id = f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}"
+    tmp = runs_dir / f".tmp-{run_id}"
+    (tmp / "logs").mkdir(parents=True)
+    (tmp / "parts").mkdir()
+    print(f"retest {run_id}: {len(selected)} famil{'y' if len(selected) == 1 else 'ies'} "
+          f"({profile} profile) into {tmp}", flush=True)
+
+    experiments, records = {}, []
+    for index, (name, family) in enumerate(selected.items(), 1):
+        print(f"[{index}/{len(selected)}] {name} (timeout {family['timeout_s']} s)", flush=True)
+        log_rel = f"runs/{run_id}/logs/{name}.log"
+        log_path = tmp / "logs" / f"{name}.log"
+        part = tmp / "parts" / f"{name}.jsonl"
+        base = hashlib.sha256(json.dumps(
+            [family["params"], code_hash(root, family), environment.fingerprint(host)],
+            sort_keys=True).encode()).hexdigest()
+        previous = _previous_records(runs_dir, host["machine_id"], name)
+        spec = {"experiment": name, "run_id": run_id, "params": family["params"],
+                "log_file": str(log_path), "log_ref": log_rel, "records_file": str(part),
+                "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
+                "previous_records": str(previous) if previous else None, "force": force}
+        spec_path = tmp / "parts" / f"{name}.spec.json"
+        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)
+        fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []
+        if status != "ok":
+            fam_records.append(_failure_record(run_id, name, status, code, log_rel, log_path,
+                                               family["timeout_s"]))
+        sha = _sha256(log_path)
+        for rec in fam_records:
+            if rec["log"]["sha256"] == "pending":
+                rec["log"]["sha256"] = sha
+        records.extend(fam_records)
+        experiments[name] = {"status": status, "exit_code": code, "duration_s": round(seconds, 3),
+                             "log": log_rel, "records": len(fam_records),
+                             "reused": sum(1 for r in fam_records if r["reused_from"])}
+        print(f"    {status}: {len(fam_records)} records in {seconds:.1f} s "
+              f"({experiments[name]['reused']} reused)", flush=True)
+
+    problems = [f"{tmp / 'records.jsonl'}: {rec['id']}: {p}"
+                for rec in records for p in schema.record_problems(rec)]
+    if problems:
+        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+    with open(tmp / "records.jsonl", "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(schema.dumps(rec) + "\n")
+    shutil.rmtree(tmp / "parts")
+    manifest = {
+        "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
+        "started_at": started, "finished_at": _now(), "command": list(argv) or ["reportgen", "retest"],
+        "git": _git(root), "environment": host, "experiments": experiments,
+        "files": {str(p.relative_to(tmp)): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()},
+    }
+    problems = [f"{tmp / 'run.json'}: {p}" for p in schema.run_problems(manifest)]
+    if problems:
+        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+    (tmp / "run.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
+                                  encoding="utf-8")
+    final = runs_dir / run_id
+    tmp.rename(final)
+    failed = [n for n, e in experiments.items() if e["status"] != "ok"]
+    print(f"published {final.relative_to(root)}"
+          + (f"; failed families: {', '.join(failed)}" if failed else ""), flush=True)
+    return final
