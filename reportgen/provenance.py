@@ -1,0 +1,67 @@
+"""Provenance pages: for every current record, the evidence behind its figures."""
+import html
+import json
+from pathlib import Path
+
+from .figures import slug
+
+
+def log_excerpt(results_dir, rec, context=0, limit=40):
+    """The log lines a record cites (at most `limit`)."""
+    path = Path(results_dir) / rec["log"]["path"]
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    first, last = rec["log"]["lines"]
+    chosen = lines[max(0, first - 1 - context): min(len(lines), last + context)]
+    if len(chosen) > limit:
+        chosen = chosen[:limit // 2] + [f"… ({len(chosen) - limit} 行略去，见完整日志) …"] + chosen[-limit // 2:]
+    return "\n".join(chosen)
+
+
+def reproduce_command(rec, profile):
+    return (f"reportgen retest --profile {profile} --only {rec['experiment']} --force\n"
+            f"reportgen trace '{rec['id']}'")
+
+
+def _fence(text, lang=""):
+    return f"```{lang}\n{text}\n```"
+
+
+def entry(results_dir, cur, data_prefix):
+    """Markdown for one record: id heading (stable anchor), facts, samples, log, command."""
+    rec, run = cur.record, cur.run
+    log_href = f"{data_prefix}/{rec['log']['path']}"
+    records_href = f"{data_prefix}/runs/{rec['run_id']}/records.jsonl"
+    stats = rec["stats"] or {}
+    facts = [
+        ("状态", rec["status"] + (f"：{rec['error']}" if rec["error"] else "")),
+        ("运行", f"{rec['run_id']}（{run.manifest['profile']} 档）"
+                 + (f"，沿用自 {rec['reused_from']}" if rec["reused_from"] else "")),
+        ("指标", f"{rec['metric']}，单位 {rec['unit']}；预热 {rec['warmup']} 次，"
+                 f"{rec['repeat']} 个样本 × 每样本 {rec['number']} 次调用"),
+        ("统计", ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
+                 + (f", n={stats.get('n')}" if stats else "")),
+        ("数值校验", json.dumps(rec["check"], ensure_ascii=False)),
+        ("日志", f'<a href="{html.escape(log_href)}">{html.escape(rec["log"]["path"])}</a> '
+                 f'第 {rec["log"]["lines"][0]}–{rec["log"]["lines"][1]} 行，sha256 '
+                 f'<code>{rec["log"]["sha256"]}</code>'),
+        ("原始记录", f'<a href="{html.escape(records_href)}">records.jsonl</a>'),
+    ]
+    parts = [f"### {html.escape(rec['id'])} {{#{slug(rec['id'])}}}", "",
+             "| 字段 | 内容 |", "|---|---|"]
+    parts += [f"| {k} | {v if k in ('日志', '原始记录') else html.escape(v).replace('|', '&#124;')} |"
+              for k, v in facts]
+    parts += ["", "**参数**", "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
+              "", "**全部原始样本**", "", _fence(json.dumps(rec["samples"]), "json"),
+              "", "**日志摘录**", "", _fence(log_excerpt(results_dir, rec), "text"),
+              "", "**复现命令**", "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
+    return "\n".join(parts)
+
+
+def page(results_dir, family, currents, data_prefix="../data"):
+    """The provenance page of one experiment family."""
+    head = [f"# 溯源：{family}", "",
+            "本页由 `reportgen build` 生成。站内每个当前复测数字都链接到这里的一个条目："
+            "条目给出记录 id、运行、全部原始样本、数值校验、日志所在行与 sha256，以及复现命令。", ""]
+    body = [entry(results_dir, cur, data_prefix)
+            for _id, cur in sorted(currents.items())]
+    return "\n".join(head + body)

@@ -1,0 +1,150 @@
+"""`reportgen verify`: results, archive, templates and the built site agree.
+
+Fails (ReportError, exit 1) naming file and field for: a record failing the
+schema, a missing or altered log, a figure on a page without a record, an
+archived figure missing from the site, an archived figure shown with other
+digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
+"""
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from . import archive, coverage, load, schema
+from .errors import ReportError
+
+# A number followed by a unit, outside placeholders and code: a hand-typed result.
+_TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|毫秒|秒|s\b|GFLOPS|GHz|%|倍(?!数)|×(?!\s*\d))")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+
+class _Nums(HTMLParser):
+    """Collect data-num elements (id, kind, text, href) and element ids of one page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.nums, self.ids, self._open = [], set(), None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if "data-num" in attrs:
+            classes = attrs.get("class", "").split()
+            self._open = {"id": attrs["data-num"], "href": attrs.get("href"), "text": "",
+                          "kind": "historical" if "hist" in classes else "current"}
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open["text"] += data
+
+    def handle_endtag(self, tag):
+        if self._open is not None and tag in ("a", "span"):
+            self.nums.append(self._open)
+            self._open = None
+
+
+def typed_figures(docs_dir):
+    """Hand-typed figures in page templates, as 'path:line: text' problems."""
+    out = []
+    for path in sorted(Path(docs_dir).rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for number, line in enumerate(masked.splitlines(), 1):
+            for match in _TYPED.finditer(line):
+                out.append(f"{path}:{number}: hand-typed figure {match.group(0)!r}: "
+                           "take it from a record or the archive through a placeholder")
+    return out
+
+
+def _parse_pages(site_dir):
+    pages = {}
+    for path in sorted(site_dir.rglob("*.html")):
+        rel = path.relative_to(site_dir).as_posix()
+        if rel.startswith(("data/", "assets/")):
+            continue
+        parser = _Nums()
+        parser.feed(path.read_text(encoding="utf-8"))
+        pages[rel] = parser
+    return pages
+
+
+def _check_site(site_dir, tables, records):
+    problems = []
+    index_path = site_dir / "numbers.json"
+    try:
+        index = json.loads(index_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{index_path}: cannot read the figure index: {exc}"]
+    indexed = {e["id"]: e for e in index}
+    cells = {c.id: c for t in tables.values() for c in t.figures()}
+    pages = _parse_pages(site_dir)
+    for rel, parsed in pages.items():
+        for num in parsed.nums:
+            where = f"{site_dir / rel}: figure {num['id']!r}"
+            entry = indexed.get(num["id"])
+            if entry is None:
+                problems.append(f"{where}: not in numbers.json")
+                continue
+            if num["kind"] == "historical":
+                cell = cells.get(num["id"])
+                if cell is None:
+                    problems.append(f"{where}: no such archived figure")
+                elif num["text"] != cell.text:
+                    problems.append(f"{where}: shows {num['text']!r} but the archive has {cell.text!r}")
+                continue
+            rec = records.get(entry["record"])
+            if rec is None:
+                problems.append(f"{where}: record {entry['record']!r} is not in results/")
+            elif rec["log"]["sha256"] != entry["sha256"]:
+                problems.append(f"{where}: sha256 differs from record {entry['record']!r}")
+            problems.extend(_href_problems(site_dir, rel, num, pages, where))
+    missing = coverage.archived_missing(index, tables)
+    problems.extend(f"{index_path}: archived figure {m!r} appears on no page" for m in missing)
+    return problems
+
+
+def _href_problems(site_dir, rel, num, pages, where):
+    href = num["href"] or ""
+    path, _, anchor = href.partition("#")
+    target = (site_dir / rel).parent.joinpath(path).resolve()
+    try:
+        target_rel = target.relative_to(site_dir.resolve()).as_posix()
+    except ValueError:
+        return [f"{where}: link {href!r} leaves the site"]
+    parsed = pages.get(target_rel)
+    if parsed is None:
+        return [f"{where}: link {href!r} points to a missing page"]
+    if anchor and anchor not in parsed.ids:
+        return [f"{where}: link {href!r}: anchor #{anchor} not found on {target_rel}"]
+    return []
+
+
+def verify(root, site_dir=None):
+    """Raise ReportError listing every problem; return quietly when all is well."""
+    root = Path(root)
+    problems = []
+    try:
+        runs = load.read_runs(root / "results")
+    except ReportError as exc:
+        problems.extend(exc.problems)
+        runs = []
+    tables = {}
+    try:
+        tables, _envs = archive.read_archive(root / "archive")
+    except ReportError as exc:
+        problems.extend(exc.problems)
+    problems.extend(typed_figures(root / "docs"))
+    if site_dir is not None and tables and not problems:
+        records = {rec["id"]: rec for run in runs for rec in run.records}
+        site_dir = Path(site_dir)
+        if not site_dir.exists():
+            problems.append(f"{site_dir}: no built site; run `reportgen build`")
+        else:
+            problems.extend(_check_site(site_dir, tables, records))
+    if problems:
+        raise ReportError(problems)
+    return True
+
+
+__all__ = ["verify", "typed_figures", "schema"]
