@@ -1,0 +1,40 @@
+# The two commands of a fresh machine: `make site` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PROFILE ?= quick
+
+.PHONY: install site build retest test verify serve clean
+
+install: $(VENV)/.installed
+
+# requirements.lock pins every package (transitively); pyproject.toml pins the direct ones.
+$(VENV)/.installed: pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $@
+
+# Quick retest on this machine, then the site from all committed and new runs.
+site: install
+	$(BIN)/reportgen retest --profile $(PROFILE)
+	$(BIN)/reportgen build
+
+build: install
+	$(BIN)/reportgen build
+
+retest: install
+	$(BIN)/reportgen retest --profile $(PROFILE)
+
+verify: install
+	$(BIN)/reportgen verify
+
+serve: install
+	$(BIN)/reportgen serve
+
+test: install
+	$(BIN)/python -m pytest -q -rs
+
+clean:
+	rm -rf site site.tmp site.old .cache
