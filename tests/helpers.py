@@ -1,0 +1,59 @@
+"""Small builders for valid runs; tests mutate them to make each defect."""
+import hashlib
+import json
+from pathlib import Path
+
+from reportgen import schema, stats
+
+ENV = json.loads((Path(__file__).parent / "data" / "env.json").read_text(encoding="utf-8"))
+
+
+def record(run_id="20260101T000000Z-quick-test", case_id="numpy_gemm/dtype=float32/n=32/threads=1/blas=configured",
+           samples=(0.001, 0.0011, 0.0012), **overrides):
+    rec = {
+        "schema_version": schema.SCHEMA_VERSION, "id": case_id, "run_id": run_id,
+        "experiment": case_id.split("/")[0],
+        "case": {"dtype": "float32", "m": 32, "n": 32, "k": 32, "threads": 1, "blas_env": "configured", "seed": 0},
+        "metric": "time_per_call", "unit": "s", "samples": list(samples), "warmup": 1,
+        "repeat": len(samples), "number": 1, "stats": stats.summarize(samples),
+        "check": {"reference": "float64", "max_abs_err": 1e-6, "max_rel_err": 1e-7, "threshold": 1e-5,
+                  "passed": True},
+        "status": "ok", "error": None,
+        "log": {"path": f"runs/{run_id}/logs/numpy_gemm.log", "lines": [1, 2], "sha256": "pending"},
+        "fingerprint": "f" * 64, "reused_from": None,
+        "extra": {"flops_per_call": 2 * 32 ** 3, "blas_kernel": {"architecture": "Haswell"}},
+    }
+    rec.update(overrides)
+    return rec
+
+
+def write_run(results_dir, run_id, records, profile="quick", log_text="line one\nline two\nline three\n",
+              finished_at="2026-01-01T00:10:00Z"):
+    """A complete, valid run directory (log sha256 and file hashes filled in)."""
+    run = Path(results_dir) / "runs" / run_id
+    (run / "logs").mkdir(parents=True)
+    logs = {}
+    for rec in records:
+        name = Path(rec["log"]["path"]).name
+        path = run / "logs" / name
+        if name not in logs:
+            path.write_text(log_text, encoding="utf-8")
+            logs[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        if rec["log"]["sha256"] == "pending":
+            rec["log"]["sha256"] = logs[name]
+    with open(run / "records.jsonl", "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(schema.dumps(rec) + "\n")
+    manifest = {
+        "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
+        "started_at": "2026-01-01T00:00:00Z", "finished_at": finished_at,
+        "command": ["reportgen", "retest"], "git": {"commit": "0" * 40, "dirty": False},
+        "environment": dict(ENV),
+        "experiments": {"numpy_gemm": {"status": "ok", "exit_code": 0, "duration_s": 1.0,
+                                       "log": f"runs/{run_id}/logs/numpy_gemm.log", "records": len(records),
+                                       "reused": 0}},
+        "files": {p.relative_to(run).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                  for p in sorted(run.rglob("*")) if p.is_file()},
+    }
+    (run / "run.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return run

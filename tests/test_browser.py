@@ -1,0 +1,109 @@
+"""The built site in headless Chromium (Debian's, driven by Playwright), on localhost only."""
+import functools
+import http.server
+import os
+import shutil
+import threading
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright = pytest.importorskip("playwright.sync_api")
+
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must install Debian's chromium (see .ci/run)")
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+PAGES = ("index.html", "gemm.html", "archive.html", "coverage.html", "method.html",
+         "environment.html", "provenance/numpy_gemm.html")
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site / "site"))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run", "--disable-sync"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.outside, pg.errors = [], []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname
+        if host not in ("127.0.0.1", "localhost"):
+            pg.outside.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+
+    pg.route("**/*", route)
+    pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_offline_without_errors(server, page, path):
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    assert page.outside == []
+    assert page.errors == []
+    assert page.title()
+
+
+def test_every_chart_renders(server, page):
+    page.goto(f"{server}/gemm.html", wait_until="networkidle")
+    charts = page.locator("div.vchart")
+    assert charts.count() >= 2
+    page.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
+                           timeout=20000)
+    for i in range(charts.count()):
+        assert charts.nth(i).locator("svg, canvas").count() >= 1
+    assert page.errors == []
+
+
+def test_chinese_search_finds_a_page(server, page):
+    page.goto(f"{server}/index.html", wait_until="networkidle")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    box = page.locator("input.md-search__input")
+    box.fill("峰值")
+    box.press("End")   # Material reacts to key events; fill() alone sends none
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=20000)
+    assert results.count() >= 1
+    assert page.outside == []
+
+
+def test_provenance_link_resolves(server, page):
+    page.goto(f"{server}/gemm.html", wait_until="networkidle")
+    link = page.locator("a.num.cur").first
+    target = link.get_attribute("href")
+    anchor = target.split("#", 1)[1]
+    link.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith("#" + anchor)
+    entry = page.locator(f"[id='{anchor}']")
+    assert entry.count() == 1
+    assert "sha256" in page.content()
+    log_link = page.locator("a[href*='/logs/']").first
+    response = page.request.get(page.url.rsplit("/", 1)[0] + "/" + log_link.get_attribute("href"))
+    assert response.ok

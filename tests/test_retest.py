@@ -1,0 +1,115 @@
+"""Integration: retest → build → verify on a project copy, and the failure paths.
+
+Timings here are real but never asserted: only structure, checks and statuses.
+"""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import yaml
+
+from reportgen import build, load, retest, verify
+from reportgen.errors import ReportError
+
+
+def _small_quick(project):
+    """Shrink the quick profile further so the integration test stays fast."""
+    path = project / "experiments" / "configs" / "quick.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["families"]["numpy_gemm"]["params"].update(sizes=[32, 64], repeat=3, min_repeat=3, budget_s=0.2)
+    config["families"]["machine_peak"]["params"].update(iters=200000, repeat=3)
+    path.write_text(yaml.dump(config), encoding="utf-8")
+
+
+def _add_family(project, name, body, timeout_s):
+    (project / f"{name}.py").write_text(textwrap.dedent(body), encoding="utf-8")
+    path = project / "experiments" / "configs" / "quick.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["families"][name] = {"module": name, "timeout_s": timeout_s, "params": {}}
+    path.write_text(yaml.dump(config), encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_quick_retest_build_verify_and_reuse(project):
+    _small_quick(project)
+    before = {p.name for p in (project / "results" / "runs").iterdir()}
+    first = retest.retest(project, "quick")
+    assert first.name not in before
+    runs = {r.run_id: r for r in load.read_runs(project / "results")}
+    recs = runs[first.name].records
+    ids = {r["id"] for r in recs}
+    assert "numpy_gemm/dtype=float64/n=64/threads=1/blas=best" in ids
+    assert all(r["status"] == "ok" and r["check"]["passed"] for r in recs)
+    assert all(r["extra"]["blas_kernel"]["internal_api"] for r in recs if r["experiment"] == "numpy_gemm")
+    manifest = runs[first.name].manifest
+    assert manifest["experiments"]["numpy_gemm"]["status"] == "ok"
+    site = build.build(project, project / "site")
+    assert verify.verify(project, site)
+
+    second = retest.retest(project, "quick", only=("numpy_gemm",))
+    again = load.read_jsonl(second / "records.jsonl")
+    assert again and all(r["reused_from"] == first.name for r in again)
+    forced = retest.retest(project, "quick", only=("numpy_gemm",), force=True)
+    assert all(r["reused_from"] is None for r in load.read_jsonl(forced / "records.jsonl"))
+
+
+def test_timeout_and_crash_are_recorded_and_earlier_runs_survive(project):
+    _add_family(project, "sleepy", "import time\nprint('[sleepy] sleeping', flush=True)\ntime.sleep(30)\n", 2)
+    _add_family(project, "crashy", "raise SystemExit('boom: no such model')\n", 30)
+    before = {p.name: (p / "records.jsonl").read_bytes() for p in (project / "results" / "runs").iterdir()}
+    run = retest.retest(project, "quick", only=("sleepy", "crashy"))
+    recs = {r["id"]: r for r in load.read_jsonl(run / "records.jsonl")}
+    assert recs["sleepy/scope=family"]["status"] == "timeout"
+    assert recs["sleepy/scope=family"]["error"] == "family timed out after 2 s"
+    assert recs["crashy/scope=family"]["status"] == "run_failed"
+    assert "boom: no such model" in recs["crashy/scope=family"]["error"]
+    for name, data in before.items():
+        assert (project / "results" / "runs" / name / "records.jsonl").read_bytes() == data
+    load.read_runs(project / "results")   # still valid, failures included
+
+
+def test_killed_retest_leaves_no_run(project):
+    _add_family(project, "sleepy", "import time\ntime.sleep(60)\n", 120)
+    before = sorted(p.name for p in (project / "results" / "runs").iterdir() if not p.name.startswith("."))
+    proc = subprocess.Popen([sys.executable, "-m", "reportgen.cli", "--root", str(project), "retest",
+                             "--only", "sleepy"], cwd=project)
+    import time
+    deadline = time.time() + 30
+    while time.time() < deadline and not list((project / "results" / "runs").glob(".tmp-*")):
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    after = sorted(p.name for p in (project / "results" / "runs").iterdir() if not p.name.startswith("."))
+    assert after == before
+    load.read_runs(project / "results")
+
+
+def test_unknown_family_is_a_clear_error(project):
+    with pytest.raises(ReportError) as err:
+        retest.retest(project, "quick", only=("nope",))
+    assert str(err.value).startswith("--only: unknown family nope; known: machine_peak, numpy_gemm")
+
+
+def test_failed_build_keeps_published_site(project):
+    site = build.build(project, project / "site")
+    marker = (site / "index.html").read_bytes()
+    (project / "docs" / "gemm.md").write_text("{{ no_such_placeholder }}\n", encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build.build(project, project / "site")
+    assert "docs/gemm.md: unknown placeholder: 'no_such_placeholder' is undefined" in str(err.value)
+    assert (site / "index.html").read_bytes() == marker
+
+
+def test_cli_reports_errors_without_traceback(project):
+    (project / "results" / "runs").mkdir(exist_ok=True)
+    bad = next(p for p in (project / "results" / "runs").iterdir() if not p.name.startswith("."))
+    with open(bad / "records.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"id": 1}\n')
+    out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(project), "verify"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr
+    assert f"{bad / 'records.jsonl'}:" in out.stderr and "schema_version: missing" in out.stderr
+    json.dumps(out.stderr)

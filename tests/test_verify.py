@@ -1,0 +1,87 @@
+"""verify: a figure without a record, an altered archive figure, typed figures, broken links."""
+import json
+import shutil
+
+import pytest
+
+from reportgen import verify
+from reportgen.errors import ReportError
+
+
+def test_typed_figures_are_found(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "历史上快了 2.12 倍，延迟 12.3 ms。\n"
+        "{{ numpy_gflops('float32', 1024, 1) }} GFLOPS 来自记录。\n"
+        "```bash\nsleep 5s\n```\n"
+        "矩阵 1024×1024 与 §21 不算数字结果。\n", encoding="utf-8")
+    problems = verify.typed_figures(tmp_path)
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "hand-typed figure '2.12 倍': take it from a record or the archive through a placeholder",
+        "hand-typed figure '12.3 ms': take it from a record or the archive through a placeholder"]
+    assert all(p.startswith(f"{tmp_path / 'page.md'}:1:") for p in problems)
+
+
+def test_committed_docs_have_no_typed_figures():
+    from conftest import ROOT
+    assert verify.typed_figures(ROOT / "docs") == []
+
+
+def test_built_site_verifies(built_site):
+    assert verify.verify(built_site, built_site / "site")
+    numbers = json.loads((built_site / "site" / "numbers.json").read_text(encoding="utf-8"))
+    kinds = {e["kind"] for e in numbers}
+    assert kinds == {"historical", "current"}
+    current = [e for e in numbers if e["kind"] == "current"]
+    assert all(e["record"] and e["sha256"] and e["log"] for e in current)
+
+
+@pytest.fixture
+def site_copy(built_site, tmp_path):
+    dest = tmp_path / "copy"
+    shutil.copytree(built_site, dest)
+    return dest
+
+
+def _problems(project):
+    with pytest.raises(ReportError) as err:
+        verify.verify(project, project / "site")
+    return err.value.problems
+
+
+def test_altered_historical_figure_is_caught(site_copy):
+    page = site_copy / "site" / "gemm.html"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace('data-num="s21_numpy/single_fp32/32" title="历史数据（s21_numpy/single_fp32/32）">1.82<',
+                                 'data-num="s21_numpy/single_fp32/32" title="历史数据（s21_numpy/single_fp32/32）">1.83<'),
+                    encoding="utf-8")
+    assert f"{page}: figure 's21_numpy/single_fp32/32': shows '1.83' but the archive has '1.82'" in _problems(site_copy)
+
+
+def test_figure_without_record_is_caught(site_copy):
+    page = site_copy / "site" / "gemm.html"
+    with open(page, "a", encoding="utf-8") as fh:
+        fh.write('<a class="num cur" data-num="numpy_gemm/made-up#gflops" href="x.html">999</a>')
+    assert f"{page}: figure 'numpy_gemm/made-up#gflops': not in numbers.json" in _problems(site_copy)
+
+
+def test_archived_figure_missing_from_site_is_caught(site_copy):
+    index = site_copy / "site" / "numbers.json"
+    numbers = [e for e in json.loads(index.read_text(encoding="utf-8")) if e["id"] != "s31_int8/resnet18_v1/tvm_int8"]
+    index.write_text(json.dumps(numbers), encoding="utf-8")
+    problems = _problems(site_copy)
+    assert f"{index}: archived figure 's31_int8/resnet18_v1/tvm_int8' appears on no page" in problems
+
+
+def test_broken_provenance_anchor_is_caught(site_copy):
+    prov = next((site_copy / "site" / "provenance").glob("numpy_gemm.html"))
+    text = prov.read_text(encoding="utf-8")
+    prov.write_text(text.replace('id="numpy-gemm-dtype-float32-n-32-threads-1-blas-configured"', 'id="gone"'),
+                    encoding="utf-8")
+    problems = _problems(site_copy)
+    assert any("anchor #numpy-gemm-dtype-float32-n-32-threads-1-blas-configured not found" in p for p in problems)
+
+
+def test_altered_log_fails_verify(site_copy):
+    log = next((site_copy / "results" / "runs").glob("*/logs/numpy_gemm.log"))
+    log.write_text(log.read_text(encoding="utf-8") + "tampered\n", encoding="utf-8")
+    assert any("log.sha256" in p and "was altered" in p for p in _problems(site_copy))
