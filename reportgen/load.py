@@ -62,7 +62,8 @@ def _log_problems(results_dir, rec, where, cache):
     if path not in cache:
         try:
             data = path.read_bytes()
-            cache[path] = (hashlib.sha256(data).hexdigest(), data.count(b"\n") + 1)
+            lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+            cache[path] = (hashlib.sha256(data).hexdigest(), lines)
         except OSError:
             cache[path] = None
     if cache[path] is None:
