@@ -1,0 +1,39 @@
+"""The CLI and the README agree; trace gets from an id to samples, log and command."""
+import re
+
+from click.testing import CliRunner
+from conftest import ROOT
+from helpers import record, write_run
+
+from reportgen import cli
+
+
+def test_every_command_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in cli.cli.commands:
+        assert re.search(rf"`reportgen {name}\b", readme), f"README does not document `reportgen {name}`"
+
+
+def test_every_command_has_an_example():
+    for name, command in cli.cli.commands.items():
+        assert "Example: reportgen " in (command.help or ""), name
+
+
+def test_trace_prints_samples_log_and_command(tmp_path):
+    run_id = "20260101T000000Z-quick-test"
+    write_run(tmp_path / "results", run_id, [record(run_id)])
+    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "trace",
+                                          "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured#gflops_p50"])
+    assert result.exit_code == 0, result.output
+    assert f"run      {run_id} (quick)" in result.output
+    assert "samples  [0.001, 0.0011, 0.0012]" in result.output
+    assert "line one\nline two" in result.output
+    assert "reportgen retest --profile quick --only numpy_gemm --force" in result.output
+
+
+def test_trace_unknown_id_is_a_clear_error(tmp_path):
+    run_id = "20260101T000000Z-quick-test"
+    write_run(tmp_path / "results", run_id, [record(run_id)])
+    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "trace", "numpy_gemm/n=1"])
+    assert result.exit_code != 0
+    assert "trace: no record 'numpy_gemm/n=1'" in str(result.exception)
