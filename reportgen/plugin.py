@@ -66,6 +66,7 @@ class Templates:
             "numpy_tables": lambda: tables.numpy_vs_history(b, d.tables["s21_numpy"], d.current, d.env),
             "utilization": lambda: tables.utilization(b, d.tables["s21_numpy"], d.current, d.env),
             "peak_table": lambda: tables.peak_table(b, d.current),
+            "hand_ladder": lambda: tables.hand_ladder(b, d.tables["s22_hand_ladder"], d.current),
             "env_table": lambda: tables.environment_table(d.env),
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,

@@ -147,3 +147,48 @@ def environment_table(env):
         ("机器 id", env["machine_id"]),
     ]
     return markdown(["项目", "值"], [[_esc(k), _esc(v)] for k, v in rows])
+
+
+def _fma_text(evidence):
+    if not evidence:
+        return "—"
+    used = [f"{k} {v}" for k, v in evidence.items() if v]
+    return _esc("、".join(used) if used else "无")
+
+
+def hand_ladder(book, table, current):
+    """§22 beside its retest: one row per kernel, 历史 and 当前 columns per size."""
+    fam = [c for c in merge.family(current, "gemm_hand").values()]
+    kernels = []
+    for cur in fam:
+        name = cur.record["case"]["kernel"]
+        if name not in kernels:
+            kernels.append(name)
+    hist_rows = {r["key"]: r for r in table.rows}
+    kernels.sort(key=lambda k: (k not in hist_rows, list(hist_rows).index(k) if k in hist_rows else 0))
+    sizes = sorted({c.record["case"]["n"] for c in fam} | {int(c["key"]) for c in table.columns if c["key"].isdigit()})
+    peak = merge.peak(current, "float64", 1)
+    speed_headers = ["实现"] + [f"{kind} {n}" for n in sizes for kind in ("历史", "当前")]
+    detail_headers = ["实现", "主要优化（本文实现）", "历史利用率", "当前利用率（对实测 FP64 单核峰值）",
+                      "向量 FMA 指令"]
+    speed, detail = [], []
+    for name in kernels:
+        by_n = {c.record["case"]["n"]: c for c in fam if c.record["case"]["kernel"] == name}
+        any_rec = next(iter(by_n.values())).record
+        hist = hist_rows.get(name)
+        label = _esc(name) + ("" if hist else "（新增）")
+        cells = [label]
+        for n in sizes:
+            h_cell = hist["cells"].get(str(n)) if hist else None
+            cells.append(book.historical(h_cell) if h_cell else "—")
+            cells.append(_gflops_cell(book, by_n.get(n), "p50", "gflops_p50"))
+        speed.append(cells)
+        top = by_n.get(max(by_n))
+        util = "—"
+        if top is not None and top.ok and peak is not None:
+            util = book.current(f"{top.record['id']}#util_measured",
+                                f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top)
+        detail.append([label, _esc(any_rec["extra"].get("optimizations", "")),
+                       book.historical(hist["cells"]["utilization"]) if hist else "—", util,
+                       _fma_text(any_rec["extra"].get("vector_fma_instructions"))])
+    return {"speed": markdown(speed_headers, speed), "detail": markdown(detail_headers, detail)}
