@@ -155,6 +155,15 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     }
 
 
+def _unique_run_id(runs_dir, base):
+    """Two retests within the same second must not collide: add -2, -3, ..."""
+    run_id, suffix = base, 1
+    while (runs_dir / run_id).exists() or (runs_dir / f".tmp-{run_id}").exists():
+        suffix += 1
+        run_id = f"{base}-{suffix}"
+    return run_id
+
+
 def retest(root, profile, only=(), force=False, argv=()):
     """Run the profile's families (or only some) and publish one new run directory."""
     root = Path(root).resolve()
@@ -173,7 +182,7 @@ def retest(root, profile, only=(), force=False, argv=()):
     os.environ["TVM_NUM_THREADS"] = env["TVM_NUM_THREADS"]
     host = environment.capture()
     started = _now()
-    run_id = f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}"
+    run_id = _unique_run_id(runs_dir, f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}")
     tmp = runs_dir / f".tmp-{run_id}"
     (tmp / "logs").mkdir(parents=True)
     (tmp / "parts").mkdir()

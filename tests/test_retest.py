@@ -113,3 +113,9 @@ def test_cli_reports_errors_without_traceback(project):
     assert "Traceback" not in out.stderr
     assert f"{bad / 'records.jsonl'}:" in out.stderr and "schema_version: missing" in out.stderr
     json.dumps(out.stderr)
+
+
+def test_run_ids_never_collide(tmp_path):
+    (tmp_path / "20260101T000000Z-quick-m").mkdir()
+    (tmp_path / ".tmp-20260101T000000Z-quick-m-2").mkdir()
+    assert retest._unique_run_id(tmp_path, "20260101T000000Z-quick-m") == "20260101T000000Z-quick-m-3"
