@@ -82,6 +82,19 @@ def trace_command(root, figure_id):
     click.echo(trace.trace(root, figure_id))
 
 
+@cli.command(name="compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.pass_obj
+def compare_command(root, run_a, run_b):
+    """Per case: B/A ratio of medians and a noise-aware verdict (Mann-Whitney U).
+
+    Example: reportgen compare 20261129T170000Z-quick-abc 20261130T090000Z-quick-abc
+    """
+    from . import compare
+    click.echo(compare.compare(root, run_a, run_b))
+
+
 def main():
     try:
         cli(standalone_mode=False)

@@ -37,3 +37,22 @@ def test_trace_unknown_id_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "trace", "numpy_gemm/n=1"])
     assert result.exit_code != 0
     assert "trace: no record 'numpy_gemm/n=1'" in str(result.exception)
+
+
+def test_compare_calls_a_real_slowdown_and_ignores_noise(tmp_path):
+    import random
+    rnd = random.Random(0)
+    fast = [0.001 * (1 + rnd.uniform(-0.01, 0.01)) for _ in range(15)]
+    slow = [0.0013 * (1 + rnd.uniform(-0.01, 0.01)) for _ in range(15)]
+    same = [0.001 * (1 + rnd.uniform(-0.01, 0.01)) for _ in range(15)]
+    other = "numpy_gemm/dtype=float32/n=64/threads=1/blas=configured"
+    write_run(tmp_path / "results", "20260101T000000Z-quick-m", [record("20260101T000000Z-quick-m", samples=fast),
+              record("20260101T000000Z-quick-m", case_id=other, samples=fast)])
+    write_run(tmp_path / "results", "20260102T000000Z-quick-m", [record("20260102T000000Z-quick-m", samples=slow),
+              record("20260102T000000Z-quick-m", case_id=other, samples=same)])
+    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "compare", "20260101T000000Z-quick-m",
+                                          "20260102T000000Z-quick-m"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line.split()[-1] for line in result.output.splitlines()[1:]}
+    assert lines["numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"] == "worse"
+    assert lines[other] == "same"
