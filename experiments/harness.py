@@ -30,6 +30,8 @@ class Harness:
         self.base_fingerprint = spec["fingerprint"]
         self.previous = _read_previous(spec.get("previous_records"))
         self.force = bool(spec.get("force"))
+        self.artifacts_dir = Path(spec["artifacts_dir"])
+        self.artifacts_ref = f"runs/{self.run_id}/artifacts/{self.experiment}"
 
     # -- log positions -------------------------------------------------
     def line(self):
@@ -44,6 +46,15 @@ class Harness:
     def say(self, message):
         """A progress line: goes to the log, and retest echoes it to the terminal."""
         print(f"[{self.experiment}] {message}", flush=True)
+
+    # -- artifacts -----------------------------------------------------
+    def artifact(self, name, text=None):
+        """Path to write an artifact and its reference relative to results/ (for records)."""
+        path = self.artifacts_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if text is not None:
+            path.write_text(text, encoding="utf-8")
+        return path, f"{self.artifacts_ref}/{name}"
 
     # -- reuse ---------------------------------------------------------
     def fingerprint(self, case):

@@ -93,12 +93,89 @@ def roofline(table, current, env):
             .properties(title="Roofline 式视图：计算上限（实测与理论）"))
 
 
-BUILDERS = {"numpy_gflops": numpy_gflops, "roofline": roofline}
+STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
+          "parallel", "autotuned"]
+
+
+def tvm_stage_rows(table, current, shape):
+    rows = [{"stage": r["key"], "ms": r["cells"][col].value * 1e3, "series": f"历史 {label}"}
+            for r in table.rows for col, label in (("tvm", "TVM"), ("numpy", "NumPy"))]
+    if shape:
+        m, n, k = shape
+        for cur in merge.family(current, "gemm_tvm").values():
+            case = cur.record["case"]
+            if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
+                who = "TVM" if case["impl"] == "tvm" else "NumPy（配置内核）"
+                rows.append({"stage": case["stage"], "ms": cur.stat("p50") * 1e3,
+                             "series": f"当前 {who} {_threads_label(case['threads'])}"})
+    return rows
+
+
+def tvm_stages(tables, current, env):
+    from .tables import tvm_main_shape
+    shape = tvm_main_shape(current)
+    data = alt.Data(values=tvm_stage_rows(tables["s23_tvm_stages"], current, shape))
+    title = "GEMM 阶段：历史（1024³）与当前" + (f"（{shape[0]}×{shape[1]}×{shape[2]}）" if shape else "")
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("stage:N", sort=STAGES, title="阶段"),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="中位时间（ms，对数）"),
+        color=alt.Color("series:N", title="系列"),
+        tooltip=["series:N", "stage:N", alt.Tooltip("ms:Q", format=".3f")]
+    ).properties(width=620, height=300, title=title)
+
+
+def tuning_rows(current):
+    rows, refs = [], []
+    for cur in merge.family(current, "gemm_tvm").values():
+        case = cur.record["case"]
+        if case["stage"] == "autotuned" and case["impl"] == "tvm" and cur.ok:
+            label = f"MetaSchedule {case['m']}×{case['n']}×{case['k']} {_threads_label(case['threads'])}"
+            for point in cur.record["extra"].get("curve") or []:
+                if point.get("best_so_far_s"):
+                    rows.append({"trial": point["trial"], "seconds": point["elapsed_s"],
+                                 "ms": point["best_so_far_s"] * 1e3, "series": label})
+            best = current.get(f"gemm_tvm/impl=numpy/stage=any/m={case['m']}/n={case['n']}/k={case['k']}"
+                               f"/threads={case['threads']}/blas=best")
+            if best is not None and best.ok:
+                refs.append({"ms": best.stat("p50") * 1e3, "series": "NumPy 最佳内核（同形状）"})
+            hand = [c for c in merge.family(current, "gemm_hand").values()
+                    if c.ok and c.record["case"]["n"] == case["m"] == case["n"] == case["k"]]
+            if hand:
+                fastest = min(hand, key=lambda c: c.stat("p50"))
+                refs.append({"ms": fastest.stat("p50") * 1e3,
+                             "series": f"手工阶梯最快（{fastest.record['case']['kernel']}，FP64）"})
+    return rows, refs
+
+
+def tuning_curve(tables, current, env):
+    rows, refs = tuning_rows(current)
+    values = [dict(r, kind="curve") for r in rows] + [dict(r, kind="ref") for r in refs]
+    data = alt.Data(values=values)
+
+    def panel(field, title):
+        line = alt.Chart().mark_line(point=True, interpolate="step-after").encode(
+            x=alt.X(f"{field}:Q", title=title),
+            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="目前最佳（ms，对数）"),
+            color=alt.Color("series:N", title="系列"),
+            tooltip=["series:N", f"{field}:Q", alt.Tooltip("ms:Q", format=".3f")]
+        ).transform_filter("datum.kind == 'curve'")
+        rule = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+            y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".3f")]
+        ).transform_filter("datum.kind == 'ref'")
+        return alt.layer(line, rule, data=data).properties(width=300, height=240)
+
+    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
+        title="MetaSchedule 调优曲线")
+
+
+BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
+            "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
+            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve}
 
 
 def build_all(tables, current, env):
     """{name: Vega-Lite spec dict} for every chart the pages may place."""
-    return {name: fn(tables["s21_numpy"], current, env).to_dict() for name, fn in BUILDERS.items()}
+    return {name: fn(tables, current, env).to_dict() for name, fn in BUILDERS.items()}
 
 
 def svg(spec):

@@ -70,6 +70,10 @@ class FigureBook:
         href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
         return f'<a class="num failed" href="{href}" title="{html.escape(rec["error"] or "")}">{rec["status"]}</a>'
 
+    def data_prefix(self):
+        """Relative path from the current page to the published results (site/data)."""
+        return posixpath.relpath("data", posixpath.dirname(self.page or "") or ".")
+
     def link(self, target, text):
         return f'<a href="{self._rel(target)}">{html.escape(text)}</a>'
 

@@ -67,6 +67,11 @@ class Templates:
             "utilization": lambda: tables.utilization(b, d.tables["s21_numpy"], d.current, d.env),
             "peak_table": lambda: tables.peak_table(b, d.current),
             "hand_ladder": lambda: tables.hand_ladder(b, d.tables["s22_hand_ladder"], d.current),
+            "tvm_stages": lambda threads: tables.tvm_stages(b, d.tables["s23_tvm_stages"], d.current,
+                                                            self._threads(threads)),
+            "tvm_shapes": lambda threads: tables.tvm_shapes(b, d.current, self._threads(threads)),
+            "tvm_codegen": lambda: tables.tvm_codegen(b, d.current, b.data_prefix()),
+            "tuning_summary": lambda: tables.tuning_summary(b, d.current),
             "env_table": lambda: tables.environment_table(d.env),
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,
@@ -99,6 +104,9 @@ class Templates:
             return "（未测）"
         return self.book.current(f"{cur.record['id']}#gflops_p50", tables.fmt_number(cur.gflops(), "GFLOPS"),
                                  "GFLOPS", cur)
+
+    def _threads(self, threads):
+        return self.data.env["logical_cores"] if threads == "all" else threads
 
     def chart(self, name):
         href = self.book._rel(f"assets/charts/{name}.svg")

@@ -192,3 +192,132 @@ def hand_ladder(book, table, current):
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
                        _fma_text(any_rec["extra"].get("vector_fma_instructions"))])
     return {"speed": markdown(speed_headers, speed), "detail": markdown(detail_headers, detail)}
+
+
+STAGE_ORDER = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
+               "parallel", "autotuned"]
+
+
+def _tvm_fam(current):
+    return [c for c in merge.family(current, "gemm_tvm").values()]
+
+
+def tvm_main_shape(current):
+    """The shape the ladder is reported on: the largest one that was tuned (else the largest)."""
+    fam = _tvm_fam(current)
+    shapes = {(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam}
+    tuned = {s for s in shapes for c in fam
+             if c.record["case"]["stage"] == "autotuned" and (c.record["case"]["m"], c.record["case"]["n"],
+                                                             c.record["case"]["k"]) == s}
+    pool = tuned or shapes
+    return max(pool, key=lambda s: s[0] * s[1] * s[2]) if pool else None
+
+
+def _tvm_get(current, impl, stage, shape, threads, blas=None):
+    m, n, k = shape
+    key = f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}"
+    return current.get(key + (f"/blas={blas}" if blas else ""))
+
+
+def _ms_cell(book, cur, stat, suffix):
+    if cur is None:
+        return "未测"
+    if not cur.ok:
+        return book.failed(cur)
+    return book.current(f"{cur.record['id']}#{suffix}", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)
+
+
+def _ratio_cell(book, num, den, suffix):
+    if num is None or den is None or not num.ok or not den.ok:
+        return "—"
+    return book.current(f"{num.record['id']}#{suffix}", f"{num.stat('p50') / den.stat('p50'):.2f}×", "×", num)
+
+
+def tvm_stages(book, table, current, threads):
+    """§23 beside its retest on the main shape: TVM and NumPy, historical and current."""
+    shape = tvm_main_shape(current)
+    if shape is None:
+        return "（尚无记录）"
+    best = _tvm_get(current, "numpy", "any", shape, threads, "best")
+    hist = {r["key"]: r for r in table.rows}
+    lines = []
+    for stage in STAGE_ORDER:
+        tvm = _tvm_get(current, "tvm", stage, shape, threads)
+        npy = _tvm_get(current, "numpy", stage, shape, threads, "configured")
+        h = hist.get(stage)
+        if tvm is None and h is None:
+            continue
+        lines.append([
+            _esc(h["label"] if h else stage),
+            book.historical(h["cells"]["tvm"]) if h else "—",
+            book.historical(h["cells"]["numpy"]) if h else "—",
+            _ms_cell(book, tvm, "p50", "p50_ms"), _ms_cell(book, tvm, "p95", "p95_ms"),
+            _ms_cell(book, npy, "p50", "p50_ms"),
+            _ratio_cell(book, tvm, best, "ratio_to_best_numpy"),
+            _esc(str((tvm.record["extra"].get("codegen") or {}).get("fma_packed", {}).get("ymm", "—")))
+            if tvm is not None and tvm.ok else "—",
+        ])
+    m, n, k = shape
+    note = (f"形状 {m}×{n}×{k}（M×N×K），{threads} 线程。同一运行中 NumPy 最佳内核："
+            + _ms_cell(book, best, "p50", "p50_ms"))
+    return note + "\n\n" + markdown(
+        ["阶段", "历史 TVM", "历史 NumPy", "当前 TVM p50", "p95", "当前 NumPy（配置内核，同一轮）p50",
+         "TVM ÷ NumPy 最佳内核", "ymm FMA 指令"], lines)
+
+
+def tvm_shapes(book, current, threads):
+    """GFLOPS of each stage across shapes (tail shapes included), with NumPy's best kernel."""
+    fam = [c for c in _tvm_fam(current) if c.record["case"]["threads"] == threads]
+    shapes = sorted({(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam},
+                    key=lambda s: s[0] * s[1] * s[2])
+    if not shapes:
+        return "（尚无记录）"
+    lines = []
+    for stage in STAGE_ORDER:
+        cells = [_tvm_get(current, "tvm", stage, s, threads) for s in shapes]
+        if all(c is None for c in cells):
+            continue
+        lines.append([_esc(stage)] + [_gflops_cell(book, c, "p50", "gflops_p50") for c in cells])
+    lines.append(["NumPy 最佳内核"] + [_gflops_cell(book, _tvm_get(current, "numpy", "any", s, threads, "best"),
+                                                 "p50", "gflops_p50") for s in shapes])
+    return markdown(["阶段"] + [f"{m}×{n}×{k}" for m, n, k in shapes], lines)
+
+
+def tvm_codegen(book, current, data_prefix):
+    """Per stage: what the generated code contains, with links to the full dumps."""
+    shape = tvm_main_shape(current)
+    lines = []
+    for cur in sorted((c for c in _tvm_fam(current) if c.record["case"]["impl"] == "tvm" and c.ok
+                       and "artifacts" in c.record["extra"]),
+                      key=lambda c: (c.record["case"]["threads"], STAGE_ORDER.index(c.record["case"]["stage"]),
+                                     c.record["case"]["m"])):
+        case, extra = cur.record["case"], cur.record["extra"]
+        code = extra.get("codegen", {})
+        links = " ".join(f'<a href="{html.escape(data_prefix + "/" + ref)}">{name}</a>'
+                         for name, ref in sorted(extra["artifacts"].items()))
+        lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or "无"),
+                      _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or "无"),
+                      links])
+    if not lines:
+        return "（尚无记录）"
+    return markdown(["阶段", "形状", "线程", "向量 FMA", "标量 FMA", "最宽寄存器", "向量指令总数", "完整产物"], lines)
+
+
+def tuning_summary(book, current):
+    lines = []
+    for cur in (c for c in _tvm_fam(current) if c.record["case"]["stage"] == "autotuned"
+                and c.record["case"]["impl"] == "tvm"):
+        e, case = cur.record["extra"], cur.record["case"]
+        fails = e.get("failures") or {}
+        lines.append([f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
+                      book.current(f"{cur.record['id']}#trials", str(e.get("trials_done")), "trials", cur),
+                      book.current(f"{cur.record['id']}#tuning_s", fmt_number(e.get("tuning_seconds", 0), "s") + " s",
+                                   "s", cur),
+                      _esc(e.get("cost_model", "")),
+                      _esc("，".join(f"{k} {v}" for k, v in fails.items()) or "未知"),
+                      _ms_cell(book, cur, "p50", "p50_ms")])
+    if not lines:
+        return "（尚无调优记录）"
+    return markdown(["形状", "线程", "试验次数", "调优耗时", "代价模型", "失败（按类别）", "最佳核 p50"], lines)

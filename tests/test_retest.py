@@ -21,6 +21,9 @@ def _small_quick(project):
     config["families"]["numpy_gemm"]["params"].update(sizes=[32, 64], repeat=3, min_repeat=3, budget_s=0.2)
     config["families"]["machine_peak"]["params"].update(iters=200000, repeat=3)
     config["families"]["gemm_hand"]["params"].update(sizes=[16, 33], repeat=3, min_repeat=3, budget_s=0.2)
+    config["families"]["gemm_tvm"]["params"].update(
+        shapes=[[32, 32, 32], [17, 33, 9]], artifact_shape=[32, 32, 32], stages=["baseline", "parallel"],
+        threads=[1], tune={"trials": 0, "shapes": [], "threads": []}, repeat=3, min_repeat=3, budget_s=0.2)
     path.write_text(yaml.dump(config), encoding="utf-8")
 
 
@@ -42,6 +45,12 @@ def test_quick_retest_build_verify_and_reuse(project):
     recs = runs[first.name].records
     ids = {r["id"] for r in recs}
     assert "numpy_gemm/dtype=float64/n=64/threads=1/blas=best" in ids
+    assert "gemm_tvm/impl=tvm/stage=parallel/m=17/n=33/k=9/threads=1" in ids
+    assert "gemm_tvm/impl=numpy/stage=any/m=32/n=32/k=32/threads=1/blas=best" in ids
+    tvm_rec = next(r for r in recs if r["id"] == "gemm_tvm/impl=tvm/stage=parallel/m=32/n=32/k=32/threads=1")
+    assert tvm_rec["case"]["target"]["mcpu"] and tvm_rec["case"]["target"]["kind"] == "llvm"
+    for ref in tvm_rec["extra"]["artifacts"].values():
+        assert (project / "results" / ref).is_file()
     assert all(r["status"] == "ok" and r["check"]["passed"] for r in recs if r["status"] != "skipped")
     skipped = [r for r in recs if r["status"] == "skipped"]
     assert all(r["error"] and not r["samples"] for r in skipped)

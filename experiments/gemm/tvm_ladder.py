@@ -31,6 +31,28 @@ Non-divisible shapes
 * K that is not a multiple of ``bk`` uses a guarded split (``k < K``); that guard
   does not involve the vectorised loop, so it costs little.
 * ``baseline`` is the unscheduled function and needs neither.
+
+API
+---
+``STAGES``, ``build_stage`` -> ``StageBuild``, ``c_source``, ``codegen_evidence``,
+``check`` / ``error_report``, ``time_module``, ``tune`` -> ``TuneResult``,
+``configure_threads``, ``host_target``.
+
+TVM 0.27 traps handled here
+---------------------------
+* Targets must be dicts with ``mcpu`` (``host_target``); plain "llvm" gives generic x86-64.
+* ``decompose_reduction`` must be the last primitive (vectorize/parallel/unroll on the
+  decomposed loops raise ScheduleError).
+* Block read regions are ``TensorRegion`` with ``.source`` (no ``.buffer``).
+* TVM's default thread count on x86 is half the logical CPUs (1 here): see
+  ``configure_threads``.
+* The "c" target cannot print vector types and prints parallel loops serially: see
+  ``c_source``.
+* MetaSchedule: needs ``cloudpickle`` (not a dependency of apache-tvm) for its worker pools;
+  its JSON database keeps no failed trials and no timestamps (hence ``ladder_trials.jsonl``);
+  its default build function re-imports ``tvm.s_tir.tensor_intrin`` (~30 s) in fresh
+  workers every batch (hence ``_local_builder``); ``TuneContext`` pays that import once
+  per process.
 """
 
 from __future__ import annotations
@@ -161,7 +183,7 @@ def _named_blocks(sch: s_tir.Schedule, blocks: list) -> dict[str, Any]:
 
 def _read_index(sch: s_tir.Schedule, block, buffer_prefix: str) -> int:
     """Index of the read buffer of ``block`` whose name starts with ``buffer_prefix``."""
-    names = [region.buffer.name for region in sch.get(block).reads]
+    names = [region.source.name for region in sch.get(block).reads]  # 0.27: TensorRegion.source
     for index, name in enumerate(names):
         if name.startswith(buffer_prefix):
             return index
@@ -322,9 +344,11 @@ def c_source(
 ) -> str:
     """C source of one stage from TVM's "c" target.
 
-    The C host code generator cannot print vector types (``float32x32``), so vectorised
-    loops are emitted as serial loops (``tirx.disable_vectorize``); everything else
-    (tiling, packing, local cache, parallel lambdas) is as scheduled.
+    Two limits of TVM 0.27's C host code generator: it cannot print vector types
+    (``float32x32``), so vectorised loops are emitted as serial loops
+    (``tirx.disable_vectorize``); and it prints parallel loops as plain ``for`` loops
+    (no ``TVMBackendParallelLaunch``; only the LLVM backend outlines them).  Tiling,
+    padding, packing and the local write cache appear as scheduled.
     """
     sch, _ = schedule_stage(stage, m, n, k, dtype, tiles)
     with tvm.transform.PassContext(config={"tirx.disable_vectorize": True}):
@@ -345,10 +369,10 @@ def _instructions(asm: str):
         text = line.split("#", 1)[0].strip()
         if not text or text.startswith(".") or text.endswith(":"):
             continue
-        mnemonic, _, operands = text.partition(" ") if " " in text else text.partition("\t")
-        registers = _REGISTER_RE.findall(operands)
+        mnemonic, *operands = text.split(None, 1)
+        registers = _REGISTER_RE.findall(operands[0] if operands else "")
         widest = max(registers, key=_WIDTH_ORDER.index) if registers else None
-        yield mnemonic.strip(), widest
+        yield mnemonic, widest
 
 
 def codegen_evidence(asm: str) -> dict[str, Any]:
@@ -356,14 +380,15 @@ def codegen_evidence(asm: str) -> dict[str, Any]:
 
     * ``fma_packed``: packed FMAs (``vfmadd*ps/pd``...) by widest register (xmm/ymm/zmm);
     * ``fma_scalar``: scalar FMAs (``*ss/sd``, they use xmm but do one lane);
-    * ``vector_ops``: other instructions touching SIMD registers, by widest register;
+    * ``vector_ops``: other non-scalar instructions touching SIMD registers, by widest register;
+    * ``scalar_simd_ops``: other scalar-float instructions (``*ss/*sd``, e.g. vmovss, vaddss);
     * ``top_vector_mnemonics``: the most frequent of those;
     * ``widest_register``: widest SIMD register in the listing (None if none).
     Counts are of instructions in the code (static), not executions.
     """
     fma_packed = Counter({width: 0 for width in _WIDTH_ORDER})
     vector_ops = Counter({width: 0 for width in _WIDTH_ORDER})
-    fma_scalar = 0
+    fma_scalar = scalar_ops = 0
     mnemonics: Counter = Counter()
     widths_seen: set[str] = set()
     for mnemonic, widest in _instructions(asm):
@@ -375,6 +400,8 @@ def codegen_evidence(asm: str) -> dict[str, Any]:
             fma_scalar += 1
         elif fma:
             fma_packed[widest] += 1
+        elif mnemonic.endswith(("ss", "sd")):
+            scalar_ops += 1
         else:
             vector_ops[widest] += 1
             mnemonics[f"{mnemonic}:{widest}"] += 1
@@ -383,6 +410,7 @@ def codegen_evidence(asm: str) -> dict[str, Any]:
         "fma_packed": dict(fma_packed),
         "fma_scalar": fma_scalar,
         "vector_ops": dict(vector_ops),
+        "scalar_simd_ops": scalar_ops,
         "top_vector_mnemonics": dict(mnemonics.most_common(10)),
         "widest_register": widest_register,
         "has_ymm_fma": fma_packed["ymm"] > 0,
@@ -466,32 +494,39 @@ def time_module(
 
 @dataclasses.dataclass
 class TuneResult:
-    """Result of :func:`tune`. ``func(a, b, c)`` runs the best schedule found."""
+    """Result of :func:`tune`. ``func(a, b, c)`` runs the best schedule found.
+
+    ``mod``/``rt_mod``/``func``/``best_*`` are None when no trial succeeded.
+    """
 
     shape: tuple[int, int, int]
     dtype: str
     target: str
     work_dir: str
-    reused: bool  # True: database already had records, no tuning ran
+    reused: bool  # True: the database already had records, no tuning ran
     trials_done: int  # trials measured by this call (0 when reused)
-    total_records: int  # records of this workload+target in the database
-    wall_seconds: float  # whole call, including the final compile
+    total_records: int  # valid records of this workload+target in the database
+    wall_seconds: float  # whole call, including the final compile and checks
     tuning_seconds: float  # inside tune_tir only
-    best_run_secs: float
-    best_trace: str
-    mod: tvm.IRModule
-    rt_mod: Any
-    func: Any
-    asm: str
     curve: list[dict[str, Any]]  # per trial: trial, elapsed_s, run_secs, best_so_far_s
-    failures: dict[str, int]
-    best_check: dict[str, Any]
+    failures: dict[str, int | None]  # build_failed, run_failed, timeout, numeric_check_failed
     cost_model: str
     notes: list[str]
+    best_run_secs: float | None = None
+    best_trace: str | None = None
+    best_check: dict[str, Any] | None = None
+    mod: tvm.IRModule | None = None
+    rt_mod: Any = None
+    func: Any = None
+    asm: str = ""
 
 
 def classify_failure(build_error: str | None, run_error: str | None) -> str | None:
-    """Failure category of one trial: build_failed, timeout, run_failed, or None if it ran."""
+    """Failure category of one trial: build_failed, timeout, run_failed, or None if it ran.
+
+    Matches MetaSchedule's messages "LocalBuilder: Timeout, killed after ..." and
+    "LocalRunner: Timeout, killed after ...".
+    """
     if build_error:
         return "timeout" if "Timeout" in build_error else "build_failed"
     if run_error:
@@ -514,6 +549,27 @@ def _trial_log_callback(start: float, sink: list[dict[str, Any]]):
                 sink.append({"elapsed_s": now, "run_secs": secs, "category": category})
 
     return TrialLog()
+
+
+def _local_builder(workers: int, timeout_s: float):
+    """LocalBuilder whose workers skip ``import tvm.s_tir.tensor_intrin``.
+
+    MetaSchedule's default build function imports that package, which takes ~30 s in
+    0.27 (hundreds of TVMScript parses, each calling ``inspect.stack()``), and the
+    builder starts fresh worker processes for every batch, so each batch paid it again.
+    Candidates arrive fully scheduled, so the build needs no registered intrinsics.
+    The function is a closure so that cloudpickle ships it by value to the workers.
+    """
+    from tvm.s_tir.meta_schedule.builder import LocalBuilder
+
+    def build_without_tensor_intrin(mod, target, _params):
+        import tvm as tvm_worker
+        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+
+        mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
+        return tvm_worker.tirx.build(mod, target=target)
+
+    return LocalBuilder(max_workers=workers, timeout_sec=timeout_s, f_build=build_without_tensor_intrin)
 
 
 def _cost_model(requested: str, notes: list[str]) -> str:
@@ -542,11 +598,19 @@ def _environment(**values: str):
                 os.environ[key] = value
 
 
-def _workload(m: int, n: int, k: int, dtype: str) -> tvm.IRModule:
+def tuning_workload(m: int, n: int, k: int, dtype: str = "float32") -> tvm.IRModule:
     """The GEMM normalised exactly as MetaSchedule stores workloads."""
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
     return _normalize_mod(gemm_prim_func(m, n, k, dtype))
+
+
+def _mean(run_secs) -> float | None:
+    """Mean run time, or None for a missing or failed (1e9 s) measurement."""
+    if not run_secs:
+        return None
+    value = float(np.mean([float(x) for x in run_secs]))
+    return None if value >= FAILED_RUN_SECS else value
 
 
 def _records_for(database, workload, target) -> list:
@@ -557,37 +621,33 @@ def _records_for(database, workload, target) -> list:
     return [r for r in records if str(r.target) == str(target) and _mean(r.run_secs) is not None]
 
 
-def _mean(run_secs) -> float | None:
-    if not run_secs:
-        return None
-    value = float(np.mean([float(x) for x in run_secs]))
-    return None if value >= FAILED_RUN_SECS else value
-
-
-def _run_tune_tir(workload, target, work_dir, database, max_trials, num_threads, seed, options):
+def _run_tune_tir(workload, target, database, settings: dict[str, Any]):
     """Run MetaSchedule once; returns (per-trial log, seconds spent)."""
     from tvm.s_tir import meta_schedule as ms
 
     trials: list[dict[str, Any]] = []
     start = time.perf_counter()
-    workers = options["tuning_workers"]
-    with _environment(TVM_NUM_THREADS=str(num_threads)):
+    workers = settings["tuning_workers"]
+    with _environment(TVM_NUM_THREADS=str(settings["num_threads"])):
         ms.tune_tir(
             workload,
             target,
-            str(work_dir),
-            max_trials_global=max_trials,
-            num_trials_per_iter=options["trials_per_iter"] or min(max_trials, 8),
-            builder=ms.builder.LocalBuilder(max_workers=workers, timeout_sec=options["build_timeout_s"]),
+            settings["work_dir"],
+            max_trials_global=settings["max_trials"],
+            num_trials_per_iter=settings["trials_per_iter"],
+            builder=_local_builder(workers, settings["build_timeout_s"]),
             runner=ms.runner.LocalRunner(
-                timeout_sec=options["run_timeout_s"], evaluator_config=options["evaluator"]
+                timeout_sec=settings["run_timeout_s"],
+                evaluator_config=settings["evaluator"] or ms.runner.EvaluatorConfig(),
             ),
             database=database,
-            cost_model=options["cost_model"],
-            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"),
-                               _trial_log_callback(start, trials)],
+            cost_model=settings["cost_model"],
+            measure_callbacks=[
+                *ms.measure_callback.MeasureCallback.create("default"),
+                _trial_log_callback(start, trials),
+            ],
             num_tuning_cores=workers,
-            seed=seed,
+            seed=settings["seed"],
         )
     return trials, time.perf_counter() - start
 
@@ -608,13 +668,24 @@ def tuning_curve(trials: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return curve
 
 
+def _workload_key(workload) -> str:
+    """The workload's structural hash as an unsigned decimal string."""
+    return str(int(tvm_ffi.structural_hash(workload)) % 2**64)
+
+
 def _workload_hashes(workload) -> set[str]:
-    value = int(tvm_ffi.structural_hash(workload))
-    return {str(value), str(value % 2**64), str(value - 2**64 if value >= 2**63 else value)}
+    """The workload's structural hash as MetaSchedule may print it (signed or unsigned)."""
+    unsigned = int(_workload_key(workload))
+    return {str(unsigned), str(unsigned - 2**64 if unsigned >= 2**63 else unsigned)}
 
 
 def trials_from_database_file(work_dir, workload, target) -> list[dict[str, Any]]:
-    """Per-trial log recovered from the JSON database files in commit order (no timestamps)."""
+    """Per-trial log recovered from the JSON database files in commit order.
+
+    The files keep order and run_secs but no timestamps, and 0.27 commits no record for
+    a failed trial, so ``elapsed_s`` is None and failures are invisible here (a record
+    with the 1e9 s failure value, if any, is counted as "failed (category not stored)").
+    """
     work_dir = Path(work_dir)
     hashes = _workload_hashes(workload)
     with open(work_dir / "database_workload.json") as handle:
@@ -623,31 +694,80 @@ def trials_from_database_file(work_dir, workload, target) -> list[dict[str, Any]
     trials = []
     with open(work_dir / "database_tuning_record.json") as handle:
         for line in handle:
-            index, record = json.loads(line)
-            if index in indices and (len(record) < 3 or record[2] == wanted):
-                secs = [float(x) for x in record[1]] if record[1] else None
-                failed = _mean(secs) is None
-                trials.append({"elapsed_s": None, "run_secs": secs,
-                               "category": "failed (category not stored)" if failed else None})
+            index, record = json.loads(line)  # record = [trace, run_secs, target, args_info]
+            if index not in indices or (len(record) > 2 and record[2] != wanted):
+                continue
+            secs = [float(x) for x in record[1]] if record[1] else None
+            category = None if _mean(secs) is not None else "failed (category not stored)"
+            trials.append({"elapsed_s": None, "run_secs": secs, "category": category})
     return trials
 
 
-def _failure_counts(trials: list[dict[str, Any]]) -> dict[str, int]:
+TRIAL_LOG_NAME = "ladder_trials.jsonl"
+
+
+def save_trial_log(work_dir, workload, target, trials: list[dict[str, Any]]) -> None:
+    """Append this call's per-trial log to ``work_dir/ladder_trials.jsonl``.
+
+    MetaSchedule's JSON database keeps only successful trials and no timestamps, so
+    this file is what lets a reused database still report the curve's elapsed times and
+    the failure categories.
+    """
+    key = {"workload": _workload_key(workload), "target": str(target)}
+    with open(Path(work_dir) / TRIAL_LOG_NAME, "a") as handle:
+        for trial in trials:
+            handle.write(json.dumps({**key, **trial}) + "\n")
+
+
+def load_trial_log(work_dir, workload, target) -> list[dict[str, Any]]:
+    """Trials saved by :func:`save_trial_log` for this workload and target ([] if none)."""
+    path = Path(work_dir) / TRIAL_LOG_NAME
+    if not path.exists():
+        return []
+    key = {"workload": _workload_key(workload), "target": str(target)}
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    fields = ("elapsed_s", "run_secs", "category")
+    return [{f: row[f] for f in fields} for row in rows
+            if all(row.get(name) == value for name, value in key.items())]
+
+
+def _reused_history(work_dir, workload, target, notes: list[str]):
+    """(trials, failure categories known, cost model, tuning seconds) of a reused database."""
+    notes.append("reused existing database records; no tuning ran")
+    trials = load_trial_log(work_dir, workload, target)
+    if trials:
+        return trials, True, "none (reused database)", 0.0
+    notes.append(f"no {TRIAL_LOG_NAME}: curve from database order, no times, failures unknown")
+    trials = trials_from_database_file(work_dir, workload, target)
+    return trials, False, "none (reused database)", 0.0
+
+
+def _tuned_history(workload, target, database, settings: dict[str, Any], notes: list[str]):
+    """Tune now; (trials, failure categories known, cost model, tuning seconds)."""
+    settings = {**settings, "cost_model": _cost_model(settings["cost_model"], notes)}
+    trials, tuning_seconds = _run_tune_tir(workload, target, database, settings)
+    save_trial_log(settings["work_dir"], workload, target, trials)
+    return trials, True, settings["cost_model"], tuning_seconds
+
+
+def _failure_counts(trials: list[dict[str, Any]], known: bool = True) -> dict[str, int | None]:
+    """Failures by category; build/run/timeout are None when the history cannot tell."""
     counts = Counter(t["category"] for t in trials if t["category"])
-    base = {"build_failed": 0, "run_failed": 0, "timeout": 0, "numeric_check_failed": 0}
-    return {**base, **counts}
+    if not known:
+        return {"build_failed": None, "run_failed": None, "timeout": None, "numeric_check_failed": 0}
+    return {"build_failed": 0, "run_failed": 0, "timeout": 0, "numeric_check_failed": 0, **counts}
 
 
 def _build_record(workload, record, target):
+    """Apply a record's trace to the workload and compile it: (Schedule, runtime module)."""
     sch = s_tir.Schedule(workload)
     record.trace.apply_to_schedule(sch, remove_postproc=False)
-    rt_mod = tvm.compile(sch.mod, target).jit()
-    return sch, rt_mod
+    return sch, tvm.compile(sch.mod, target).jit()
 
 
-def _numeric_failures(workload, records, target, shape, seed) -> int:
+def _count_numeric_failures(workload, records, target, operands) -> int:
     """Rebuild each record and count those failing :func:`error_report`."""
-    a, b = random_operands(*_mnk_to_mk_kn(shape), seed)
+    a, b = operands
     failures = 0
     for record in records:
         _, rt_mod = _build_record(workload, record, target)
@@ -655,9 +775,26 @@ def _numeric_failures(workload, records, target, shape, seed) -> int:
     return failures
 
 
-def _mnk_to_mk_kn(shape):
-    m, n, k = shape
-    return m, n, k
+def _best_of(workload, records, target, operands, verify: str) -> tuple[dict[str, Any], int]:
+    """Compile and check the best record. Returns (TuneResult fields, numeric failures)."""
+    best = records[0]
+    sch, rt_mod = _build_record(workload, best, target)
+    a, b = operands
+    best_check = error_report(run_gemm(rt_mod["main"], a, b), a, b)
+    if verify == "all":
+        numeric_failures = _count_numeric_failures(workload, records, target, operands)
+    else:
+        numeric_failures = int(verify == "best" and not best_check["passed"])
+    fields = {
+        "best_run_secs": _mean(best.run_secs),
+        "best_trace": str(best.trace),
+        "best_check": best_check,
+        "mod": sch.mod,
+        "rt_mod": rt_mod,
+        "func": rt_mod["main"],
+        "asm": _assembly(rt_mod, target),
+    }
+    return fields, numeric_failures
 
 
 def tune(
@@ -680,59 +817,55 @@ def tune(
     evaluator=None,
     verify: str = "best",
 ) -> TuneResult:
-    """MetaSchedule-tune the GEMM with a JSON database in ``work_dir``.
+    """MetaSchedule-tune the GEMM (``tune_tir``) with a JSON database in ``work_dir``.
 
     * ``reuse=True``: if the database already holds valid records of this workload for
-      this target (including ``num-cores``), no tuning runs and the best record is used.
-    * ``num_threads`` becomes the target's ``num-cores`` and ``TVM_NUM_THREADS`` of the
-      measuring workers; threads of *this* process are set with :func:`configure_threads`.
-    * ``trials_per_iter`` defaults to ``min(max_trials, 8)`` (MetaSchedule's 64 is too
-      large for small budgets); build timeout defaults to 120 s (MetaSchedule: 30 s).
-    * ``verify``: "best" checks only the best record numerically; "all" rebuilds every
-      valid record of this call and counts numeric failures.
-    * The curve is per trial in measurement order; ``elapsed_s`` is the time since the
-      call started at which the trial's batch finished (None for reused databases).
+      this target (``num-cores`` included), no tuning runs and the best record is used;
+      ``reuse=False`` always tunes ``max_trials`` more trials (appending to the database).
+    * ``num_threads`` becomes the target's ``num-cores`` and the measuring workers'
+      ``TVM_NUM_THREADS``; threads of *this* process are set with :func:`configure_threads`.
+    * ``trials_per_iter`` defaults to ``min(max_trials, 8)`` (MetaSchedule's 64 is too large
+      for small budgets); the build timeout defaults to 120 s (MetaSchedule: 30 s);
+      ``tuning_workers`` is the number of build/run worker processes (default 1: shared box);
+      ``evaluator`` is a ``meta_schedule.runner.EvaluatorConfig`` (default: MetaSchedule's).
+    * ``verify``: "best" counts a numeric failure if the best record fails :func:`error_report`;
+      "all" rebuilds and checks every valid record; "none" skips the count.  The best record
+      is always checked into ``best_check``.
+    * ``curve``: one point per trial in measurement order; ``elapsed_s`` is seconds since the
+      tuning call started when the trial's batch finished.  Each call appends its trials to
+      ``work_dir/ladder_trials.jsonl``; a reused result reads its curve and failure counts
+      from there (all earlier calls, each with its own time origin).
     """
     from tvm.s_tir import meta_schedule as ms
 
     call_start = time.perf_counter()
     notes: list[str] = []
     target = with_num_cores(target, num_threads)
-    workload = _workload(m, n, k, dtype)
+    workload = tuning_workload(m, n, k, dtype)
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     database = ms.database.JSONDatabase(work_dir=str(work_dir))
+    settings = {
+        "work_dir": str(work_dir), "max_trials": max_trials, "num_threads": num_threads,
+        "seed": seed, "trials_per_iter": trials_per_iter or min(max_trials, 8),
+        "tuning_workers": tuning_workers, "build_timeout_s": build_timeout_s,
+        "run_timeout_s": run_timeout_s, "evaluator": evaluator, "cost_model": cost_model,
+    }
     reused = reuse and bool(_records_for(database, workload, target))
-    trials, tuning_seconds = [], 0.0
-    model = "none (reused database)"
-    if not reused:
-        model = _cost_model(cost_model, notes)
-        options = {
-            "trials_per_iter": trials_per_iter,
-            "tuning_workers": tuning_workers,
-            "build_timeout_s": build_timeout_s,
-            "run_timeout_s": run_timeout_s,
-            "evaluator": evaluator or ms.runner.EvaluatorConfig(),
-            "cost_model": model,
-        }
-        trials, tuning_seconds = _run_tune_tir(
-            workload, target, work_dir, database, max_trials, num_threads, seed, options
+    if reused:
+        history = _reused_history(work_dir, workload, target, notes)
+    else:
+        history = _tuned_history(workload, target, database, settings, notes)
+    trials, failures_known, model, tuning_seconds = history
+    records = _records_for(database, workload, target)
+    failures = _failure_counts(trials, failures_known)
+    best_fields: dict[str, Any] = {}
+    if records:
+        operands = random_operands(m, n, k, seed, dtype)
+        best_fields, failures["numeric_check_failed"] = _best_of(
+            workload, records, target, operands, verify
         )
     else:
-        trials = trials_from_database_file(work_dir, workload, target)
-        notes.append("reused existing database records; no tuning ran")
-    records = _records_for(database, workload, target)
-    if not records:
-        raise RuntimeError(f"no valid tuning record in {work_dir}; failures: {_failure_counts(trials)}")
-    best = records[0]
-    sch, rt_mod = _build_record(workload, best, target)
-    failures = _failure_counts(trials)
-    if verify == "all" and not reused:
-        valid_now = records[: sum(1 for t in trials if _mean(t["run_secs"]) is not None)]
-        failures["numeric_check_failed"] = _numeric_failures(workload, valid_now, target, (m, n, k), seed)
-    best_check = error_report(run_gemm(rt_mod["main"], *random_operands(m, n, k, seed, dtype)),
-                              *random_operands(m, n, k, seed, dtype))
-    if verify == "best":
-        failures["numeric_check_failed"] = int(not best_check["passed"])
+        notes.append("no valid tuning record: every trial failed")
     return TuneResult(
         shape=(m, n, k),
         dtype=dtype,
@@ -743,15 +876,9 @@ def tune(
         total_records=len(records),
         wall_seconds=time.perf_counter() - call_start,
         tuning_seconds=tuning_seconds,
-        best_run_secs=_mean(best.run_secs),
-        best_trace=str(best.trace),
-        mod=sch.mod,
-        rt_mod=rt_mod,
-        func=rt_mod["main"],
-        asm=_assembly(rt_mod, target),
         curve=tuning_curve(trials),
         failures=failures,
-        best_check=best_check,
         cost_model=model,
         notes=notes,
+        **best_fields,
     )

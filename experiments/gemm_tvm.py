@@ -1,0 +1,254 @@
+"""Which TVM schedule step makes a GEMM fast on this CPU, and how close does tuning get?
+
+Seed §23 re-measured with today's API: the stage ladder (baseline, blocking,
+vectorization, loop permutation, packing, write cache, parallel) written with
+tvm.s_tir.Schedule, then MetaSchedule (which replaces AutoTVM). As in the
+historical table, NumPy is timed in the same run beside every stage; the
+machine's best BLAS kernel is timed too, in a child process with the
+OpenBLAS pinning variables unset. Every kernel is checked against float64
+before it is timed; the generated assembly is searched for vector FMAs.
+
+TVM's thread pool is sized once per process, so each thread count runs in its
+own child process with TVM_NUM_THREADS set.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from experiments import harness
+
+PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+ROLE = "GEMM_TVM_ROLE"
+
+
+def _finite_check(report, reference):
+    """Schema wants finite numbers: a non-finite error means a failed check, stated as such."""
+    out = {"reference": reference, "threshold": report["threshold"], "passed": bool(report["passed"])}
+    for key in ("max_abs_err", "max_rel_err"):
+        value = report[key]
+        out[key] = value if isinstance(value, float) and math.isfinite(value) else None
+    return out
+
+
+def _target_dict(target):
+    """The target as plain JSON data (TVM containers become lists/strings)."""
+    def plain(value):
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return value
+        if hasattr(value, "items"):
+            return {str(k): plain(v) for k, v in value.items()}
+        if hasattr(value, "__iter__"):
+            return [plain(v) for v in value]
+        return str(value)
+    return plain(dict(target.export()))
+
+
+def _shape_key(shape):
+    m, n, k = shape
+    return f"m={m}/n={n}/k={k}"
+
+
+def _timed(h, fn, args_or_call, p, tvm_module=None):
+    """Samples of per-call seconds; number chosen so one sample lasts min_sample_s."""
+    from experiments.gemm import tvm_ladder
+    if tvm_module is not None:
+        once = tvm_ladder.time_module(tvm_module, args_or_call, number=1, repeat=1, warmup=1)[0]
+        number = max(1, math.ceil(p["min_sample_s"] / max(once, 1e-9)))
+        repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
+        return tvm_ladder.time_module(tvm_module, args_or_call, number=number, repeat=repeat,
+                                      warmup=p["warmup"]), number
+    number = harness.calls_per_sample(fn, p["min_sample_s"])
+    once = harness.time_calls(fn, warmup=0, repeat=1, number=number)[0]
+    repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
+    return harness.time_calls(fn, warmup=p["warmup"], repeat=repeat, number=number), number
+
+
+def _numpy_case(h, shape, threads, blas, stage, p):
+    """Time NumPy on the same shape (the historical table's right-hand column)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+    m, n, k = shape
+    case = {"impl": "numpy", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
+            "threads": threads, "blas_env": blas}
+    case_id = f"gemm_tvm/impl=numpy/stage={stage}/{_shape_key(shape)}/threads={threads}/blas={blas}"
+    old = h.reusable(case_id, case)
+    if old:
+        return h.emit_reused(old)
+    first = h.line() + 1
+    rng = np.random.default_rng(p["seed"])
+    a = rng.uniform(-1, 1, (m, k)).astype("float32")
+    b = rng.uniform(-1, 1, (k, n)).astype("float32")
+    c = np.empty((m, n), dtype="float32")
+    with threadpool_limits(limits=threads, user_api="blas"):
+        np.matmul(a, b, out=c)
+        from experiments.gemm import tvm_ladder
+        check = _finite_check(tvm_ladder.error_report(c, a, b), "float64 matmul")
+        samples, number = _timed(h, lambda: np.matmul(a, b, out=c), None, p)
+    kernel = next(({k2: i.get(k2) for k2 in ("internal_api", "version", "architecture")}
+                   for i in threadpool_info() if i.get("user_api") == "blas"), {})
+    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+                  warmup=p["warmup"], number=number, check=check, first_line=first,
+                  status="ok" if check["passed"] else "check_failed",
+                  error=None if check["passed"] else "NumPy result differs from float64",
+                  extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel})
+
+
+def _stage_case(h, stage, shape, threads, p, target, save_artifacts):
+    from experiments.gemm import tvm_ladder
+    import tvm
+    m, n, k = shape
+    case = {"impl": "tvm", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
+            "threads": threads, "target": _target_dict(target)}
+    case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
+    old = h.reusable(case_id, case)
+    if old:
+        return h.emit_reused(old)
+    first = h.line() + 1
+    try:
+        built = tvm_ladder.build_stage(stage, m, n, k, target)
+    except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
+        h.say(f"{case_id}: compile failed: {exc}")
+        return _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
+    evidence = tvm_ladder.codegen_evidence(built.asm)
+    extra = {"flops_per_call": 2 * m * n * k, "compile_seconds": built.compile_seconds,
+             "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False}
+    if save_artifacts:
+        base = f"{stage}-{m}x{n}x{k}-t{threads}"
+        extra["artifacts"] = {
+            "tensorir": h.artifact(f"{base}.tir.py", built.lowered_text)[1],
+            "trace": h.artifact(f"{base}.trace.py", built.trace_text)[1],
+            "asm": h.artifact(f"{base}.s", built.asm)[1],
+        }
+        if stage == "baseline":
+            extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
+    a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
+    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(built.func, a, b), a, b),
+                          "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
+    if not check["passed"]:
+        h.say(f"{case_id}: CHECK FAILED {check}")
+        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
+                      warmup=0, number=0, check=check, first_line=first, status="check_failed",
+                      error="TVM result differs from float64 reference", extra=extra)
+    dev = tvm.cpu(0)
+    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
+    samples, number = _timed(h, None, args, p, tvm_module=built)
+    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, ymm FMA {evidence.get('fma_packed', {})}")
+    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
+
+
+def _evidence_summary(evidence):
+    """Keep the JSON-able, comparable part of the codegen evidence."""
+    keep = {}
+    for key, value in evidence.items():
+        try:
+            json.dumps(value)
+        except TypeError:
+            continue
+        keep[key] = value
+    return keep
+
+
+def _failed(h, case_id, case, first, status, error):
+    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
+                  number=0, first_line=first, status=status, error=error,
+                  check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
+                         "passed": None}, extra={})
+
+
+def _tune_case(h, shape, threads, p, target):
+    from experiments.gemm import tvm_ladder
+    import tvm
+    m, n, k = shape
+    trials = p["tune"]["trials"]
+    case = {"impl": "tvm", "stage": "autotuned", "m": m, "n": n, "k": k, "dtype": "float32",
+            "threads": threads, "trials": trials, "tuner": "MetaSchedule",
+            "target": _target_dict(target)}
+    case_id = f"gemm_tvm/impl=tvm/stage=autotuned/{_shape_key(shape)}/threads={threads}"
+    old = h.reusable(case_id, case)
+    if old:
+        return h.emit_reused(old)
+    first = h.line() + 1
+    work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}")
+    work_dir.mkdir(parents=True, exist_ok=True)
+    h.say(f"{case_id}: MetaSchedule, {trials} trials")
+    try:
+        result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
+                                 seed=p["seed"], reuse=False)
+    except Exception as exc:  # noqa: BLE001
+        return _failed(h, case_id, case, first, "compile_failed", f"tuning failed: {type(exc).__name__}: {exc}")
+    extra = {"flops_per_call": 2 * m * n * k, "tuned": True, "tuner": "MetaSchedule (replaces AutoTVM)",
+             "tvm_version": tvm.__version__, "trials_done": result.trials_done,
+             "total_records": result.total_records, "tuning_seconds": result.tuning_seconds,
+             "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
+             "failures": result.failures, "curve": result.curve, "notes": result.notes,
+             "database": work_ref}
+    if result.func is None:
+        return _failed(h, case_id, case, first, "run_failed", "no tuning trial succeeded")
+    evidence = tvm_ladder.codegen_evidence(result.rt_mod.inspect_source("asm"))
+    extra["codegen"] = _evidence_summary(evidence)
+    extra["artifacts"] = {"trace": h.artifact(f"autotuned-{m}x{n}x{k}-t{threads}.trace.py",
+                                              result.best_trace or "")[1]}
+    a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
+    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(result.func, a, b), a, b),
+                          "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
+    if not check["passed"]:
+        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
+                      warmup=0, number=0, check=check, first_line=first, status="check_failed",
+                      error="tuned kernel differs from float64 reference", extra=extra)
+    dev = tvm.cpu(0)
+    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
+    samples, number = _timed(h, None, args, p, tvm_module=result)
+    h.say(f"{case_id}: tuned p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms after "
+          f"{result.trials_done} trials in {result.tuning_seconds:.0f} s")
+    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
+
+
+def run_tvm(h, threads):
+    """Child role: every stage (and tuning) at one thread count, NumPy beside each stage."""
+    from experiments.gemm import tvm_ladder
+    p = h.params
+    in_use = tvm_ladder.configure_threads(threads)
+    target = tvm_ladder.host_target(threads)
+    h.say(f"threads={threads} (TVM pool: {in_use}); target {json.dumps(_target_dict(target), sort_keys=True)}")
+    for shape in p["shapes"]:
+        save = list(shape) == list(p["artifact_shape"])
+        for stage in p["stages"]:
+            _stage_case(h, stage, tuple(shape), threads, p, target, save)
+            _numpy_case(h, tuple(shape), threads, "configured", stage, p)
+        if p["tune"]["trials"] and list(shape) in [list(s) for s in p["tune"]["shapes"]] \
+                and threads in _thread_counts(p["tune"]["threads"]):
+            _tune_case(h, tuple(shape), threads, p, target)
+            _numpy_case(h, tuple(shape), threads, "configured", "autotuned", p)
+
+
+def run_numpy_best(h, threads):
+    for shape in h.params["shapes"]:
+        _numpy_case(h, tuple(shape), threads, "best", "any", h.params)
+
+
+def _thread_counts(spec):
+    return sorted({os.cpu_count() if t == "all" else int(t) for t in spec})
+
+
+def run(h):
+    role = os.environ.get(ROLE)
+    if role:
+        kind, threads = role.split(":")
+        (run_tvm if kind == "tvm" else run_numpy_best)(h, int(threads))
+        return
+    for threads in _thread_counts(h.params["threads"]):
+        env = dict(os.environ, TVM_NUM_THREADS=str(threads))
+        subprocess.run([sys.executable, "-m", "experiments.gemm_tvm", *sys.argv[1:]],
+                       env=dict(env, **{ROLE: f"tvm:{threads}"}), check=True)
+        best_env = {k: v for k, v in env.items() if k not in PINNING_VARS}
+        subprocess.run([sys.executable, "-m", "experiments.gemm_tvm", *sys.argv[1:]],
+                       env=dict(best_env, **{ROLE: f"numpy:{threads}"}), check=True)
+
+
+if __name__ == "__main__":
+    harness.main(run)

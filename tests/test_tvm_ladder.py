@@ -1,0 +1,204 @@
+"""Fast tests for the TVM GEMM stage ladder (experiments/gemm/tvm_ladder.py). No timing asserts."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from experiments.gemm import tvm_ladder as ladder
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE_NAMES = [stage["name"] for stage in ladder.STAGES]
+SHAPES = [(64, 64, 64), (33, 47, 29)]  # divisible, and ragged in every dimension
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+needs_avx2_fma = pytest.mark.skipif(
+    not {"avx2", "fma"} <= _cpu_flags(), reason="host CPU lacks AVX2+FMA"
+)
+
+
+@pytest.fixture(scope="module")
+def target():
+    return ladder.host_target()
+
+
+@pytest.fixture(scope="module")
+def builds(target):
+    """Every stage built once per test shape."""
+    return {(stage, shape): ladder.build_stage(stage, *shape, target)
+            for stage in STAGE_NAMES for shape in SHAPES}
+
+
+def test_stage_table():
+    assert STAGE_NAMES == ["baseline", "blocking", "vectorization", "loop_permutation",
+                           "packing", "write_cache", "parallel"]
+    assert [s["historical_name"] for s in ladder.STAGES] == [
+        "baseline", "blocking", "vectorization", "loop permutation", "packing",
+        "write cache", "parallel"]
+    assert all(s["description_zh"].strip() for s in ladder.STAGES)
+
+
+def test_unknown_stage_rejected(target):
+    with pytest.raises(ValueError, match="unknown stage"):
+        ladder.build_stage("unrolling", 8, 8, 8, target)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("stage", STAGE_NAMES)
+def test_stage_is_numerically_correct(builds, stage, shape):
+    report = ladder.check(builds[(stage, shape)], *shape, seed=7)
+    assert report["passed"], report
+    assert report["threshold"] == pytest.approx(shape[2] * np.finfo(np.float32).eps)
+
+
+def test_custom_tiles_on_ragged_shape(target):
+    built = ladder.build_stage("parallel", 33, 47, 29, target, tiles={"bm": 16, "bn": 8, "bk": 3})
+    assert built.params["bm"] == 16 and built.params["bn"] == 8 and built.params["bk"] == 3
+    assert ladder.check(built, 33, 47, 29, seed=3)["passed"]
+
+
+def test_tail_handling_is_reported(builds):
+    assert "pad M/N" in builds[("vectorization", (33, 47, 29))].params["tail_handling"]
+    assert "guarded k split" in builds[("vectorization", (33, 47, 29))].params["tail_handling"]
+    assert builds[("vectorization", (64, 64, 64))].params["tail_handling"] == "M/N divisible, K divisible"
+
+
+def test_lowered_text_shows_each_stage(builds):
+    text = {stage: builds[(stage, (64, 64, 64))].lowered_text for stage in STAGE_NAMES}
+    assert "T.vectorized" not in text["baseline"] and "T.parallel" not in text["baseline"]
+    assert "T.vectorized" not in text["blocking"]
+    assert "T.vectorized" in text["vectorization"]
+    assert "B_global" in text["packing"] and "(2, 64, 32)" in text["packing"]
+    assert 'scope="local"' in text["write_cache"] and "T.unroll" in text["write_cache"]
+    assert text["parallel"].count("T.parallel") == 2  # packing loop + outer i loop
+
+
+def test_check_catches_wrong_and_unwritten_results():
+    a, b = ladder.random_operands(16, 8, 32, seed=1)
+    exact = (a.astype(np.float64) @ b).astype(np.float32)
+    assert ladder.error_report(exact, a, b)["passed"]
+    assert not ladder.error_report(exact + 1e-3, a, b)["passed"]
+    unwritten = exact.copy()
+    unwritten[3, 4] = np.nan
+    assert not ladder.error_report(unwritten, a, b)["passed"]
+
+
+SYNTHETIC_ASM = """
+main:
+\tvfmadd231ps\t(%rax,%rcx,4), %ymm1, %ymm2
+\tvfmadd213ps\t%ymm3, %ymm4, %ymm5
+\tvfmadd231ss\t(%rdx), %xmm0, %xmm1
+\tvmovups\t%ymm2, (%rsi)
+\tvmovss\t(%rdi), %xmm0
+\taddq\t$32, %rax   # vfmadd231ps in a comment is ignored
+\t.p2align\t4
+"""
+
+
+def test_codegen_evidence_parses_memory_operands():
+    evidence = ladder.codegen_evidence(SYNTHETIC_ASM)
+    assert evidence["fma_packed"] == {"xmm": 0, "ymm": 2, "zmm": 0}
+    assert evidence["fma_scalar"] == 1
+    assert evidence["vector_ops"]["ymm"] == 1
+    assert evidence["scalar_simd_ops"] == 1
+    assert evidence["widest_register"] == "ymm"
+    assert evidence["has_ymm_fma"] and not evidence["has_zmm"]
+
+
+@needs_avx2_fma
+@pytest.mark.parametrize("shape", [(64, 64, 64), (1024, 1024, 1024)], ids=["64", "1024"])
+def test_vectorized_stages_emit_ymm_fma_and_baseline_does_not(target, shape):
+    evidence = {stage: ladder.codegen_evidence(ladder.build_stage(stage, *shape, target).asm)
+                for stage in STAGE_NAMES}  # compile only; nothing runs at 1024
+    assert evidence["baseline"]["fma_packed"]["ymm"] == 0
+    assert not evidence["baseline"]["has_ymm_fma"]
+    for stage in STAGE_NAMES[STAGE_NAMES.index("vectorization"):]:
+        assert evidence[stage]["fma_packed"]["ymm"] > 0, (stage, evidence[stage])
+
+
+@pytest.mark.parametrize("stage", ["baseline", "vectorization", "parallel"])
+def test_c_source(stage):
+    source = ladder.c_source(33, 47, 29, stage=stage)
+    assert source.startswith('// tvm target: {"kind":"c"')
+    assert "__tvm_ffi_main(" in source and "for (int32_t" in source
+    if stage == "parallel":  # packed B, padded local C tile with guarded write-back
+        assert "B_pad_global" in source and "C_pad_local" in source
+
+
+def test_time_module_returns_one_value_per_repeat(builds):
+    import tvm
+
+    built = builds[("write_cache", (64, 64, 64))]
+    a, b = ladder.random_operands(64, 64, 64, seed=0)
+    args = [tvm.runtime.tensor(x) for x in (a, b, np.zeros((64, 64), np.float32))]
+    times = ladder.time_module(built, args, number=2, repeat=3, warmup=1)
+    assert len(times) == 3 and all(t > 0 for t in times)
+
+
+def test_parallel_stage_with_two_threads():
+    """Fresh process: the TVM thread pool is sized on first use."""
+    script = (
+        "from experiments.gemm import tvm_ladder as L\n"
+        "n = L.configure_threads(2)\n"
+        "b = L.build_stage('parallel', 65, 70, 33, L.host_target())\n"
+        "print(n, L.check(b, 65, 70, 33, seed=5)['passed'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True).stdout.split()
+    assert out == ["2", "True"]
+
+
+def test_classify_failure():
+    assert ladder.classify_failure(None, None) is None
+    assert ladder.classify_failure("LocalBuilder: An exception occurred\n...", None) == "build_failed"
+    assert ladder.classify_failure("LocalBuilder: Timeout, killed after 30 seconds", None) == "timeout"
+    assert ladder.classify_failure(None, "LocalRunner: Timeout, killed after 60 seconds\n") == "timeout"
+    assert ladder.classify_failure(None, "LocalRunner: An exception occurred\n...") == "run_failed"
+
+
+def test_tuning_curve_tracks_best_so_far():
+    trials = [{"elapsed_s": 1.0, "run_secs": [3e-3], "category": None},
+              {"elapsed_s": 1.0, "run_secs": [1e9], "category": "run_failed"},
+              {"elapsed_s": 2.0, "run_secs": [1e-3, 1e-3], "category": None},
+              {"elapsed_s": 2.0, "run_secs": [2e-3], "category": None}]
+    curve = ladder.tuning_curve(trials)
+    assert [p["best_so_far_s"] for p in curve] == [3e-3, 3e-3, 1e-3, 1e-3]
+    assert curve[1]["run_secs"] is None and [p["trial"] for p in curve] == [1, 2, 3, 4]
+
+
+def test_trial_log_round_trip(tmp_path, target):
+    workload = ladder.tuning_workload(16, 16, 16)
+    trials = [{"elapsed_s": 3.5, "run_secs": [2e-5], "category": None},
+              {"elapsed_s": 3.5, "run_secs": None, "category": "timeout"}]
+    ladder.save_trial_log(tmp_path, workload, target, trials)
+    ladder.save_trial_log(tmp_path, ladder.tuning_workload(16, 16, 8), target, trials[:1])
+    assert ladder.load_trial_log(tmp_path, workload, target) == trials
+    assert ladder.load_trial_log(tmp_path, workload, ladder.host_target(num_threads=2)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TVM_LADDER_TUNE"),
+                    reason="MetaSchedule smoke takes ~1 min; set TVM_LADDER_TUNE=1")
+def test_tune_smoke_and_reuse(tmp_path, target):
+    result = ladder.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
+    assert not result.reused and result.trials_done == 4 and len(result.curve) == 4
+    assert result.best_check["passed"] and result.best_run_secs > 0
+    again = ladder.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
+    assert again.reused and again.trials_done == 0 and len(again.curve) == 4
+    assert again.curve == result.curve and again.failures == result.failures
+    assert again.best_run_secs == result.best_run_secs
+    assert ladder.check(again, 64, 64, 64, seed=1)["passed"]
