@@ -98,7 +98,6 @@ def _numpy_case(h, shape, threads, blas, stage, p):
 
 def _stage_case(h, stage, shape, threads, p, target, save_artifacts):
     from experiments.gemm import tvm_ladder
-    import tvm
     m, n, k = shape
     case = {"impl": "tvm", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "target": _target_dict(target)}
@@ -124,18 +123,26 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts):
         }
         if stage == "baseline":
             extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
+    return _check_then_time(h, case_id, case, first, built, shape, p, extra,
+                            f"vector FMA {evidence.get('fma_packed', {})}")
+
+
+def _check_then_time(h, case_id, case, first, compiled, shape, p, extra, summary):
+    """Check a compiled GEMM against float64; time it only when the check passes."""
+    from experiments.gemm import tvm_ladder
+    import tvm
+    m, n, k = shape
     a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
-    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(built.func, a, b), a, b),
+    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(compiled.func, a, b), a, b),
                           "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
     if not check["passed"]:
         h.say(f"{case_id}: CHECK FAILED {check}")
         return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
                       warmup=0, number=0, check=check, first_line=first, status="check_failed",
                       error="TVM result differs from float64 reference", extra=extra)
-    dev = tvm.cpu(0)
-    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
-    samples, number = _timed(h, None, args, p, tvm_module=built)
-    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, ymm FMA {evidence.get('fma_packed', {})}")
+    args = [tvm.runtime.tensor(x, tvm.cpu(0)) for x in (a, b, np.zeros((m, n), "float32"))]
+    samples, number = _timed(h, None, args, p, tvm_module=compiled)
+    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, {summary}")
     return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
                   warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
 
@@ -192,20 +199,8 @@ def _tune_case(h, shape, threads, p, target):
     extra["codegen"] = _evidence_summary(evidence)
     extra["artifacts"] = {"trace": h.artifact(f"autotuned-{m}x{n}x{k}-t{threads}.trace.py",
                                               result.best_trace or "")[1]}
-    a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
-    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(result.func, a, b), a, b),
-                          "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
-    if not check["passed"]:
-        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
-                      warmup=0, number=0, check=check, first_line=first, status="check_failed",
-                      error="tuned kernel differs from float64 reference", extra=extra)
-    dev = tvm.cpu(0)
-    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
-    samples, number = _timed(h, None, args, p, tvm_module=result)
-    h.say(f"{case_id}: tuned p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms after "
-          f"{result.trials_done} trials in {result.tuning_seconds:.0f} s")
-    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
+    return _check_then_time(h, case_id, case, first, result, shape, p, extra,
+                            f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s")
 
 
 def run_tvm(h, threads):
@@ -216,7 +211,7 @@ def run_tvm(h, threads):
     target = tvm_ladder.host_target(threads)
     h.say(f"threads={threads} (TVM pool: {in_use}); target {json.dumps(_target_dict(target), sort_keys=True)}")
     for shape in p["shapes"]:
-        save = list(shape) == list(p["artifact_shape"])
+        save = list(shape) == list(p["artifact_shape"]) and threads == max(_thread_counts(p["threads"]))
         for stage in p["stages"]:
             _stage_case(h, stage, tuple(shape), threads, p, target, save)
             _numpy_case(h, tuple(shape), threads, "configured", stage, p)

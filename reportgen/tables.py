@@ -285,7 +285,6 @@ def tvm_shapes(book, current, threads):
 
 def tvm_codegen(book, current, data_prefix):
     """Per stage: what the generated code contains, with links to the full dumps."""
-    shape = tvm_main_shape(current)
     lines = []
     for cur in sorted((c for c in _tvm_fam(current) if c.record["case"]["impl"] == "tvm" and c.ok
                        and "artifacts" in c.record["extra"]),
