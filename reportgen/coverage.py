@@ -32,7 +32,8 @@ def read_items(archive_dir):
 
 
 def page_text(page_html):
-    return _html.unescape(_TAG.sub(" ", page_html))
+    """Visible text: tags removed without adding spaces (highlighted code is split into spans)."""
+    return re.sub(r"\s+", " ", _html.unescape(_TAG.sub("", page_html)))
 
 
 def evaluate(items, pages_html, numbers, tables):

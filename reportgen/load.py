@@ -114,6 +114,17 @@ def read_runs(results_dir):
     return runs
 
 
+def read_artifact(results_dir, ref):
+    """Text of a run artifact cited by a record (path relative to results/)."""
+    path = Path(results_dir) / ref
+    if ".." in Path(ref).parts or Path(ref).is_absolute():
+        raise ReportError(f"{ref}: artifact path must stay inside {results_dir}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{path}: artifact cited by a record cannot be read: {exc}") from exc
+
+
 def read_manifest_json(path):
     """A JSON file with a readable error naming the file."""
     try:

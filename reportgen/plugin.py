@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, coverage, derived, load, merge, provenance, tables
+from . import archive, charts, coverage, derived, load, merge, provenance, tables, tables_graph
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -72,6 +72,12 @@ class Templates:
             "tvm_shapes": lambda threads: tables.tvm_shapes(b, d.current, self._threads(threads)),
             "tvm_codegen": lambda: tables.tvm_codegen(b, d.current, b.data_prefix()),
             "tuning_summary": lambda: tables.tuning_summary(b, d.current),
+            "gemm_goals": lambda: tables.gemm_goals(b, d.current, d.env),
+            "graph_steps": lambda variant: tables_graph.step_table(b, d.current, variant),
+            "graph_diffs": lambda variant: tables_graph.step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
+            "graph_hello": lambda: tables_graph.hello(d.current, b.data_prefix()),
+            "pass_map": lambda: tables_graph.pass_map(b, d.current, b.data_prefix()),
+            "api_migration": lambda: tables_graph.migration(b, d.current),
             "env_table": lambda: tables.environment_table(d.env),
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,

@@ -20,7 +20,7 @@ RECORD_FIELDS = {
     "run_id": (str, "run that measured this record (a reused record keeps its original run)"),
     "experiment": (str, "experiment family, e.g. numpy_gemm"),
     "case": (dict, "case parameters: model, shape, dtype, target, threads, ..."),
-    "metric": (str, "what the samples measure, e.g. time_per_call"),
+    "metric": (str, "what the samples measure, e.g. time_per_call; 'evidence' = a checked fact without timing"),
     "unit": (str, "unit of samples and stats, e.g. s"),
     "samples": (list, "every raw measurement, unaggregated (empty only when status != ok)"),
     "warmup": (int, "untimed calls before the first sample"),
@@ -55,6 +55,10 @@ ENV_REQUIRED = (
     "tvm_target", "tvm_num_threads", "affinity", "memory_bytes",
 )
 """Environment fields that must be present and non-empty: without them a figure is not comparable."""
+
+EVIDENCE = "evidence"
+"""Metric of records that prove a structural fact (an IR change, an API that resolves):
+they carry a check, never samples."""
 
 CHECK_FIELDS = ("reference", "max_abs_err", "max_rel_err", "threshold", "passed")
 LOG_FIELDS = ("path", "lines", "sha256")
@@ -161,15 +165,12 @@ def _sample_problems(rec):
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
         out.append("samples: expected a list of numbers")
         return out
+    evidence = rec["metric"] == EVIDENCE
+    if evidence and (samples or rec["stats"] is not None):
+        out.append("samples: an evidence record carries no samples or stats")
     if rec["status"] == "ok":
-        if not samples:
-            out.append("samples: empty, but status is ok")
-        elif len(samples) != rec["repeat"]:
-            out.append(f"samples: {len(samples)} values but repeat is {rec['repeat']}")
-        elif rec["stats"] is None:
-            out.append("stats: missing for an ok record")
-        elif not _stats.same_stats(rec["stats"], _stats.summarize(samples)):
-            out.append("stats: do not match a recomputation from samples")
+        if not evidence:
+            out.extend(_timing_problems(rec))
         if rec["check"].get("passed") is not True:
             out.append("check.passed: must be true for an ok record (a wrong kernel is never a time)")
     else:
@@ -178,6 +179,20 @@ def _sample_problems(rec):
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
     return out
+
+
+def _timing_problems(rec):
+    """An ok timed record: samples present, counted by repeat, summarized by stats."""
+    samples = rec["samples"]
+    if not samples:
+        return ["samples: empty, but status is ok"]
+    if len(samples) != rec["repeat"]:
+        return [f"samples: {len(samples)} values but repeat is {rec['repeat']}"]
+    if rec["stats"] is None:
+        return ["stats: missing for an ok record"]
+    if not _stats.same_stats(rec["stats"], _stats.summarize(samples)):
+        return ["stats: do not match a recomputation from samples"]
+    return []
 
 
 def run_problems(run):

@@ -320,3 +320,35 @@ def tuning_summary(book, current):
     if not lines:
         return "（尚无调优记录）"
     return markdown(["形状", "线程", "试验次数", "调优耗时", "代价模型", "失败（按类别）", "最佳核 p50"], lines)
+
+
+def gemm_goals(book, current, env):
+    """The performance goals of the GEMM study as ratios measured in one run (shown, never asserted)."""
+    shape = tvm_main_shape(current)
+    if shape is None or env is None:
+        return "（尚无记录）"
+    threads = env["logical_cores"]
+    best = _tvm_get(current, "numpy", "any", shape, threads, "best")
+    tuned = _tvm_get(current, "tvm", "autotuned", shape, threads)
+    parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
+    peak = merge.peak(current, "float32", threads)
+    rows = []
+
+    def speed_row(label, cur, goal, suffix):
+        if cur is None or best is None or not cur.ok or not best.ok:
+            rows.append([label, f"≥ {goal}×", "未测", "—"])
+            return
+        ratio = best.stat("p50") / cur.stat("p50")
+        rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur),
+                     '<span class="ok">达到</span>' if ratio >= goal else '<span class="bad">未达到</span>'])
+
+    speed_row("MetaSchedule 调优后 ÷ NumPy 最佳内核（速度比）", tuned, 1.0, "speed_vs_best_numpy")
+    speed_row("手写 parallel 阶段 ÷ NumPy 最佳内核（速度比）", parallel, 0.5, "speed_vs_best_numpy")
+    if tuned is not None and tuned.ok and peak is not None:
+        share = tuned.gflops() / peak.gflops()
+        rows.append(["MetaSchedule 调优后 ÷ 实测 FMA 峰值（全部核心）", "≥ 85%",
+                     book.current(f"{tuned.record['id']}#share_of_peak", f"{share * 100:.1f}%", "%", tuned),
+                     '<span class="ok">达到</span>' if share >= 0.85 else '<span class="bad">未达到</span>'])
+    m, n, k = shape
+    return (f"形状 {m}×{n}×{k}，{threads} 线程，同一次运行中测得：\n\n"
+            + markdown(["目标", "要求", "实测", "结论"], rows))

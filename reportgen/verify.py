@@ -93,9 +93,9 @@ def _check_site(site_dir, tables, records):
                 elif num["text"] != cell.text:
                     problems.append(f"{where}: shows {num['text']!r} but the archive has {cell.text!r}")
                 continue
-            rec = records.get(entry["record"])
+            rec = records.get((entry["run"], entry["record"]))
             if rec is None:
-                problems.append(f"{where}: record {entry['record']!r} is not in results/")
+                problems.append(f"{where}: record {entry['record']!r} of run {entry['run']!r} is not in results/")
             elif rec["log"]["sha256"] != entry["sha256"]:
                 problems.append(f"{where}: sha256 differs from record {entry['record']!r}")
             problems.extend(_href_problems(site_dir, rel, num, pages, where))
@@ -136,7 +136,7 @@ def verify(root, site_dir=None):
         problems.extend(exc.problems)
     problems.extend(typed_figures(root / "docs"))
     if site_dir is not None and tables and not problems:
-        records = {rec["id"]: rec for run in runs for rec in run.records}
+        records = {(rec["run_id"], rec["id"]): rec for run in runs for rec in run.records}
         site_dir = Path(site_dir)
         if not site_dir.exists():
             problems.append(f"{site_dir}: no built site; run `reportgen build`")

@@ -1,0 +1,798 @@
+"""The seed's Relay chapter (§24, §29, §30 and the old-API walk-through) redone on
+TVM 0.27 with Relax, the graph-level IR that replaced Relay.
+
+This module is a library: it builds, transforms, inspects, compiles and checks
+small Relax graphs, but it records nothing and times nothing by itself.
+
+What it provides
+----------------
+* :func:`hello_relax` -- the smallest Relax function (0-d int64 ``x + 1``): IR
+  text, legalized TIR, VM bytecode, LLVM IR and assembly, and the VM output.
+* :func:`conv_unit` -- the §29 convolution unit (conv2d 3x3/s2/p1 -> inference
+  batch norm with non-trivial statistics -> ReLU, (1,3,224,224) -> (1,32,112,112))
+  with its weights bound as constants, plus a pure-NumPy reference.
+* :data:`PIPELINE` / :data:`PIPELINE_FOLD_BN` and :func:`apply_pipeline` -- the
+  pass sequence applied one step at a time, with :func:`ir_stats` per step.
+* :func:`compile_step` / :func:`check` -- compile any step and compare with the
+  reference.
+* :data:`PASS_MAP` / :func:`demonstrate` -- the §24 Relay passes, their Relax
+  counterpart (or the lack of one) and a before/after demo on a small graph.
+* :data:`MIGRATION` -- every old (TVM 0.6/0.7) API the seed names, with the 0.27
+  replacement as a dotted path that :func:`resolve_api` imports.
+
+TVM 0.27 traps (verified against the installed wheel)
+-----------------------------------------------------
+* ``StructInfo`` is gone from the Python API: ``relax.TensorStructInfo`` does not
+  exist; annotations are ``relax.TensorType(shape, dtype)``, an expression's type
+  is ``expr.ty`` (not ``expr.struct_info``), tuples are ``tvm.ir.TupleType`` and
+  ``TensorType.dtype`` is a ``PrimType`` (the string is ``str(t.dtype.dtype)``).
+  TVMScript prints ``R.call_tir(..., out_ty=...)`` (not ``out_sinfo``).
+* ``tvm.compile`` on a CPU target runs the *generic* build pipeline
+  (``LegalizeOps`` + lowering): no ``FoldConstant``, no fusion.  The fusing CPU
+  pipeline is ``relax.get_default_pipeline(target)``.
+* ``relax.op.nn.batch_norm`` defaults to ``training=True``; the conv unit passes
+  ``training=False``.  With the default, LegalizeOps computes batch statistics
+  (max error ~5 against the inference reference on this unit) while
+  ``DecomposeOpsForInference`` ignores the flag and uses the moving statistics,
+  so two steps of the same pipeline would silently disagree.
+* Without decomposition, the fusing CPU pipeline (``get_default_pipeline``'s
+  LegalizeOps/AnnotateTIROpPattern/FoldConstant/FuseOps/FuseTIR) leaves this unit
+  as two kernels (``conv2d`` and ``fused_batch_norm_relu``): the legalized
+  batch_norm PrimFunc does not fuse into the conv.  Decomposing it (or folding
+  it into the conv) gives one kernel.
+* ``DecomposeOpsForInference`` writes batch norm as
+  ``(x - mean) / sqrt(var + eps) * gamma + beta``; ``FoldConstant`` does not
+  re-associate, so after it four full-size elementwise ops remain (only
+  ``sqrt(var + eps)`` and the broadcasts are folded).  Relay's
+  ``SimplifyInference`` emitted ``x * scale + shift`` instead.  Getting the
+  scale/shift form needs ``FoldBatchnormToConv2D`` (a Python pass that matches
+  ``conv2d -> batch_norm`` and so must run *before* any decomposition) followed
+  by ``FoldConstant``: see :data:`PIPELINE_FOLD_BN`.
+* ``FoldConstant`` does not re-associate ``(x * 2) * 3`` either; only
+  sub-expressions whose inputs are all constants are folded.
+* ``EliminateCommonSubexpr`` leaves the duplicate as a var-to-var alias
+  (``lv1 = lv``); ``CanonicalizeBindings`` removes it.
+* ``FuseTIR`` produces one PrimFunc per group, but without a schedule the
+  intermediate stages stay materialised as full-size ``T.sblock_alloc_buffer``
+  buffers inside it: graph-level intermediate bytes drop to zero while the
+  kernel still writes them (see ``tir_alloc_bytes`` in :func:`ir_stats`).
+* ``tvm.ir.structural_equal`` is gone (only ``tvm.ir.assert_structural_equal``);
+  the boolean test is ``tvm_ffi.structural_equal``.  ``relax.Constant`` is gone
+  too: ``relax.const`` builds ``tvm.ir.GenericConst``, and without ``dtype`` it
+  narrows a Python int / int64 value to int32 and float64 to float32, so the
+  hello example needs ``relax.const(1, "int64")`` to add to an int64 tensor.
+* ``tvm.build`` still exists but is a deprecated alias of ``tvm.tirx.build``
+  (TIR only); ``tvm.tirx.get_tir_pipeline`` returns a 3-tuple
+  ``(pass, host finalizer, device finalizer)`` and its passes need a
+  target-annotated PrimFunc.
+* Relax has no ``CombineParallelConv2D``, ``FoldScaleAxis``, ``CanonicalizeCast``
+  or ``CanonicalizeOps`` (checked in ``relax.transform`` and in the names
+  registered by ``libtvm_compiler.so``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import tvm
+import tvm_ffi
+from tvm import relax
+from tvm.relax import transform as rt
+
+# ---------------------------------------------------------------------------
+# Small shared helpers
+# ---------------------------------------------------------------------------
+
+
+def host_target() -> tvm.target.Target:
+    """The LLVM target for this machine's CPU (``mcpu`` from LLVM's host detection)."""
+    return tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()})
+
+
+def make_module(
+    inputs: Sequence[tuple[str, tuple[int, ...], str]],
+    body: Callable[..., relax.Expr],
+    name: str = "main",
+) -> tvm.IRModule:
+    """Build an IRModule with one Relax function through ``relax.BlockBuilder``.
+
+    ``inputs`` lists ``(name, shape, dtype)`` parameters; ``body(bb, *params)``
+    emits bindings inside a dataflow block and returns the value to output.
+    """
+    bb = relax.BlockBuilder()
+    params = [relax.Var(n, relax.TensorType(shape, dtype)) for n, shape, dtype in inputs]
+    with bb.function(name, params):
+        with bb.dataflow():
+            out = bb.emit_output(body(bb, *params))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _dtype_bytes(dtype: Any) -> int:
+    """Bytes per element of a dtype given as string, ``PrimType`` or ffi dtype."""
+    if isinstance(dtype, tvm.ir.PrimType):
+        dtype = dtype.dtype
+    dt = tvm.DataType(str(dtype))
+    return (dt.bits * dt.lanes + 7) // 8
+
+
+def _static_dims(dims: Sequence[Any]) -> list[int] | None:
+    """Integer dimensions, or None when any dimension is symbolic."""
+    out = []
+    for d in dims:
+        if not isinstance(d, tvm.tirx.IntImm | int):
+            return None
+        out.append(int(d))
+    return out
+
+
+def type_bytes(ty: Any) -> int:
+    """Bytes of a Relax value of type ``ty`` (tensor or tuple of tensors).
+
+    Symbolic or unknown shapes count as 0; non-tensor values count as 0.
+    """
+    if isinstance(ty, tvm.ir.TupleType):
+        return sum(type_bytes(f) for f in ty.fields)
+    if not isinstance(ty, relax.TensorType) or ty.shape is None:
+        return 0
+    dims = _static_dims(getattr(ty.shape, "values", None) or [])
+    if dims is None or (ty.ndim != 0 and not dims):
+        return 0
+    return int(np.prod(dims, dtype=np.int64)) * _dtype_bytes(ty.dtype)
+
+
+def _llvm_modules(ex: Any) -> list[tvm.runtime.Module]:
+    """The LLVM runtime modules imported (transitively) by an executable."""
+    found, stack = [], list(getattr(ex, "mod", ex).imports)
+    while stack:
+        m = stack.pop()
+        if m.kind == "llvm":
+            found.append(m)
+        stack.extend(m.imports)
+    return found
+
+
+def generated_source(ex: Any, fmt: str = "ll") -> str | None:
+    """Generated code of a compiled executable: ``"ll"`` (LLVM IR) or ``"asm"``.
+
+    In 0.27 ``tvm.compile`` returns a ``VMExecutable``; the kernels live in an
+    LLVM module among ``ex.mod.imports`` and ``Module.inspect_source(fmt)``
+    replaces the old ``lib.get_source()``.  None when no LLVM module exists.
+    """
+    mods = _llvm_modules(ex)
+    return "\n".join(m.inspect_source(fmt) for m in mods) if mods else None
+
+
+# ---------------------------------------------------------------------------
+# 1. Hello Relax
+# ---------------------------------------------------------------------------
+
+
+def hello_module() -> tvm.IRModule:
+    """The smallest Relax program: ``main(x: int64[]) = x + 1`` (BlockBuilder)."""
+    return make_module(
+        [("x", (), "int64")],
+        lambda bb, x: bb.emit(relax.op.add(x, relax.const(1, "int64"))),
+    )
+
+
+def hello_relax(value: int = 41, target: tvm.target.Target | None = None) -> dict[str, Any]:
+    """Build, print, compile and run the smallest Relax function.
+
+    Returns the module, its TVMScript text (and whether it parses back to the
+    same IR), the legalized TIR, the VM bytecode, the LLVM IR and assembly of
+    the compiled kernel, the input and the VM output.
+    """
+    target = target or host_target()
+    mod = hello_module()
+    text = mod.script()
+    roundtrip = tvm_ffi.structural_equal(tvm.script.from_source(text), mod)
+    ex = tvm.compile(mod, target)
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    out = vm["main"](tvm.runtime.tensor(np.array(value, dtype="int64"))).numpy()
+    return {
+        "mod": mod,
+        "ir_text": text,
+        "script_roundtrip": bool(roundtrip),
+        "tir_text": rt.LegalizeOps()(mod).script(),
+        "vm_text": ex.as_text(),
+        "llvm_ir": generated_source(ex, "ll"),
+        "asm": generated_source(ex, "asm"),
+        "target": str(target),
+        "input": value,
+        "output": out.item(),
+        "output_dtype": str(out.dtype),
+        "expected": value + 1,
+    }
+
+
+# ---------------------------------------------------------------------------
+# 2. The §29 convolution unit
+# ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvSpec:
+    """Shapes and attributes of the seed §29 convolution unit (NCHW / OIHW)."""
+
+    data_shape: tuple[int, int, int, int] = (1, 3, 224, 224)
+    weight_shape: tuple[int, int, int, int] = (32, 3, 3, 3)
+    strides: tuple[int, int] = (2, 2)
+    padding: tuple[int, int] = (1, 1)
+    out_shape: tuple[int, int, int, int] = (1, 32, 112, 112)
+    epsilon: float = 1e-5
+    dtype: str = "float32"
+    param_names: tuple[str, ...] = ("weight", "gamma", "beta", "moving_mean", "moving_var")
+
+
+PARAM_NAMES = ConvSpec().param_names
+
+
+def conv_params(seed: int = 0, spec: ConvSpec | None = None) -> dict[str, np.ndarray]:
+    """Deterministic conv weight and batch-norm statistics from ``seed``.
+
+    The statistics are deliberately non-trivial (mean != 0, var != 1, var > 0,
+    gamma != 1, beta != 0) so that folding them is visible and testable.
+    """
+    spec = spec or ConvSpec()
+    rng = np.random.default_rng([seed, 0])
+    c = spec.weight_shape[0]
+    fan_in = int(np.prod(spec.weight_shape[1:]))
+    values = {
+        "weight": rng.standard_normal(spec.weight_shape) * np.sqrt(2.0 / fan_in),
+        "gamma": rng.uniform(0.5, 1.5, c),
+        "beta": rng.normal(0.0, 0.2, c),
+        "moving_mean": rng.normal(0.0, 0.3, c),
+        "moving_var": rng.uniform(0.5, 2.0, c),
+    }
+    return {k: v.astype(spec.dtype) for k, v in values.items()}
+
+
+def conv_input(seed: int = 0, spec: ConvSpec | None = None) -> np.ndarray:
+    """A deterministic input tensor for the conv unit (standard normal)."""
+    spec = spec or ConvSpec()
+    return np.random.default_rng([seed, 1]).standard_normal(spec.data_shape).astype(spec.dtype)
+
+
+def conv_unit_unbound(spec: ConvSpec | None = None) -> tvm.IRModule:
+    """conv2d -> batch_norm(training=False)[0] -> relu, weights as parameters."""
+    spec = spec or ConvSpec()
+    c = spec.weight_shape[0]
+    inputs = [("data", spec.data_shape, spec.dtype), ("weight", spec.weight_shape, spec.dtype)]
+    inputs += [(n, (c,), spec.dtype) for n in spec.param_names[1:]]
+
+    def body(bb, data, weight, gamma, beta, mean, var):
+        conv = bb.emit(relax.op.nn.conv2d(data, weight, strides=spec.strides, padding=spec.padding))
+        bn = bb.emit(
+            relax.op.nn.batch_norm(conv, gamma, beta, mean, var, axis=1,
+                                   epsilon=spec.epsilon, training=False)
+        )
+        return bb.emit(relax.op.nn.relu(bb.emit(relax.TupleGetItem(bn, 0))))
+
+    return make_module(inputs, body)
+
+
+def conv_reference(data: np.ndarray, params: dict[str, np.ndarray],
+                   spec: ConvSpec | None = None) -> np.ndarray:
+    """Pure-NumPy conv unit: im2col + matmul, inference batch norm, ReLU (float64 math)."""
+    spec = spec or ConvSpec()
+    w = params["weight"].astype(np.float64)
+    cols, (oh, ow) = im2col(data.astype(np.float64), w.shape[2:], spec.strides, spec.padding)
+    conv = (w.reshape(w.shape[0], -1) @ cols).reshape(data.shape[0], w.shape[0], oh, ow)
+    per_c = {k: params[k].astype(np.float64)[None, :, None, None] for k in spec.param_names[1:]}
+    bn = (conv - per_c["moving_mean"]) / np.sqrt(per_c["moving_var"] + spec.epsilon)
+    bn = bn * per_c["gamma"] + per_c["beta"]
+    return np.maximum(bn, 0.0).astype(spec.dtype)
+
+
+def im2col(x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+           padding: Sequence[int]) -> tuple[np.ndarray, tuple[int, int]]:
+    """NCHW im2col: returns ``cols[n, c*kh*kw, oh*ow]`` and ``(oh, ow)``."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw) = kernel, strides, padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
+    cols = np.empty((n, c, kh, kw, oh, ow), dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, i, j] = xp[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
+    return cols.reshape(n, c * kh * kw, oh * ow), (oh, ow)
+
+
+def conv_unit(seed: int = 0, spec: ConvSpec | None = None
+              ) -> tuple[tvm.IRModule, dict[str, np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """The §29 conv unit with its weights bound as constants (``BindParams``).
+
+    Returns ``(mod, params, reference)``: ``mod.main`` takes only ``data``;
+    ``params`` are the NumPy values that were bound; ``reference(data)`` is the
+    NumPy implementation of the same computation.  Binding makes the weights
+    and statistics constant nodes (``tvm.ir.GenericConst``), so ``FoldConstant`` has real work.
+    """
+    spec = spec or ConvSpec()
+    params = conv_params(seed, spec)
+    bound = {k: tvm.runtime.tensor(v) for k, v in params.items()}
+    mod = rt.BindParams("main", bound)(conv_unit_unbound(spec))
+    return mod, params, functools.partial(conv_reference, params=params, spec=spec)
+
+
+# ---------------------------------------------------------------------------
+# 3./4. Pass pipeline and per-step statistics
+# ---------------------------------------------------------------------------
+
+
+def pipeline_steps(variant: str = "decompose") -> list[tuple[str, str, Any]]:
+    """Fresh ``(step name, description_zh, pass or None)`` list for the conv unit.
+
+    ``"decompose"`` is Relax's own inference path (DecomposeOpsForInference ->
+    ... -> FuseTIR).  ``"fold_bn"`` replaces the decomposition by
+    FoldBatchnormToConv2D, which yields Relay's scale/shift result (BN scale
+    folded into the conv weight, shift as one bias add) after FoldConstant.
+    """
+    head = {
+        "decompose": [
+            ("DecomposeOpsForInference",
+             "把推理模式的 batch_norm 拆成 expand_dims/subtract/add/sqrt/divide/multiply/add 等基本算子（对应 Relay 的 SimplifyInference）。",
+             rt.DecomposeOpsForInference()),
+            ("CanonicalizeBindings",
+             "规范化绑定：去掉 TupleGetItem 和变量到变量的别名绑定，让 relu 直接使用 BN 的算术结果；已无用的三元组绑定要到 FoldConstant 才被清掉。",
+             rt.CanonicalizeBindings()),
+            ("FoldConstant",
+             "常量折叠：只依赖常量的子表达式（BN 统计量的 expand_dims、var+eps、sqrt）在编译期算好；不做重结合，四个逐元素算子仍在。",
+             rt.FoldConstant()),
+        ],
+        "fold_bn": [
+            ("FoldBatchnormToConv2D",
+             "把 conv2d 后的推理 BN 折进卷积：权重乘以 gamma/sqrt(var+eps)，再加 beta-mean*scale（FoldScaleAxis 的 Relax 特例）；常量子表达式此时尚未求值。",
+             rt.FoldBatchnormToConv2D()),
+            ("FoldConstant",
+             "常量折叠：算出新的卷积权重和 shift 常量，BN 只剩一个逐通道加法。",
+             rt.FoldConstant()),
+        ],
+    }[variant]
+    tail = [
+        ("LegalizeOps", "把每个高层 Relax 算子降级为一个 TIR PrimFunc，经 call_tir 调用。", rt.LegalizeOps()),
+        ("AnnotateTIROpPattern", "给每个 PrimFunc 标注算子模式（elemwise/broadcast/injective/out-ewise-fusable 等），供融合使用；IR 文本中只多了属性。",
+         rt.AnnotateTIROpPattern()),
+        ("FuseOps", "按算子模式把 conv2d 与其后的逐元素算子分组为一个 Primitive Relax 函数（图级融合）。", rt.FuseOps()),
+        ("FuseTIR", "把每个融合组内的多个 PrimFunc 合成一个 PrimFunc（一个内核）。", rt.FuseTIR()),
+        ("DeadCodeElimination", "删除不再被调用的函数和无用绑定；在这个卷积单元上 FuseTIR 已经删掉了被合并的 PrimFunc，此步不改变 IR。",
+         rt.DeadCodeElimination()),
+    ]
+    return [("imported", "构图并用 BindParams 绑定权重后的原始 IR（不运行任何 Pass）。", None)] + head + tail
+
+
+PIPELINE = pipeline_steps("decompose")
+PIPELINE_FOLD_BN = pipeline_steps("fold_bn")
+
+
+@dataclasses.dataclass
+class StepResult:
+    """One pipeline step: its name, the IR after it, :func:`ir_stats` of that IR,
+    and whether the step changed the IR (structural comparison with the
+    previous step; False for the no-pass step 0)."""
+
+    index: int
+    name: str
+    description_zh: str
+    text: str
+    stats: dict[str, Any]
+    changed: bool
+    mod: tvm.IRModule = dataclasses.field(repr=False)
+
+
+def apply_pipeline(mod: tvm.IRModule, steps: Sequence[tuple[str, str, Any]] | None = None
+                   ) -> list[StepResult]:
+    """Apply ``steps`` (default: ``pipeline_steps("decompose")``) one at a time.
+
+    Each step's pass gets the previous step's module; a ``None`` pass records
+    the module unchanged.
+    """
+    steps = pipeline_steps() if steps is None else steps
+    results = []
+    for i, (name, desc, p) in enumerate(steps):
+        before, mod = mod, (mod if p is None else p(mod))
+        changed = p is not None and not tvm_ffi.structural_equal(before, mod)
+        results.append(StepResult(i, name, desc, mod.script(), ir_stats(mod), changed, mod))
+    return results
+
+
+def _call_key(call: tvm.ir.Call) -> str:
+    """Name a call: the op name, ``call_tir:<PrimFunc>`` or ``call:<function>``."""
+    op = call.op
+    if isinstance(op, tvm.ir.Op):
+        if op.name in ("relax.call_tir", "relax.call_tir_inplace", "relax.call_tir_with_grad"):
+            return f"call_tir:{call.args[0].name_hint}"
+        return op.name
+    if isinstance(op, tvm.ir.GlobalVar):
+        return f"call:{op.name_hint}"
+    if isinstance(op, relax.ExternFunc):
+        return f"extern:{op.global_symbol}"
+    return f"call:{type(op).__name__}"
+
+
+def count_calls(func: relax.Function) -> Counter:
+    """Calls inside a Relax function, keyed by :func:`_call_key`."""
+    counts: Counter = Counter()
+
+    def visit(node):
+        if isinstance(node, tvm.ir.Call):
+            counts[_call_key(node)] += 1
+
+    relax.analysis.post_order_visit(func.body, visit)
+    return counts
+
+
+def count_constants(func: relax.Function) -> tuple[int, int]:
+    """Number and total bytes of distinct tensor constants in a function.
+
+    In 0.27 ``relax.Constant`` is gone: ``relax.const`` makes ``tvm.ir.GenericConst``
+    nodes (printed as ``metadata["ir.GenericConst"][i]``).
+    """
+    seen: dict[Any, int] = {}
+
+    def visit(node):
+        if isinstance(node, tvm.ir.GenericConst) and isinstance(node.ty, relax.TensorType):
+            seen[node] = type_bytes(node.ty)
+
+    relax.analysis.post_order_visit(func.body, visit)
+    return len(seen), sum(seen.values())
+
+
+def intermediate_tensors(func: relax.Function) -> list[tuple[str, int]]:
+    """``(name, bytes)`` of tensors computed inside the function's dataflow blocks
+    that are neither inputs nor outputs.
+
+    Only bindings whose value is a call allocate a tensor (var, tuple and
+    tuple-item bindings are aliases).  Outputs are the non-dataflow vars emitted
+    by ``R.output`` plus the vars they alias.  Tuple-valued calls count all their
+    tensor fields; symbolic shapes count 0.
+    """
+    bindings = [b for blk in func.body.blocks if isinstance(blk, relax.DataflowBlock)
+                for b in blk.bindings]
+    outputs = {b.var for b in bindings if not isinstance(b.var, relax.DataflowVar)}
+    for b in reversed(bindings):
+        if b.var in outputs and isinstance(b.value, relax.Var):
+            outputs.add(b.value)
+        if b.var in outputs and isinstance(b.value, relax.Tuple):
+            outputs.update(f for f in b.value.fields if isinstance(f, relax.Var))
+    return [(b.var.name, type_bytes(b.var.ty)) for b in bindings
+            if isinstance(b.value, tvm.ir.Call) and b.var not in outputs]
+
+
+def tir_alloc_bytes(func: tvm.tirx.PrimFunc) -> int:
+    """Bytes of buffers a PrimFunc allocates itself (``sblock_alloc_buffer`` / ``AllocBuffer``)."""
+    total, stack = 0, [func.body]
+    while stack:
+        node = stack.pop()
+        bufs = list(getattr(node, "alloc_buffers", None) or [])
+        if isinstance(node, tvm.tirx.AllocBuffer):
+            bufs.append(node.buffer)
+        for buf in bufs:
+            dims = _static_dims(buf.shape)
+            total += int(np.prod(dims, dtype=np.int64)) * _dtype_bytes(buf.dtype) if dims is not None else 0
+        for attr in ("body", "block", "init", "then_case", "else_case"):
+            child = getattr(node, attr, None)
+            if isinstance(child, tvm.tirx.Stmt):
+                stack.append(child)
+        stack.extend(getattr(node, "seq", None) or [])
+    return total
+
+
+def ir_stats(mod: tvm.IRModule, func_name: str = "main") -> dict[str, Any]:
+    """Structure counts of a module.
+
+    * ``calls`` / ``n_calls``: calls in ``func_name`` by name (relax ops such as
+      ``relax.nn.conv2d``, ``call_tir:<PrimFunc>``, ``call:<Relax function>``);
+      after legalization each call is one kernel launch.
+    * ``calls_all``: the same over every Relax function (fused subfunctions too).
+    * ``n_relax_funcs`` / ``n_tir_funcs``: functions of each kind in the module.
+    * ``intermediate_bytes`` / ``n_intermediates``: see :func:`intermediate_tensors`.
+    * ``n_constants`` / ``constant_bytes``: constants referenced by ``func_name``.
+    * ``tir_alloc_bytes``: buffers allocated inside all PrimFuncs (after FuseTIR
+      the fused kernel's unscheduled intermediate stages show up here).
+    """
+    relax_funcs = {gv.name_hint: f for gv, f in mod.functions_items() if isinstance(f, relax.Function)}
+    tir_funcs = [f for _, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
+    main = relax_funcs[func_name]
+    calls = count_calls(main)
+    calls_all: Counter = Counter()
+    for f in relax_funcs.values():
+        calls_all.update(count_calls(f))
+    inter = intermediate_tensors(main)
+    n_const, const_bytes = count_constants(main)
+    return {
+        "calls": dict(sorted(calls.items())),
+        "n_calls": sum(calls.values()),
+        "calls_all": dict(sorted(calls_all.items())),
+        "n_relax_funcs": len(relax_funcs),
+        "n_tir_funcs": len(tir_funcs),
+        "n_intermediates": len(inter),
+        "intermediate_bytes": sum(b for _, b in inter),
+        "n_constants": n_const,
+        "constant_bytes": const_bytes,
+        "tir_alloc_bytes": sum(tir_alloc_bytes(f) for f in tir_funcs),
+    }
+
+
+# ---------------------------------------------------------------------------
+# 5. Compile any step, check against the reference
+# ---------------------------------------------------------------------------
+
+
+def compile_step(mod: tvm.IRModule, target: tvm.target.Target | None = None
+                 ) -> Callable[..., Any]:
+    """Compile the module of any pipeline step; return ``run(*numpy_inputs)``.
+
+    What is done, identically for every step, so per-step latencies compare
+    graph structure only: ``LegalizeOps`` (a no-op on steps already past it),
+    then ``tvm.compile(..., relax_pipeline="default")``, which on CPU is the
+    generic build pipeline -- it does *not* run FoldConstant or any fusion, so
+    a step keeps exactly the ops and kernels it has (an unfused step runs one
+    kernel per op; an unfolded step computes the BN arithmetic at run time).
+    The ``"zero"`` or ``get_default_pipeline`` pipelines are deliberately not
+    used: they fold and fuse, which would make every step the same program.
+    No TensorIR schedule is applied to any step: kernels are single-threaded
+    loop nests, and any SIMD comes only from LLVM's own auto-vectorizer.
+
+    ``run`` returns a NumPy array (a list for tuple outputs); the executable
+    is available as ``run.executable``.
+    """
+    target = target or host_target()
+    ex = tvm.compile(rt.LegalizeOps()(mod), target, relax_pipeline="default")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+
+    def run(*inputs: np.ndarray) -> Any:
+        out = vm["main"](*[tvm.runtime.tensor(np.ascontiguousarray(a)) for a in inputs])
+        return _to_numpy(out)
+
+    run.executable = ex
+    return run
+
+
+def _to_numpy(value: Any) -> Any:
+    """A VM result as NumPy: tensors to arrays, tuples to lists."""
+    if hasattr(value, "numpy"):
+        return value.numpy()
+    if isinstance(value, list | tuple) or type(value).__name__ == "Array":
+        return [_to_numpy(v) for v in value]
+    return np.asarray(value)
+
+
+def check(outputs: Any, reference: Any, rtol: float = 1e-4) -> dict[str, Any]:
+    """Compare outputs with the reference.
+
+    ``max_abs_err`` is the largest absolute difference; ``max_rel_err`` is that
+    difference relative to the reference's largest magnitude (element-wise
+    relative error is meaningless on the ReLU zeros); ``threshold`` is
+    ``rtol * max(1, max|reference|)``; ``passed`` means shapes agree and
+    ``max_abs_err <= threshold``.
+    """
+    out = np.asarray(_to_numpy(outputs), dtype=np.float64)
+    ref = np.asarray(_to_numpy(reference), dtype=np.float64)
+    if out.shape != ref.shape:
+        return {"max_abs_err": float("inf"), "max_rel_err": float("inf"),
+                "threshold": 0.0, "passed": False}
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    err = float(np.max(np.abs(out - ref))) if ref.size else 0.0
+    threshold = rtol * max(1.0, scale)
+    return {"max_abs_err": err, "max_rel_err": err / scale if scale > 0 else err,
+            "threshold": threshold, "passed": bool(err <= threshold)}
+
+
+# ---------------------------------------------------------------------------
+# 6. Historical Relay passes (§24) and their Relax counterparts
+# ---------------------------------------------------------------------------
+
+
+def pass_map() -> list[dict[str, Any]]:
+    """Fresh list of §24 Relay passes with group, Relax equivalent and a note."""
+    rows = [
+        ("Legalize", "语义简化", "LegalizeOps",
+         "名字相近但职责不同：Relay 的 Legalize 按目标把算子改写成别的 Relay 算子，Relax 的 LegalizeOps 则把高层算子直接降级为 TIR PrimFunc（call_tir），相当于 Relay 的 Legalize 加上 TE 下降这一步。"),
+        ("SimplifyInference", "语义简化", "DecomposeOpsForInference",
+         "同一件事（把推理时的 batch_norm 等拆成基本算子），但 Relax 写成 (x-mean)/sqrt(var+eps)*gamma+beta 而不是 x*scale+shift，所以之后 FoldConstant 折不出 scale/shift。"),
+        ("EliminateCommonSubexpr", "常量和表达式", "EliminateCommonSubexpr",
+         "直接对应：在数据流块内合并相同的调用；被替换的绑定留成 lv1 = lv 的别名，要靠 CanonicalizeBindings 清掉。"),
+        ("CombineParallelConv2D", "常量和表达式", None,
+         "0.27 的 relax.transform 中没有合并并行卷积的 Pass（编译库注册的名字里也没有），只有针对 matmul 的 CombineParallelMatmul。"),
+        ("CombineParallelDense", "常量和表达式", "CombineParallelMatmul",
+         "对应：共享同一输入的多个 matmul 被合成一个（权重 concat 后一次 matmul，再 split）。"),
+        ("FoldConstant", "常量和表达式", "FoldConstant",
+         "直接对应：只依赖常量的子表达式在编译期求值；同样不做重结合，(x*2)*3 不会变成 x*6。"),
+        ("FoldScaleAxis", "常量和表达式", "FoldBatchnormToConv2D",
+         "只有特例：FoldBatchnormToConv2D 把紧跟 conv2d 的推理 batch_norm 的缩放折进卷积权重（其文档自称 FoldScaleAxis 的特例），一般的逐轴缩放前移/后移没有对应 Pass。"),
+        ("CanonicalizeCast", "常量和表达式", None,
+         "Relax 没有对应 Pass：不存在为融合而调整 cast 位置的规范化步骤，名字相近的 CanonicalizeBindings 做的是绑定规范化。"),
+        ("CanonicalizeOps", "常量和表达式", None,
+         "Relax 没有对应 Pass：它主要把 nn.bias_add 展开成 expand_dims+add，而 Relax 根本没有 bias_add 算子，前端直接生成 add。"),
+        ("AlterOpLayout", "布局", "ConvertLayout",
+         "近似对应：ConvertLayout 按用户给定的布局（如 NCHW->NHWC）改写算子并插入 permute_dims，对应的是 Relay 的 ConvertLayout；按目标自动选 NCHWc 等布局的 AlterOpLayout 没有自动等价物，AlterOpImpl 只能按用户提供的 PrimFunc 和索引映射替换实现。"),
+        ("FuseOps", "融合", "FuseOps",
+         "对应，但分成两步：FuseOps 按算子模式分组成 Primitive Relax 函数，FuseTIR 再把组内 PrimFunc 合成一个内核；前面必须先 LegalizeOps 和 AnnotateTIROpPattern。"),
+    ]
+    return [{"relay_pass": r, "group_zh": g, "relax_equivalent": e, "note_zh": n} for r, g, e, n in rows]
+
+
+PASS_MAP = pass_map()
+
+
+def _c(value: Any, dtype: str = "float32") -> tvm.ir.GenericConst:
+    """A Relax constant from a Python/NumPy value."""
+    return relax.const(np.asarray(value, dtype=dtype))
+
+
+def _demo_legalize() -> tuple[tvm.IRModule, list]:
+    """relu(x + y): high-level ops before, call_tir to PrimFuncs after."""
+    def body(bb, x, y):
+        return bb.emit(relax.op.nn.relu(bb.emit(relax.op.add(x, y))))
+    return make_module([("x", (4, 4), "float32"), ("y", (4, 4), "float32")], body), [rt.LegalizeOps()]
+
+
+def _demo_simplify_inference() -> tuple[tvm.IRModule, list]:
+    """batch_norm(training=False) with statistics as parameters."""
+    inputs = [("x", (1, 4, 8, 8), "float32")] + [(n, (4,), "float32") for n in ConvSpec().param_names[1:]]
+
+    def body(bb, x, g, b, m, v):
+        bn = bb.emit(relax.op.nn.batch_norm(x, g, b, m, v, axis=1, training=False))
+        return bb.emit(relax.TupleGetItem(bn, 0))
+    return make_module(inputs, body), [rt.DecomposeOpsForInference()]
+
+
+def _demo_cse() -> tuple[tvm.IRModule, list]:
+    """(x + y) * (x + y) written with two identical adds."""
+    def body(bb, x, y):
+        a = bb.emit(relax.op.add(x, y))
+        b = bb.emit(relax.op.add(x, y))
+        return bb.emit(relax.op.multiply(a, b))
+    return make_module([("x", (4,), "float32"), ("y", (4,), "float32")], body), [rt.EliminateCommonSubexpr()]
+
+
+def _demo_parallel_matmul() -> tuple[tvm.IRModule, list]:
+    """Two matmuls sharing input x (the Relay CombineParallelDense situation)."""
+    def body(bb, x, w1, w2):
+        a = bb.emit(relax.op.matmul(x, w1))
+        b = bb.emit(relax.op.matmul(x, w2))
+        return bb.emit(relax.Tuple([a, b]))
+    inputs = [("x", (2, 8), "float32"), ("w1", (8, 4), "float32"), ("w2", (8, 4), "float32")]
+    return make_module(inputs, body), [rt.CombineParallelMatmul()]
+
+
+def _demo_fold_constant() -> tuple[tvm.IRModule, list]:
+    """x * (2 * 3) + (x * 2) * 3: the first chain folds, the second does not."""
+    def body(bb, x):
+        folded = bb.emit(relax.op.multiply(x, bb.emit(relax.op.multiply(_c(2.0), _c(3.0)))))
+        kept = bb.emit(relax.op.multiply(bb.emit(relax.op.multiply(x, _c(2.0))), _c(3.0)))
+        return bb.emit(relax.op.add(folded, kept))
+    return make_module([("x", (4,), "float32")], body), [rt.FoldConstant()]
+
+
+def _demo_fold_scale_axis() -> tuple[tvm.IRModule, list]:
+    """conv2d -> batch_norm with constant weights: BN scale ends up in the weight."""
+    mod, _, _ = conv_unit(0, ConvSpec(data_shape=(1, 3, 8, 8), weight_shape=(4, 3, 3, 3),
+                                      strides=(1, 1), out_shape=(1, 4, 8, 8)))
+    return mod, [rt.FoldBatchnormToConv2D(), rt.FoldConstant()]
+
+
+def _demo_alter_layout() -> tuple[tvm.IRModule, list]:
+    """relu(conv2d) in NCHW converted to NHWC/OHWI."""
+    def body(bb, x, w):
+        return bb.emit(relax.op.nn.relu(bb.emit(relax.op.nn.conv2d(x, w, padding=(1, 1)))))
+    inputs = [("x", (1, 4, 8, 8), "float32"), ("w", (8, 4, 3, 3), "float32")]
+    return make_module(inputs, body), [rt.ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})]
+
+
+def _demo_fuse_ops() -> tuple[tvm.IRModule, list]:
+    """relu(conv2d(x, w) + b), legalized and annotated; FuseOps then FuseTIR."""
+    def body(bb, x, w, b):
+        conv = bb.emit(relax.op.nn.conv2d(x, w, padding=(1, 1)))
+        return bb.emit(relax.op.nn.relu(bb.emit(relax.op.add(conv, b))))
+    inputs = [("x", (1, 4, 8, 8), "float32"), ("w", (8, 4, 3, 3), "float32"), ("b", (1, 8, 1, 1), "float32")]
+    prepared = tvm.transform.Sequential([rt.LegalizeOps(), rt.AnnotateTIROpPattern()])(make_module(inputs, body))
+    return prepared, [rt.FuseOps(), rt.FuseTIR()]
+
+
+def _demo_builders() -> dict[str, Callable[[], tuple[tvm.IRModule, list]]]:
+    """Relay pass name -> builder of (module before, Relax passes to apply)."""
+    return {
+        "Legalize": _demo_legalize,
+        "SimplifyInference": _demo_simplify_inference,
+        "EliminateCommonSubexpr": _demo_cse,
+        "CombineParallelDense": _demo_parallel_matmul,
+        "FoldConstant": _demo_fold_constant,
+        "FoldScaleAxis": _demo_fold_scale_axis,
+        "AlterOpLayout": _demo_alter_layout,
+        "FuseOps": _demo_fuse_ops,
+    }
+
+
+def demonstrate(relay_pass: str) -> dict[str, Any]:
+    """Run the Relax counterpart of ``relay_pass`` on a small graph built for it.
+
+    ``changed`` is computed (``not tvm_ffi.structural_equal(before, after)``);
+    ``passes`` names what was applied.  Raises ``ValueError`` for a Relay pass
+    without a Relax equivalent.
+    """
+    builders = _demo_builders()
+    if relay_pass not in builders:
+        raise ValueError(f"no Relax equivalent to demonstrate for Relay pass {relay_pass!r}")
+    before, passes = builders[relay_pass]()
+    after = tvm.transform.Sequential(passes)(before)
+    return {
+        "relay_pass": relay_pass,
+        "passes": [p.info.name for p in passes],
+        "before_text": before.script(),
+        "after_text": after.script(),
+        "before_stats": ir_stats(before),
+        "after_stats": ir_stats(after),
+        "changed": not tvm_ffi.structural_equal(before, after),
+    }
+
+
+# ---------------------------------------------------------------------------
+# 7. Old API -> TVM 0.27 API
+# ---------------------------------------------------------------------------
+
+
+def migration() -> list[dict[str, str]]:
+    """Fresh list of the seed's old APIs with their verified 0.27 replacement.
+
+    ``new_api`` is a dotted path that :func:`resolve_api` imports.
+    """
+    rows = [
+        ("tvm.build", "tvm.compile",
+         "0.27 仍有 tvm.build，但它只是 tvm.tirx.build 的弃用别名（发 DeprecationWarning，只收 TIR）；含 Relax 函数的 IRModule 用 tvm.compile 编译，得到 Executable。"),
+        ("tvm.relay.build", "tvm.compile",
+         "tvm.relay 已整体删除；tvm.compile(mod, target) 对 Relax 模块返回 VMExecutable，交给 relax.VirtualMachine 运行，不再返回 graph JSON + lib + params。"),
+        ("relay.Module.from_expr", "tvm.IRModule.from_expr",
+         "relay.Module 早已更名为 tvm.IRModule；今天一般由 BlockBuilder.get() 或 TVMScript 的 @I.ir_module 直接得到 IRModule。"),
+        ("relay.expr.var / relay.var", "tvm.relax.Var",
+         "变量注解改用 relax.TensorType(shape, dtype)；0.27 的 Python API 里没有 StructInfo（relax.TensorStructInfo 不存在），表达式的类型在 expr.ty。"),
+        ("relay.expr.const", "tvm.relax.const", "接受 Python 标量或 NumPy 数组，可指定 dtype。"),
+        ("relay.op.tensor.add", "tvm.relax.op.add", "算子在 relax.op 下；在 BlockBuilder 里用 bb.emit(relax.op.add(a, b)) 绑定到变量。"),
+        ("relay.expr.Function", "tvm.relax.Function",
+         "可以直接构造，但通常用 BlockBuilder.function(...) 或 TVMScript 的 @R.function；函数体是带数据流块的 SeqExpr。"),
+        ("relay.scalar_type", "tvm.relax.TensorType",
+         "标量张量写成 relax.TensorType((), dtype)（0 维张量）；tvm.ir.PrimType 表示的是非张量的 PrimValue。"),
+        ("relay.transform.*", "tvm.relax.transform",
+         "Pass 都在 relax.transform 下，但名字和覆盖范围不同，逐个对照见 PASS_MAP。"),
+        ("tvm.transform.PassContext(opt_level=3)", "tvm.transform.PassContext",
+         "PassContext 仍在（默认 opt_level=2），但 Relax Pass 大多是 opt_level=0，优化内容由显式的 pipeline 决定，opt_level=3 不会再自动打开融合或常量折叠。"),
+        ("te.create_schedule", "tvm.s_tir.Schedule",
+         "TE 调度已删除：用 te.create_prim_func 把 compute 变成 PrimFunc，再用 TensorIR 的 s_tir.Schedule 调度。"),
+        ("tvm.lower", "tvm.tirx.get_tir_pipeline",
+         "没有 tvm.lower；降级 Pass 序列由 tvm.tirx.get_tir_pipeline 给出（返回 (pipeline, host 收尾, device 收尾) 三元组，且要求 PrimFunc 已带 target），通常直接在 tvm.compile / tvm.tirx.build 内部完成。"),
+        ("graph runtime (graph_runtime / graph_executor)", "tvm.relax.VirtualMachine",
+         "graph_runtime/graph_executor 随 Relay 删除（tvm.contrib.graph_executor 不存在）；Relax 程序在 VirtualMachine(ex, tvm.cpu()) 上执行。"),
+        ("mod.astext", "tvm.IRModule.script",
+         "IRModule 没有 astext 了；script() 输出可被 tvm.script.from_source 解析回来的 TVMScript，常量默认以 metadata 引用省略。"),
+        ("lib.get_source", "tvm.runtime.Module.inspect_source",
+         "runtime.Module 没有 get_source 了；对 tvm.compile 的结果取 ex.mod.imports 中 kind 为 llvm 的模块，inspect_source('ll') 得 LLVM IR，inspect_source('asm') 得汇编。"),
+        ("AutoTVM", "tvm.s_tir.meta_schedule",
+         "tvm.autotvm（以及 auto_scheduler）已删除；调优框架是 MetaSchedule，作用在 TensorIR 上。"),
+    ]
+    return [{"old_api": o, "era": "TVM 0.6/0.7", "new_api": n, "note_zh": z} for o, n, z in rows]
+
+
+MIGRATION = migration()
+
+
+def resolve_api(path: str) -> Any:
+    """Import a dotted path such as ``tvm.relax.transform.FoldConstant``.
+
+    Modules are imported as needed, other components are attributes; raises
+    ``ImportError``/``AttributeError`` when the path does not exist.
+    """
+    parts = path.split(".")
+    obj = importlib.import_module(parts[0])
+    for i, part in enumerate(parts[1:], start=1):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(".".join(parts[: i + 1]))
+    return obj

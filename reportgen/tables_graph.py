@@ -1,0 +1,112 @@
+"""Tables of the graph-level study: per-pass evidence, the Relay→Relax pass map, API migration."""
+import difflib
+import html
+
+from . import load, merge
+from .figures import fmt_number
+from .tables import _esc, markdown
+
+
+def _fam(current):
+    return merge.family(current, "graph")
+
+
+def _steps(current, variant):
+    rows = [c for c in _fam(current).values()
+            if c.record["case"].get("unit") == "conv" and c.record["case"]["pipeline"] == variant]
+    return sorted(rows, key=lambda c: c.record["case"]["step"])
+
+
+def _calls_text(calls):
+    return "<br>".join(f"{_esc(k)} ×{v}" for k, v in calls.items()) or "—"
+
+
+def step_table(book, current, variant):
+    """One row per pass step: structure counts, whether the IR changed, latency of that step's module."""
+    lines = []
+    for cur in _steps(current, variant):
+        rec, stats = cur.record, cur.record["extra"]["stats"]
+        latency = (book.current(f"{rec['id']}#p50_ms", fmt_number(cur.stat("p50") * 1e3, "ms") + " ms", "ms", cur)
+                   if cur.ok else book.failed(cur))
+        lines.append([str(rec["case"]["step"]), f"`{_esc(rec['case']['pass'])}`",
+                      _calls_text(stats["calls"]), str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
+                      book.current(f"{rec['id']}#intermediate_bytes", f"{stats['intermediate_bytes']:,}", "B", cur),
+                      f"{stats['tir_alloc_bytes']:,}", "是" if rec["extra"]["changed"] else "否", latency])
+    return markdown(["步", "Pass", "main 中的调用（按算子）", "Relax 函数", "TIR 函数", "中间张量字节（图级）",
+                     "TIR 内部分配字节", "IR 改变", "该步编译后延迟 p50"], lines)
+
+
+def step_diffs(results_dir, current, variant, data_prefix):
+    """A collapsible unified diff of the IR text between consecutive steps."""
+    steps = _steps(current, variant)
+    parts = []
+    for prev, cur in zip(steps, steps[1:]):
+        rec = cur.record
+        before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"])
+        after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
+        diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
+        title = f"第 {rec['case']['step']} 步 {rec['case']['pass']}：{rec['extra']['description_zh']}"
+        link = f'<a href="{html.escape(data_prefix + "/" + rec["extra"]["artifacts"]["ir"])}">完整 IR</a>'
+        body = "\n".join(diff[:400]) if diff else "（IR 文本没有变化）"
+        if len(diff) > 400:
+            body += f"\n… 另有 {len(diff) - 400} 行差异，见完整 IR"
+        parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n    ```diff\n'
+                     + "\n".join("    " + line for line in body.splitlines()) + "\n    ```\n")
+    return "\n".join(parts)
+
+
+def hello(current, data_prefix):
+    cur = _fam(current).get("graph/case=hello")
+    if cur is None:
+        return "（尚无记录）"
+    extra = cur.record["extra"]
+    links = " · ".join(f'<a href="{html.escape(data_prefix + "/" + ref)}">{name}</a>'
+                       for name, ref in sorted(extra["artifacts"].items()))
+    return (f"```python\n{extra['ir_text'].rstrip()}\n```\n\n"
+            f"在 `{_esc(extra['target'])}` 上编译运行，输入 {cur.record['case']['input']} 得到 "
+            f"{extra['output']}（{_esc(extra['output_dtype'])}），打印出的 IR 可以原样解析回同一个模块："
+            f"{'是' if extra['script_roundtrip'] else '否'}。生成物：{links}")
+
+
+def pass_map(book, current, data_prefix):
+    rows = sorted((c for c in _fam(current).values() if "relay_pass" in c.record["case"]),
+                  key=lambda c: c.record["id"])
+    order = {}
+    lines, details = [], []
+    for cur in rows:
+        rec, extra = cur.record, cur.record["extra"]
+        order[rec["case"]["relay_pass"]] = len(order)
+        if cur.ok:
+            check = rec["check"]
+            verdict = book.current(f"{rec['id']}#semantics", "IR 改变，输出一致", "evidence", cur)
+            err = f"最大误差 {check['max_abs_err']:.2g}" if check["max_abs_err"] is not None else ""
+            before = extra["before_stats"]["n_calls"]
+            after = extra["after_stats"]["n_calls"]
+            detail = f"调用 {before} → {after}；{err}"
+            details.append(_demo_details(rec, extra, data_prefix))
+        else:
+            verdict = book.failed(cur)
+            detail = "—"
+        lines.append([f"`{_esc(rec['case']['relay_pass'])}`", _esc(extra["group_zh"]),
+                      f"`{_esc(extra['relax_equivalent'])}`" if extra["relax_equivalent"] else "无",
+                      _esc(extra["note_zh"]), verdict, _esc(detail)])
+    return markdown(["Relay Pass（§24）", "分组", "Relax 对应", "说明", "演示", "结构变化"], lines) + "\n\n" + "\n".join(details)
+
+
+def _demo_details(rec, extra, data_prefix):
+    diff = difflib.unified_diff(extra["before_text"].splitlines(), extra["after_text"].splitlines(),
+                                "before", "after", lineterm="", n=2)
+    body = "\n".join("    " + line for line in diff)
+    title = f"{rec['case']['relay_pass']} → {' + '.join(extra['passes'])}：演示图上的 IR 差异"
+    return f'??? example "{_esc(title)}"\n    ```diff\n{body}\n    ```\n'
+
+
+def migration(book, current):
+    rows = sorted((c for c in _fam(current).values() if "old_api" in c.record["case"]), key=lambda c: c.record["id"])
+    lines = []
+    for cur in rows:
+        extra = cur.record["extra"]
+        status = book.current(f"{cur.record['id']}#resolves", "可导入", "evidence", cur) if cur.ok else book.failed(cur)
+        lines.append([f"`{_esc(extra['old_api'])}`", _esc(extra["era"]), f"`{_esc(extra['new_api'])}`",
+                      _esc(extra["note_zh"]), status])
+    return markdown(["旧 API", "年代", "TVM 0.27 对应", "说明", "核验"], lines)
