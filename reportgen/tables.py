@@ -12,7 +12,8 @@ VERDICT_ZH = {"match": '<span class="ok">吻合</span>',
 
 
 def _esc(text):
-    return html.escape(str(text)).replace("|", "&#124;")
+    """Safe inside a Markdown table cell: HTML-escaped, no pipes, no emphasis markers."""
+    return html.escape(str(text)).replace("|", "&#124;").replace("*", "&#42;")
 
 
 def markdown(headers, rows):

@@ -63,19 +63,16 @@ def hello(current, data_prefix):
     links = " · ".join(f'<a href="{html.escape(data_prefix + "/" + ref)}">{name}</a>'
                        for name, ref in sorted(extra["artifacts"].items()))
     return (f"```python\n{extra['ir_text'].rstrip()}\n```\n\n"
-            f"在 `{_esc(extra['target'])}` 上编译运行，输入 {cur.record['case']['input']} 得到 "
+            f"在 `{extra['target'].replace('`', '')}` 上编译运行，输入 {cur.record['case']['input']} 得到 "
             f"{extra['output']}（{_esc(extra['output_dtype'])}），打印出的 IR 可以原样解析回同一个模块："
             f"{'是' if extra['script_roundtrip'] else '否'}。生成物：{links}")
 
 
 def pass_map(book, current, data_prefix):
-    rows = sorted((c for c in _fam(current).values() if "relay_pass" in c.record["case"]),
-                  key=lambda c: c.record["id"])
-    order = {}
+    rows = [c for c in _fam(current).values() if "relay_pass" in c.record["case"]]  # §24 order
     lines, details = [], []
     for cur in rows:
         rec, extra = cur.record, cur.record["extra"]
-        order[rec["case"]["relay_pass"]] = len(order)
         if cur.ok:
             check = rec["check"]
             verdict = book.current(f"{rec['id']}#semantics", "IR 改变，输出一致", "evidence", cur)
@@ -102,7 +99,7 @@ def _demo_details(rec, extra, data_prefix):
 
 
 def migration(book, current):
-    rows = sorted((c for c in _fam(current).values() if "old_api" in c.record["case"]), key=lambda c: c.record["id"])
+    rows = [c for c in _fam(current).values() if "old_api" in c.record["case"]]  # the seed's order
     lines = []
     for cur in rows:
         extra = cur.record["extra"]
