@@ -73,6 +73,7 @@ class Templates:
             "tvm_codegen": lambda: tables.tvm_codegen(b, d.current, b.data_prefix()),
             "tuning_summary": lambda: tables.tuning_summary(b, d.current),
             "gemm_goals": lambda: tables.gemm_goals(b, d.current, d.env),
+            "tvm_excerpts": lambda: tables.tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
             "graph_steps": lambda variant: tables_graph.step_table(b, d.current, variant),
             "graph_diffs": lambda variant: tables_graph.step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
             "graph_hello": lambda: tables_graph.hello(d.current, b.data_prefix()),

@@ -353,3 +353,24 @@ def gemm_goals(book, current, env):
     m, n, k = shape
     return (f"形状 {m}×{n}×{k}，{threads} 线程，同一次运行中测得：\n\n"
             + markdown(["目标", "要求", "实测", "结论"], rows))
+
+
+def tvm_excerpts(results_dir, current, data_prefix, lines=60):
+    """Collapsible excerpts of each stage's TensorIR (and the C-target source of baseline)."""
+    from . import load
+    parts = []
+    for cur in sorted((c for c in _tvm_fam(current) if c.record["case"]["impl"] == "tvm" and c.ok
+                       and "artifacts" in c.record["extra"]),
+                      key=lambda c: STAGE_ORDER.index(c.record["case"]["stage"])):
+        case, arts = cur.record["case"], cur.record["extra"]["artifacts"]
+        for kind, lang, label in (("tensorir", "python", "TensorIR"), ("trace", "python", "调度轨迹"),
+                                  ("c_source", "c", "C 目标源码")):
+            if kind not in arts:
+                continue
+            text = load.read_artifact(results_dir, arts[kind]).splitlines()
+            shown = "\n".join("    " + line for line in text[:lines])
+            more = f"\n    # … 共 {len(text)} 行，完整文件见链接" if len(text) > lines else ""
+            link = f'<a href="{html.escape(data_prefix + "/" + arts[kind])}">完整文件</a>'
+            parts.append(f'??? abstract "{case["stage"]}：{label}（{case["m"]}×{case["n"]}×{case["k"]}）"\n'
+                         f"    {link}\n\n    ```{lang}\n{shown}{more}\n    ```\n")
+    return "\n".join(parts) or "（尚无产物）"
