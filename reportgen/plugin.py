@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, coverage, derived, load, merge, provenance, tables, tables_graph
+from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_graph
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -79,6 +79,10 @@ class Templates:
             "graph_hello": lambda: tables_graph.hello(d.current, b.data_prefix()),
             "pass_map": lambda: tables_graph.pass_map(b, d.current, b.data_prefix()),
             "api_migration": lambda: tables_graph.migration(b, d.current),
+            "history_runs": lambda: history.runs_table(d.runs, b.data_prefix()),
+            "history_compare": lambda: history.comparisons(d.runs),
+            "compare_alpha": f"{compare.ALPHA:g}",
+            "compare_min_effect": f"{compare.MIN_EFFECT:.0%}",
             "env_table": lambda: tables.environment_table(d.env),
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,

@@ -1,0 +1,51 @@
+"""The runs over time: every run listed, consecutive runs on one machine compared."""
+import html
+
+from . import compare
+from .tables import _esc, markdown
+
+VERDICT_ZH = {"better": '<span class="ok">变快</span>', "worse": '<span class="bad">变慢</span>',
+              "same": "持平", "noisy": '<span class="warn">差异不显著</span>', "not_comparable": "不可比"}
+
+
+def runs_table(runs, data_prefix):
+    lines = []
+    for run in reversed(runs):
+        m, env = run.manifest, run.manifest["environment"]
+        fams = "，".join(f"{name}（{e['status']}，{e['records']} 条）" for name, e in m["experiments"].items())
+        blas = "; ".join(str(b.get("architecture")) for b in env["blas"])
+        lines.append([f'<a href="{html.escape(data_prefix)}/runs/{html.escape(run.run_id)}/run.json">'
+                      f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
+                      _esc(env["machine_id"]), _esc(env["cpu_model"]), _esc(env["tvm_version"]), _esc(blas),
+                      _esc(m["git"]["commit"][:10] + ("（有未提交修改）" if m["git"]["dirty"] else "")), fams])
+    return markdown(["运行", "档位", "完成时间（UTC）", "机器", "CPU", "TVM", "BLAS 内核", "代码版本", "实验族"], lines)
+
+
+def comparisons(runs):
+    """Each run against the previous run on the same machine that shares cases with it."""
+    parts = []
+    for i, run in enumerate(runs):
+        machine = run.manifest["environment"]["machine_id"]
+        ids = {r["id"] for r in run.records}
+        earlier = [r for r in runs[:i] if r.manifest["environment"]["machine_id"] == machine
+                   and ids & {x["id"] for x in r.records}]
+        if not earlier:
+            continue
+        base = earlier[-1]
+        rows = compare.compare_runs(base, run)
+        counts = {}
+        for row in rows:
+            counts[row.verdict] = counts.get(row.verdict, 0) + 1
+        env_diff = compare.environment_differences(base, run)
+        lines = [[_esc(r.id), f"{r.median_a:.4g}", f"{r.median_b:.4g}", f"{r.ratio:.3f}", f"{r.p_value:.2g}",
+                  VERDICT_ZH[r.verdict]] for r in rows if r.verdict in ("better", "worse")]
+        summary = "，".join(f"{VERDICT_ZH[k]} {v}" for k, v in sorted(counts.items()))
+        text = [f"### {html.escape(base.run_id)} → {html.escape(run.run_id)}", "",
+                f"共同用例 {len(rows)} 个：{summary}。"]
+        if env_diff:
+            text.append("环境不同，以下差异可能来自环境而非代码：" + "；".join(
+                f"{_esc(k)}：{_esc(a)} → {_esc(b)}" for k, a, b in env_diff) + "。")
+        text += ["", markdown(["用例", "A 中位数", "B 中位数", "B ÷ A", "p 值", "结论"], lines) if lines
+                 else f"没有显著且超过 {compare.MIN_EFFECT:.0%} 的变化。", ""]
+        parts.append("\n".join(text))
+    return "\n".join(parts) or "目前没有两次在同一台机器上、含相同用例的运行，暂无可比较的内容。"
