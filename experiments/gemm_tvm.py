@@ -96,11 +96,14 @@ def _numpy_case(h, shape, threads, blas, stage, p):
                   extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel})
 
 
-def _stage_case(h, stage, shape, threads, p, target, save_artifacts):
+def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None):
+    """One ladder stage: build here; check and time here, or on `device` through RPC."""
     from experiments.gemm import tvm_ladder
     m, n, k = shape
     case = {"impl": "tvm", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "target": _target_dict(target)}
+    if device is not None:
+        case["via"] = f"rpc:{device.key}"
     case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
     old = h.reusable(case_id, case)
     if old:
@@ -123,24 +126,37 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts):
         }
         if stage == "baseline":
             extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
-    return _check_then_time(h, case_id, case, first, built, shape, p, extra,
-                            f"vector FMA {evidence.get('fma_packed', {})}")
+    summary = f"vector FMA {evidence.get('fma_packed', {})}"
+    if device is None:
+        return _check_then_time(h, case_id, case, first, built, shape, p, extra, summary)
+    try:
+        kernel = device.load(built.executable, f"{stage}_{m}x{n}x{k}_t{threads}")
+        return _check_then_time(h, case_id, case, first, kernel, shape, p, extra, summary + " (RPC)",
+                                dev=kernel.device)
+    except Exception as exc:  # noqa: BLE001 - a lost device fails this case; the run goes on
+        device.drop()
+        h.say(f"{case_id}: device lost: {exc}")
+        return _failed(h, case_id, case, first, "run_failed", f"device {device.key!r} lost: {type(exc).__name__}: {exc}")
 
 
-def _check_then_time(h, case_id, case, first, compiled, shape, p, extra, summary):
-    """Check a compiled GEMM against float64; time it only when the check passes."""
+def _check_then_time(h, case_id, case, first, compiled, shape, p, extra, summary, dev=None):
+    """Check a compiled GEMM against float64; time it only when the check passes.
+
+    dev is the device holding compiled (a remote device through RPC), default the local CPU.
+    """
     from experiments.gemm import tvm_ladder
     import tvm
+    dev = dev or tvm.cpu(0)
     m, n, k = shape
     a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
-    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(compiled.func, a, b), a, b),
+    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(compiled.func, a, b, device=dev), a, b),
                           "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
     if not check["passed"]:
         h.say(f"{case_id}: CHECK FAILED {check}")
         return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
                       warmup=0, number=0, check=check, first_line=first, status="check_failed",
                       error="TVM result differs from float64 reference", extra=extra)
-    args = [tvm.runtime.tensor(x, tvm.cpu(0)) for x in (a, b, np.zeros((m, n), "float32"))]
+    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
     samples, number = _timed(h, None, args, p, tvm_module=compiled)
     h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, {summary}")
     return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
@@ -221,6 +237,27 @@ def run_tvm(h, threads):
             _numpy_case(h, tuple(shape), threads, "configured", "autotuned", p)
 
 
+def run_rpc(h):
+    """Every stage on a device through the tracker (NumPy and tuning stay local: not run here)."""
+    from experiments import remote
+    p, rpc = h.params, h.rpc
+    device = remote.Device(rpc["tracker"], rpc["key"])
+    h.say(f"RPC: tracker {rpc['tracker']}, key {rpc['key']}, target {json.dumps(rpc['target'], sort_keys=True)}; "
+          "NumPy peers and MetaSchedule tuning are not run through RPC")
+    import tvm
+    for threads in _thread_counts(p["threads"]):
+        target = tvm.target.Target(dict(rpc["target"], **{"num-cores": threads}))
+        device.drop()
+        try:
+            device.set_threads(threads)
+        except Exception as exc:  # noqa: BLE001 - recorded by the cases below as a lost device
+            h.say(f"threads={threads}: could not configure the device: {exc}")
+            device.drop()
+        for shape in p["shapes"]:
+            for stage in p["stages"]:
+                _stage_case(h, stage, tuple(shape), threads, p, target, False, device=device)
+
+
 def run_numpy_best(h, threads):
     for shape in h.params["shapes"]:
         _numpy_case(h, tuple(shape), threads, "best", "any", h.params)
@@ -231,6 +268,8 @@ def _thread_counts(spec):
 
 
 def run(h):
+    if h.rpc:
+        return run_rpc(h)
     role = os.environ.get(ROLE)
     if role:
         kind, threads = role.split(":")

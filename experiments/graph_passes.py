@@ -5,9 +5,12 @@ Seed §3, §4, §24, §29, §30 on today's Relax (Relay is gone): the smallest
 inference batch norm with non-trivial statistics, ReLU) taken through a pass
 pipeline one step at a time, the IR, the operator/function counts and the
 intermediate bytes recorded after each step, and the module compiled at each
-step timed after a check against a NumPy reference; every historical Relay pass
-of §24 demonstrated through its Relax counterpart (or stated as missing); and
-every old API the seed names resolved to its 0.27 replacement.
+step timed after a check against a NumPy reference; the same
+pass-by-pass study on a real network, ResNet-18 (params ``models``; each step
+checked against the imported step and timed with the ``model_*`` repeat
+params); every historical Relay pass of §24 demonstrated through its Relax
+counterpart (or stated as missing); and every old API the seed names resolved
+to its 0.27 replacement.
 """
 import json
 import time
@@ -56,47 +59,109 @@ def hello(h, rs, p):
               status="ok" if ok else "check_failed", error=None if ok else "hello relax gave a wrong answer")
 
 
+def _timed_samples(call, p, prefix=""):
+    """Samples of ``call()`` sized by the harness helpers; returns ``(samples, number)``.
+
+    ``prefix`` selects the repeat params: ``""`` -> repeat/min_repeat/budget_s,
+    ``"model_"`` -> model_repeat/model_min_repeat/model_budget_s (budget per step).
+    """
+    number = harness.calls_per_sample(call, p["min_sample_s"])
+    once = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
+    repeat = harness.repeats_within(once, number, p[f"{prefix}repeat"], p[f"{prefix}budget_s"],
+                                    p[f"{prefix}min_repeat"])
+    return harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=number), number
+
+
+def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, reference, rtol=1e-4, prefix=""):
+    """One record for one pipeline step: IR artifact and stats, compile, check, time.
+
+    ``expected()`` gives the output to compare with (called only when the step
+    is compiled here); ``reference`` describes it in the record.  Returns the
+    step's output, or None when the record was reused or the compile failed.
+    """
+    old = h.reusable(case_id, case)
+    if old:
+        h.emit_reused(old)
+        return None
+    first = h.line() + 1
+    extra = {"stats": _json_safe(step.stats), "changed": step.changed, "description_zh": step.description_zh,
+             "artifacts": {"ir": h.artifact(ir_name, step.text)[1]},
+             "compiled_with": "LegalizeOps + tvm.compile(relax_pipeline='default')"}
+    try:
+        t0 = time.perf_counter()
+        run = rs.compile_step(step.mod)
+        extra["compile_seconds"] = time.perf_counter() - t0
+    except Exception as exc:  # noqa: BLE001 - recorded, not hidden
+        h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0, number=0,
+               check=NONE_CHECK, first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}",
+               extra=extra)
+        return None
+    output = run(data)
+    check = _finite(rs.check(output, expected(), rtol), reference)
+    samples, number = _timed_samples(lambda: run(data), p, prefix) if check["passed"] else ([], 0)
+    stats = step.stats
+    h.say(f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
+          f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "
+          f"compile {extra['compile_seconds']:.1f} s, max err {check['max_abs_err']}, "
+          f"p50 {sorted(samples)[len(samples) // 2] * 1e3 if samples else float('nan'):.2f} ms")
+    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+           warmup=p["warmup"] if samples else 0, number=number, check=check, first_line=first,
+           status="ok" if check["passed"] else "check_failed",
+           error=None if check["passed"] else f"step output differs from {reference}", extra=extra)
+    return output
+
+
 def pipeline(h, rs, p, variant):
+    """The conv unit through ``variant``, one record per step, checked against NumPy."""
     mod, _params, reference = rs.conv_unit(p["seed"])
     data = rs.conv_input(p["seed"])
     expected = reference(data)
-    steps = rs.apply_pipeline(mod, rs.pipeline_steps(variant))
-    for step in steps:
+    for step in rs.apply_pipeline(mod, rs.pipeline_steps(variant)):
         case = {"unit": "conv", "pipeline": variant, "step": step.index, "pass": step.name}
-        case_id = f"graph/unit=conv/pipeline={variant}/step={step.index:02d}-{step.name}"
-        old = h.reusable(case_id, case)
-        if old:
-            h.emit_reused(old)
-            continue
-        first = h.line() + 1
-        ir_ref = h.artifact(f"conv-{variant}-{step.index:02d}-{step.name}.relax.py", step.text)[1]
-        extra = {"stats": _json_safe(step.stats), "changed": step.changed, "description_zh": step.description_zh,
-                 "artifacts": {"ir": ir_ref}, "compiled_with": "LegalizeOps + tvm.compile(relax_pipeline='default')"}
-        try:
-            t0 = time.perf_counter()
-            run = rs.compile_step(step.mod)
-            extra["compile_seconds"] = time.perf_counter() - t0
-        except Exception as exc:  # noqa: BLE001 - recorded, not hidden
-            h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0, number=0,
-                   check=NONE_CHECK, first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}",
-                   extra=extra)
-            continue
-        check = _finite(rs.check(run(data), expected), "NumPy conv (im2col) + inference BN + ReLU")
-        samples, number = [], 0
-        if check["passed"]:
-            call = lambda: run(data)  # noqa: E731
-            number = harness.calls_per_sample(call, p["min_sample_s"])
-            once = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
-            repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
-            samples = harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=number)
-        stats = step.stats
-        h.say(f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
-              f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "
-              f"p50 {sorted(samples)[len(samples) // 2] * 1e3 if samples else float('nan'):.2f} ms")
-        h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-               warmup=p["warmup"] if samples else 0, number=number, check=check, first_line=first,
-               status="ok" if check["passed"] else "check_failed",
-               error=None if check["passed"] else "step output differs from the NumPy reference", extra=extra)
+        tag = f"{step.index:02d}-{step.name}"
+        _emit_step(h, rs, p, step, case_id=f"graph/unit=conv/pipeline={variant}/step={tag}", case=case,
+                   ir_name=f"conv-{variant}-{tag}.relax.py", data=data,
+                   expected=lambda: expected, reference="NumPy conv (im2col) + inference BN + ReLU")
+
+
+MODEL_RTOL = 1e-3  # float32 through ~20 conv layers, relative to max |reference| (see rs.check)
+IMPORTED_REFERENCE = "the imported step (00) compiled the same way, same input"
+
+
+def _models(rs):
+    """Model name -> (builder(seed) -> (mod, NumPy reference), input(seed), reference description)."""
+    return {"resnet18": (rs.resnet18, rs.resnet18_input, "NumPy ResNet-18 (float64, im2col convs)")}
+
+
+def model_pipeline(h, rs, p, variant, model="resnet18"):
+    """A whole network through ``variant``, one record per step, like :func:`pipeline`.
+
+    Step 00 (imported) is checked against the NumPy reference; every later step
+    against step 00's compiled output on the same input (compiled here if step
+    00 was reused), so a step's error is what its passes changed.  Timing uses
+    the ``model_*`` repeat params.
+    """
+    build, make_input, numpy_ref = _models(rs)[model]
+    mod, reference = build(p["seed"])
+    data = make_input(p["seed"])
+    steps = rs.apply_pipeline(mod, rs.pipeline_steps(variant))
+    imported = {}
+
+    def imported_output():
+        if "out" not in imported:
+            imported["out"] = rs.compile_step(steps[0].mod)(data)
+        return imported["out"]
+
+    for step in steps:
+        case = {"model": model, "pipeline": variant, "step": step.index, "pass": step.name}
+        tag, is_imported = f"{step.index:02d}-{step.name}", step.index == 0
+        out = _emit_step(h, rs, p, step, case_id=f"graph/model={model}/pipeline={variant}/step={tag}", case=case,
+                         ir_name=f"{model}-{variant}-{tag}.relax.py", data=data,
+                         expected=(lambda: reference(data)) if is_imported else imported_output,
+                         reference=numpy_ref if is_imported else IMPORTED_REFERENCE,
+                         rtol=MODEL_RTOL, prefix="model_")
+        if is_imported and out is not None:
+            imported["out"] = out
 
 
 def _semantics_check(rs, before, after, seed):
@@ -167,6 +232,9 @@ def run(h):
     hello(h, rs, p)
     for variant in p["pipelines"]:
         pipeline(h, rs, p, variant)
+    for model in p.get("models", []):
+        for variant in p["pipelines"]:
+            model_pipeline(h, rs, p, variant, model)
     pass_map(h, rs, p)
     migration(h, rs)
 

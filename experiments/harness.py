@@ -30,6 +30,7 @@ class Harness:
         self.base_fingerprint = spec["fingerprint"]
         self.previous = _read_previous(spec.get("previous_records"))
         self.force = bool(spec.get("force"))
+        self.rpc = spec.get("rpc")   # {tracker, key, target} when measuring on a remote device
         self.artifacts_dir = Path(spec["artifacts_dir"])
         self.artifacts_ref = f"runs/{self.run_id}/artifacts/{self.experiment}"
 

@@ -21,14 +21,18 @@ def cli(ctx, root):
               show_default=True)
 @click.option("--only", multiple=True, metavar="NAME", help="Run only this family (repeatable).")
 @click.option("--force", is_flag=True, help="Re-measure cases even when reusable.")
+@click.option("--rpc-tracker", metavar="HOST:PORT", help="Measure on a device registered with this TVM RPC tracker.")
+@click.option("--rpc-key", metavar="KEY", help="Device key at the tracker (with --rpc-tracker).")
+@click.option("--target", "target_json", metavar="JSON", help="TVM target of the device (default: what it reports).")
 @click.pass_obj
-def retest_command(root, profile, only, force):
+def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json):
     """Run experiment families and store a new run under results/runs/.
 
     Example: reportgen retest --profile quick --only numpy_gemm
     """
     from . import retest
-    retest.retest(root, profile, only=only, force=force, argv=sys.argv)
+    retest.retest(root, profile, only=only, force=force, argv=sys.argv, rpc_tracker=rpc_tracker,
+                  rpc_key=rpc_key, target_json=target_json)
 
 
 @cli.command(name="build")

@@ -164,7 +164,37 @@ def _unique_run_id(runs_dir, base):
     return run_id
 
 
-def retest(root, profile, only=(), force=False, argv=()):
+def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
+    """Check the RPC options, ask the device for its environment, keep the families that can use it."""
+    from experiments import remote
+    if not rpc_tracker:
+        if rpc_key or target_json:
+            raise ReportError("--rpc-key and --target need --rpc-tracker")
+        return None, None, selected
+    if not rpc_key:
+        raise ReportError("--rpc-tracker needs --rpc-key (the device type registered with the tracker)")
+    try:
+        target = json.loads(target_json) if target_json else None
+    except ValueError as exc:
+        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"llvm\", \"mcpu\": \"znver3\"}}'") from exc
+    try:
+        device_env = remote.Device(rpc_tracker, rpc_key).environment()
+    except remote.RemoteError as exc:
+        raise ReportError(str(exc)) from exc
+    host = environment.capture()
+    device_env["rpc"] = {"tracker": rpc_tracker, "key": rpc_key, "compiled_on": host["machine_id"],
+                         "compiled_on_cpu": host["cpu_model"]}
+    remote_ok = {k: v for k, v in selected.items() if v.get("rpc")}
+    skipped = sorted(set(selected) - set(remote_ok))
+    if not remote_ok:
+        raise ReportError(f"none of {', '.join(selected)} can run through RPC (families with rpc: true in the profile)")
+    if skipped:
+        print(f"through RPC only: {', '.join(remote_ok)}; not run on the device: {', '.join(skipped)}", flush=True)
+    rpc = {"tracker": rpc_tracker, "key": rpc_key, "target": target or device_env["tvm_target"]}
+    return rpc, device_env, remote_ok
+
+
+def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_key=None, target_json=None):
     """Run the profile's families (or only some) and publish one new run directory."""
     root = Path(root).resolve()
     families = read_profile(root, profile)
@@ -173,6 +203,7 @@ def retest(root, profile, only=(), force=False, argv=()):
         raise ReportError(f"--only: unknown famil{'y' if len(unknown) == 1 else 'ies'} "
                           f"{', '.join(unknown)}; known: {', '.join(families)}")
     selected = {k: v for k, v in families.items() if not only or k in only}
+    rpc, device_env, selected = _rpc_setup(rpc_tracker, rpc_key, target_json, selected)
     runs_dir = root / "results" / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
 
@@ -180,7 +211,7 @@ def retest(root, profile, only=(), force=False, argv=()):
     env.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     os.environ["TVM_NUM_THREADS"] = env["TVM_NUM_THREADS"]
-    host = environment.capture()
+    host = device_env or environment.capture()
     started = _now()
     run_id = _unique_run_id(runs_dir, f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}")
     tmp = runs_dir / f".tmp-{run_id}"
@@ -202,7 +233,7 @@ def retest(root, profile, only=(), force=False, argv=()):
         spec = {"experiment": name, "run_id": run_id, "params": family["params"],
                 "log_file": str(log_path), "log_ref": log_rel, "records_file": str(part),
                 "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
-                "previous_records": str(previous) if previous else None, "force": force}
+                "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc}
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
         status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)

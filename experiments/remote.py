@@ -1,0 +1,96 @@
+"""Measure TVM kernels on a device through an RPC tracker (seed §22b: devices differ).
+
+Kernels are compiled on the host for the device's target, uploaded as a shared
+library, checked and timed on the device with `time_evaluator`. Errors name
+what failed: the tracker, the key, or the device in the middle of a case.
+"""
+import json
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class RemoteError(RuntimeError):
+    """The tracker, the key or the device failed; the message says which."""
+
+
+def parse_address(text):
+    host, sep, port = (text or "").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise RemoteError(f"--rpc-tracker: expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def _tracker(address, timeout_s):
+    from tvm import rpc
+    host, port = parse_address(address)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+        return rpc.connect_tracker(host, port)
+    except OSError as exc:
+        raise RemoteError(f"RPC tracker {address} unreachable: {exc}") from exc
+
+
+def free_servers(address, key, timeout_s=5):
+    """How many servers with this key the tracker knows (0 means a request would wait forever)."""
+    summary = _tracker(address, timeout_s).summary()
+    keys = [info.get("key", "") for info in summary.get("server_info", [])]
+    return sum(1 for k in keys if k.split(":", 1)[-1] == key or k == f"server:{key}")
+
+
+@dataclass
+class Device:
+    """A session on one device of `key`, re-requested after a loss."""
+
+    tracker: str
+    key: str
+    session_timeout_s: float = 600
+    _session: object = None
+
+    def session(self):
+        if self._session is None:
+            if free_servers(self.tracker, self.key) == 0:
+                raise RemoteError(f"no device registered with key {self.key!r} at tracker {self.tracker}")
+            try:
+                self._session = _tracker(self.tracker, 5).request(self.key, priority=1,
+                                                                   session_timeout=self.session_timeout_s,
+                                                                   max_retry=2)
+            except RuntimeError as exc:
+                raise RemoteError(f"no free device for key {self.key!r} at tracker {self.tracker}: {exc}") from exc
+        return self._session
+
+    def drop(self):
+        """Forget a session that failed, so the next case requests a fresh device."""
+        self._session = None
+
+    def environment(self):
+        session = self.session()   # RemoteError (tracker, key) passes through unchanged
+        try:
+            text = session.get_function("study.environment")()
+        except Exception as exc:  # noqa: BLE001 - any failure here means the device cannot describe itself
+            self.drop()
+            raise RemoteError(f"device {self.key!r} did not report its environment "
+                              f"(is it running `python -m experiments.rpc_server`?): {exc}") from exc
+        return json.loads(text)
+
+    def set_threads(self, threads):
+        self.session().get_function("runtime.config_threadpool")(1, int(threads))
+
+    def load(self, executable, name):
+        """Upload a compiled kernel; return an object with .rt_mod and .func on the device."""
+        session = self.session()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"{name}.so"
+            executable.export_library(str(path))
+            session.upload(str(path))
+        rt_mod = session.load_module(f"{name}.so")
+        return RemoteKernel(rt_mod, rt_mod["main"], session.cpu(0))
+
+
+@dataclass
+class RemoteKernel:
+    rt_mod: object
+    func: object
+    device: object
