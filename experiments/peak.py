@@ -15,6 +15,9 @@ from experiments import build_c, environment, harness
 
 SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
 ELEMENT_BYTES = {"float32": 4, "float64": 8}
+# Each lane counts up by 1 per iteration; the count must stay exactly representable
+# (float32 has a 24-bit significand: 2**24 + 1 rounds back to 2**24).
+MAX_EXACT_ITERS = {"float32": 2 ** 23, "float64": 2 ** 52}
 
 # FMA pipes per core and their width in bits, by LLVM CPU name. This cannot be
 # read from CPUID, so it is an assumption taken from the vendors' optimization
@@ -75,7 +78,6 @@ def _fma_counts(lib_path, symbol):
 def run(h):
     env = environment.capture()
     build_dir = Path(h.params.get("build_dir", ".cache/build")) / "peak"
-    iters = int(h.params["iters"])
     thread_counts = sorted({1, os.cpu_count()})
     for isa, vec_bytes in vector_isas(env["simd_flags"]):
         lib, argv = _load(build_dir, isa, vec_bytes)
@@ -84,6 +86,7 @@ def run(h):
             symbol = "peak_f32" if dtype == "float32" else "peak_f64"
             fn = getattr(lib, symbol)
             lanes = vec_bytes // ELEMENT_BYTES[dtype]
+            iters = min(int(h.params["iters"]), MAX_EXACT_ITERS[dtype])
             flops_per_call = iters * accumulators * lanes * 2
             for threads in thread_counts:
                 case = {"dtype": dtype, "isa": isa, "threads": threads, "iters": iters}
@@ -96,7 +99,7 @@ def run(h):
                 expected = float(iters) * accumulators * lanes
                 results = []
 
-                def call_all():
+                def call_all(fn=fn, iters=iters, threads=threads):
                     with ThreadPoolExecutor(threads) as pool:
                         results[:] = list(pool.map(lambda _: fn(iters, 1.0, 1.0), range(threads)))
 

@@ -48,7 +48,7 @@ def peak_rows(current):
 
 def numpy_gflops(table, current, env):
     data = alt.Data(values=numpy_gflops_rows(table, current, env))
-    base = alt.Chart(data).encode(
+    base = alt.Chart().encode(  # data goes to the facet, or every panel would show every dtype
         x=alt.X("n:Q", scale=alt.Scale(type="log"), title="矩阵尺寸 n（n×n×n）"),
         y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS（中位）"),
         color=alt.Color("series:N", title="来源"),
