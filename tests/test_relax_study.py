@@ -147,6 +147,57 @@ def test_ir_stats_intermediates():
     assert stats["n_relax_funcs"] == 1 and stats["n_tir_funcs"] == 0
 
 
+# --- ResNet-18 --------------------------------------------------------------
+
+TINY_RESNET = rs.ResNetSpec(data_shape=(1, 3, 32, 32), stem_channels=4, stages=((4, 1), (8, 2)),
+                            blocks_per_stage=2, num_classes=10)
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    mod, _reference = rs.resnet18(0)
+    return mod, {name: rs.apply_pipeline(mod, pipeline) for name, pipeline in VARIANTS.items()}
+
+
+def test_resnet18_structure(resnet):
+    mod, results = resnet
+    main, stats = mod["main"], results["decompose"][0].stats
+    assert [p.name for p in main.params] == ["data"]  # weights are bound constants
+    assert [int(d) for d in main.params[0].ty.shape.values] == [1, 3, 224, 224]
+    assert [int(d) for d in main.ret_ty.shape.values] == [1, 1000]
+    assert stats["calls"]["relax.nn.conv2d"] == stats["calls"]["relax.nn.batch_norm"] == 20
+    assert mod.script().count("training=False") == 20
+    params = rs.resnet18_params(0)
+    trainable = sum(v.size for k, v in params.items() if not k.endswith(("moving_mean", "moving_var")))
+    assert trainable == 11_689_512  # torchvision resnet18's parameter count
+    assert stats["n_constants"] == len(params)
+    assert all((v > 0).all() for k, v in params.items() if k.endswith("moving_var"))
+    assert rs.resnet18_input(0).shape == (1, 3, 224, 224)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_resnet18_fusion_cuts_calls(variant, resnet):
+    results = resnet[1][variant]
+    imported, pre, tir = results[0].stats, _before(results, "FuseOps").stats, _step(results, "FuseTIR").stats
+    assert imported["n_calls"] >= 2.5 * tir["n_calls"]
+    assert pre["n_calls"] >= 2.5 * tir["n_calls"]
+    assert tir["n_tir_funcs"] < pre["n_tir_funcs"]
+    assert tir["intermediate_bytes"] < pre["intermediate_bytes"] / 2
+    fused_convs = {k: v for k, v in tir["calls"].items() if "conv2d" in k}
+    assert sum(fused_convs.values()) == 20 and all(k.startswith("call_tir:fused_") for k in fused_convs)
+
+
+def test_small_resnet_matches_numpy_and_fused_step():
+    mod, reference = rs.resnet18(0, TINY_RESNET)
+    data = rs.resnet18_input(0, TINY_RESNET)
+    expected = reference(data)
+    assert expected.shape == (1, 10)
+    results = rs.apply_pipeline(mod, rs.PIPELINE_FOLD_BN)
+    imported = rs.compile_step(results[0].mod)(data)
+    assert rs.check(imported, expected)["passed"]
+    assert rs.check(rs.compile_step(results[-1].mod)(data), imported, rtol=1e-3)["passed"]
+
+
 # --- PASS_MAP ---------------------------------------------------------------
 
 def test_pass_map_matches_seed_table():
