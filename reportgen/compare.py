@@ -11,6 +11,7 @@ from scipy.stats import mannwhitneyu
 
 from . import load
 from .errors import ReportError
+from .schema import EVIDENCE
 
 ALPHA = 0.01
 MIN_EFFECT = 0.05
@@ -46,8 +47,9 @@ def _verdict(a, b, metric):
 
 def compare_runs(run_a, run_b):
     """Rows for every case measured in both runs (by stable id)."""
-    a = {r["id"]: r for r in run_a.records}
-    b = {r["id"]: r for r in run_b.records}
+    timed = [r for r in run_a.records if r["metric"] != EVIDENCE]   # evidence has no samples to compare
+    a = {r["id"]: r for r in timed}
+    b = {r["id"]: r for r in run_b.records if r["metric"] != EVIDENCE}
     return [_verdict(a[k], b[k], a[k]["metric"]) for k in sorted(set(a) & set(b))]
 
 

@@ -11,9 +11,11 @@ def _fam(current):
     return merge.family(current, "graph")
 
 
-def _steps(current, variant):
+def _steps(current, variant, subject="conv"):
+    """The pipeline steps of one subject: the conv unit ("conv") or a model ("resnet18")."""
     rows = [c for c in _fam(current).values()
-            if c.record["case"].get("unit") == "conv" and c.record["case"]["pipeline"] == variant]
+            if subject in (c.record["case"].get("unit"), c.record["case"].get("model"))
+            and c.record["case"].get("pipeline") == variant]
     return sorted(rows, key=lambda c: c.record["case"]["step"])
 
 
@@ -21,24 +23,29 @@ def _calls_text(calls):
     return "<br>".join(f"{_esc(k)} ×{v}" for k, v in calls.items()) or "—"
 
 
-def step_table(book, current, variant):
+def step_table(book, current, variant, subject="conv"):
     """One row per pass step: structure counts, whether the IR changed, latency of that step's module."""
     lines = []
-    for cur in _steps(current, variant):
+    steps = _steps(current, variant, subject)
+    if not steps:
+        return "（尚无记录）"
+    many = subject != "conv"   # a network has too many distinct calls to list
+    for cur in steps:
         rec, stats = cur.record, cur.record["extra"]["stats"]
         latency = (book.current(f"{rec['id']}#p50_ms", fmt_number(cur.stat("p50") * 1e3, "ms") + " ms", "ms", cur)
                    if cur.ok else book.failed(cur))
         lines.append([str(rec["case"]["step"]), f"`{_esc(rec['case']['pass'])}`",
-                      _calls_text(stats["calls"]), str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
+                      str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
+                      str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
                       book.current(f"{rec['id']}#intermediate_bytes", f"{stats['intermediate_bytes']:,}", "B", cur),
                       f"{stats['tir_alloc_bytes']:,}", "是" if rec["extra"]["changed"] else "否", latency])
     return markdown(["步", "Pass", "main 中的调用（按算子）", "Relax 函数", "TIR 函数", "中间张量字节（图级）",
                      "TIR 内部分配字节", "IR 改变", "该步编译后延迟 p50"], lines)
 
 
-def step_diffs(results_dir, current, variant, data_prefix):
+def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
     """A collapsible unified diff of the IR text between consecutive steps."""
-    steps = _steps(current, variant)
+    steps = _steps(current, variant, subject)
     parts = []
     for prev, cur in zip(steps, steps[1:]):
         rec = cur.record
@@ -107,3 +114,25 @@ def migration(book, current):
         lines.append([f"`{_esc(extra['old_api'])}`", _esc(extra["era"]), f"`{_esc(extra['new_api'])}`",
                       _esc(extra["note_zh"]), status])
     return markdown(["旧 API", "年代", "TVM 0.27 对应", "说明", "核验"], lines)
+
+
+def fusion_summary(book, current, variant, subject):
+    """One sentence, computed from the records: what fusion did to calls, bytes and latency."""
+    steps = {c.record["case"]["pass"]: c for c in _steps(current, variant, subject)}
+    before, after = steps.get("AnnotateTIROpPattern"), steps.get("FuseTIR")
+    if before is None or after is None or not (before.ok and after.ok):
+        return "（融合前后的记录不全，无法比较。）"
+    sb, sa = before.record["extra"]["stats"], after.record["extra"]["stats"]
+    ratio = after.stat("p50") / before.stat("p50")
+    trend = "基本不变" if abs(ratio - 1) < 0.05 else ("变快" if ratio < 1 else "变慢")
+
+    def fig(cur, suffix, text, unit):
+        return book.current(f"{cur.record['id']}#{suffix}", text, unit, cur)
+    bytes_before, bytes_after = f"{sb['intermediate_bytes']:,}", f"{sa['intermediate_bytes']:,}"
+    return (f"融合前（AnnotateTIROpPattern 之后）main 中有 {fig(before, 'n_calls', str(sb['n_calls']), 'calls')} 次调用、"
+            f"{fig(before, 'intermediate_bytes', bytes_before, 'B')} 字节图级中间张量；"
+            f"FuseTIR 之后是 {fig(after, 'n_calls', str(sa['n_calls']), 'calls')} 次调用、"
+            f"{fig(after, 'intermediate_bytes', bytes_after, 'B')} 字节。"
+            f"延迟中位数从 {fig(before, 'p50_ms', fmt_number(before.stat('p50') * 1e3, 'ms') + ' ms', 'ms')} 到 "
+            f"{fig(after, 'p50_ms', fmt_number(after.stat('p50') * 1e3, 'ms') + ' ms', 'ms')}，"
+            f"{trend}（比值 {ratio:.2f}）。")
