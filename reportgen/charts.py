@@ -173,9 +173,11 @@ BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "tvm_stages": tvm_stages, "tuning_curve": tuning_curve}
 
 
-def build_all(tables, current, env):
+def build_all(tables, current, env, runs=()):
     """{name: Vega-Lite spec dict} for every chart the pages may place."""
-    return {name: fn(tables, current, env).to_dict() for name, fn in BUILDERS.items()}
+    specs = {name: fn(tables, current, env).to_dict() for name, fn in BUILDERS.items()}
+    specs["history"] = history(tables, current, env, runs).to_dict()
+    return specs
 
 
 def svg(spec):
@@ -191,3 +193,41 @@ def embed_html(name, spec, svg_href):
     return (f'<div class="vchart" id="chart-{name}" data-chart="{name}">'
             f'<img class="vchart-fallback" src="{html.escape(svg_href)}" alt="图表 {name}（静态 SVG）"></div>\n'
             f'<script type="application/json" id="spec-{name}">{payload}</script>')
+
+
+ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas")
+
+
+def history_rows(runs, limit=12):
+    """p50 of every timed case seen in two or more runs, normalized to its first run, one point per run."""
+    from .schema import EVIDENCE
+    series = {}
+    for run in runs:
+        for rec in run.records:
+            if rec["status"] == "ok" and rec["metric"] != EVIDENCE and not rec["reused_from"]:
+                series.setdefault(rec["id"], []).append((run, rec["stats"]["p50"]))
+    repeated = sorted((k for k, v in series.items() if len(v) >= 2), key=lambda k: -len(series[k]))[:limit]
+    rows = []
+    for key in repeated:
+        first = series[key][0][1]
+        for run, p50 in series[key]:
+            rows.append({"run": run.manifest["finished_at"], "case": key, "ratio": p50 / first,
+                         "machine": run.manifest["environment"]["machine_id"], "kind": "point"})
+    for prev, run in zip(runs, runs[1:]):
+        changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
+        if changed:
+            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": "环境变化：" + "、".join(changed)})
+    return rows
+
+
+def history(tables, current, env, runs=()):
+    data = alt.Data(values=history_rows(list(runs)))
+    points = alt.Chart().mark_line(point=True).encode(
+        x=alt.X("run:T", title="运行完成时间（UTC）"),
+        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="中位时间 ÷ 首次运行"),
+        color=alt.Color("case:N", title="用例", legend=alt.Legend(labelLimit=420)),
+        tooltip=["case:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
+    ).transform_filter("datum.kind == 'point'")
+    marks = alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
+        x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'")
+    return alt.layer(points, marks, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")

@@ -42,7 +42,7 @@ class Data:
         self.checks = derived.run_checks(self.tables)
         self.current = merge.current_records(self.runs)
         self.env = merge.latest_environment(self.runs, self.current)
-        self.specs = charts.build_all(self.tables, self.current, self.env)
+        self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
         self.rules, self.items = coverage.read_items(self.archive_dir)
 
     def families(self):

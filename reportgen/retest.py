@@ -236,6 +236,7 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
                 "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc}
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        load_before = os.getloadavg()
         status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)
         fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []
         if status != "ok":
@@ -248,7 +249,9 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
         records.extend(fam_records)
         experiments[name] = {"status": status, "exit_code": code, "duration_s": round(seconds, 3),
                              "log": log_rel, "records": len(fam_records),
-                             "reused": sum(1 for r in fam_records if r["reused_from"])}
+                             "reused": sum(1 for r in fam_records if r["reused_from"]),
+                             # 1-minute load average before and after: a busy machine is visible here
+                             "load_average": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
         print(f"    {status}: {len(fam_records)} records in {seconds:.1f} s "
               f"({experiments[name]['reused']} reused)", flush=True)
 
