@@ -296,16 +296,21 @@ def export_onnx(model, path: str | Path, batch: int | None = 1, opset: int = 17)
     return path
 
 
-def export_tflite(model, path: str | Path) -> Path:
-    """Write the model as float32 TFLite (no quantisation, batch 1; runners may resize).
+def export_tflite(model, path: str | Path, batch: int | None = 1) -> Path:
+    """Write the model as float32 TFLite (no quantisation, no optimisation flags).
 
-    Converted from the concrete function of :func:`serving_function` (the
-    Keras 3-safe route).  Returns ``path``.
+    The :func:`serving_function` concrete function is frozen (variables to
+    constants) before conversion: converting the unfrozen function of a
+    Keras 3 model keeps the weights as resource variables, and the
+    interpreter then returns NaN (XNNPACK) or fails in READ_VARIABLE.
+    ``batch=None`` keeps the batch dimension dynamic (shape signature -1);
+    runners can resize either way.  Returns ``path``.
     """
     import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    concrete = serving_function(model, 1).get_concrete_function()
-    converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], model)
+    frozen = convert_variables_to_constants_v2(serving_function(model, batch).get_concrete_function())
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], model)
     path.write_bytes(converter.convert())
     return path
