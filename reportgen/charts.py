@@ -170,7 +170,8 @@ def tuning_curve(tables, current, env):
 
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
-            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve}
+            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve,
+            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e)}
 
 
 def build_all(tables, current, env, runs=()):
@@ -231,3 +232,23 @@ def history(tables, current, env, runs=()):
     marks = alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
         x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'")
     return alt.layer(points, marks, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
+
+
+def e2e_latency(tables, current, env):
+    """Warm latency per engine per model (log scale), p50 with the p95 as a tick."""
+    rows = []
+    for cur in merge.family(current, "e2e").values():
+        if cur.ok:
+            case = cur.record["case"]
+            rows.append({"model": case["model"], "engine": case["engine"], "group": case["group"],
+                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+    data = alt.Data(values=rows)
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c"]),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), title="延迟 p50（ms，对数）"),
+        color=alt.Color("group:N", title="组"),
+        tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
+    ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
+        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c"]), y="p95_ms:Q")
+    return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
+            .facet(column=alt.Column("model:N", title=None)).properties(title="端到端延迟（batch 1；黑色刻度为 p95）"))

@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_graph
+from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -80,6 +80,11 @@ class Templates:
             "graph_hello": lambda: tables_graph.hello(d.current, b.data_prefix()),
             "pass_map": lambda: tables_graph.pass_map(b, d.current, b.data_prefix()),
             "api_migration": lambda: tables_graph.migration(b, d.current),
+            "e2e_models": lambda: tables_e2e.models(d.current),
+            "e2e_summary": lambda model: tables_e2e.summary(b, d.current, model),
+            "e2e_latency": lambda: tables_e2e.latency_table(b, d.current),
+            "e2e_compile": lambda: tables_e2e.compile_table(b, d.current),
+            "e2e_profile": lambda model, engine="tvm_c": tables_e2e.op_profile(b, d.current, model, engine),
             "history_runs": lambda: history.runs_table(d.runs, b.data_prefix()),
             "history_compare": lambda: history.comparisons(d.runs),
             "compare_alpha": f"{compare.ALPHA:g}",

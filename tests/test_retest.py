@@ -24,6 +24,8 @@ def _small_quick(project):
     config["families"]["gemm_tvm"]["params"].update(
         shapes=[[32, 32, 32], [17, 33, 9]], artifact_shape=[32, 32, 32], stages=["baseline", "parallel"],
         threads=[1], tune={"trials": 0, "shapes": [], "threads": []}, repeat=3, min_repeat=3, budget_s=0.2)
+    config["families"]["e2e"]["params"].update(engines=["tf", "tvm_c"], input_size=32, n_check=1, repeat=3,
+                                               budget_s=0.2)
     path.write_text(yaml.dump(config), encoding="utf-8")
 
 
@@ -47,6 +49,9 @@ def test_quick_retest_build_verify_and_reuse(project):
     assert "numpy_gemm/dtype=float64/n=64/threads=1/blas=best" in ids
     assert "gemm_tvm/impl=tvm/stage=parallel/m=17/n=33/k=9/threads=1" in ids
     assert "gemm_tvm/impl=numpy/stage=any/m=32/n=32/k=32/threads=1/blas=best" in ids
+    e2e = [r for r in recs if r["experiment"] == "e2e"]
+    assert {r["case"]["engine"] for r in e2e} == {"tf", "tvm_c"}
+    assert all(r["status"] == "ok" and r["extra"]["agreement"]["top1_agree"] == 1.0 for r in e2e)
     tvm_rec = next(r for r in recs if r["id"] == "gemm_tvm/impl=tvm/stage=parallel/m=32/n=32/k=32/threads=1")
     assert tvm_rec["case"]["target"]["mcpu"] and tvm_rec["case"]["target"]["kind"] == "llvm"
     for ref in tvm_rec["extra"]["artifacts"].values():
