@@ -96,10 +96,7 @@ def measure_model(h, name, p, threads):
             samples, number = [], 0
             if check["passed"]:
                 call = lambda: runner(inputs[:1])  # noqa: E731
-                number = harness.calls_per_sample(call, p["min_sample_s"])
-                once = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
-                repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
-                samples = harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=number)
+                samples, number = harness.sample(call, p)
                 if engine.startswith("tvm"):
                     profile = engines.tvm_op_profile(runner.handle, [inputs[:1]])
                     extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]

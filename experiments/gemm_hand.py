@@ -51,14 +51,7 @@ def run(h):
             a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
             c = np.zeros((n, n))
             call = lambda: hand.run(built, name, a, b, c)  # noqa: E731
-            samples = []
-            if check["passed"]:
-                number = harness.calls_per_sample(call, p["min_sample_s"])
-                t0 = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
-                repeat = harness.repeats_within(t0, number, p["repeat"], p["budget_s"], p["min_repeat"])
-                samples = harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=number)
-            else:
-                number = 0
+            samples, number = harness.sample(call, p) if check["passed"] else ([], 0)
             gflops = 2 * n ** 3 / sorted(samples)[len(samples) // 2] / 1e9 if samples else 0
             h.say(f"{case_id}: ~{gflops:.2f} GFLOPS, rel err {check['max_rel_err']:.1e}")
             h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,

@@ -61,10 +61,7 @@ def _timed(h, fn, args_or_call, p, tvm_module=None):
         repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
         return tvm_ladder.time_module(tvm_module, args_or_call, number=number, repeat=repeat,
                                       warmup=p["warmup"]), number
-    number = harness.calls_per_sample(fn, p["min_sample_s"])
-    once = harness.time_calls(fn, warmup=0, repeat=1, number=number)[0]
-    repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
-    return harness.time_calls(fn, warmup=p["warmup"], repeat=repeat, number=number), number
+    return harness.sample(fn, p)
 
 
 def _numpy_case(h, shape, threads, blas, stage, p):

@@ -59,19 +59,6 @@ def hello(h, rs, p):
               status="ok" if ok else "check_failed", error=None if ok else "hello relax gave a wrong answer")
 
 
-def _timed_samples(call, p, prefix=""):
-    """Samples of ``call()`` sized by the harness helpers; returns ``(samples, number)``.
-
-    ``prefix`` selects the repeat params: ``""`` -> repeat/min_repeat/budget_s,
-    ``"model_"`` -> model_repeat/model_min_repeat/model_budget_s (budget per step).
-    """
-    number = harness.calls_per_sample(call, p["min_sample_s"])
-    once = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
-    repeat = harness.repeats_within(once, number, p[f"{prefix}repeat"], p[f"{prefix}budget_s"],
-                                    p[f"{prefix}min_repeat"])
-    return harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=number), number
-
-
 def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, reference, rtol=1e-4, prefix=""):
     """One record for one pipeline step: IR artifact and stats, compile, check, time.
 
@@ -98,7 +85,7 @@ def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, refere
         return None
     output = run(data)
     check = _finite(rs.check(output, expected(), rtol), reference)
-    samples, number = _timed_samples(lambda: run(data), p, prefix) if check["passed"] else ([], 0)
+    samples, number = harness.sample(lambda: run(data), p, prefix) if check["passed"] else ([], 0)
     stats = step.stats
     h.say(f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
           f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "

@@ -159,6 +159,18 @@ def repeats_within(seconds_per_call, number, repeat, budget_s, min_repeat):
     return max(min_repeat, min(repeat, affordable))
 
 
+def sample(call, p, prefix=""):
+    """Raw samples of call() sized by a family's params; returns (samples, calls per sample).
+
+    One sample lasts at least p["min_sample_s"]; repeat is cut to keep the case
+    near p[prefix + "budget_s"] but never below p[prefix + "min_repeat"].
+    """
+    number = calls_per_sample(call, p["min_sample_s"])
+    once = time_calls(call, warmup=0, repeat=1, number=number)[0]
+    repeat = repeats_within(once, number, p[f"{prefix}repeat"], p[f"{prefix}budget_s"], p[f"{prefix}min_repeat"])
+    return time_calls(call, warmup=p["warmup"], repeat=repeat, number=number), number
+
+
 def main(run_family):
     """Entry point shared by the family scripts: parse --spec, run, exit non-zero on error."""
     parser = argparse.ArgumentParser()

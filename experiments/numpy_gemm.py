@@ -70,12 +70,7 @@ def measure(h, blas_env):
                     call = lambda: np.matmul(a, b, out=c)  # noqa: E731
                     call()
                     check = check_gemm(a, b, c, rng)
-                    number = harness.calls_per_sample(call, p["min_sample_s"])
-                    t0 = harness.time_calls(call, warmup=0, repeat=1, number=number)[0]
-                    repeat = harness.repeats_within(t0, number, p["repeat"], p["budget_s"],
-                                                    p["min_repeat"])
-                    samples = harness.time_calls(call, warmup=p["warmup"], repeat=repeat,
-                                                 number=number)
+                    samples, number = harness.sample(call, p)
                 status = "ok" if check["passed"] else "check_failed"
                 gflops = 2.0 * n ** 3 / sorted(samples)[len(samples) // 2] / 1e9
                 h.say(f"{case_id}: ~{gflops:.1f} GFLOPS, rel err {check['max_rel_err']:.2e}")
