@@ -73,6 +73,7 @@ class Templates:
             "tvm_codegen": lambda: tables.tvm_codegen(b, d.current, b.data_prefix()),
             "tuning_summary": lambda: tables.tuning_summary(b, d.current),
             "gemm_goals": lambda: tables.gemm_goals(b, d.current, d.env),
+            "thread_scaling": lambda: tables.thread_scaling(b, d.current, d.env),
             "tvm_excerpts": lambda: tables.tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
             "graph_steps": lambda variant, subject="conv": tables_graph.step_table(b, d.current, variant, subject),
             "fusion_summary": lambda variant, subject="conv": tables_graph.fusion_summary(b, d.current, variant, subject),

@@ -374,3 +374,25 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
             parts.append(f'??? abstract "{case["stage"]}：{label}（{case["m"]}×{case["n"]}×{case["k"]}）"\n'
                          f"    {link}\n\n    ```{lang}\n{shown}{more}\n    ```\n")
     return "\n".join(parts) or "（尚无产物）"
+
+
+def thread_scaling(book, current, env):
+    """All-core over single-thread speed of NumPy per size (best kernel): where threads pay."""
+    if env is None:
+        return "（尚无记录）"
+    cores = env["logical_cores"]
+    fam = merge.family(current, "numpy_gemm")
+    sizes = sorted({c.record["case"]["n"] for c in fam.values()})
+    lines = []
+    for dtype in ("float32", "float64"):
+        row = [dtype]
+        for n in sizes:
+            one = fam.get(f"numpy_gemm/dtype={dtype}/n={n}/threads=1/blas=best")
+            many = fam.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={cores}/blas=best")
+            if one is None or many is None or not (one.ok and many.ok):
+                row.append("—")
+                continue
+            row.append(book.current(f"{many.record['id']}#speedup_vs_1t",
+                                    f"{one.stat('p50') / many.stat('p50'):.2f}×", "×", many))
+        lines.append(row)
+    return markdown(["dtype"] + [f"n={n}" for n in sizes], lines)
