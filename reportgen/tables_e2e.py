@@ -1,7 +1,7 @@
 """Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time."""
 from . import merge
 from .figures import fmt_number
-from .tables import _esc, markdown
+from .tables import _esc, _ms_cell, markdown
 
 SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
     ("tf", "TensorFlow（A 组）", "-", "库实现", "FP32"),
@@ -32,11 +32,7 @@ def _get(current, model, engine):
 
 
 def _ms(book, cur, stat="p50"):
-    if cur is None:
-        return "未测"
-    if not cur.ok:
-        return book.failed(cur)
-    return book.current(f"{cur.record['id']}#{stat}_ms", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)
+    return _ms_cell(book, cur, stat, f"{stat}_ms")
 
 
 def _bottleneck(book, cur):

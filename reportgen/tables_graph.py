@@ -3,8 +3,7 @@ import difflib
 import html
 
 from . import load, merge
-from .figures import fmt_number
-from .tables import _esc, markdown
+from .tables import _esc, _ms_cell, markdown
 
 
 def _fam(current):
@@ -32,8 +31,7 @@ def step_table(book, current, variant, subject="conv"):
     many = subject != "conv"   # a network has too many distinct calls to list
     for cur in steps:
         rec, stats = cur.record, cur.record["extra"]["stats"]
-        latency = (book.current(f"{rec['id']}#p50_ms", fmt_number(cur.stat("p50") * 1e3, "ms") + " ms", "ms", cur)
-                   if cur.ok else book.failed(cur))
+        latency = _ms_cell(book, cur, "p50", "p50_ms")
         lines.append([str(rec["case"]["step"]), f"`{_esc(rec['case']['pass'])}`",
                       str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
                       str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
@@ -133,6 +131,5 @@ def fusion_summary(book, current, variant, subject):
             f"{fig(before, 'intermediate_bytes', bytes_before, 'B')} 字节图级中间张量；"
             f"FuseTIR 之后是 {fig(after, 'n_calls', str(sa['n_calls']), 'calls')} 次调用、"
             f"{fig(after, 'intermediate_bytes', bytes_after, 'B')} 字节。"
-            f"延迟中位数从 {fig(before, 'p50_ms', fmt_number(before.stat('p50') * 1e3, 'ms') + ' ms', 'ms')} 到 "
-            f"{fig(after, 'p50_ms', fmt_number(after.stat('p50') * 1e3, 'ms') + ' ms', 'ms')}，"
+            f"延迟中位数从 {_ms_cell(book, before, 'p50', 'p50_ms')} 到 {_ms_cell(book, after, 'p50', 'p50_ms')}，"
             f"{trend}（比值 {ratio:.2f}）。")
