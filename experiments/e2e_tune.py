@@ -1,0 +1,130 @@
+"""Group D, tuning half: MetaSchedule on whole networks, guided by the op profile.
+
+For each model and batch: export ONNX, import into Relax, compile variant C
+(the graph-level pipeline), profile one run per kernel, spend the trial budget
+in proportion to each kernel's share of that time, tune into a JSON database
+kept as this run's artifact, compile with MetaScheduleApplyDatabase and check
+the tuned network's logits against variant C's on the same inputs.
+
+The record is evidence (no timing samples): what was tuned, how long tuning
+took, which kernels the database scheduled.  The ``e2e`` family times the
+tuned network (engine ``tvm_d``) from this database, on a quiet machine, so a
+tuning job can run while other work goes on without touching any published
+latency.
+"""
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from experiments import harness
+
+
+def case_id(model, batch, threads):
+    """Record id of one tuning job (the e2e family looks tuning up by it)."""
+    return f"e2e_tune/model={model}/batch={batch}/threads={threads}"
+
+
+def _op_seconds(runner, x):
+    """Kernel symbol -> seconds of one profiled variant-C run (after a warm run)."""
+    from experiments.e2e import engines
+    runner(x)
+    return {op["op"]: float(op["seconds"]) for op in engines.tvm_op_profile(runner.handle, [x])
+            if op["kind"] == "kernel"}
+
+
+def _best_latencies(work_dir, tasks, target):
+    """Best measured latency (s) per task from the database, None when no valid record."""
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
+    database = ms.database.JSONDatabase(work_dir=str(work_dir))
+    out = {}
+    for task in tasks:
+        mod = _normalize_mod(task.dispatched[0])
+        best = None
+        if database.has_workload(mod):
+            for rec in database.get_top_k(database.commit_workload(mod), 1):
+                secs = [float(s) for s in rec.run_secs]
+                if secs and max(secs) < 1e9:
+                    best = float(np.mean(secs))
+        out[task.task_name] = best
+    return out
+
+
+def tune_model(h, name, batch, budget, p, threads):
+    """Tune one (model, batch) for ``budget`` trials and emit its evidence record."""
+    from experiments.e2e import engines, models, tuning
+    size = p["input_size"]
+    case = {"model": name, "batch": batch, "threads": threads, "input_size": size, "seed": p["seed"],
+            "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"],
+            "cost_model": p["cost_model"], "allocation": "op-profile share of variant C"}
+    cid = case_id(name, batch, threads)
+    old = h.reusable(cid, case)
+    if old:
+        h.emit_reused(old)
+        return
+    first = h.line() + 1
+    model = models.build(name, seed=p["seed"], input_size=size)
+    inputs = models.sample_inputs(max(p["n_check"], batch), seed=p["seed"], input_size=size)
+    batches = [inputs[i:i + batch] for i in range(0, len(inputs) - batch + 1, batch)]
+    target = engines.tvm_target(threads)
+    work_dir, work_ref = h.artifact(f"tune-{name}-b{batch}-t{threads}")
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx_path = models.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=batch)
+        mod = engines.tvm_import_onnx(onnx_path, (batch, size, size, 3))
+    untuned = engines.prepare_tvm(engines.tvm_compile(mod, target, "C"), threads, "C")
+    op_seconds = _op_seconds(untuned, batches[0])
+    fused = tuning.fuse(mod, target)
+    tasks = tuning.extract(fused, target)
+    allocation = tuning.allocate(tasks, op_seconds, budget, p["per_iter"], p["min_trials"])
+    h.say(f"{cid}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
+          f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
+    result = tuning.tune(tasks, allocation, target, work_dir, threads=threads, seed=p["seed"],
+                         workers=p["workers"], cost_model=p["cost_model"], per_iter=p["per_iter"],
+                         progress=h.say)
+    shutil.rmtree(work_dir / "logs", ignore_errors=True)   # per-task copies of what the family log holds
+    t0 = time.perf_counter()
+    executable, coverage = tuning.compile_tuned(mod, target, work_dir)
+    compile_seconds = time.perf_counter() - t0
+    tuned = engines.prepare_tvm(executable, threads, "D")
+    reference = np.concatenate([untuned(b) for b in batches])
+    logits = np.concatenate([tuned(b) for b in batches])
+    agree = engines.agreement(logits, reference)
+    passed = agree["max_rel_err"] <= p["tolerance"] and agree["top1_agree"] == 1.0
+    best = _best_latencies(work_dir, tasks, target)
+    for row in allocation:
+        row["best_s"] = best.get(row["task"])
+    trials = tuning.read_trials(work_dir)
+    summary = {"seconds": round(result["seconds"], 3), "trials_allocated": result["trials"],
+               **tuning.trial_summary(trials)}
+    (work_dir / "allocation.json").write_text(json.dumps(allocation, indent=1), encoding="utf-8")
+    h.say(f"{cid}: tuned in {summary['seconds']:.0f} s, {len(coverage['scheduled'])} kernels scheduled, "
+          f"{len(coverage['unscheduled'])} not; rel err vs C {agree['max_rel_err']:.1e}")
+    check = {"reference": "variant C (untuned) logits on the same inputs", "max_abs_err": agree["max_abs_err"],
+             "max_rel_err": agree["max_rel_err"], "threshold": p["tolerance"], "passed": bool(passed)}
+    h.emit(case_id=cid, case=case, metric="evidence", unit="", samples=[], warmup=0, number=0,
+           check=check, first_line=first, status="ok" if passed else "check_failed",
+           error=None if passed else "tuned network disagrees with the untuned one",
+           extra={"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",
+                  "tasks": len(tasks), "allocation": allocation, "tuning": summary,
+                  "per_task_seconds": result["per_task"], "coverage": coverage,
+                  "compile_seconds": compile_seconds, "agreement": agree,
+                  "untuned_kernel_seconds": sum(op_seconds.values()),
+                  "artifacts": {"database": work_ref, "trials": f"{work_ref}/{tuning.TRIAL_LOG}",
+                                "allocation": f"{work_ref}/allocation.json"}})
+
+
+def run(h):
+    import os
+    from experiments.e2e import engines
+    threads = os.cpu_count()
+    engines.configure_tf_threads(threads)
+    for job in h.params["jobs"]:   # {model, batch, budget}: the biggest budget where the goal is
+        tune_model(h, job["model"], int(job["batch"]), int(job["budget"]), h.params, threads)
+
+
+if __name__ == "__main__":
+    harness.main(run)
