@@ -18,7 +18,8 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build(root, site_dir):
+def build(root, site_dir, strict=False):
+    """MkDocs into site.tmp, verify (with ``strict``: every coverage item met), then publish."""
     from mkdocs.commands import build as mk_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -43,7 +44,7 @@ def build(root, site_dir):
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
     try:
-        verify.verify(root, tmp)
+        verify.verify(root, tmp, strict=strict)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"the new site was kept in {tmp} for inspection; "
                                              "the published site was left unchanged") from exc

@@ -38,14 +38,15 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
 @cli.command(name="build")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: <root>/site).")
+@click.option("--strict", is_flag=True, help="Fail unless every item of the coverage page is met.")
 @click.pass_obj
-def build_command(root, site_dir):
+def build_command(root, site_dir, strict):
     """Build the site from existing results (runs nothing), then verify it.
 
-    Example: reportgen build
+    Example: reportgen build --strict
     """
     from . import build
-    build.build(root, site_dir or root / "site")
+    build.build(root, site_dir or root / "site", strict=strict)
 
 
 @cli.command(name="serve")
@@ -63,14 +64,15 @@ def serve_command(root, port, site_dir):
 
 @cli.command(name="verify")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None)
+@click.option("--strict", is_flag=True, help="Also fail for every unmet item of the coverage page.")
 @click.pass_obj
-def verify_command(root, site_dir):
+def verify_command(root, site_dir, strict):
     """Check results, archive and the built site; exit 1 naming file and field.
 
-    Example: reportgen verify
+    Example: reportgen verify --strict
     """
     from . import verify
-    verify.verify(root, site_dir or root / "site")
+    verify.verify(root, site_dir or root / "site", strict=strict)
     click.echo("verify: ok")
 
 

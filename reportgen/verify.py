@@ -4,6 +4,7 @@ Fails (ReportError, exit 1) naming file and field for: a record failing the
 schema, a missing or altered log, a figure on a page without a record, an
 archived figure missing from the site, an archived figure shown with other
 digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
+With ``strict``, also for every acceptance item of the coverage page that is not met.
 """
 import json
 import re
@@ -120,8 +121,11 @@ def _href_problems(site_dir, rel, num, pages, where):
     return []
 
 
-def verify(root, site_dir=None):
-    """Raise ReportError listing every problem; return quietly when all is well."""
+def verify(root, site_dir=None, strict=False):
+    """Raise ReportError listing every problem; return quietly when all is well.
+
+    ``strict``: an unmet coverage item (site/coverage.json) is a problem too.
+    """
     root = Path(root)
     problems = []
     try:
@@ -142,6 +146,8 @@ def verify(root, site_dir=None):
             problems.append(f"{site_dir}: no built site; run `reportgen build`")
         else:
             problems.extend(_check_site(site_dir, tables, records))
+            if strict:
+                problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
     if problems:
         raise ReportError(problems)
     return True

@@ -1,0 +1,207 @@
+"""Template names of the write-up pages (seed §1, §3, §10, §17–§19, §21b–§24b, §26, §28).
+
+``template_functions(data, book)`` returns the names these pages may use; the
+plugin merges them into the names every page sees. Every figure goes through
+``book``; every comparison is computed from the current records, so a retest
+rewrites the sentence (and its direction) rather than leaving a stale claim.
+"""
+import json
+
+from . import conclusions, coverage, merge, pitfalls, service
+from .lookup import e2e, e2e_models, e2e_tvm, engine_zh, gemm, model_zh, ms, ok, seconds, times
+from .tables import _esc, markdown
+
+
+def chain_facts(book, current, env):
+    """The compile-and-run chain, measured once: import, compile, kernels, first and warm run."""
+    for model in e2e_models(current):
+        cur = e2e(current, model, "tvm_c")
+        if ok(cur) and cur.record["extra"].get("compile_seconds") is not None:
+            break
+    else:
+        return "（尚无 TVM 端到端记录。）"
+    e = cur.record["extra"]
+    kernels = len(e.get("kernel_calls", {}))
+    calls = sum(e.get("kernel_calls", {}).values())
+    version = env.get("tvm_version", "?") if env else "?"
+    target = _target_dict(e.get("target"))
+    where = "，".join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
+    return (f"以 {model_zh(model)} 为例（TVM {_esc(version)}，target {_esc(where)}）："
+            f"`from_onnx` 导入用了 {seconds(book, cur, 'import_s', e['import_seconds'])}，"
+            f"`tvm.compile` 走完图级流水线和代码生成用了 {seconds(book, cur, 'compile_s', e['compile_seconds'])}，"
+            f"得到 {kernels} 个不同的内核、每次推理调用 {calls} 次；VM 第一次运行 "
+            f"{seconds(book, cur, 'cold_s', e['cold_seconds'])}，之后稳定在 {ms(book, cur)}。")
+
+
+def evidence_summary(book, current, runs):
+    """Seed §19's three kinds of evidence, counted over the current records."""
+    timed = [c for c in current.values() if c.record["unit"] == "s" and c.record.get("stats")]
+    if not timed:
+        return "（尚无复测记录。）"
+    used = sorted({c.record["run_id"] for c in current.values()})
+    failed = [c for c in current.values() if not c.ok]
+    fewest = min((c for c in timed if c.ok), key=lambda c: c.stat("n"), default=None)
+    checked = sum(1 for c in current.values() if c.record["check"].get("passed"))
+    text = (f"当前复测共 {len(current)} 条记录，来自 {len(used)} 次运行（{len(runs)} 次运行全部保留在运行历史中）。"
+            f"每条记录都带着产生它的配置与代码指纹、运行环境（`run.json`）和日志行号与 sha256；"
+            f"{checked} 条通过了数值校验，{len(failed)} 条失败并按失败类别如实展示。")
+    if fewest is not None:
+        text += (f"计时记录都保留全部原始样本；样本最少的是 `{_esc(fewest.record['id'])}`，只有 "
+                 f"{book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)} 个，"
+                 "它的结论只能当作趋势。")
+    return text
+
+
+def _target_dict(target):
+    """A target as a dict, whether the record stored a dict or its JSON text."""
+    if isinstance(target, dict):
+        return target
+    try:
+        return json.loads(target)
+    except (TypeError, ValueError):
+        return {"kind": str(target).split()[0] if target else "?"}
+
+
+def targets(current):
+    """The TVM targets the current records ran on, and whether any is a GPU."""
+    kinds = {}
+    for cur in current.values():
+        target = cur.record.get("extra", {}).get("target") or cur.record["case"].get("target")
+        if target is None:
+            continue
+        kind = _target_dict(target).get("kind", "?")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def platform_facts(book, current, env):
+    """What this retest can and cannot say about CPU, GPU and mobile (seed §22b)."""
+    kinds = targets(current)
+    gpu = {k: v for k, v in kinds.items() if k in ("cuda", "rocm", "vulkan", "opencl", "metal")}
+    where = "、".join(f"`{_esc(k)}` {v} 条" for k, v in sorted(kinds.items())) or "无"
+    text = f"当前记录里写明了 TVM target 的，按种类计：{where}。"
+    if gpu:
+        text += "其中有 GPU 记录，GPU 的结论见各自的页面。"
+    else:
+        text += "没有一条是 GPU target：本机没有 GPU，本站的每个 TVM 结论都只对 CPU 成立，GPU 一节只陈述原则。"
+    if env:
+        text += (f"CPU 是 {_esc(env['cpu_model'])}，{env['logical_cores']} 个逻辑核，SIMD 标志 "
+                 f"{_esc('、'.join(env['simd_flags']))}。")
+    return text
+
+
+def thread_pair(book, current, env):
+    """One GEMM stage at one thread and at all cores: threads are not free (seed §22b, §13)."""
+    if env is None or env["logical_cores"] < 2:
+        return "（只有一个核心，无法比较。）"
+    one, many = gemm(current, "parallel", threads=1), gemm(current, "parallel", env=env)
+    if not (ok(one) and ok(many)):
+        return "（缺少 parallel 阶段的单线程或多线程记录。）"
+    speed = one.stat("p50") / many.stat("p50")
+    cores = env["logical_cores"]
+    verdict = "接近线性" if speed >= 0.9 * cores else "明显低于线性"
+    return (f"GEMM 的 parallel 阶段，单线程 {ms(book, one)}，{cores} 线程 {ms(book, many)}，加速 "
+            f"{times(book, many, 'speedup_vs_1t', speed)}，{verdict}（理想是 {cores}×）。")
+
+
+def roadmap(book, current, env):
+    """The four routes of seed §24b, each with where this study stands, from the records."""
+    tuned = gemm(current, "autotuned", env=env)
+    best = gemm(current, "any", env=env, impl="numpy", blas="best")
+    if ok(tuned) and ok(best):
+        route1 = (f"GEMM 调优 {book.current(tuned.record['id'] + '#trials', str(tuned.record['extra'].get('trials_done')), 'trials', tuned)}"
+                  f" 次试验，达到 NumPy 最佳内核的 {times(book, tuned, 'speed_vs_best_numpy', best.stat('p50') / tuned.stat('p50'))}"
+                  "（速度比）")
+    else:
+        route1 = "尚无 GEMM 调优记录"
+    tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]
+    route1 += f"；整网调优记录 {len(tune)} 条" if tune else "；整网调优尚无记录"
+    graph = [c for c in merge.family(current, "graph").values() if c.record["case"].get("pass") == "FuseTIR"]
+    route2 = (f"图级融合在 {len(graph)} 条流水线记录上完成（见图级优化页），融合后的内核尚未单独调度"
+              if graph else "尚无融合记录")
+    int8 = merge.family(current, "int8")
+    route3 = f"INT8 实验族有 {len(int8)} 条记录" if int8 else "尚待 INT8 记录；FP16/BF16 尚未纳入"
+    models = e2e_models(current)
+    batches = sorted({c.record["case"].get("batch", 1) for c in merge.family(current, "e2e").values()})
+    route4 = (f"端到端覆盖 {len(models)} 个模型、batch {'、'.join(map(str, batches))}，含冷启动与 p50/p95/p99；"
+              "服务线程池、请求排队与监控尚未测量" if models else "尚无端到端记录")
+    rows = [["自动调优", route1, "更多真实形状与试验预算（full 档），并在目标设备上经 RPC 测量"],
+            ["算子融合", route2, "把 GEMM/卷积前后的偏置、激活和布局转换纳入同一调度"],
+            ["低精度", route3, "比较 FP16、BF16、INT8 与混合精度的精度和吞吐"],
+            ["端到端部署", route4, "加入模型加载、线程池、批处理策略与监控指标"]]
+    return markdown(["路线", "本站现状（由记录计算）", "下一步"], rows)
+
+
+def tvm_slowest(book, current):
+    """The TVM variant furthest behind the framework baseline: the retrospective's sharpest fact."""
+    worst = None
+    for cur in e2e_tvm(current):
+        tf = e2e(current, cur.record["case"]["model"], "tf")
+        if ok(tf):
+            ratio = cur.stat("p50") / tf.stat("p50")
+            if worst is None or ratio > worst[0]:
+                worst = (ratio, cur, tf)
+    if worst is None:
+        return "（尚无端到端记录。）"
+    ratio, cur, tf = worst
+    word = "慢" if ratio > 1 else "快"
+    return (f"{model_zh(cur.record['case']['model'])} 上，{engine_zh(cur.record['case']['engine'])}的中位延迟是 "
+            f"TensorFlow 的 {times(book, cur, 'vs_tf_p50', ratio)}（{word}）")
+
+
+DEFAULT_NOTE = "原文逐字转录，TVM 0.6/0.7 时代的接口，今天不能原样运行。"
+
+
+def historical_code(code, snippet_id, book):
+    """One snippet of the seed, verbatim, marked as history, with where today's counterpart is."""
+    snip = next((s for s in code["snippets"] if s["id"] == snippet_id), None)
+    if snip is None:
+        raise KeyError(f"archive/code.yaml: no snippet {snippet_id!r}")
+    body = "\n".join("    " + line if line else "" for line in snip["text"].rstrip("\n").split("\n"))
+    today = book.link(snip["today"], "今天的对应")
+    return (f'???+ quote "历史代码（§{snip["seed_section"]}）：{_esc(snip["title"])}"\n'
+            f"    {_esc(snip.get('note', DEFAULT_NOTE))}{today}。\n\n"
+            f"    ```{snip['lang']}\n{body}\n    ```\n")
+
+
+def historical_code_all(code, book, skip_pages=()):
+    """Every snippet of the seed in its order, except those shown on the given pages."""
+    return "\n".join(historical_code(code, s["id"], book) for s in code["snippets"]
+                     if s["today"].split("#")[0] not in skip_pages)
+
+
+def template_functions(data, book):
+    """Names for the write-up pages: finished strings, every figure through ``book``."""
+    cur, env = data.current, data.env
+    code = coverage.read_code(data.archive_dir)
+
+    def ctx():
+        return conclusions.Context(book, cur, env, data.tables)
+
+    return {
+        "historical_code": lambda snippet_id: historical_code(code, snippet_id, book),
+        "historical_code_all": lambda *skip: historical_code_all(code, book, skip),
+        "chain_facts": lambda: chain_facts(book, cur, env),
+        "evidence_summary": lambda: evidence_summary(book, cur, data.runs),
+        "platform_facts": lambda: platform_facts(book, cur, env),
+        "thread_pair": lambda: thread_pair(book, cur, env),
+        "roadmap": lambda: roadmap(book, cur, env),
+        "tvm_slowest": lambda: tvm_slowest(book, cur),
+        "conclusions_table": lambda: conclusions.table(ctx()),
+        "conclusions_counts": lambda: conclusions.counts(ctx()),
+        "conclusion_statements": lambda *ids: conclusions.statements(ctx(), ids),
+        "reversed_results": lambda: conclusions.reversed_results(ctx()),
+        "pitfall_compile": lambda: pitfalls.compile_vs_run(book, cur),
+        "pitfall_shapes": lambda: pitfalls.one_shape(book, cur, env),
+        "pitfall_mean": lambda: pitfalls.mean_vs_median(book, cur),
+        "pitfall_layout": lambda: pitfalls.layout_conversion(book, cur),
+        "pitfall_int8": lambda: pitfalls.int8_latency_only(book, cur),
+        "service_cold": lambda: service.cold_table(book, cur),
+        "service_cold_summary": lambda: service.cold_summary(book, cur),
+        "service_tails": lambda: service.tail_summary(book, cur),
+        "service_batching": lambda: service.batching(book, cur),
+        "service_batching_summary": lambda: service.batching_summary(book, cur),
+        "service_amdahl": lambda: service.amdahl(book, cur),
+        "service_compile": lambda: service.compile_budget(book, cur),
+    }
+

@@ -1,0 +1,138 @@
+"""The acceptance checklist: each requirement kind, and the --strict gate of verify and build."""
+import json
+import shutil
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from reportgen import build, conclusions, coverage, verify
+from reportgen.errors import ReportError
+
+
+def _item(require, page="p.md", anchor="a"):
+    return {"id": "x", "article": "合并稿", "content": "c", "seed_sections": ["1"], "page": page, "anchor": anchor,
+            "require": require}
+
+
+def _eval(require, pages, numbers=(), tables=None):
+    return coverage.evaluate([_item(require)], pages, list(numbers), tables or {})[0]
+
+
+PAGE = '<h2 id="a">标题</h2><p>tvm.compile 与 <code>relax.VirtualMachine</code></p>'
+
+
+def test_terms_and_anchor():
+    assert _eval({"terms": ["tvm.compile", "relax.VirtualMachine"]}, {"p.md": PAGE}).covered
+    res = _eval({"terms": ["relay.build"]}, {"p.md": PAGE.replace('id="a"', 'id="b"')})
+    assert not res.covered and res.reasons == ["缺少锚点 #a", "缺少术语 “relay.build”"]
+
+
+def test_current_accepts_a_list_of_families():
+    numbers = [{"page": "p.md", "id": "e2e/x#p50", "kind": "current", "record": "e2e/x"}]
+    assert _eval({"current": "e2e"}, {"p.md": PAGE}, numbers).covered
+    res = _eval({"current": ["e2e", "int8"]}, {"p.md": PAGE}, numbers)
+    assert res.reasons == ["尚无 int8 的当前复测数字"]
+
+
+def test_elsewhere_checks_other_pages():
+    pages = {"p.md": PAGE, "graph.md": "<p>te.create_schedule → tvm.s_tir.Schedule</p>"}
+    assert _eval({"elsewhere": {"graph.md": ["te.create_schedule", "tvm.s_tir.Schedule"]}}, pages).covered
+    res = _eval({"elsewhere": {"graph.md": ["AutoTVM"]}}, pages)
+    assert res.reasons == ["graph.md 缺少 “AutoTVM”"]
+
+
+def test_snippets_match_verbatim_whatever_the_wrapping():
+    code = '<pre><code><span class="n">x</span> <span class="o">=</span>\n    <span>relay.var</span>(1)</code></pre>'
+    need = {"snippets": {"s1": "x = relay.var(1)\n"}, "formulas": {"f1": "2*M*K*N"}}
+    res = _eval(need, {"p.md": PAGE, "q.md": code + "<p>约 2*M*K*N 次</p>"})
+    assert res.covered, res.reasons
+    res = _eval(need, {"p.md": PAGE, "q.md": code.replace("relay.var", "relax.Var")})
+    assert res.reasons == ["原文代码 0/1 出现在站内，缺：s1", "公式 0/1 出现在站内，缺：f1"]
+
+
+def test_conclusions_must_each_be_listed_with_a_verdict():
+    ids = conclusions.ids()
+    listed = "".join(f'<span data-conclusion="{i}" data-verdict="pending">…</span>' for i in ids[1:])
+    res = _eval({"conclusions": ids}, {"p.md": PAGE + listed})
+    assert res.reasons == [f"原文结论 {len(ids) - 1}/{len(ids)} 条带着当前证据列出，缺：{ids[0]}"]
+    first = f'<span data-conclusion="{ids[0]}" data-verdict="supports">…</span>'
+    assert _eval({"conclusions": ids}, {"p.md": PAGE + listed + first}).covered
+
+
+def test_read_items_resolves_all_and_rejects_unknown_requirements(tmp_path):
+    shutil.copy(ROOT / "archive" / "code.yaml", tmp_path / "code.yaml")
+    items = [_item({"snippets": "all", "conclusions": "all"})]
+    (tmp_path / "coverage.yaml").write_text(yaml.safe_dump({"rules": [], "items": items}), encoding="utf-8")
+    _rules, read = coverage.read_items(tmp_path)
+    assert "s29_hello_relay" in read[0]["require"]["snippets"]
+    assert read[0]["require"]["conclusions"] == conclusions.ids()
+    items = [_item({"words": ["x"]}), _item({"terms": ["y"]})]
+    (tmp_path / "coverage.yaml").write_text(yaml.safe_dump({"rules": [], "items": items}), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        coverage.read_items(tmp_path)
+    assert any("items[0].require.words: unknown requirement" in p for p in err.value.problems)
+    assert any("duplicate id 'x'" in p for p in err.value.problems)
+
+
+def test_strict_problems_name_each_unmet_item(tmp_path):
+    path = tmp_path / "coverage.json"
+    path.write_text(json.dumps([
+        {"id": "a", "page": "p.md", "anchor": "x", "covered": True, "reasons": []},
+        {"id": "b", "page": "q.md", "anchor": "y", "covered": False, "reasons": ["缺少锚点 #y", "缺少术语 “z”"]}]),
+        encoding="utf-8")
+    assert coverage.strict_problems(path) == [f"{path}: item 'b' (q.md#y) not covered: 缺少锚点 #y; 缺少术语 “z”"]
+    assert coverage.strict_problems(tmp_path / "missing.json")[0].startswith(f"{tmp_path / 'missing.json'}: cannot read")
+
+
+@pytest.fixture
+def site_copy(built_site, tmp_path):
+    dest = tmp_path / "copy"
+    shutil.copytree(built_site, dest)
+    return dest
+
+
+def _set_coverage(project, covered):
+    path = project / "site" / "coverage.json"
+    results = json.loads(path.read_text(encoding="utf-8"))
+    for r in results:
+        r["covered"], r["reasons"] = covered(r), ([] if covered(r) else ["缺少术语 “x”"])
+    path.write_text(json.dumps(results, ensure_ascii=False), encoding="utf-8")
+    return results
+
+
+def test_verify_strict_fails_exactly_on_unmet_items(site_copy):
+    results = _set_coverage(site_copy, lambda r: r["id"] != "intro.why")
+    assert verify.verify(site_copy, site_copy / "site")          # the normal gate does not look at coverage
+    with pytest.raises(ReportError) as err:
+        verify.verify(site_copy, site_copy / "site", strict=True)
+    assert err.value.problems == [f"{site_copy / 'site' / 'coverage.json'}: item 'intro.why' "
+                                  f"({results[0]['page']}#{results[0]['anchor']}) not covered: 缺少术语 “x”"]
+    _set_coverage(site_copy, lambda r: True)
+    assert verify.verify(site_copy, site_copy / "site", strict=True)
+
+
+def test_the_built_site_reports_its_coverage(built_site):
+    results = json.loads((built_site / "site" / "coverage.json").read_text(encoding="utf-8"))
+    unmet = [r for r in results if not r["covered"]]
+    assert all(r["reasons"] for r in unmet)
+    if unmet:
+        with pytest.raises(ReportError) as err:
+            verify.verify(built_site, built_site / "site", strict=True)
+        assert len(err.value.problems) == len(unmet)
+    else:
+        assert verify.verify(built_site, built_site / "site", strict=True)
+
+
+def test_strict_build_fails_and_leaves_the_published_site(project):
+    site = project / "site"
+    site.mkdir()
+    (site / "index.html").write_text("published", encoding="utf-8")
+    path = project / "archive" / "coverage.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["items"] = [_item({"terms": ["这句话不在任何页面上"]}, page="index.md", anchor="why")]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build.build(project, site, strict=True)
+    assert any("item 'x' (index.md#why) not covered: 缺少术语 “这句话不在任何页面上”" in p for p in err.value.problems)
+    assert (site / "index.html").read_text(encoding="utf-8") == "published"

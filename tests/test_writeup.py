@@ -1,0 +1,145 @@
+"""The write-up's template functions: computed from records, never stale, graceful when empty."""
+import re
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+from conftest import ROOT
+from helpers import ENV, record
+
+from reportgen import archive, conclusions, merge, writeup
+from reportgen.figures import FigureBook
+
+TABLES, _ENVS = archive.read_archive(ROOT / "archive")
+
+
+def _cur(case_id, samples, case, extra=None, **overrides):
+    rec = record(case_id=case_id, samples=samples, **overrides)
+    rec["case"] = case
+    rec["extra"] = {**rec["extra"], **(extra or {})}
+    return merge.Current(rec, None)
+
+
+def _gemm(stage, p50, impl="tvm", blas=None, n=1024, threads=2):
+    key = f"gemm_tvm/impl={impl}/stage={stage}/m={n}/n={n}/k={n}/threads={threads}" + (f"/blas={blas}" if blas else "")
+    return key, _cur(key, [p50 * 0.99, p50, p50 * 1.01],
+                     {"impl": impl, "stage": stage, "m": n, "n": n, "k": n, "threads": threads},
+                     {"flops_per_call": 2 * n ** 3, "trials_done": 128})
+
+
+def _e2e(model, engine, p50, compile_s=2.0):
+    key = f"e2e/model={model}/engine={engine}/batch=1/threads=2"
+    extra = {"cold_seconds": p50 * 1.5}
+    if engine.startswith("tvm"):
+        extra.update({"compile_seconds": compile_s, "import_seconds": 0.1, "tuned": False,
+                      "target": '{"kind":"llvm","mcpu":"znver3"}', "kernel_calls": {"transpose": 1, "conv2d": 3},
+                      "op_profile": [{"op": "conv2d", "kind": "kernel", "calls": 3, "seconds": p50 * 0.8},
+                                     {"op": "add", "kind": "kernel", "calls": 3, "seconds": p50 * 0.1}],
+                      "op_profile_total_s": p50})
+    return key, _cur(key, [p50 * 0.98, p50, p50 * 1.05], {"model": model, "engine": engine, "batch": 1, "threads": 2},
+                     extra, experiment="e2e")
+
+
+def _records(tuned_p50=0.0236, tvm_p50=2.1):
+    """A small current set: the GEMM ladder's last stages and one network through TF and TVM."""
+    return dict([_gemm("baseline", 5.6), _gemm("parallel", 0.0168), _gemm("autotuned", tuned_p50),
+                 _gemm("any", 0.0132, impl="numpy", blas="best"),
+                 _e2e("resnet18_v1", "tf", 0.037), _e2e("resnet18_v1", "tvm_c", tvm_p50)])
+
+
+def _render(template, current, env=ENV):
+    book = FigureBook()
+    book.set_page("credibility.md")
+    data = SimpleNamespace(current=current, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
+    jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    return jinja.from_string(template).render(**writeup.template_functions(data, book)), book
+
+
+def _figures(html):
+    """The texts of the current figures in rendered output, in order."""
+    return re.findall(r'<a class="num cur"[^>]*>([^<]*)</a>', html)
+
+
+def test_a_changed_record_changes_the_sentence_that_quotes_it():
+    template = "{{ conclusion_statements('autotune_beats_hand') }}"
+    slow, _ = _render(template, _records(tuned_p50=0.0236))
+    fast, _ = _render(template, _records(tuned_p50=0.0120))
+    assert "1.40×" in _figures(slow) and "23.6 ms" in _figures(slow)
+    assert "0.714×" in _figures(fast) and "12.0 ms" in _figures(fast)
+    # the direction flips with the data: verdict, explanation and recommendation follow
+    assert 'data-verdict="contradicts"' in slow and "今天不成立" in slow and "还没有找到手写调度的水平" in slow
+    assert 'data-verdict="supports"' in fast and "今天仍成立" in fast and "找到了比手写更好的" in fast
+    assert "还没有找到手写调度的水平" not in fast
+
+
+def test_tvm_vs_tensorflow_follows_the_measurement():
+    template = "{{ conclusions_table() }}"
+    slow, _ = _render(template, _records(tvm_p50=2.1))
+    fast, _ = _render(template, _records(tvm_p50=0.0185))
+    row = lambda html: next(line for line in html.splitlines() if 'data-conclusion="tvm_vs_tf"' in line)  # noqa: E731
+    assert "（慢）" in row(slow) and 'data-verdict="contradicts"' in row(slow) and "56.8×" in _figures(row(slow))
+    assert "（快）" in row(fast) and 'data-verdict="supports"' in row(fast) and "0.500×" in _figures(row(fast))
+    # the historical claim is quoted from the archive, unchanged in both builds
+    assert 'data-num="s20_summary/speedup/value"' in row(slow) and ">2.12<" in row(fast)
+
+
+def test_every_current_figure_is_indexed_with_its_record():
+    html, book = _render("{{ pitfall_compile() }} {{ pitfall_mean() }} {{ roadmap() }}", _records())
+    entries = {e["id"]: e for e in book.index()}
+    for num in re.findall(r'data-num="([^"]+)"', html):
+        assert num in entries
+        assert entries[num]["kind"] == "historical" or num.startswith(entries[num]["record"] + "#")
+
+
+def test_mean_vs_median_is_chosen_by_computation_not_by_id():
+    a = _cur("gemm_tvm/a", [1.0, 1.0, 1.0, 4.0], {"stage": "a"})
+    b = _cur("gemm_tvm/b", [1.0, 1.0, 1.0, 1.2], {"stage": "b"})
+    first, _ = _render("{{ pitfall_mean() }}", {"a": a, "b": b})
+    assert "gemm_tvm/a" in first and "gemm_tvm/b" not in first
+    a = _cur("gemm_tvm/a", [1.0, 1.0, 1.0, 1.1], {"stage": "a"})
+    b = _cur("gemm_tvm/b", [1.0, 1.0, 1.0, 9.0], {"stage": "b"})
+    second, _ = _render("{{ pitfall_mean() }}", {"a": a, "b": b})
+    assert "gemm_tvm/b" in second and "gemm_tvm/a" not in second
+
+
+def test_one_shape_compares_the_two_nearest_shapes():
+    current = dict([_gemm("baseline", 5.6, n=1024), _gemm("baseline", 1.7, n=1023),
+                    _gemm("parallel", 0.0168, n=1024), _gemm("parallel", 0.0209, n=1023),
+                    _gemm("parallel", 0.0003, n=256)])
+    html, _ = _render("{{ pitfall_shapes() }}", current)
+    assert "1023×1023×1023 与 1024×1024×1024" in html and "baseline 阶段" in html
+
+
+def test_layout_conversion_gives_an_upper_bound_below_the_profile_cut():
+    html, _ = _render("{{ pitfall_layout() }}", _records())
+    assert "`transpose`" in html and "上界" in html
+
+
+def test_int8_case_waits_for_int8_records():
+    html, _ = _render("{{ pitfall_int8() }} {{ conclusions_table() }}", _records())
+    assert "尚待 INT8 记录" in html
+    assert 'data-conclusion="int8_needs_tuning" data-verdict="pending"' in html
+
+
+TEMPLATE_CALLS = {"conclusion_statements": ("tvm_vs_tf",), "historical_code": ("s29_hello_relay",)}
+
+
+@pytest.mark.parametrize("env", [ENV, None], ids=["env", "no-env"])
+def test_every_function_survives_missing_records(env):
+    book = FigureBook()
+    book.set_page("x.md")
+    data = SimpleNamespace(current={}, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
+    for name, fn in writeup.template_functions(data, book).items():
+        out = fn(*TEMPLATE_CALLS.get(name, ()))
+        assert isinstance(out, str) and out.strip(), name
+        assert 'class="num cur"' not in out, f"{name} shows a current figure without a record"
+    statuses = {ev.verdict for _c, _claim, ev in conclusions.judge_all(conclusions.Context(book, {}, env, TABLES))}
+    assert statuses == {conclusions.PENDING}
+
+
+def test_historical_code_is_verbatim_and_marked():
+    html, _ = _render("{{ historical_code('s29_hello_relay') }}", {})
+    assert html.startswith('???+ quote "历史代码（§29）')
+    assert "    mod = relay.Module.from_expr(func)" in html
+    with pytest.raises(KeyError):
+        _render("{{ historical_code('no_such_snippet') }}", {})
