@@ -7,7 +7,7 @@ from . import merge
 from .figures import fmt_number
 from .tables import _ms_cell, _tvm_get, tvm_main_shape
 
-MODEL_ZH = {"resnet18_v1": "ResNet-18", "inception_v1": "Inception v1", "mobilenet_v2": "MobileNetV2",
+MODEL_ZH = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18", "inception_v1": "Inception v1", "mobilenet_v2": "MobileNetV2",
             "resnet50": "ResNet-50"}
 ENGINE_ZH = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite", "tvm_b": "TVM B 组",
              "tvm_c": "TVM C 组", "tvm_d": "TVM D 组"}

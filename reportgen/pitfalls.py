@@ -136,8 +136,8 @@ def layout_conversion(book, current):
 def _int8_quality(cur):
     """What besides latency an INT8 record reports: accuracy, agreement or an error bound."""
     e, chk = cur.record.get("extra", {}), cur.record.get("check", {})
-    found = [k for k in ("accuracy", "accuracy_drop", "top1", "top1_agree", "agreement", "per_layer", "coverage")
-             if e.get(k) is not None]
+    found = [k for k in ("score", "accuracy", "accuracy_drop", "top1", "top1_agree", "agreement", "per_layer",
+                         "coverage") if e.get(k) is not None]
     if chk.get("max_rel_err") is not None:
         found.append("max_rel_err")
     return found
@@ -154,4 +154,18 @@ def int8_latency_only(book, current):
         ex = bare[0]
         text += (f"；{len(bare)} 条只有延迟，例如 `{_esc(ex.record['id'])}`（{ms(book, ex)}），"
                  "它们不能单独支持“INT8 更好”的结论")
-    return text + "。"
+    text += "。"
+    for cur in fam:
+        score = cur.record["extra"].get("score") or {}
+        if cur.record["case"].get("engine") != "tvm_int8" or score.get("accuracy") is None \
+                or score.get("fp32_accuracy") is None:
+            continue
+        drop = (score["fp32_accuracy"] - score["accuracy"]) * 100
+        text += (f"以 {model_zh(cur.record['case']['model'])} 的 TVM INT8 为例：延迟 {ms(book, cur)}，准确率 "
+                 f"{percent(book, cur, 'accuracy', score['accuracy'])}，同一评估集上 FP32 为 "
+                 f"{percent(book, cur, 'fp32_accuracy', score['fp32_accuracy'])}（"
+                 + (f"下降 {fig(book, cur, 'accuracy_drop_points', f'{drop:.2f}', 'points')} 个百分点" if drop > 0 else
+                    "没有下降")
+                 + "）。只报告延迟，后两个数字就看不到了。")
+        break
+    return text

@@ -143,3 +143,17 @@ def test_historical_code_is_verbatim_and_marked():
     assert "    mod = relay.Module.from_expr(func)" in html
     with pytest.raises(KeyError):
         _render("{{ historical_code('no_such_snippet') }}", {})
+
+
+def _int8(engine, p50, accuracy=0.97):
+    key = f"int8/model=digits_cnn/engine={engine}/batch=1/threads=2"
+    return key, _cur(key, [p50 * 0.99, p50, p50 * 1.02], {"model": "digits_cnn", "engine": engine, "batch": 1},
+                     {"score": {"accuracy": accuracy, "fp32_accuracy": 0.975}})
+
+
+@pytest.mark.parametrize("int8_p50, verdict", [(0.9e-3, "supports"), (0.3e-3, "contradicts")])
+def test_int8_conclusion_is_judged_from_int8_records(int8_p50, verdict):
+    current = dict([_int8("tvm_fp32", 0.67e-3), _int8("tvm_int8", int8_p50), _int8("tvm_int8_tuned", 0.23e-3)])
+    html, _ = _render("{{ conclusions_table() }} {{ pitfall_int8() }}", current)
+    assert f'data-conclusion="int8_needs_tuning" data-verdict="{verdict}"' in html
+    assert "准确率" in html and "下降" in html and "尚待 INT8 记录" not in html
