@@ -48,7 +48,8 @@ def _tvm_vs_tf(c):
     rows, faster, slower, untuned = [], 0, 0, 0
     for model in e2e_models(c.current):
         tf = e2e(c.current, model, "tf")
-        tvms = [t for t in (e2e(c.current, model, e) for e in ("tvm_b", "tvm_c", "tvm_d")) if ok(t)]
+        tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in ("tvm_b", "tvm_c", "tvm_d")) if ok(t)] \
+            if ok(tf) else []
         if not ok(tf) or not tvms:
             continue
         best = min(tvms, key=lambda t: t.stat("p50"))
@@ -235,19 +236,16 @@ def _fusion(c):
     return Evidence(verdict, obs, why, "融合之后要对融合后的内核调度，才能把省下的内存读写变成时间。")
 
 
-def _int8_get(c, model, engine):
-    return next((x for x in merge.family(c.current, "int8").values()
-                 if x.record["case"].get("model") == model and x.record["case"].get("engine") == engine
-                 and x.record["case"].get("batch", 1) == 1), None)
-
-
 def _int8_needs_tuning(c):
     models = sorted({x.record["case"]["model"] for x in merge.family(c.current, "int8").values()
                      if x.record["case"].get("engine") == "tvm_int8"})
     rows, alone_slower, tuned_best = [], [], []
     for model in models:
-        fp32, int8, tuned = (_int8_get(c, model, e) for e in ("tvm_fp32", "tvm_int8", "tvm_int8_tuned"))
-        if not (ok(fp32) and ok(int8)):
+        fp32 = e2e(c.current, model, "tvm_fp32", family="int8")
+        if not ok(fp32):
+            continue
+        int8, tuned = (e2e(c.current, model, e, like=fp32, family="int8") for e in ("tvm_int8", "tvm_int8_tuned"))
+        if not ok(int8):
             continue
         alone = int8.stat("p50") / fp32.stat("p50")
         alone_slower.append(alone > 1)

@@ -56,11 +56,21 @@ def percent(book, cur, suffix, share):
     return fig(book, cur, suffix, fmt_number(share * 100, "%") + "%", "%")
 
 
-def e2e(current, model, engine, batch=1):
-    """The current e2e record of one model, engine and batch, or None."""
-    for cur in merge.family(current, "e2e").values():
+SETUP = ("input_size", "threads", "seed")   # two records are comparable only when these agree
+
+
+def comparable(a, b):
+    """Same input size, threads and seed: a ratio of the two means something."""
+    ca, cb = a.record["case"], b.record["case"]
+    return all(ca.get(k) == cb.get(k) for k in SETUP)
+
+
+def e2e(current, model, engine, batch=1, like=None, family="e2e"):
+    """The current record of one model, engine and batch (comparable with ``like`` if given), or None."""
+    for cur in merge.family(current, family).values():
         case = cur.record["case"]
-        if case["model"] == model and case["engine"] == engine and case.get("batch", 1) == batch:
+        if case.get("model") == model and case.get("engine") == engine and case.get("batch", 1) == batch \
+                and (like is None or comparable(cur, like)):
             return cur
     return None
 

@@ -22,11 +22,12 @@ def cold_table(book, current):
             if not ok(cur) or cur.record["extra"].get("cold_seconds") is None:
                 continue
             cold = cur.record["extra"]["cold_seconds"]
-            lines.append([model_zh(model), engine_zh(engine), seconds(book, cur, "cold_s", cold), ms(book, cur),
+            size = cur.record["case"].get("input_size", "?")
+            lines.append([model_zh(model), engine_zh(engine), f"{size}×{size}", seconds(book, cur, "cold_s", cold), ms(book, cur),
                           times(book, cur, "cold_over_p50", cold / cur.stat("p50"))])
     if not lines:
         return "（尚无端到端记录。）"
-    return markdown(["模型", "引擎", "首次调用（冷）", "稳定运行 p50", "冷 ÷ 热"], lines)
+    return markdown(["模型", "引擎", "输入", "首次调用（冷）", "稳定运行 p50", "冷 ÷ 热"], lines)
 
 
 def cold_summary(book, current):
@@ -69,7 +70,8 @@ def batching(book, current):
     for b in batches:
         for model in e2e_models(current):
             for engine in ENGINES:
-                one, big = e2e(current, model, engine), e2e(current, model, engine, b)
+                one = e2e(current, model, engine)
+                big = e2e(current, model, engine, b, like=one) if one is not None else None
                 if not (ok(one) and ok(big)):
                     continue
                 gain = (b / big.stat("p50")) / (1 / one.stat("p50"))
@@ -87,7 +89,7 @@ def batching_summary(book, current):
     best = None
     for cur in merge.family(current, "e2e").values():
         b = cur.record["case"].get("batch", 1)
-        one = e2e(current, cur.record["case"]["model"], cur.record["case"]["engine"])
+        one = e2e(current, cur.record["case"]["model"], cur.record["case"]["engine"], like=cur)
         if b > 1 and ok(cur) and ok(one):
             gain = (b / cur.stat("p50")) * one.stat("p50")
             if best is None or gain > best[0]:

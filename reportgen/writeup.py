@@ -136,7 +136,7 @@ def tvm_slowest(book, current):
     """The TVM variant furthest behind the framework baseline: the retrospective's sharpest fact."""
     worst = None
     for cur in e2e_tvm(current):
-        tf = e2e(current, cur.record["case"]["model"], "tf")
+        tf = e2e(current, cur.record["case"]["model"], "tf", like=cur)
         if ok(tf):
             ratio = cur.stat("p50") / tf.stat("p50")
             if worst is None or ratio > worst[0]:

@@ -27,7 +27,7 @@ def _gemm(stage, p50, impl="tvm", blas=None, n=1024, threads=2):
                      {"flops_per_call": 2 * n ** 3, "trials_done": 128})
 
 
-def _e2e(model, engine, p50, compile_s=2.0):
+def _e2e(model, engine, p50, compile_s=2.0, size=224):
     key = f"e2e/model={model}/engine={engine}/batch=1/threads=2"
     extra = {"cold_seconds": p50 * 1.5}
     if engine.startswith("tvm"):
@@ -36,8 +36,8 @@ def _e2e(model, engine, p50, compile_s=2.0):
                       "op_profile": [{"op": "conv2d", "kind": "kernel", "calls": 3, "seconds": p50 * 0.8},
                                      {"op": "add", "kind": "kernel", "calls": 3, "seconds": p50 * 0.1}],
                       "op_profile_total_s": p50})
-    return key, _cur(key, [p50 * 0.98, p50, p50 * 1.05], {"model": model, "engine": engine, "batch": 1, "threads": 2},
-                     extra, experiment="e2e")
+    return key, _cur(key, [p50 * 0.98, p50, p50 * 1.05], {"model": model, "engine": engine, "batch": 1, "threads": 2,
+                                                          "input_size": size, "seed": 0}, extra, experiment="e2e")
 
 
 def _records(tuned_p50=0.0236, tvm_p50=2.1):
@@ -81,6 +81,15 @@ def test_tvm_vs_tensorflow_follows_the_measurement():
     assert "（快）" in row(fast) and 'data-verdict="supports"' in row(fast) and "0.500×" in _figures(row(fast))
     # the historical claim is quoted from the archive, unchanged in both builds
     assert 'data-num="s20_summary/speedup/value"' in row(slow) and ">2.12<" in row(fast)
+
+
+def test_records_of_other_input_sizes_are_never_compared():
+    current = _records(tvm_p50=2.1)
+    key, fast_small = _e2e("resnet18_v1", "tvm_d", 0.013, size=64)   # a quick run's smaller input
+    current[key] = fast_small
+    html, _ = _render("{{ conclusions_table() }} {{ tvm_slowest() }}", current)
+    assert "13.0 ms" not in _figures(html) and "TVM D 组" not in html
+    assert 'data-conclusion="tvm_vs_tf" data-verdict="contradicts"' in html
 
 
 def test_every_current_figure_is_indexed_with_its_record():
