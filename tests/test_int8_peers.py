@@ -138,8 +138,10 @@ def test_ort_qdq_model_is_quantized_and_close_to_fp32(qdq, qdq_ort_logits, data,
     assert qdq["settings"]["per_channel"] and qdq["settings"]["activation_type"] == "int8"
     assert qdq["calibration_images"] == 180 and qdq["calibration_batch"] == 1  # static batch 1
     assert qdq["bytes"] == P.file_size(qdq["path"])["bytes"] > 0
-    kernels = P.ort_kernel_ops(qdq["path"])
-    assert kernels["com.microsoft::QLinearConv"] == 3, kernels   # ORT runs integer kernels
+    coverage = P.ort_coverage(qdq["path"])   # ORT runs integer kernels for every conv and dense
+    assert coverage["by_op"]["Conv"] == {"integer": 3, "float": 0}, coverage
+    assert coverage["by_op"]["Gemm"] == {"integer": 2, "float": 0}, coverage
+    assert coverage["kernels"] == dict(P.ort_kernel_ops(qdq["path"]))
     a = E.agreement(qdq_ort_logits, fp32_logits)
     assert a["max_rel_err"] < MAX_INT8_REL_ERR and a["top1_agree"] >= MIN_TOP1_AGREE, a
     int8_acc = D.accuracy(qdq_ort_logits, data["y_eval"])
