@@ -8,7 +8,7 @@ flips a result flips the verdict and the sentences with it; nothing here is a st
 import re
 from dataclasses import dataclass
 
-from . import merge
+from . import merge, service
 from .lookup import e2e, e2e_models, engine_zh, fig, gemm, gflops, hist, model_zh, ms, ok, percent, times
 
 _FIGURE = re.compile(r"\{(\w+/\w+/\w+)\}")
@@ -72,6 +72,41 @@ def _tvm_vs_tf(c):
     rec = ("报告 TVM 的时间时同时给出调优状态；与成熟运行时（ONNX Runtime、TFLite）相比之前，先完成调优。"
            if verdict != SUPPORTS else "这一结论只对本机、本版本、这些模型成立，换硬件要重测。")
     return Evidence(verdict, "；".join(rows) + "。", why, rec)
+
+
+def _outputs_agree(c):
+    recs = [x for m in e2e_models(c.current) for x in (e2e(c.current, m, e) for e in ("tvm_b", "tvm_c", "tvm_d"))
+            if x is not None and x.record["check"].get("passed") is not None]
+    if not recs:
+        return _pending()
+    worst = max(recs, key=lambda x: x.record["check"].get("max_rel_err") or 0)
+    low = min(recs, key=lambda x: x.record["extra"].get("agreement", {}).get("top1_agree", 0))
+    top1 = low.record["extra"].get("agreement", {}).get("top1_agree", 0)
+    passed = sum(bool(x.record["check"]["passed"]) for x in recs)
+    err = f"{worst.record['check']['max_rel_err']:.1e}"
+    obs = (f"{len(recs)} 个 TVM 端到端用例中 {passed} 个通过了与 TensorFlow 的数值校验；最大相对误差最大的是 "
+           f"{model_zh(worst.record['case']['model'])} 的 {engine_zh(worst.record['case']['engine'])}："
+           f"{fig(c.book, worst, 'max_rel_err', err, 'rel')}"
+           f"，top-1 一致率最低为 {fig(c.book, low, 'top1_agree', f'{top1:.2f}', 'ratio')}。")
+    if passed == len(recs) and top1 == 1:
+        return Evidence(SUPPORTS, obs, "编译改变的是执行方式，不是计算结果；误差在浮点重排的量级。",
+                        "权重随机的网络对不同输入常给出同一类别，top-1 一致是弱证据，要看最大误差。")
+    return Evidence(CONTRADICTS, obs, "有 TVM 用例的输出与 TensorFlow 不一致，须先查明再谈速度。",
+                    "校验不通过的用例不给时间，见端到端页。")
+
+
+def _batching(c):
+    best = service.best_batching(c.current)
+    if best is None:
+        return _pending("尚无与 batch 1 可比的批处理记录。")
+    gain, x, one, b = best
+    slower = x.stat("p50") / one.stat("p50")
+    obs = (f"{model_zh(x.record['case']['model'])} 上的 {engine_zh(x.record['case']['engine'])}：batch {b} 的吞吐是 batch 1 的 "
+           f"{times(c.book, x, 'throughput_gain', gain)}，每次调用的延迟是 {times(c.book, x, 'call_latency_over_b1', slower)}。")
+    if gain > 1 and slower > 1:
+        return Evidence(SUPPORTS, obs, "一批里的多张图共享权重读取与线程调度，吞吐上升；但每次调用要算完整批。",
+                        "交互式服务按 P95/P99 选批大小，离线任务按吞吐选。")
+    return Evidence(CONTRADICTS, obs, "在这个引擎上批处理没有带来预期的取舍。", "按业务指标分别测量，不要假设批处理总有收益。")
 
 
 def _numpy_best(c, dtype, threads):
@@ -310,6 +345,7 @@ class Conclusion:
 CONCLUSIONS = [   # claims in our words; {table/row/column} is an archived figure, quoted as printed
     Conclusion("tvm_vs_tf", ("20",), "TVM 推理比 TensorFlow 快（{s20_tf_vs_tvm/tvm/rounded} 秒对 "
                "{s20_tf_vs_tvm/tensorflow/rounded} 秒，约 {s20_summary/speedup/value} 倍）", _tvm_vs_tf),
+    Conclusion("outputs_agree", ("20",), "TensorFlow 与 TVM 的分类输出基本一致", _outputs_agree),
     Conclusion("fallback_slow", ("20",), "AutoTVM 找不到配置而回退时，测到的是回退实现的慢速度", _fallback_slow),
     Conclusion("small_matrix", ("21",), "小矩阵的利用率远低于大矩阵（单核 FP32：n=32 为 {s21_numpy/single_fp32/32}，"
                "n=1024 为 {s21_numpy/single_fp32/1024} GFLOPS）", _small_matrix),
@@ -328,6 +364,7 @@ CONCLUSIONS = [   # claims in our words; {table/row/column} is an archived figur
                "{s23_tvm_stages/parallel/numpy}）", _parallel_near_numpy),
     Conclusion("autotune_beats_hand", ("23",), "自动调优在手写并行之上再缩小差距（{s23_tvm_stages/parallel/tvm} → "
                "{s23_tvm_stages/autotuned/tvm}）", _autotune_beats_hand),
+    Conclusion("batching", ("18",), "批处理能提高吞吐，但会增加单次调用的延迟", _batching),
     Conclusion("fusion", ("15", "29"), "融合减少了中间张量的写回（但未必总是更快）", _fusion),
     Conclusion("int8_needs_tuning", ("31",), "INT8 单独使用反而更慢，与调优配合才有收益（ResNet18：FP32 "
                "{s31_int8/resnet18_v1/tvm_fp32}，INT8 {s31_int8/resnet18_v1/tvm_int8}，INT8 + AutoTVM "

@@ -84,18 +84,24 @@ def batching(book, current):
                      "每次调用延迟 ÷ batch 1"], lines)
 
 
-def batching_summary(book, current):
-    """One sentence: the largest throughput gain and what it cost each request."""
+def best_batching(current):
+    """(throughput gain, batched record, its batch-1 peer, batch) with the largest gain, or None."""
     best = None
     for cur in merge.family(current, "e2e").values():
         b = cur.record["case"].get("batch", 1)
-        one = e2e(current, cur.record["case"]["model"], cur.record["case"]["engine"], like=cur)
-        if b > 1 and ok(cur) and ok(one):
+        one = e2e(current, cur.record["case"]["model"], cur.record["case"]["engine"], like=cur) if b > 1 else None
+        if ok(cur) and ok(one):
             gain = (b / cur.stat("p50")) * one.stat("p50")
             if best is None or gain > best[0]:
                 best = (gain, cur, one, b)
+    return best
+
+
+def batching_summary(book, current):
+    """One sentence: the largest throughput gain and what it cost each request."""
+    best = best_batching(current)
     if best is None:
-        return "尚无 batch 大于 1 的记录。"
+        return "尚无与 batch 1 可比的批处理记录。"
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
     return (f"批处理收益最大的是 {model_zh(cur.record['case']['model'])} 上的 {engine_zh(cur.record['case']['engine'])}："

@@ -166,3 +166,16 @@ def test_int8_conclusion_is_judged_from_int8_records(int8_p50, verdict):
     html, _ = _render("{{ conclusions_table() }} {{ pitfall_int8() }}", current)
     assert f'data-conclusion="int8_needs_tuning" data-verdict="{verdict}"' in html
     assert "准确率" in html and "下降" in html and "尚待 INT8 记录" not in html
+
+
+def test_batching_pairs_batch_8_with_its_own_batch_1():
+    current = _records()
+    key, b8 = _e2e("resnet18_v1", "tf", 0.0388)
+    b8.record["case"]["batch"] = 8
+    current[key.replace("batch=1", "batch=8")] = b8
+    html, _ = _render("{{ service_batching_summary() }} {{ conclusions_table() }}", current)
+    assert "7.63×" in _figures(html) and "1.05×" in _figures(html)
+    assert 'data-conclusion="batching" data-verdict="supports"' in html
+    b8.record["case"]["input_size"] = 64          # not comparable any more: no ratio, no verdict
+    html, _ = _render("{{ service_batching_summary() }} {{ conclusions_table() }}", current)
+    assert "尚无与 batch 1 可比的批处理记录" in html and 'data-conclusion="batching" data-verdict="pending"' in html
