@@ -6,7 +6,7 @@ form TVM imports) and quantized once by each peer.  No timing assertions.
 
 Tolerances are loose on purpose: INT8 logits differ from FP32 by a few
 quantization steps, and ORT's fused integer kernels on an AVX2 CPU without
-VNNI saturate with 8-bit weights (see ``peers.ort_static_qdq``).  The tight
+VNNI drift further with 8-bit weights (see ``peers.ort_static_qdq``).  The tight
 checks are against the QDQ model's own semantics
 (``peers.onnx_reference_logits``): TVM's float import reproduces them.
 """
