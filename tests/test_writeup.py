@@ -83,11 +83,18 @@ def test_tvm_vs_tensorflow_follows_the_measurement():
     assert 'data-num="s20_summary/speedup/value"' in row(slow) and ">2.12<" in row(fast)
 
 
+def test_the_framework_sentence_turns_with_the_data():
+    slow, _ = _render("{{ tvm_vs_framework() }}", _records(tvm_p50=2.1))
+    fast, _ = _render("{{ tvm_vs_framework() }}", _records(tvm_p50=0.030))
+    assert "反例" in slow and "未调优" in slow and "56.8×" in _figures(slow)
+    assert "反例" not in fast and "不慢于 TensorFlow" in fast and "0.811×" in _figures(fast)
+
+
 def test_records_of_other_input_sizes_are_never_compared():
     current = _records(tvm_p50=2.1)
     key, fast_small = _e2e("resnet18_v1", "tvm_d", 0.013, size=64)   # a quick run's smaller input
     current[key] = fast_small
-    html, _ = _render("{{ conclusions_table() }} {{ tvm_slowest() }}", current)
+    html, _ = _render("{{ conclusions_table() }} {{ tvm_vs_framework(True) }}", current)
     assert "13.0 ms" not in _figures(html) and "TVM D 组" not in html
     assert 'data-conclusion="tvm_vs_tf" data-verdict="contradicts"' in html
 
