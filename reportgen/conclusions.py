@@ -313,7 +313,7 @@ def _fallback_slow(c):
     verdict = SUPPORTS if ratio > 2 else CONTRADICTS
     why = ("没有调优记录时，TVM 用的是默认实现，测到的是回退性能，不是 TVM 能达到的性能。" if verdict == SUPPORTS
            else "本机上默认实现与调优结果相差不大。")
-    return Evidence(verdict, obs, why, "每个 TVM 时间都带上 target、调优状态与数据库，见实验方法的 fallback 一节。")
+    return Evidence(verdict, obs, why, "每个 TVM 时间都带上 target、调优状态与调优数据库，缺一项就不能当作 TVM 的结果。")
 
 
 def _numpy_near_peak(c):
