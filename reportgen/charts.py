@@ -168,10 +168,53 @@ def tuning_curve(tables, current, env):
         title="MetaSchedule 调优曲线")
 
 
+def e2e_ops(tables, current, env):
+    """Per-operator time of one TVM run, before (C) and after tuning (D), per model (log scale)."""
+    rows = []
+    for cur in merge.family(current, "e2e").values():
+        case = cur.record["case"]
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d"):
+            for op in cur.record["extra"].get("op_profile", [])[:8]:
+                rows.append({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
+                             "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]})
+    data = alt.Data(values=rows)
+    return (alt.Chart(data).mark_bar().encode(
+        y=alt.Y("op:N", sort="-x", title=None),
+        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title="一次推理中的时间（ms，对数）"),
+        color=alt.Color("variant:N", title="变体"), yOffset="variant:N",
+        tooltip=["model:N", "variant:N", "op:N", "calls:Q", alt.Tooltip("ms:Q", format=".3f")])
+        .properties(width=320, height=alt.Step(9))
+        .facet(row=alt.Row("model:N", title=None)).resolve_scale(y="independent")
+        .properties(title="TVM 每个算子的时间：调优前（C）与调优后（D），各取最慢的 8 个"))
+
+
+def int8_latency(tables, current, env):
+    """Latency per engine of the INT8 study, per model (log scale), p50 with p95 ticks."""
+    rows = []
+    for cur in merge.family(current, "int8").values():
+        case = cur.record["case"]
+        if cur.ok and cur.record["samples"] and case.get("engine"):
+            rows.append({"model": case["model"], "engine": case["engine"], "dtype": "INT8" if "int8" in case["engine"]
+                         or "qdq" in case["engine"] else "FP32",
+                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+    data = alt.Data(values=rows)
+    order = ["tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq", "ort_fp32", "ort_qdq",
+             "tflite_fp32", "tflite_int8"]
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("engine:N", sort=order, title=None),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
+        color=alt.Color("dtype:N", title="数据类型"),
+        tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".3f"), alt.Tooltip("p95_ms:Q", format=".3f")])
+    ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(x=alt.X("engine:N", sort=order), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+    return (alt.layer(bars, ticks, data=data).properties(width=260, height=220)
+            .facet(column=alt.Column("model:N", title=None)).resolve_scale(y="independent")
+            .properties(title="INT8 与 FP32 的延迟（batch 1；黑色刻度为 p95）"))
+
+
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
             "tvm_stages": tvm_stages, "tuning_curve": tuning_curve,
-            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e)}
+            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency}
 
 
 def build_all(tables, current, env, runs=()):
@@ -238,17 +281,17 @@ def e2e_latency(tables, current, env):
     """Warm latency per engine per model (log scale), p50 with the p95 as a tick."""
     rows = []
     for cur in merge.family(current, "e2e").values():
-        if cur.ok:
+        if cur.ok and cur.record["case"]["batch"] == 1:
             case = cur.record["case"]
             rows.append({"model": case["model"], "engine": case["engine"], "group": case["group"],
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
-        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c"]),
-        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), title="延迟 p50（ms，对数）"),
+        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d"]),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
         color=alt.Color("group:N", title="组"),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
-        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c"]), y="p95_ms:Q")
+        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
             .facet(column=alt.Column("model:N", title=None)).properties(title="端到端延迟（batch 1；黑色刻度为 p95）"))

@@ -1,0 +1,34 @@
+"""Chart specs: a bar on a log scale must not stack (Vega stacks from 0, and log(0) blanks every bar)."""
+from reportgen import charts
+
+
+def _bars_on_log(spec, mark=None):
+    """(mark, channel, encoding) for every bar channel on a log scale in a Vega-Lite spec tree."""
+    out = []
+    if isinstance(spec, dict):
+        here = spec.get("mark", mark)
+        here = here.get("type") if isinstance(here, dict) else here
+        for channel, enc in (spec.get("encoding") or {}).items():
+            if here == "bar" and isinstance(enc, dict) and (enc.get("scale") or {}).get("type") == "log":
+                out.append((here, channel, enc))
+        for key, value in spec.items():
+            if key != "encoding":
+                out.extend(_bars_on_log(value, here if key == "spec" else None))
+    elif isinstance(spec, list):
+        for item in spec:
+            out.extend(_bars_on_log(item, mark))
+    return out
+
+
+def test_log_scale_bars_do_not_stack(tmp_path):
+    specs = charts.build_all({"s21_numpy": _Empty(), "s23_tvm_stages": _Empty()}, {}, None)
+    found = [(name, hit) for name, spec in specs.items() for hit in _bars_on_log(spec)]
+    assert found, "expected the latency charts to use log-scale bars"
+    assert all(hit[2].get("stack", "missing") is None for _, hit in found), found
+
+
+class _Empty:
+    rows, columns = [], []
+
+    def cell(self, row, col):
+        raise KeyError(row)
