@@ -3,10 +3,17 @@
 Groups measured here: A — TensorFlow (the business baseline), with ONNX Runtime
 and TFLite (XNNPACK) as the peers a user would pick instead; B — TVM importing
 the ONNX export and compiling with the default build (no fusion); C — B plus
-the graph-level pipeline (fold + fuse). D (MetaSchedule) and E/F (INT8) are not
-measured yet. Every engine is first checked against TensorFlow on natural
-images and seeded noise; import, compile, cold and warm times are kept apart;
-TVM's time is broken down per operator with the VM instrument hook.
+the graph-level pipeline (fold + fuse); D — C plus the MetaSchedule database
+that the e2e_tune family produced for the same model, batch and threads (no
+database: the case is recorded as skipped, never timed untuned under D's name).
+E/F (INT8) come from the int8 family. Every engine is first checked against
+TensorFlow on natural images and seeded noise; import, compile, cold and warm
+times are kept apart; TVM's time is broken down per operator with the VM
+instrument hook.
+
+Every sample is one call (one request): P50/P95/P99 are latencies of single
+requests, not of averages. Batch 1 measures latency; batch 8 measures
+throughput (images per second = 8 / time per call) for ``batch8_engines``.
 """
 import hashlib
 import tempfile
@@ -17,15 +24,24 @@ import numpy as np
 
 from experiments import harness
 
-ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c")
-GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C"}
+ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d")
+GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D"}
+
 
 
 def _sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _prepare(engine, model, paths, threads, size):
+def _tuning_record(h, name, batch, threads, p):
+    """The e2e_tune record for this model/batch/threads at this input size and seed, or None."""
+    from experiments import e2e_tune
+    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, batch, threads),
+                             accept=lambda r: r["case"]["input_size"] == p["input_size"]
+                             and r["case"]["seed"] == p["seed"])
+
+
+def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     """A runner and what preparing it cost (import/compile seconds, kernel counts)."""
     from experiments.e2e import engines
     info = {}
@@ -37,21 +53,30 @@ def _prepare(engine, model, paths, threads, size):
         return engines.prepare_tflite(paths["tflite"], threads), info
     variant = engine[-1].upper()
     t0 = time.perf_counter()
-    mod = engines.tvm_import_onnx(paths["onnx"], (1, size, size, 3))
+    mod = engines.tvm_import_onnx(paths["onnx"], (batch, size, size, 3))
     info["import_seconds"] = time.perf_counter() - t0
     target = engines.tvm_target(threads)
     t0 = time.perf_counter()
-    executable = engines.tvm_compile(mod, target, variant)
+    if variant == "D":
+        from experiments.e2e import tuning as tuning_mod
+        executable, coverage = tuning_mod.compile_tuned(mod, target, h.artifact_path(tuning["extra"]["artifacts"]["database"]))
+        summary = tuning["extra"]["tuning"]
+        info["tuning"] = {"record": tuning["id"], "run_id": tuning["run_id"], "database": tuning["extra"]["artifacts"]["database"],
+                          "trials": summary["measured"], "valid_trials": summary["valid"], "seconds": summary["seconds"],
+                          "scheduled": len(coverage["scheduled"]), "unscheduled": coverage["unscheduled"]}
+        info["tuned"] = True
+    else:
+        executable = engines.tvm_compile(mod, target, variant)
+        info["tuned"] = False
     info["compile_seconds"] = time.perf_counter() - t0
     info["kernel_calls"] = engines.tvm_kernel_calls(executable)
-    info["tuned"] = False
     info["target"] = str(target)
     return engines.prepare_tvm(executable, threads, variant), info
 
 
-def _check(runner, inputs, reference, tolerance):
+def _check(runner, batches, reference, tolerance):
     from experiments.e2e import engines
-    logits = np.concatenate([runner(x[None]) for x in inputs])
+    logits = np.concatenate([runner(b) for b in batches])
     agree = engines.agreement(logits, reference)
     passed = agree["top1_agree"] == 1.0 and agree["max_rel_err"] <= tolerance
     return {"reference": "TensorFlow logits on the same inputs (max_rel_err = max|Δ| / max|ref|)",
@@ -59,54 +84,96 @@ def _check(runner, inputs, reference, tolerance):
             "threshold": tolerance, "passed": bool(passed)}, agree
 
 
+def _latencies(call, p):
+    """Single-call samples: up to p["repeat"] within p["budget_s"], at least p["min_repeat"]."""
+    once = harness.time_calls(call, warmup=0, repeat=1, number=1)[0]
+    repeat = harness.repeats_within(once, 1, p["repeat"], p["budget_s"], p["min_repeat"])
+    return harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=1)
+
+
+def _failed(h, case_id, case, first, status, error):
+    h.say(f"{case_id}: {status}: {error}")
+    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
+           number=0, first_line=first, status=status, error=error,
+           check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
+                  "passed": None}, extra={})
+
+
+def measure_case(h, ctx, engine, batch):
+    """One engine at one batch size: prepare, check against TF, time single calls, profile TVM."""
+    name, p, threads, size = ctx["name"], ctx["p"], ctx["threads"], ctx["size"]
+    from experiments.e2e import engines
+    case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": batch, "threads": threads,
+            "input_size": size, "seed": p["seed"]}
+    case_id = f"e2e/model={name}/engine={engine}/batch={batch}/threads={threads}"
+    first = h.line() + 1
+    tuning = None
+    if engine == "tvm_d":
+        tuning = _tuning_record(h, name, batch, threads, p)
+        if tuning is None:
+            _failed(h, case_id, case, first, "skipped",
+                    "no e2e_tune record for this model/batch/threads/input size: run the e2e_tune family first")
+            return
+        case["tuning_fingerprint"] = tuning["fingerprint"]   # a new database means a new measurement
+    old = h.reusable(case_id, case)
+    if old:
+        h.emit_reused(old)
+        return
+    try:
+        runner, info = _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch, tuning, h)
+    except Exception as exc:  # noqa: BLE001 - an import/compile failure is a finding
+        _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
+        return
+    batches = ctx["batches"][batch]
+    t0 = time.perf_counter()
+    runner(batches[0])
+    info["cold_seconds"] = time.perf_counter() - t0
+    check, agree = _check(runner, batches, ctx["reference"][batch], p["tolerance"])
+    extra = {"engine": runner.metadata(), "agreement": agree, "model_files": ctx["files"][batch],
+             "inputs": ctx["input_names"][:len(batches) * batch], "images_per_call": batch, **info}
+    samples = []
+    if check["passed"]:
+        samples = _latencies(lambda: runner(batches[0]), p)
+        if engine.startswith("tvm"):
+            profile = engines.tvm_op_profile(runner.handle, [batches[0]])
+            extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
+            extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
+    p50 = sorted(samples)[len(samples) // 2] * 1e3 if samples else float("nan")
+    h.say(f"{case_id}: p50 {p50:.2f} ms over {len(samples)} calls, top1 {agree['top1_agree']:.2f}, "
+          f"rel err {agree['max_rel_err']:.1e}")
+    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+           warmup=p["warmup"] if samples else 0, number=1 if samples else 0, check=check, first_line=first,
+           status="ok" if check["passed"] else "check_failed",
+           error=None if check["passed"] else "logits disagree with TensorFlow", extra=extra)
+
+
 def measure_model(h, name, p, threads):
-    from experiments.e2e import engines, models
+    from experiments.e2e import models
     size = p["input_size"]
+    plan = {1: list(p["engines"])}
+    for batch in p.get("batches", [1]):
+        if batch != 1:
+            plan[batch] = list(p["batch_engines"])
     model = models.build(name, seed=p["seed"], input_size=size)
-    inputs = models.sample_inputs(p["n_check"], seed=p["seed"], input_size=size)
-    reference = np.concatenate([model(x[None], training=False).numpy() for x in inputs])
+    n = max(p["n_check"], max(plan))
+    inputs = models.sample_inputs(n, seed=p["seed"], input_size=size)
+    ctx = {"name": name, "p": p, "threads": threads, "size": size, "model": model,
+           "input_names": models.sample_names(n), "paths": {}, "files": {}, "batches": {}, "reference": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        paths = {"onnx": models.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=1),
-                 "tflite": models.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)}
-        model_files = {k: {"sha256": _sha256(v), "bytes": Path(v).stat().st_size} for k, v in paths.items()}
-        for engine in p["engines"]:
-            case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
-                    "input_size": size, "seed": p["seed"]}
-            case_id = f"e2e/model={name}/engine={engine}/batch=1/threads={threads}"
-            old = h.reusable(case_id, case)
-            if old:
-                h.emit_reused(old)
-                continue
-            first = h.line() + 1
-            try:
-                runner, info = _prepare(engine, model, paths, threads, size)
-            except Exception as exc:  # noqa: BLE001 - an import/compile failure is a finding
-                h.say(f"{case_id}: compile failed: {exc}")
-                h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
-                       number=0, first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}",
-                       check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
-                              "passed": None}, extra={})
-                continue
-            t0 = time.perf_counter()
-            runner(inputs[:1])
-            info["cold_seconds"] = time.perf_counter() - t0
-            check, agree = _check(runner, inputs, reference, p["tolerance"])
-            extra = {"engine": runner.metadata(), "agreement": agree, "model_files": model_files,
-                     "inputs": models.sample_names(p["n_check"]), **info}
-            samples, number = [], 0
-            if check["passed"]:
-                call = lambda: runner(inputs[:1])  # noqa: E731
-                samples, number = harness.sample(call, p)
-                if engine.startswith("tvm"):
-                    profile = engines.tvm_op_profile(runner.handle, [inputs[:1]])
-                    extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
-                    extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
-            p50 = sorted(samples)[len(samples) // 2] * 1e3 if samples else float("nan")
-            h.say(f"{case_id}: p50 {p50:.2f} ms, top1 {agree['top1_agree']:.2f}, rel err {agree['max_rel_err']:.1e}")
-            h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                   warmup=p["warmup"] if samples else 0, number=number, check=check, first_line=first,
-                   status="ok" if check["passed"] else "check_failed",
-                   error=None if check["passed"] else "logits disagree with TensorFlow", extra=extra)
+        tflite = models.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)  # resized per batch
+        for batch in plan:
+            ctx["batches"][batch] = [inputs[i:i + batch] for i in range(0, n - batch + 1, batch)] \
+                if batch > 1 else [x[None] for x in inputs[:p["n_check"]]]
+            ctx["reference"][batch] = np.concatenate(
+                [model(b, training=False).numpy() for b in ctx["batches"][batch]])
+            paths = {"onnx": models.export_onnx(model, Path(tmp) / f"{name}-b{batch}.onnx", batch=batch),
+                     "tflite": tflite}
+            ctx["paths"][batch] = paths
+            ctx["files"][batch] = {k: {"sha256": _sha256(v), "bytes": Path(v).stat().st_size}
+                                   for k, v in paths.items()}
+        for batch, names in plan.items():
+            for engine in names:
+                measure_case(h, ctx, engine, batch)
 
 
 def run(h):

@@ -33,6 +33,8 @@ class Harness:
         self.rpc = spec.get("rpc")   # {tracker, key, target} when measuring on a remote device
         self.artifacts_dir = Path(spec["artifacts_dir"])
         self.artifacts_ref = f"runs/{self.run_id}/artifacts/{self.experiment}"
+        self.results_root = Path(spec.get("results_root") or self.artifacts_dir.parents[3])
+        self.upstream = spec.get("upstream") or {}   # family -> record files, newest first
 
     # -- log positions -------------------------------------------------
     def line(self):
@@ -56,6 +58,35 @@ class Harness:
         if text is not None:
             path.write_text(text, encoding="utf-8")
         return path, f"{self.artifacts_ref}/{name}"
+
+    def artifact_path(self, ref):
+        """Where an artifact reference (``runs/RUN/artifacts/...``) lies on disk now.
+
+        This run's artifacts are still in the run's temporary folder until it is published.
+        """
+        parts = Path(ref).parts
+        if len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts":
+            raise ValueError(f"not an artifact reference: {ref!r}")
+        if parts[1] == self.run_id:
+            return self.artifacts_dir.parent.joinpath(*parts[3:])
+        return self.results_root / ref
+
+    # -- records of other families ----------------------------------------
+    def upstream_record(self, family, case_id, accept=lambda rec: True):
+        """Newest ok record ``case_id`` of a family this one uses (profile key ``uses``), or None.
+
+        Looks in this run first, then in earlier runs on this machine, newest first;
+        ``accept`` filters (e.g. same input size).
+        """
+        for path in self.upstream.get(family, []):
+            if not Path(path).exists():
+                continue
+            for line in Path(path).read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = schema.loads(line)
+                    if rec["id"] == case_id and rec["status"] == "ok" and accept(rec):
+                        return rec
+        return None
 
     # -- reuse ---------------------------------------------------------
     def fingerprint(self, case):

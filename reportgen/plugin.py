@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph
+from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -86,6 +86,21 @@ class Templates:
             "e2e_latency": lambda: tables_e2e.latency_table(b, d.current),
             "e2e_compile": lambda: tables_e2e.compile_table(b, d.current),
             "e2e_profile": lambda model, engine="tvm_c": tables_e2e.op_profile(b, d.current, model, engine),
+            "e2e_throughput": lambda: tables_e2e.throughput_table(b, d.current),
+            "e2e_tuning": lambda: tables_e2e.tuning_table(b, d.current),
+            "e2e_allocation": lambda model, batch=1: tables_e2e.allocation_table(b, d.current, model, batch),
+            "e2e_goal": lambda model="resnet18_v1": tables_e2e.goal(b, d.current, model),
+            "int8_models": lambda: tables_int8.models(d.current),
+            "int8_training": lambda: tables_int8.training(b, d.current),
+            "int8_methods": lambda model: tables_int8.methods(b, d.current, model),
+            "int8_float_ops": lambda model, method=None, scheme=None: tables_int8.float_ops(b, d.current, model, method, scheme),
+            "int8_layers": lambda model, method=None, scheme=None: tables_int8.layers(b, d.current, model, method, scheme),
+            "int8_s08": lambda model: tables_int8.s08(b, d.current, model),
+            "int8_s31": lambda: tables_int8.s31(b, d.tables["s31_int8"], d.current),
+            "int8_isa": lambda: tables_int8.isa(b, d.current),
+            "int8_goals": lambda: tables_int8.goals(b, d.current),
+            "int8_speedups": lambda: tables_int8.speedups(b, d.current),
+            "int8_model_label": lambda model: tables_int8.MODEL_LABEL.get(model, model),
             "history_runs": lambda: history.runs_table(d.runs, b.data_prefix()),
             "history_compare": lambda: history.comparisons(d.runs),
             "compare_alpha": f"{compare.ALPHA:g}",
@@ -100,6 +115,7 @@ class Templates:
             "numpy_gflops": self.numpy_gflops,
             "peak_gflops": self.peak_gflops,
             "env": d.env or {},
+            **writeup.template_functions(d, b),
         }
 
     def numpy_gflops(self, dtype, n, threads, blas="configured"):

@@ -42,6 +42,13 @@ def read_profile(root, profile):
         for field, kind in (("module", str), ("timeout_s", int), ("params", dict)):
             if not isinstance(fam.get(field), kind):
                 problems.append(f"{path}: families.{name}.{field}: expected {kind.__name__}")
+        names = list(families)
+        for used in fam.get("uses", []) or []:
+            if used not in families:
+                problems.append(f"{path}: families.{name}.uses: {used!r} is not a family of this profile")
+            elif names.index(used) > names.index(name):
+                problems.append(f"{path}: families.{name}.uses: {used!r} must come before {name!r} "
+                                f"(families run in file order)")
     if problems:
         raise ReportError(problems)
     return families
@@ -92,6 +99,23 @@ def _previous_records(runs_dir, machine_id, family):
                 and family in manifest.get("experiments", {})):
             return run / "records.jsonl"
     return None
+
+
+def _upstream_records(runs_dir, tmp, machine_id, families):
+    """Record files of the families a family uses, newest first: this run's, then earlier runs'."""
+    out = {}
+    for family in families:
+        paths = [tmp / "parts" / f"{family}.jsonl"]
+        for run in sorted(load.run_dirs(runs_dir), reverse=True):
+            try:
+                manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if (manifest.get("environment", {}).get("machine_id") == machine_id
+                    and family in manifest.get("experiments", {})):
+                paths.append(run / "records.jsonl")
+        out[family] = [str(p) for p in paths]
+    return out
 
 
 def _echo_progress(log_path, name, stop):
@@ -233,7 +257,9 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
         spec = {"experiment": name, "run_id": run_id, "params": family["params"],
                 "log_file": str(log_path), "log_ref": log_rel, "records_file": str(part),
                 "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
-                "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc}
+                "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc,
+                "results_root": str(runs_dir.parent),
+                "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", []))}
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
         load_before = os.getloadavg()

@@ -1,4 +1,5 @@
-"""Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time."""
+"""Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
+throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
 from . import merge
 from .figures import fmt_number
 from .tables import _esc, _ms_cell, markdown
@@ -9,9 +10,10 @@ SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
     ("tflite", "TFLite XNNPACK（A 组对照）", "转换器", "库实现（XNNPACK）", "FP32"),
     ("tvm_b", "TVM Basic（B 组）", "基础（无融合）", "默认（未调度）", "FP32"),
     ("tvm_c", "TVM 图优化（C 组）", "有（折叠 + 融合）", "默认（未调度）", "FP32"),
+    ("tvm_d", "TVM 调优（D 组）", "有（折叠 + 融合）", "MetaSchedule 调优", "FP32"),
 ]
-LATER = [("TVM GEMM（D 组）", "有", "MetaSchedule 调优", "FP32"), ("TVM INT8（E 组）", "有", "默认/调优", "INT8"),
-         ("Combined（F 组）", "有", "调优", "INT8")]
+LATER = [("TVM INT8（E 组）", "有", "默认/调优", "INT8"), ("Combined（F 组）", "有", "调优", "INT8")]
+P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
 
 def _fam(current):
@@ -21,14 +23,49 @@ def _fam(current):
 def models(current):
     seen = []
     for cur in _fam(current).values():
-        if cur.record["case"]["model"] not in seen:
-            seen.append(cur.record["case"]["model"])
+        model = cur.record["case"].get("model")   # a family-level failure record has none
+        if model and model not in seen:
+            seen.append(model)
     return seen
 
 
-def _get(current, model, engine):
-    return next((c for c in _fam(current).values() if c.record["case"]["model"] == model
-                 and c.record["case"]["engine"] == engine and c.record["case"]["batch"] == 1), None)
+def _get(current, model, engine, batch=1):
+    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
+                 and c.record["case"].get("engine") == engine and c.record["case"].get("batch") == batch), None)
+
+
+def same_run(a, b):
+    """Ratios compare figures measured in one run (same machine state, same input size)."""
+    return a.record["run_id"] == b.record["run_id"] and \
+        a.record["case"].get("input_size") == b.record["case"].get("input_size")
+
+
+def tuning_record(current, model, batch=1):
+    """The e2e_tune record behind group D's time (the one the D record names), else the current one."""
+    d = _get(current, model, "tvm_d", batch)
+    wanted = d.record["extra"].get("tuning", {}).get("record") if d is not None and d.ok else None
+    for cur in merge.family(current, "e2e_tune").values():
+        case = cur.record["case"]
+        if case.get("model") == model and case.get("batch") == batch and (wanted is None or cur.record["id"] == wanted):
+            return cur
+    return None
+
+
+def tuning_state(book, cur):
+    """What the time of a TVM record rests on: untuned loop nests, or which tuning database."""
+    if cur is None or not cur.ok:
+        return "—"
+    engine = cur.record["case"]["engine"]
+    if not engine.startswith("tvm"):
+        return "库内核（无需调优）"
+    if not cur.record["extra"].get("tuned"):
+        return "未调优：内核是未调度的循环嵌套"
+    t = cur.record["extra"]["tuning"]
+    total = t["scheduled"] + len(t["unscheduled"])
+    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + " 次试验，"
+            + book.current(f"{cur.record['id']}#tuning_s", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur)
+            + "，" + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
+            + " 个内核已调度")
 
 
 def _ms(book, cur, stat="p50"):
@@ -52,34 +89,149 @@ def summary(book, current, model):
     for engine, scheme, graph, gemm, dtype in SCHEMES:
         cur = _get(current, model, engine)
         ratio = "—"
-        if cur is not None and cur.ok and tf is not None and tf.ok:
+        if cur is not None and cur.ok and tf is not None and tf.ok and same_run(cur, tf):
             ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur)
         agree = "基线" if engine == "tf" else (
             book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
             if cur is not None and cur.record["check"].get("max_rel_err") is not None else "—")
         lines.append([scheme, graph, gemm, dtype, _ms(book, cur), ratio, agree,
-                      _bottleneck(book, cur) if engine.startswith("tvm") else "框架内核库"])
-    for scheme, graph, gemm, dtype in LATER:
-        lines.append([scheme, graph, gemm, dtype, "尚未测量", "—", "—", "—"])
+                      _bottleneck(book, cur) if engine.startswith("tvm") else "框架内核库",
+                      tuning_state(book, cur)])
+    for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
+        cur = next((c for c in merge.family(current, "int8").values() if c.record["case"].get("model") == model
+                    and c.record["case"].get("engine") == engine), None)
+        if cur is None:
+            lines.append([scheme, graph, gemm, dtype, "尚未测量", "—", "—", "—", "—"])
+            continue
+        agree = (book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
+                 + "（相对 FP32）") if cur.record["check"].get("max_rel_err") is not None else "—"
+        state = tuning_state(book, cur) if engine.endswith("tuned") else "未调优：整数循环嵌套"
+        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), "—（另一族实验）", agree,
+                      _bottleneck(book, cur), state])
     return markdown(["方案", "图优化", "GEMM 调度", "数据类型", "延迟 p50（batch 1）", "÷ TensorFlow",
-                     "与 TF 的最大相对误差", "主要瓶颈（按测量）"], lines)
+                     "与 TF 的最大相对误差", "主要瓶颈（按测量）", "调优状态"], lines)
+
+
+def _p99(book, cur):
+    if cur is None or not cur.ok:
+        return "—"
+    if cur.stat("n") < P99_MIN_SAMPLES:
+        return f"（n={cur.stat('n')}，不足 {P99_MIN_SAMPLES}）"
+    return _ms(book, cur, "p99")
 
 
 def latency_table(book, current):
+    """Per model and engine: p50 / p95 / p99 of single requests at batch 1, with the sample count."""
     lines = []
     for model in models(current):
-        row = [_esc(model)]
-        for engine, *_ in SCHEMES:
+        for engine, scheme, *_ in SCHEMES:
             cur = _get(current, model, engine)
-            row.append(_ms(book, cur) + (" / " + _ms(book, cur, "p95") if cur is not None and cur.ok else ""))
-        lines.append(row)
-    return markdown(["模型"] + [s[1] for s in SCHEMES], lines)
+            if cur is None:
+                continue
+            n = str(cur.stat("n")) if cur.ok else "—"
+            lines.append([_esc(model), scheme, _ms(book, cur), _ms(book, cur, "p95") if cur.ok else "—",
+                          _p99(book, cur), n])
+    return markdown(["模型", "方案", "p50", "p95", "p99", "请求数 n"], lines)
+
+
+def throughput_table(book, current):
+    """Images per second at batch 1 and at every larger batch measured, and the gain from batching."""
+    batches = sorted({c.record["case"]["batch"] for c in _fam(current).values() if "batch" in c.record["case"]} - {1})
+    lines = []
+    for model in models(current):
+        for engine, scheme, *_ in SCHEMES:
+            one = _get(current, model, engine)
+            row = [_esc(model), scheme, _ips(book, one)]
+            big = [_get(current, model, engine, b) for b in batches]
+            if all(c is None for c in big):
+                continue
+            for b, cur in zip(batches, big):
+                row.append(_ips(book, cur))
+                row.append(book.current(f"{cur.record['id']}#batch_gain",
+                                        f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur)
+                           if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
+                           else "—")
+            lines.append(row)
+    heads = ["模型", "方案", "batch 1（图/秒）"]
+    for b in batches:
+        heads += [f"batch {b}（图/秒）", f"batch {b} ÷ batch 1"]
+    return markdown(heads, lines)
+
+
+def _ips(book, cur):
+    if cur is None:
+        return "未测"
+    if not cur.ok:
+        return book.failed(cur)
+    b = cur.record["case"]["batch"]
+    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), "图/秒", cur)
+
+
+def tuning_table(book, current):
+    """Every e2e_tune record: tasks, trials, failures, tuning time, kernels scheduled, check."""
+    lines = []
+    for cur in merge.family(current, "e2e_tune").values():
+        rec, case = cur.record, cur.record["case"]
+        rid = rec["id"]
+        if not cur.ok:
+            lines.append([_esc(case.get("model", "（整个调优任务）")), str(case.get("batch", "—")), "—",
+                          book.failed(cur)] + ["—"] * 5)
+            continue
+        e = rec["extra"]
+        fails = ", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无"
+        total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
+        lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
+                      book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
+                      + f"（预算 {case['budget']}）", fails,
+                      book.current(f"{rid}#tuning_min", fmt_number(e["tuning"]["seconds"] / 60, "min") + " min", "min", cur),
+                      book.current(f"{rid}#scheduled", f"{len(e['coverage']['scheduled'])}/{total}", "kernels", cur),
+                      book.current(f"{rid}#untuned_ms", fmt_number(e["untuned_kernel_seconds"] * 1e3, "ms") + " ms", "ms", cur),
+                      book.current(f"{rid}#rel_err_vs_c", f"{rec['check']['max_rel_err']:.1e}", "rel", cur)])
+    return markdown(["模型", "batch", "任务数", "已测量试验", "失败（按类别）", "调优耗时", "已调度内核",
+                     "C 组内核总时间（分配依据）", "调优后与 C 组的最大相对误差"], lines)
+
+
+def allocation_table(book, current, model, batch=1, top=8):
+    """Where the trial budget went: share of variant C's kernel time, trials, best tuned latency."""
+    cur = tuning_record(current, model, batch)
+    if cur is None or not cur.ok:
+        return "（尚无调优记录）"
+    rows = cur.record["extra"]["allocation"]
+    lines = [[f"`{_esc(r['task'])}`", str(r["weight"]), fmt_number(r["seconds"] * 1e3, "ms") + " ms",
+              f"{r['share'] * 100:.1f}%", str(r["trials"]),
+              fmt_number(r["best_s"] * 1e3, "ms") + " ms" if r.get("best_s") else "—",
+              f"{r['seconds'] / r['weight'] / r['best_s']:.0f}×" if r.get("best_s") and r["seconds"] else "—"]
+             for r in rows[:top]]
+    rest = rows[top:]
+    if rest:
+        lines.append([f"其余 {len(rest)} 个内核", "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
+                      f"{sum(r['share'] for r in rest) * 100:.1f}%", str(sum(r["trials"] for r in rest)), "—", "—"])
+    link = book.current(f"{cur.record['id']}#allocation", f"{len(rows)} 个任务", "tasks", cur)
+    return (f"{_esc(model)}，batch {batch}，{link}（表中时间取自 C 组的一次插桩运行，"
+            "“调优后单次”是数据库中该内核最好的一次测量）：\n\n"
+            + markdown(["内核（任务）", "每次推理调用", "C 组时间", "占比", "分到的试验", "调优后单次", "单次加速"], lines))
+
+
+def goal(book, current, model="resnet18_v1"):
+    """The issue's goal: TVM's best configuration ≤ 1.0× ONNX Runtime on ResNet-18 batch 1."""
+    ort = _get(current, model, "ort")
+    best = [c for c in (_get(current, model, e) for e in ("tvm_b", "tvm_c", "tvm_d"))
+            if c is not None and c.ok and ort is not None and same_run(c, ort)]
+    if ort is None or not ort.ok or not best:
+        return "（尚无同一次运行中的记录，无法判断）"
+    top = min(best, key=lambda c: c.stat("p50"))
+    ratio = top.stat("p50") / ort.stat("p50")
+    cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
+    name = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D"}[top.record["case"]["engine"]]
+    verdict = "**达到**" if ratio <= 1.0 else "**未达到**"
+    return (f"目标：{_esc(model)} batch 1 上 TVM 最好的配置不慢于 ONNX Runtime（≤ 1.0×）。本次最好的是 {name} 组，"
+            f"延迟为 ONNX Runtime 的 {cell}，目标{verdict}。")
 
 
 def compile_table(book, current):
     lines = []
     for model in models(current):
-        for engine in ("tvm_b", "tvm_c"):
+        for engine in ("tvm_b", "tvm_c", "tvm_d"):
             cur = _get(current, model, engine)
             if cur is None or not cur.ok:
                 continue

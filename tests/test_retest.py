@@ -24,9 +24,14 @@ def _small_quick(project):
     config["families"]["gemm_tvm"]["params"].update(
         shapes=[[32, 32, 32], [17, 33, 9]], artifact_shape=[32, 32, 32], stages=["baseline", "parallel"],
         threads=[1], tune={"trials": 0, "shapes": [], "threads": []}, repeat=3, min_repeat=3, budget_s=0.2)
-    config["families"]["e2e"]["params"].update(engines=["tf", "tvm_c"], input_size=32, n_check=1, repeat=3,
-                                               budget_s=0.2)
-    path.write_text(yaml.dump(config), encoding="utf-8")
+    config["families"]["e2e_tune"]["params"].update(jobs=[{"model": "resnet18_v1", "batch": 1, "budget": 8}],
+                                                    input_size=32, n_check=1)
+    config["families"]["e2e"]["params"].update(engines=["tf", "tvm_c", "tvm_d"], input_size=32, n_check=1, repeat=3,
+                                               budget_s=0.2, batches=[1, 2], batch_engines=["tf"])
+    config["families"]["int8"]["params"].update(
+        methods=["percentile"], engines=["tvm_fp32", "tvm_int8", "ort_qdq", "tvm_int8_tuned"], epochs=3,
+        min_fp32_accuracy=0.3, n_layer={"default": 2}, repeat=3, budget_s=0.2)
+    path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
 
 
 def _add_family(project, name, body, timeout_s):
@@ -34,7 +39,7 @@ def _add_family(project, name, body, timeout_s):
     path = project / "experiments" / "configs" / "quick.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     config["families"][name] = {"module": name, "timeout_s": timeout_s, "params": {}}
-    path.write_text(yaml.dump(config), encoding="utf-8")
+    path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -50,8 +55,26 @@ def test_quick_retest_build_verify_and_reuse(project):
     assert "gemm_tvm/impl=tvm/stage=parallel/m=17/n=33/k=9/threads=1" in ids
     assert "gemm_tvm/impl=numpy/stage=any/m=32/n=32/k=32/threads=1/blas=best" in ids
     e2e = [r for r in recs if r["experiment"] == "e2e"]
-    assert {r["case"]["engine"] for r in e2e} == {"tf", "tvm_c"}
+    assert {(r["case"]["engine"], r["case"]["batch"]) for r in e2e} == {("tf", 1), ("tvm_c", 1), ("tvm_d", 1), ("tf", 2)}
     assert all(r["status"] == "ok" and r["extra"]["agreement"]["top1_agree"] == 1.0 for r in e2e)
+    assert all(r["number"] == 1 for r in e2e)   # one request per sample: p99 is a request latency
+    tune = next(r for r in recs if r["experiment"] == "e2e_tune")
+    assert tune["metric"] == "evidence" and tune["check"]["passed"]
+    assert sum(a["trials"] for a in tune["extra"]["allocation"]) == 8
+    d = next(r for r in e2e if r["case"]["engine"] == "tvm_d")
+    assert d["extra"]["tuned"] and d["extra"]["tuning"]["record"] == tune["id"]
+    assert d["extra"]["tuning"]["scheduled"] >= 1
+    assert (project / "results" / d["extra"]["tuning"]["database"] / "database_tuning_record.json").is_file()
+    int8 = {r["id"]: r for r in recs if r["experiment"] == "int8"}
+    assert int8["int8/model=digits_cnn/train"]["metric"] == "evidence"
+    quant = int8["int8/model=digits_cnn/quant=percentile-uint8"]
+    assert quant["extra"]["rewrite"]["quantized_ops"]["conv2d"] == 3 and quant["extra"]["layers"]
+    e = int8["int8/model=digits_cnn/engine=tvm_int8/batch=1/threads=2"] if \
+        "int8/model=digits_cnn/engine=tvm_int8/batch=1/threads=2" in int8 else \
+        next(r for r in int8.values() if r["case"].get("engine") == "tvm_int8")
+    assert e["status"] == "ok" and e["extra"]["asm"]["all_kernels"]
+    f = next(r for r in int8.values() if r["case"].get("engine") == "tvm_int8_tuned")
+    assert f["extra"]["tuned"] and f["extra"]["tuning"]["scheduled"] >= 1
     tvm_rec = next(r for r in recs if r["id"] == "gemm_tvm/impl=tvm/stage=parallel/m=32/n=32/k=32/threads=1")
     assert tvm_rec["case"]["target"]["mcpu"] and tvm_rec["case"]["target"]["kind"] == "llvm"
     for ref in tvm_rec["extra"]["artifacts"].values():

@@ -1,0 +1,507 @@
+"""Our own INT8 path in Relax (TVM 0.27): calibrate, rewrite to integer operators, compare per layer.
+
+TVM 0.27 has no Relax quantization pass, and a QDQ model imported from ONNX
+keeps its arithmetic in float (dequantize → float conv → quantize).  This
+module rewrites an imported FP32 Relax module so that convolutions and dense
+layers run on integers and tensors stay integer between consecutive quantized
+operators:
+
+* **weights** -- per-output-channel symmetric int8: ``s_w[c] = max|W[c]| / 127``.
+* **activations** -- per-tensor, threshold ``t`` from calibration
+  (:data:`METHODS`: ``minmax``, ``percentile`` = 99.99th percentile of ``|x|``,
+  ``mse`` = the candidate threshold with the least quantization error on the
+  calibration set).  Scheme ``int8``: every activation int8 symmetric,
+  ``s = t / 127``; scheme ``uint8``: a tensor whose calibrated minimum is ≥ 0
+  (after ReLU) is uint8 with zero point 0, ``s = t / 255`` -- one more bit for
+  the half of the range a ReLU output uses; others stay int8 symmetric.
+* **conv2d / matmul (+ bias) (+ ReLU)** -- ``conv2d(x_q, W_q, out_dtype=int32)``,
+  ``+ round(b / (s_x s_w))`` in int32, then *requantize* in fixed point:
+  ``(acc · m_c + 2^(n-1)) >> n`` in int64 with ``m_c / 2^n ≈ s_x s_w[c] / s_y``,
+  ReLU as the lower clip bound, cast to int8/uint8.  When the result feeds only
+  float operators (or is the network's output) the int32 accumulator is
+  dequantized directly instead (one conversion, no int8 rounding of logits).
+* **residual add (+ ReLU)** -- both inputs integer: ``(a·m_a + b·m_b + 2^(n-1)) >> n``.
+* **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
+  (same scale).
+* Everything else (``mean``, padding emitted as a float ``call_tir``, ...) runs
+  in float on dequantized inputs; :func:`rewrite` lists each such operator with
+  the reason and counts every quantize/dequantize conversion left.
+
+Nothing here is tuned or timed; the ``int8`` family does that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+METHODS = ("minmax", "percentile", "mse")
+SCHEMES = ("int8", "uint8")
+PERCENTILE = 99.99
+MSE_CANDIDATES = (99.0, 99.9, 99.99, 99.999, 100.0)
+SHAPE_OPS = {"relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.flatten"}
+SHAPE_REASON = "只搬运数据的形状操作：输入是浮点时保持浮点（输入是整数时随整数走，不在此列）"
+FLOAT_REASONS = {
+    "relax.nn.max_pool2d": "输入来自浮点算子（前面的 Pad 是浮点 call_tir），保持浮点",
+    "relax.mean": "全局平均池化在整数里会截断求和后的除法，保留浮点（每次推理一次，耗时很小）",
+    "relax.call_tir": "ONNX Pad 导入为以 float32 写成的 TIR 函数（call_tir），不能直接吃整数张量",
+}
+
+
+# ---------------------------------------------------------------------------
+# Graph access
+# ---------------------------------------------------------------------------
+
+
+def prepare(mod):
+    """FoldConstant on the imported module, so bias reshapes become constants."""
+    from tvm import relax
+    return relax.transform.FoldConstant()(mod)
+
+
+def _op_name(value) -> str | None:
+    from tvm import relax
+    if isinstance(value, relax.Call) and hasattr(value.op, "name"):
+        return str(value.op.name)
+    return None
+
+
+def bindings(mod) -> list:
+    """``(var, value)`` pairs of ``main``'s single dataflow block, in order."""
+    func = mod["main"]
+    blocks = func.body.blocks
+    if len(blocks) != 1:
+        raise ValueError(f"main has {len(blocks)} binding blocks; the rewrite expects one dataflow block")
+    return [(b.var, b.value) for b in blocks[0].bindings]
+
+
+def _users(pairs) -> dict:
+    """var -> list of binding indices that use it."""
+    from tvm import relax
+    out: dict = {}
+    for index, (_, value) in enumerate(pairs):
+        args = list(value.args) if isinstance(value, relax.Call) else []
+        for arg in args:
+            for item in (arg.fields if isinstance(arg, relax.Tuple) else [arg]):
+                if isinstance(item, relax.Var):
+                    out.setdefault(item, []).append(index)
+    return out
+
+
+def _is_const(expr) -> bool:
+    """A constant operand (TVM 0.27 spells Relax constants ``tvm.ir.expr.GenericConst``)."""
+    from tvm.ir.expr import GenericConst
+    return isinstance(expr, GenericConst)
+
+
+def _const_array(expr) -> np.ndarray:
+    return expr.value.numpy()
+
+
+# ---------------------------------------------------------------------------
+# Calibration
+# ---------------------------------------------------------------------------
+
+
+def tap_module(mod):
+    """``mod`` whose main returns ``(output, its inputs, every intermediate tensor)``; and their names."""
+    from tvm import relax
+    pairs = bindings(mod)
+    func = mod["main"]
+    tensors = [var for var, _ in pairs if isinstance(var.ty, relax.TensorType)]
+    bb = relax.BlockBuilder(_without_main(mod))
+    params = [relax.Var(p.name, p.ty) for p in func.params]
+    remap = dict(zip(func.params, params))
+    with bb.function("main", params, attrs=_attrs(func)):
+        with bb.dataflow():
+            for var, value in pairs:
+                remap[var] = bb.emit(_substitute(value, remap), name_hint=var.name)
+            out = bb.emit_output(relax.Tuple([remap[func.body.body]] + params + [remap[v] for v in tensors]))
+        bb.emit_func_output(out)
+    return bb.get(), [p.name for p in params] + [v.name for v in tensors]
+
+
+def _attrs(func) -> dict:
+    """The function's attributes as a plain dict (BlockBuilder adds global_symbol to it)."""
+    return {str(k): v for k, v in func.attrs.items()} if func.attrs is not None else {}
+
+
+def _without_main(mod):
+    import tvm
+    return tvm.IRModule({gv: f for gv, f in mod.functions.items() if gv.name_hint != "main"})
+
+
+def _substitute(value, remap):
+    """The binding's value with its variables replaced (Calls, Tuples, Vars, Constants)."""
+    from tvm import relax
+    if isinstance(value, relax.Var):
+        return remap.get(value, value)
+    if isinstance(value, relax.Tuple):
+        return relax.Tuple([_substitute(f, remap) for f in value.fields])
+    if isinstance(value, relax.Call):
+        return relax.Call(value.op, [_substitute(a, remap) for a in value.args], value.attrs, value.ty_args)
+    return value
+
+
+def run_taps(executable, inputs: list[np.ndarray], names: list[str]) -> dict[str, np.ndarray]:
+    """Run the tap module on each input batch; name -> values concatenated along axis 0."""
+    import tvm
+    from tvm import relax
+    vm = relax.VirtualMachine(executable, tvm.cpu())
+    out: dict[str, list] = {n: [] for n in ["__output__"] + names}
+    for x in inputs:
+        result = vm["main"](tvm.runtime.tensor(np.ascontiguousarray(x, dtype=np.float32)))
+        for name, value in zip(out, result):
+            out[name].append(value.numpy())
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def _quant_error(values: np.ndarray, threshold: float, levels: int) -> float:
+    scale = threshold / levels
+    q = np.clip(np.round(values / scale), -levels, levels) * scale
+    return float(np.mean((q - values) ** 2))
+
+
+def threshold(values: np.ndarray, method: str, unsigned: bool) -> float:
+    """Calibrated clipping threshold of one tensor (always > 0)."""
+    mags = np.abs(values).ravel()
+    if method == "minmax":
+        t = float(mags.max())
+    elif method == "percentile":
+        t = float(np.percentile(mags, PERCENTILE))
+    elif method == "mse":
+        levels = 255 if unsigned else 127
+        sample = mags if mags.size <= 1_000_000 else mags[:: mags.size // 1_000_000 + 1]
+        signed = values.ravel()[:: max(1, values.size // sample.size)]
+        cands = [float(np.percentile(sample, q)) for q in MSE_CANDIDATES]
+        cands = [c for c in cands if c > 0] or [1.0]
+        t = min(cands, key=lambda c: _quant_error(signed, c, levels))
+    else:
+        raise ValueError(f"unknown calibration method {method!r}; expected one of {METHODS}")
+    return t if t > 0 else 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ActQuant:
+    """How one activation tensor is quantized."""
+
+    scale: float
+    dtype: str        # "int8" or "uint8"
+    lo: int
+    hi: int
+
+    @classmethod
+    def make(cls, t: float, unsigned: bool) -> "ActQuant":
+        return cls(t / 255, "uint8", 0, 255) if unsigned else cls(t / 127, "int8", -127, 127)
+
+
+def calibrate(taps: dict[str, np.ndarray], method: str, scheme: str) -> dict[str, ActQuant]:
+    """Per-tensor activation quantization from calibration values (name -> ActQuant)."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; expected one of {SCHEMES}")
+    out = {}
+    for name, values in taps.items():
+        if name == "__output__" or not np.issubdtype(values.dtype, np.floating):
+            continue
+        unsigned = scheme == "uint8" and float(values.min()) >= 0.0
+        out[name] = ActQuant.make(threshold(values, method, unsigned), unsigned)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Rewrite
+# ---------------------------------------------------------------------------
+
+
+def _fixed_point(multipliers: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integers m and shift n with m / 2^n ≈ multipliers, m < 2^30 (int64 products cannot overflow)."""
+    top = float(np.max(multipliers))
+    shift = int(math.floor(30 - math.log2(top))) if top > 0 else 30
+    shift = max(1, min(shift, 62))
+    return np.round(multipliers * (2.0 ** shift)).astype(np.int64), shift
+
+
+@dataclasses.dataclass
+class Report:
+    """What the rewrite did: groups quantized, float operators left, conversions."""
+
+    groups: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    float_ops: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    conversions: Counter = dataclasses.field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        kinds = Counter(g["kind"] for g in self.groups)
+        return {"groups": self.groups, "quantized_ops": dict(kinds), "float_ops": self.float_ops,
+                "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"]}
+
+
+class _Rewriter:
+    """Walks main's bindings once and emits the integer program with a BlockBuilder."""
+
+    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool):
+        from tvm import relax
+        self.relax = relax
+        self.mod, self.acts, self.debug = mod, acts, debug
+        self.pairs = bindings(mod)
+        self.users = _users(self.pairs)
+        self.index = {var: i for i, (var, _) in enumerate(self.pairs)}
+        self.output = mod["main"].body.body
+        self.report = Report()
+        self.env: dict = {}          # old var -> (new expr, ActQuant | None)
+        self.done: set[int] = set()
+        self.quantized: dict = {}    # float var -> its quantized copy
+        self.taps: list[tuple[str, Any]] = []
+
+    # -- helpers -------------------------------------------------------
+    def _const(self, array, dtype):
+        import tvm
+        return self.relax.const(tvm.runtime.tensor(np.ascontiguousarray(array, dtype=dtype)), dtype)
+
+    def _float(self, var):
+        """The float version of an old var (dequantizing when it is integer now)."""
+        expr, q = self.env[var]
+        if q is None:
+            return expr
+        self.report.conversions["dequantize"] += 1
+        op = self.relax.op
+        return self.bb.emit(op.multiply(op.astype(expr, "float32"), self.relax.const(q.scale, "float32")))
+
+    def _int(self, var):
+        """The integer version of an old var (quantizing with its calibration when float now)."""
+        expr, q = self.env[var]
+        if q is not None:
+            return expr, q
+        if var in self.quantized:      # a float tensor feeding several integer operators
+            return self.quantized[var]
+        q = self.acts[var.name]
+        op = self.relax.op
+        self.report.conversions["quantize"] += 1
+        scaled = op.round(op.multiply(expr, self.relax.const(1.0 / q.scale, "float32")))
+        self.quantized[var] = (self.bb.emit(op.astype(op.clip(scaled, q.lo, q.hi), q.dtype)), q)
+        return self.quantized[var]
+
+    def _single_user(self, var, opname, const_other=None):
+        """The index of var's only user if it is ``opname`` (optionally with a constant operand)."""
+        users = self.users.get(var, [])
+        if len(users) != 1 or var.same_as(self.output):
+            return None
+        index = users[0]
+        value = self.pairs[index][1]
+        if _op_name(value) != opname:
+            return None
+        if const_other is not None:
+            other = [a for a in value.args if not a.same_as(var)]
+            if len(other) != 1 or _is_const(other[0]) != const_other:
+                return None
+        return index
+
+    def _feeds_integer(self, var) -> bool:
+        """True when some user of var can consume an integer tensor."""
+        if var.same_as(self.output):
+            return False
+        for index in self.users.get(var, []):
+            name = _op_name(self.pairs[index][1])
+            value = self.pairs[index][1]
+            if name in ("relax.nn.conv2d", "relax.matmul") and _is_const(value.args[1]):
+                return True
+            if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"}:
+                return True
+            if name == "relax.add" and not any(_is_const(a) for a in value.args):
+                return True
+        return False
+
+    # -- groups --------------------------------------------------------
+    def _requant(self, acc, multipliers: np.ndarray, shape, out: ActQuant, relu: bool):
+        op, relax = self.relax.op, self.relax
+        m, shift = _fixed_point(multipliers)
+        prod = op.multiply(op.astype(acc, "int64"), self._const(m.reshape(shape), "int64"))
+        rounded = op.right_shift(op.add(prod, relax.const(1 << (shift - 1), "int64")), relax.const(shift, "int64"))
+        return self.bb.emit(op.astype(op.clip(rounded, 0 if relu else out.lo, out.hi), out.dtype))
+
+    def _dequant_acc(self, acc, scales: np.ndarray, shape, relu: bool):
+        op = self.relax.op
+        if relu:
+            acc = op.maximum(acc, self.relax.const(0, "int32"))
+        self.report.conversions["dequantize"] += 1
+        return self.bb.emit(op.multiply(op.astype(acc, "float32"), self._const(scales.reshape(shape), "float32")))
+
+    def _linear(self, index):
+        """conv2d / matmul with a constant weight, then bias add and ReLU when they follow alone."""
+        op = self.relax.op
+        var, value = self.pairs[index]
+        kind = "conv2d" if _op_name(value) == "relax.nn.conv2d" else "matmul"
+        x_old, w_const = value.args
+        w = _const_array(w_const)
+        axis = 0 if kind == "conv2d" else w.ndim - 1
+        reduce_axes = tuple(a for a in range(w.ndim) if a != axis)
+        s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / 127.0
+        w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -127, 127).astype(np.int8)
+        x_q, q_x = self._int(x_old)
+        if kind == "conv2d":
+            a = value.attrs
+            acc = self.bb.emit(op.nn.conv2d(x_q, self._const(w_q, "int8"), a.strides, a.padding, a.dilation,
+                                            a.groups, a.data_layout, a.kernel_layout, a.out_layout, "int32"))
+            shape = (1, -1, 1, 1)
+        else:
+            acc = self.bb.emit(op.matmul(x_q, self._const(w_q, "int8"), out_dtype="int32"))
+            shape = (-1,)
+        acc_scale = q_x.scale * s_w
+        last, members = var, [index]
+        bias_at = self._single_user(last, "relax.add", const_other=True)
+        if bias_at is not None:
+            b_const = _const_array([a for a in self.pairs[bias_at][1].args if _is_const(a)][0])
+            b = b_const.reshape(-1)
+            if b.size == acc_scale.size:
+                b_q = np.round(b / acc_scale).astype(np.int32)
+                acc = self.bb.emit(op.add(acc, self._const(b_q.reshape(b_const.shape), "int32")))
+                last = self.pairs[bias_at][0]
+                members.append(bias_at)
+        relu_at = self._single_user(last, "relax.nn.relu")
+        if relu_at is not None:
+            last = self.pairs[relu_at][0]
+            members.append(relu_at)
+        if self._feeds_integer(last):
+            q_out = self.acts[last.name]
+            out = self._requant(acc, acc_scale / q_out.scale, shape, q_out, relu_at is not None)
+        else:
+            q_out, out = None, self._dequant_acc(acc, acc_scale, shape, relu_at is not None)
+        self._finish(members, last, out, q_out, kind, relu_at is not None)
+
+    def _residual(self, index):
+        """add(a, b) of two tensors, both made integer, then ReLU when it follows alone."""
+        op, relax = self.relax.op, self.relax
+        var, value = self.pairs[index]
+        (a, q_a), (b, q_b) = self._int(value.args[0]), self._int(value.args[1])
+        last, members = var, [index]
+        relu_at = self._single_user(last, "relax.nn.relu")
+        if relu_at is not None:
+            last = self.pairs[relu_at][0]
+            members.append(relu_at)
+        if self._feeds_integer(last):
+            q_out = self.acts[last.name]
+            target = q_out.scale
+        else:
+            q_out, target = None, min(q_a.scale, q_b.scale)
+        (m_a, m_b), shift = _fixed_point(np.array([q_a.scale / target, q_b.scale / target]))
+        total = op.add(op.multiply(op.astype(a, "int64"), relax.const(int(m_a), "int64")),
+                       op.multiply(op.astype(b, "int64"), relax.const(int(m_b), "int64")))
+        rounded = op.right_shift(op.add(total, relax.const(1 << (shift - 1), "int64")), relax.const(shift, "int64"))
+        if q_out is not None:
+            lo = 0 if relu_at is not None else q_out.lo
+            out = self.bb.emit(op.astype(op.clip(rounded, lo, q_out.hi), q_out.dtype))
+        else:
+            acc = self.bb.emit(op.astype(rounded, "int32"))
+            out = self._dequant_acc(acc, np.array([target]), (1,), relu_at is not None)
+        self._finish(members, last, out, q_out, "add", relu_at is not None)
+
+    def _finish(self, members, last, out, q_out, kind, relu):
+        self.done.update(members)
+        self.env[last] = (out, q_out)
+        self.report.groups.append({"kind": kind, "output": last.name, "relu": relu,
+                                   "out_dtype": q_out.dtype if q_out else "float32",
+                                   "out_scale": q_out.scale if q_out else None,
+                                   "ops": [_op_name(self.pairs[i][1]).replace("relax.", "") for i in members]})
+        if self.debug:
+            self.taps.append((last.name, out if q_out is None else self.bb.emit(
+                self.relax.op.multiply(self.relax.op.astype(out, "float32"),
+                                       self.relax.const(q_out.scale, "float32")))))
+
+    # -- walk ----------------------------------------------------------
+    def _other(self, index):
+        var, value = self.pairs[index]
+        if isinstance(value, self.relax.Var):   # an alias (e.g. the dataflow block's output)
+            self.env[var] = self.env[value]
+            return
+        name = _op_name(value)
+        args = list(value.args) if hasattr(value, "args") else []
+        ints = [a for a in args if isinstance(a, self.relax.Var) and self.env.get(a, (None, None))[1] is not None]
+        if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"} and len(ints) == 1 and len(args) >= 1 \
+                and args[0].same_as(ints[0]):
+            expr, q = self.env[args[0]]
+            new = self.relax.Call(value.op, [expr] + [_substitute(a, {}) for a in args[1:]], value.attrs,
+                                  value.ty_args)
+            if name == "relax.nn.relu":
+                new = self.relax.op.maximum(expr, self.relax.const(0, q.dtype))
+            self.env[var] = (self.bb.emit(new), q)
+            return
+        self.report.float_ops.append({"op": (name or "?").replace("relax.", ""), "var": var.name,
+                                      "input": "integer, dequantized first" if ints else "float",
+                                      "reason": FLOAT_REASONS.get(name, SHAPE_REASON if name in SHAPE_OPS
+                                                                  else "没有整数实现")})
+        remap = {a: self._float(a) for a in args if isinstance(a, self.relax.Var) and a in self.env}
+        for a in args:
+            if isinstance(a, self.relax.Tuple):
+                remap.update({f: self._float(f) for f in a.fields if isinstance(f, self.relax.Var)})
+        self.env[var] = (self.bb.emit(_substitute(value, remap)), None)
+
+    def run(self):
+        relax = self.relax
+        func = self.mod["main"]
+        self.bb = relax.BlockBuilder(_without_main(self.mod))
+        params = [relax.Var(p.name, p.ty) for p in func.params]
+        for old, new in zip(func.params, params):
+            self.env[old] = (new, None)
+        with self.bb.function("main", params, attrs=_attrs(func)):
+            with self.bb.dataflow():
+                for index, (var, value) in enumerate(self.pairs):
+                    if index in self.done:
+                        continue
+                    name = _op_name(value)
+                    if name in ("relax.nn.conv2d", "relax.matmul") and _is_const(value.args[1]) \
+                            and value.args[0] in self.env:
+                        self._linear(index)
+                    elif name == "relax.add" and not any(_is_const(a) for a in value.args):
+                        self._residual(index)
+                    else:
+                        self._other(index)
+                result = self._float(self.output)
+                if self.debug:
+                    result = relax.Tuple([result] + [t for _, t in self.taps])
+                out = self.bb.emit_output(result)
+            self.bb.emit_func_output(out)
+        return self.bb.get()
+
+
+def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False):
+    """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
+
+    ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
+    and the third element names those groups (for :func:`layer_report`).
+    """
+    rewriter = _Rewriter(mod, acts, debug)
+    new = rewriter.run()
+    report = rewriter.report.as_dict()
+    if debug:
+        return new, report, [name for name, _ in rewriter.taps]
+    return new, report
+
+
+def layer_report(fp32: dict[str, np.ndarray], int8: dict[str, np.ndarray], acts: dict[str, ActQuant],
+                 order: list[str]) -> list[dict[str, Any]]:
+    """FP32 vs dequantized INT8 per quantized group output, in network order.
+
+    Each row: layer, FP32 min/max/mean/var, INT8 mean/var, max abs error,
+    relative error (max error / max|FP32|), saturation (share of FP32 values
+    beyond the clipping range of that tensor; 0 for float outputs).
+    """
+    rows = []
+    for name in order:
+        ref, got = fp32[name].astype(np.float64), int8[name].astype(np.float64)
+        err = np.abs(got - ref)
+        q = acts.get(name)
+        sat = 0.0
+        if q is not None:
+            hi, lo = q.hi * q.scale, (0 if q.dtype == "uint8" else q.lo) * q.scale
+            sat = float(np.mean((ref > hi) | (ref < lo)))
+        scale = float(np.max(np.abs(ref))) or 1.0
+        rows.append({"layer": name, "fp32_min": float(ref.min()), "fp32_max": float(ref.max()),
+                     "fp32_mean": float(ref.mean()), "fp32_var": float(ref.var()),
+                     "int8_mean": float(got.mean()), "int8_var": float(got.var()),
+                     "max_abs_err": float(err.max()), "rel_err": float(err.max()) / scale,
+                     "mean_abs_err": float(err.mean()), "saturation": sat,
+                     "dtype": q.dtype if q else "float32", "scale": q.scale if q else None})
+    return rows

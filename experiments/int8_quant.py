@@ -1,0 +1,433 @@
+"""INT8 on today's TVM: our own integer path in Relax, beside ONNX Runtime and TFLite int8.
+
+Per model (the digits CNN trained here on scikit-learn's digits, and the
+end-to-end study's seeded networks):
+
+1. FP32 reference: the Keras model's logits on the evaluation set.
+2. Calibration on a set kept apart from evaluation; every calibration method
+   and activation scheme of :mod:`experiments.int8.quantize` rewritten,
+   compiled and scored (accuracy on digits, agreement with FP32 on every
+   model), with operator coverage and the conversions left; FP32 vs INT8 per
+   layer for each configuration.
+3. Timed engines, each checked first, every sample one request:
+   ``tvm_fp32`` (C: graph pipeline, untuned), ``tvm_int8`` (E: our integer
+   program, same pipeline), ``tvm_fp32_tuned`` (D: MetaSchedule database of
+   the e2e_tune family when it has one for this model, else tuned here),
+   ``tvm_int8_tuned`` (F: the integer program tuned here), ``tvm_qdq`` (ONNX
+   Runtime's QDQ model imported into TVM: the "QDQ in float" baseline),
+   ``ort_fp32`` / ``ort_qdq`` and ``tflite_fp32`` / ``tflite_int8``.
+4. For TVM's integer kernels, the instructions in the hottest kernel's
+   assembly: ``vpdpbusd`` (AVX-512 VNNI / AVX-VNNI), ``vpmaddubsw`` /
+   ``vpmaddwd`` (AVX2), FMA, with the CPU's VNNI flags beside them.
+
+Tuning databases are run artifacts; a later run reuses one (copying it into
+its own artifacts) when the tuning key -- model, variant, quantization,
+budget, input size, target, TVM version -- is unchanged.
+"""
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from experiments import harness
+
+ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq",
+           "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
+GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
+         "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
+INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_qdq", "ort_qdq", "tflite_int8"}
+DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
+
+
+def _cpu_isa():
+    """VNNI and AVX2 flags of this CPU (from /proc/cpuinfo)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+        flags = set(re.search(r"^flags\s*:\s*(.*)$", text, re.M).group(1).split())
+    except (OSError, AttributeError):
+        flags = set()
+    return {"avx2": "avx2" in flags, "avx512_vnni": "avx512_vnni" in flags, "avx_vnni": "avx_vnni" in flags}
+
+
+# ---------------------------------------------------------------------------
+# Subjects
+# ---------------------------------------------------------------------------
+
+
+def _calibration_images(n, seed, size):
+    """Calibration inputs for the seeded networks, none of them in the evaluation set.
+
+    The evaluation set is ``sample_inputs`` (the four scikit-image pictures, then noise
+    from ``seed``); calibration uses the pictures mirrored left-right, then noise from
+    ``seed + 1``.
+    """
+    from experiments.e2e import models
+    natural = [models.natural_image(name, size)[:, ::-1] for name in models.NATURAL_IMAGES[:n]]
+    rng = np.random.default_rng(seed + 1)
+    noise = rng.uniform(0.0, 1.0, (n - len(natural), size, size, 3)).astype(np.float32)
+    return models.normalize(np.concatenate([np.stack(natural), noise]) if natural else noise)
+
+
+def _subject(h, name, p):
+    """The model with its calibration and evaluation data; trains the digits CNN."""
+    from experiments.int8 import digits
+    seed = p["seed"]
+    if name == "digits_cnn":
+        data = digits.splits(seed)
+        model = digits.build_cnn(seed)
+        first = h.line() + 1
+        info = digits.train(model, data, epochs=p["epochs"], seed=seed)
+        passed = info["eval_accuracy"] >= p["min_fp32_accuracy"]
+        h.say(f"int8/model=digits_cnn/train: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
+        h.emit(case_id="int8/model=digits_cnn/train", case={"model": name, "seed": seed, "epochs": p["epochs"]},
+               metric="evidence", unit="", samples=[], warmup=0, number=0, first_line=first,
+               check={"reference": "scikit-learn digits evaluation labels", "max_abs_err": None, "max_rel_err": None,
+                      "threshold": p["min_fp32_accuracy"], "passed": bool(passed)},
+               status="ok" if passed else "check_failed",
+               error=None if passed else "the FP32 digits CNN did not learn", extra={"training": info})
+        calib = [x[None] for x in data["x_calib"]]
+        return {"model": model, "shape": (1, *data["x_eval"].shape[1:]), "calib": calib,
+                "eval_x": data["x_eval"], "eval_y": data["y_eval"], "input_size": data["x_eval"].shape[1]}
+    from experiments.e2e import models
+    size = p["input_size"]
+    model = models.build(name, seed=seed, input_size=size)
+    calib = [x[None] for x in _calibration_images(p["n_calib"], seed, size)]
+    return {"model": model, "shape": (1, size, size, 3), "calib": calib, "eval_y": None, "input_size": size,
+            "eval_x": models.sample_inputs(p["n_eval"], seed=seed, input_size=size)}
+
+
+def _logits(runner, xs):
+    return np.concatenate([runner(x[None]) for x in xs])
+
+
+def _score(logits, reference, labels):
+    """Agreement with the FP32 reference, plus accuracy when labels exist."""
+    from experiments.e2e import engines
+    out = engines.agreement(logits, reference)
+    if labels is not None:
+        out["accuracy"] = float(np.mean(logits.argmax(1) == labels))
+        out["fp32_accuracy"] = float(np.mean(reference.argmax(1) == labels))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# TVM builds
+# ---------------------------------------------------------------------------
+
+
+def _compile(mod, target):
+    import tvm
+    from tvm import relax
+    return tvm.compile(mod, target, relax_pipeline=relax.get_default_pipeline(target))
+
+
+def _const_bytes(mod):
+    """Bytes of the constants (weights, biases, requantization multipliers) in main."""
+    from experiments.int8 import quantize as Q
+    total = 0
+    for _, value in Q.bindings(mod):
+        for arg in getattr(value, "args", []):
+            if Q._is_const(arg):
+                total += Q._const_array(arg).nbytes
+    return total
+
+
+def asm_evidence(executable, hottest):
+    """Instruction counts in the hottest kernel and in all kernels; and the hottest kernel's assembly."""
+    asm = executable.mod.imports[0].inspect_source("asm")
+    per_func, current, hot_lines = {}, None, []
+    for line in asm.splitlines():
+        label = re.match(r"^([A-Za-z_][\w.$]*):", line)
+        if label:
+            current = label.group(1)
+        if hottest and current and (current == hottest or current.startswith(hottest + "_compute")):
+            hot_lines.append(line)
+        if label:
+            continue
+        parts = line.split()
+        if current and parts and not parts[0].startswith("."):
+            counts = per_func.setdefault(current, {})
+            mnemonic = parts[0]
+            for ins in DOT_INSTRUCTIONS:
+                if mnemonic.startswith(ins):
+                    counts[ins] = counts.get(ins, 0) + 1
+    total = {ins: sum(c.get(ins, 0) for c in per_func.values()) for ins in DOT_INSTRUCTIONS}
+    hot = {}
+    for name, counts in per_func.items():
+        if hottest and (name == hottest or name.startswith(hottest + "_compute")):
+            for ins, n in counts.items():
+                hot[ins] = hot.get(ins, 0) + n
+    return ({"hottest_kernel": hottest, "hottest": {i: hot.get(i, 0) for i in DOT_INSTRUCTIONS}, "all_kernels": total},
+            "\n".join(hot_lines) + "\n")
+
+
+def _tuning_key(case):
+    import tvm
+    return hashlib.sha256(json.dumps([case, tvm.__version__], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant):
+    """(database dir, reference, tuning info) for one model variant; tunes only when nothing fits."""
+    from experiments import e2e_tune
+    from experiments.e2e import tuning
+    tune = p["tune"][name] if name in p["tune"] else p["tune"]["default"]
+    if variant == "fp32":
+        up = h.upstream_record("e2e_tune", e2e_tune.case_id(name, 1, threads),
+                               accept=lambda r: r["case"]["input_size"] == p["input_size"] and r["case"]["seed"] == p["seed"])
+        if up is not None:
+            ref = up["extra"]["artifacts"]["database"]
+            return h.artifact_path(ref), ref, {"source": "e2e_tune", "record": up["id"], "run_id": up["run_id"],
+                                               "trials": up["extra"]["tuning"]["measured"],
+                                               "seconds": up["extra"]["tuning"]["seconds"]}
+    key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
+                "per_iter": tune["per_iter"], "min_trials": tune["min_trials"], "seed": p["seed"],
+                "input_size": p["input_size"], "target": str(target)}
+    key = _tuning_key(key_case)
+    work_dir, ref = h.artifact(f"tune-{name}-{variant}")
+    old = h.previous.get(f"int8/model={name}/engine=tvm_{variant}_tuned/batch=1/threads={threads}")
+    if old and old["extra"].get("tuning", {}).get("key") == key:
+        src = h.artifact_path(old["extra"]["tuning"]["database"])
+        if (src / "database_tuning_record.json").exists():
+            shutil.copytree(src, work_dir, dirs_exist_ok=True)
+            h.say(f"{name}/{variant}: tuning database reused from run {old['extra']['tuning']['run_id']}")
+            return work_dir, ref, dict(old["extra"]["tuning"], database=ref, reused_from=old["run_id"])
+    fused = tuning.fuse(mod, target)
+    tasks = tuning.extract(fused, target)
+    allocation = tuning.allocate(tasks, op_seconds, tune["budget"], tune["per_iter"], tune["min_trials"])
+    h.say(f"{name}/{variant}: tuning {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials")
+    result = tuning.tune(tasks, allocation, target, work_dir, threads=threads, seed=p["seed"],
+                         per_iter=tune["per_iter"], progress=h.say)
+    shutil.rmtree(work_dir / "logs", ignore_errors=True)
+    (work_dir / "allocation.json").write_text(json.dumps(allocation, indent=1), encoding="utf-8")
+    summary = tuning.trial_summary(tuning.read_trials(work_dir))
+    return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
+                           "valid": summary["valid"], "failures": summary["failures"],
+                           "seconds": round(result["seconds"], 3), "tasks": len(tasks)}
+
+
+# ---------------------------------------------------------------------------
+# The study
+# ---------------------------------------------------------------------------
+
+
+def _n_layer(p, name):
+    """Evaluation images used for the per-layer comparison of one model."""
+    return int(p["n_layer"].get(name, p["n_layer"]["default"]))
+
+
+def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps):
+    """Every calibration method x scheme: rewrite, compile, score, per-layer report (evidence)."""
+    import tvm
+
+    from experiments.e2e import engines
+    from experiments.int8 import quantize as Q
+    chosen = None
+    for method in p["methods"]:
+        for scheme in p["schemes"]:
+            first = h.line() + 1
+            acts = Q.calibrate(taps, method, scheme)
+            qmod, report = Q.rewrite(mod, acts)
+            runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
+            score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
+            dmod, _, order = Q.rewrite(mod, acts, debug=True)
+            dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
+            outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
+            int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
+            layers = Q.layer_report(eval_taps, int8_taps, acts, order)
+            passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
+            cid = f"int8/model={name}/quant={method}-{scheme}"
+            acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
+            h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "
+                  f"{report['quantize']} quantize / {report['dequantize']} dequantize")
+            h.emit(case_id=cid, case={"model": name, "method": method, "scheme": scheme, "seed": p["seed"],
+                                      "input_size": subj["input_size"]},
+                   metric="evidence", unit="", samples=[], warmup=0, number=0, first_line=first,
+                   check={"reference": "FP32 Keras logits on the evaluation set", "max_abs_err": score["max_abs_err"],
+                          "max_rel_err": score["max_rel_err"], "threshold": p["int8_tolerance"], "passed": bool(passed)},
+                   status="ok" if passed else "check_failed",
+                   error=None if passed else "INT8 logits too far from FP32",
+                   extra={"score": score, "rewrite": {k: v for k, v in report.items() if k != "groups"},
+                          "groups": report["groups"], "layers": layers, "layer_images": _n_layer(p, name),
+                          "weights_bytes": _const_bytes(qmod), "fp32_weights_bytes": _const_bytes(mod)})
+            if method == p["default"]["method"] and scheme == p["default"]["scheme"]:
+                chosen = (qmod, report)
+    return chosen
+
+
+def _runner(engine, ctx, p, threads, target):
+    """A runner for one engine and what it rests on (size, coverage, tuning, assembly)."""
+    from experiments.e2e import engines, tuning
+    from experiments.int8 import peers
+    paths, info = ctx["paths"], {}
+    needs = {"ort_qdq": "qdq", "tvm_qdq": "qdq", "tflite_int8": "tflite_int8"}.get(engine)
+    if needs and needs not in paths:
+        raise RuntimeError(ctx["errors"][needs])
+    if engine == "ort_fp32":
+        return engines.prepare_ort(paths["onnx"], threads), {"bytes": Path(paths["onnx"]).stat().st_size}
+    if engine == "ort_qdq":
+        return engines.prepare_ort(paths["qdq"], threads), {"bytes": Path(paths["qdq"]).stat().st_size,
+                                                            "quantizer": ctx["qdq_info"],
+                                                            "ort_coverage": peers.ort_coverage(paths["qdq"])}
+    if engine == "tflite_fp32":
+        return engines.prepare_tflite(paths["tflite"], threads), {"bytes": Path(paths["tflite"]).stat().st_size}
+    if engine == "tflite_int8":
+        return engines.prepare_tflite(paths["tflite_int8"], threads), {"bytes": Path(paths["tflite_int8"]).stat().st_size,
+                                                                       "converter": ctx["tflite_info"]}
+    t0 = time.perf_counter()
+    if engine == "tvm_qdq":
+        mod = engines.tvm_import_onnx(paths["qdq"], ctx["shape"])
+        counts = peers.relax_op_counts(mod)
+        info["relax_ops"] = dict(counts["ops"])
+        info["relax_compute_inputs"] = counts["compute_inputs"]
+        executable = _compile(mod, target)
+    elif engine in ("tvm_fp32", "tvm_int8"):
+        mod = ctx["fp32_mod"] if engine == "tvm_fp32" else ctx["int8_mod"]
+        executable = _compile(mod, target)
+    else:
+        variant = "fp32" if engine == "tvm_fp32_tuned" else "int8"
+        mod = ctx["fp32_mod"] if variant == "fp32" else ctx["int8_mod"]
+        db, ref, tinfo = _tuned_database(ctx["h"], ctx["name"], variant, mod, target, p, threads,
+                                         ctx["op_seconds"][variant], ctx["quant"] if variant == "int8" else None)
+        executable, coverage = tuning.compile_tuned(mod, target, db)
+        info["tuning"] = dict(tinfo, database=ref, scheduled=len(coverage["scheduled"]),
+                              unscheduled=coverage["unscheduled"])
+    info["compile_seconds"] = time.perf_counter() - t0
+    if engine != "tvm_qdq":
+        info["weights_bytes"] = _const_bytes(mod)
+    info["tuned"] = "tuning" in info
+    info["target"] = str(target)
+    runner = engines.prepare_tvm(executable, threads, GROUP[engine])
+    return runner, dict(info, executable=executable)
+
+
+def _measure(h, ctx, engine, p, threads, target):
+    from experiments.e2e import engines
+    name = ctx["name"]
+    case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
+            "input_size": ctx["input_size"], "seed": p["seed"], "quant": ctx["quant"] if engine in INT8_ENGINES else None}
+    cid = f"int8/model={name}/engine={engine}/batch=1/threads={threads}"
+    first = h.line() + 1
+    try:
+        runner, info = _runner(engine, ctx, p, threads, target)
+    except Exception as exc:  # noqa: BLE001 - a refusal to import/compile is a finding
+        h.say(f"{cid}: compile_failed: {type(exc).__name__}: {exc}")
+        h.emit(case_id=cid, case=case, metric="time_per_call", unit="s", samples=[], warmup=0, number=0,
+               first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+               check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
+                      "passed": None}, extra={})
+        return None
+    executable = info.pop("executable", None)
+    t0 = time.perf_counter()
+    runner(ctx["eval_x"][:1])
+    info["cold_seconds"] = time.perf_counter() - t0
+    score = _score(_logits(runner, ctx["eval_x"]), ctx["reference"], ctx["eval_y"])
+    tol = p["int8_tolerance"] if engine in INT8_ENGINES else p["tolerance"]
+    min_top1 = p["int8_min_top1"] if engine in INT8_ENGINES else 1.0
+    passed = score["max_rel_err"] <= tol and score["top1_agree"] >= min_top1
+    check = {"reference": f"FP32 Keras logits on the evaluation set (and top-1 agreement ≥ {min_top1})",
+             "max_abs_err": score["max_abs_err"], "max_rel_err": score["max_rel_err"], "threshold": tol,
+             "passed": bool(passed)}
+    extra = {"engine": runner.metadata(), "score": score, "isa": ctx["isa"], **info}
+    if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_fp32_tuned"):
+        extra["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
+    samples = []
+    if passed:
+        once = harness.time_calls(lambda: runner(ctx["eval_x"][:1]), warmup=0, repeat=1, number=1)[0]
+        repeat = harness.repeats_within(once, 1, p["repeat"], p["budget_s"], p["min_repeat"])
+        samples = harness.time_calls(lambda: runner(ctx["eval_x"][:1]), warmup=p["warmup"], repeat=repeat, number=1)
+        if engine.startswith("tvm"):
+            profile = engines.tvm_op_profile(runner.handle, [ctx["eval_x"][:1]])
+            extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
+            extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
+            kernels = [op for op in profile if op["kind"] == "kernel"]
+            if engine in ("tvm_fp32", "tvm_int8"):
+                ctx["op_seconds"]["fp32" if engine == "tvm_fp32" else "int8"] = \
+                    {op["op"]: float(op["seconds"]) for op in kernels}
+            if executable is not None:
+                evidence, asm = asm_evidence(executable, kernels[0]["op"] if kernels else None)
+                extra["asm"] = evidence
+                if engine in ("tvm_int8", "tvm_int8_tuned") and evidence["hottest_kernel"]:
+                    extra["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
+    p50 = sorted(samples)[len(samples) // 2] * 1e3 if samples else float("nan")
+    acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
+    h.say(f"{cid}: p50 {p50:.3f} ms over {len(samples)} calls, rel err {score['max_rel_err']:.2e}{acc}")
+    h.emit(case_id=cid, case=case, metric="time_per_call", unit="s", samples=samples,
+           warmup=p["warmup"] if samples else 0, number=1 if samples else 0, check=check, first_line=first,
+           status="ok" if passed else "check_failed", error=None if passed else "output too far from FP32",
+           extra=extra)
+    return runner
+
+
+def study(h, name, p, threads, target):
+    from experiments.e2e import engines
+    from experiments.int8 import peers
+    from experiments.int8 import quantize as Q
+    subj = _subject(h, name, p)
+    model = subj["model"]
+    reference = np.concatenate([model(x[None], training=False).numpy() for x in subj["eval_x"]])
+    quant = dict(p["default"])
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {"onnx": peers.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=1),
+                 "tflite": peers.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)}
+        fp32_mod = Q.prepare(engines.tvm_import_onnx(paths["onnx"], subj["shape"]))
+        tap_mod, names = Q.tap_module(fp32_mod)
+        tap_ex = _compile(tap_mod, target)
+        taps = Q.run_taps(tap_ex, subj["calib"], names)
+        eval_taps = Q.run_taps(tap_ex, [x[None] for x in subj["eval_x"][:_n_layer(p, name)]], names)
+        chosen = _quant_configs(h, name, subj, fp32_mod, target, taps, reference,
+                                dict(p, threads=threads), eval_taps)
+        qmod, report = chosen
+        calib = subj["calib"][:p["n_calib_peers"]]
+        ctx = {"h": h, "name": name, "paths": paths, "shape": subj["shape"], "input_size": subj["input_size"],
+               "fp32_mod": fp32_mod, "int8_mod": qmod, "quant": quant, "isa": _cpu_isa(),
+               "rewrite": {k: v for k, v in report.items() if k != "groups"},
+               "eval_x": subj["eval_x"], "eval_y": subj["eval_y"], "reference": reference,
+               "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}}
+        try:
+            ctx["qdq_info"] = peers.ort_static_qdq(paths["onnx"], calib, Path(tmp) / f"{name}.qdq.onnx",
+                                                   activation_type="uint8" if quant["scheme"] == "uint8" else "int8",
+                                                   method=quant["method"] if quant["method"] in ("minmax", "percentile") else "minmax",
+                                                   reduce_range=p["ort_reduce_range"])
+            paths["qdq"] = ctx["qdq_info"]["path"]
+        except Exception as exc:  # noqa: BLE001 - recorded on the engines that need it
+            ctx["errors"]["qdq"] = f"ONNX Runtime static quantization failed: {type(exc).__name__}: {exc}"
+        try:
+            ctx["tflite_info"] = peers.tflite_full_int8(model, calib, Path(tmp) / f"{name}.int8.tflite", io="float",
+                                                        batch=1)
+            paths["tflite_int8"] = ctx["tflite_info"]["path"]
+        except Exception as exc:  # noqa: BLE001 - recorded on the engine that needs it
+            ctx["errors"]["tflite_int8"] = f"TFLite full-integer conversion failed: {type(exc).__name__}: {exc}"
+        for engine in p["engines"]:
+            if engine == "tvm_int8_tuned" and name in p.get("untuned_models", []):
+                _skip(h, ctx, engine, threads, "the profile gives this model no INT8 tuning budget (untuned_models)")
+                continue
+            _measure(h, ctx, engine, p, threads, target)
+
+
+def _skip(h, ctx, engine, threads, why):
+    cid = f"int8/model={ctx['name']}/engine={engine}/batch=1/threads={threads}"
+    h.say(f"{cid}: skipped: {why}")
+    h.emit(case_id=cid, case={"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1,
+                              "threads": threads, "input_size": ctx["input_size"]},
+           metric="time_per_call", unit="s", samples=[], warmup=0, number=0, first_line=h.line() + 1,
+           status="skipped", error=why, check={"reference": "none", "max_abs_err": None, "max_rel_err": None,
+                                               "threshold": None, "passed": None}, extra={})
+
+
+def run(h):
+    import os
+    from experiments.e2e import engines
+    threads = os.cpu_count()
+    engines.configure_tf_threads(threads)
+    target = engines.tvm_target(threads)
+    for name in h.params["models"]:
+        study(h, name, h.params, threads, target)
+
+
+if __name__ == "__main__":
+    harness.main(run)

@@ -1,0 +1,84 @@
+"""Group D plumbing: budget allocation, finding another family's records, profile order checks."""
+import json
+import types
+
+import pytest
+import yaml
+
+from experiments import harness
+from experiments.e2e import tuning
+from reportgen import retest
+from reportgen.errors import ReportError
+
+
+def _tasks(*names):
+    return [types.SimpleNamespace(task_name=n, weight=1) for n in names]
+
+
+def test_allocation_follows_the_profile_and_keeps_the_budget():
+    rows = tuning.allocate(_tasks("a", "b", "c"), {"a": 6.0, "b": 3.0, "c": 1.0}, budget=80, per_iter=8,
+                           min_trials=0)
+    trials = {r["task"]: r["trials"] for r in rows}
+    assert trials == {"a": 48, "b": 24, "c": 8}
+    assert [r["task"] for r in rows] == ["a", "b", "c"]
+    assert abs(sum(r["share"] for r in rows) - 1.0) < 1e-12
+
+
+def test_allocation_floor_gives_every_kernel_a_round_even_past_the_budget():
+    rows = tuning.allocate(_tasks("big", "tiny", "absent"), {"big": 1.0, "tiny": 1e-6}, budget=16, per_iter=8,
+                           min_trials=8)
+    trials = {r["task"]: r["trials"] for r in rows}
+    assert trials["big"] == 16 and trials["tiny"] == 8 and trials["absent"] == 8
+
+
+def test_allocation_with_no_floor_leaves_small_kernels_untuned():
+    rows = tuning.allocate(_tasks("a", "b"), {"a": 0.9, "b": 0.1}, budget=8, per_iter=8, min_trials=0)
+    assert {r["task"]: r["trials"] for r in rows} == {"a": 8, "b": 0}
+
+
+def test_allocation_rejects_a_bad_budget():
+    with pytest.raises(ValueError, match="per_iter=0"):
+        tuning.allocate(_tasks("a"), {"a": 1.0}, budget=8, per_iter=0, min_trials=0)
+
+
+def _harness(tmp_path, upstream):
+    runs = tmp_path / "results" / "runs"
+    art = runs / ".tmp-RUN2" / "artifacts" / "e2e"
+    return harness.Harness({"experiment": "e2e", "params": {}, "run_id": "RUN2", "log_file": str(tmp_path / "x.log"),
+                            "log_ref": "runs/RUN2/logs/e2e.log", "records_file": str(tmp_path / "p.jsonl"),
+                            "fingerprint": "f", "artifacts_dir": str(art), "upstream": upstream})
+
+
+def test_artifact_path_resolves_this_run_and_earlier_runs(tmp_path):
+    h = _harness(tmp_path, {})
+    assert h.artifact_path("runs/RUN2/artifacts/e2e_tune/db") == \
+        tmp_path / "results" / "runs" / ".tmp-RUN2" / "artifacts" / "e2e_tune" / "db"
+    assert h.artifact_path("runs/RUN1/artifacts/e2e_tune/db") == tmp_path / "results" / "runs" / "RUN1" / "artifacts" / "e2e_tune" / "db"
+    with pytest.raises(ValueError, match="not an artifact reference"):
+        h.artifact_path("logs/x.log")
+
+
+def test_upstream_record_takes_the_first_matching_ok_record(tmp_path):
+    def rec(run, size, status="ok"):
+        return {"id": "e2e_tune/model=m/batch=1/threads=2", "run_id": run, "status": status,
+                "case": {"input_size": size}}
+    newest, older = tmp_path / "new.jsonl", tmp_path / "old.jsonl"
+    newest.write_text("\n".join(json.dumps(r) for r in [rec("R3", 64), rec("R3b", 224, "check_failed")]))
+    older.write_text(json.dumps(rec("R1", 224)))
+    h = _harness(tmp_path, {"e2e_tune": [str(tmp_path / "missing.jsonl"), str(newest), str(older)]})
+    found = h.upstream_record("e2e_tune", "e2e_tune/model=m/batch=1/threads=2",
+                              accept=lambda r: r["case"]["input_size"] == 224)
+    assert found["run_id"] == "R1"
+    assert h.upstream_record("other", "x") is None
+
+
+def test_profile_rejects_a_family_that_uses_a_later_one(tmp_path):
+    cfg = tmp_path / "experiments" / "configs"
+    cfg.mkdir(parents=True)
+    fam = {"module": "m", "timeout_s": 1, "params": {}}
+    (cfg / "quick.yaml").write_text(yaml.dump({"families": {"e2e": dict(fam, uses=["e2e_tune"]), "e2e_tune": fam}}))
+    with pytest.raises(ReportError, match="'e2e_tune' must come before 'e2e'"):
+        retest.read_profile(tmp_path, "quick")
+    (cfg / "quick.yaml").write_text(yaml.dump({"families": {"e2e": dict(fam, uses=["nope"])}}))
+    with pytest.raises(ReportError, match="'nope' is not a family of this profile"):
+        retest.read_profile(tmp_path, "quick")

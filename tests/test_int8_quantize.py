@@ -1,0 +1,98 @@
+"""Our INT8 rewrite on a small hand-built Relax network: integer ops, conversions, accuracy, per-layer rows."""
+import numpy as np
+import pytest
+
+tvm = pytest.importorskip("tvm")
+from tvm import relax  # noqa: E402
+
+from experiments.int8 import quantize as Q  # noqa: E402
+
+
+def _net(seed=0):
+    """conv+bias+relu -> conv+bias -> residual add + relu -> mean -> dense + bias (NCHW, 8x8)."""
+    rng = np.random.default_rng(seed)
+    c = lambda a: relax.const(a.astype("float32"))  # noqa: E731
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 4, 8, 8), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.nn.conv2d(x, c(rng.normal(0, 0.3, (8, 4, 3, 3))), padding=1))
+            a = bb.emit(relax.op.add(a, c(rng.normal(0, 0.1, (1, 8, 1, 1)))))
+            a = bb.emit(relax.op.nn.relu(a))
+            b = bb.emit(relax.op.nn.conv2d(a, c(rng.normal(0, 0.2, (8, 8, 3, 3))), padding=1))
+            b = bb.emit(relax.op.add(b, c(rng.normal(0, 0.1, (1, 8, 1, 1)))))
+            s = bb.emit(relax.op.nn.relu(relax.op.add(a, b)))
+            m = bb.emit(relax.op.mean(s, axis=[2, 3]))
+            y = bb.emit(relax.op.add(relax.op.matmul(m, c(rng.normal(0, 0.5, (8, 5)))), c(rng.normal(0, 0.1, (5,)))))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    return Q.prepare(relax.transform.Normalize()(bb.get()))
+
+
+def _run(mod, xs):
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    return np.concatenate([vm["main"](tvm.runtime.tensor(x[None])).numpy() for x in xs])
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    mod = _net()
+    rng = np.random.default_rng(1)
+    calib = [rng.normal(0, 1, (1, 4, 8, 8)).astype("float32") for _ in range(16)]
+    tap, names = Q.tap_module(mod)
+    taps = Q.run_taps(tvm.compile(tap, "llvm"), calib, names)
+    return mod, taps, rng.normal(0, 1, (6, 4, 8, 8)).astype("float32")
+
+
+def test_taps_return_every_intermediate(calibrated):
+    mod, taps, _ = calibrated
+    assert len(taps) == len(Q.bindings(mod)) + 2   # output, input, every binding
+    assert all(v.shape[0] == 16 for v in taps.values())
+
+
+@pytest.mark.parametrize("method", Q.METHODS)
+@pytest.mark.parametrize("scheme", Q.SCHEMES)
+def test_rewrite_is_integer_and_close_to_fp32(calibrated, method, scheme):
+    mod, taps, xs = calibrated
+    acts = Q.calibrate(taps, method, scheme)
+    qmod, report = Q.rewrite(mod, acts)
+    assert report["quantized_ops"] == {"conv2d": 2, "add": 1, "matmul": 1}
+    # the input is quantized once; the mean needs a float input, the dense a quantized one; the output is float
+    assert report["quantize"] == 2 and report["dequantize"] == 2
+    assert [f["op"] for f in report["float_ops"]] == ["mean"]
+    text = qmod.script()
+    assert 'out_dtype="int32"' in text and "R.right_shift" in text
+    ref, got = _run(mod, xs), _run(qmod, xs)
+    assert np.max(np.abs(got - ref)) / np.max(np.abs(ref)) < 0.1
+    if scheme == "uint8":
+        assert any(g["out_dtype"] == "uint8" for g in report["groups"])
+    else:
+        assert all(g["out_dtype"] in ("int8", "float32") for g in report["groups"])
+
+
+def test_debug_rewrite_reports_each_group(calibrated):
+    mod, taps, xs = calibrated
+    acts = Q.calibrate(taps, "percentile", "uint8")
+    dmod, report, order = Q.rewrite(mod, acts, debug=True)
+    assert len(order) == len(report["groups"])
+    tap, names = Q.tap_module(mod)
+    fp32 = Q.run_taps(tvm.compile(tap, "llvm"), [x[None] for x in xs], names)
+    vm = relax.VirtualMachine(tvm.compile(dmod, "llvm"), tvm.cpu())
+    outs = [vm["main"](tvm.runtime.tensor(x[None])) for x in xs]
+    int8 = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
+    rows = Q.layer_report(fp32, int8, acts, order)
+    assert [r["layer"] for r in rows] == order
+    assert all(0 <= r["saturation"] <= 1 and r["rel_err"] < 0.2 for r in rows)
+
+
+def test_fixed_point_keeps_products_in_int64():
+    m, shift = Q._fixed_point(np.array([0.0123, 3.5, 1e-4]))
+    assert m.max() < 2 ** 30 and 1 <= shift <= 62
+    assert np.allclose(m / 2.0 ** shift, [0.0123, 3.5, 1e-4], rtol=1e-6, atol=2.0 ** -shift)
+
+
+def test_unknown_method_and_scheme_are_refused():
+    with pytest.raises(ValueError, match="unknown calibration method 'kl'"):
+        Q.threshold(np.ones(4), "kl", False)
+    with pytest.raises(ValueError, match="unknown scheme 'int4'"):
+        Q.calibrate({}, "minmax", "int4")
