@@ -171,14 +171,19 @@ def _tuning_key(case):
     return hashlib.sha256(json.dumps([case, tvm.__version__], sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _e2e_tuning(h, name, threads, p):
+    """The e2e_tune record of this model at batch 1 (same input size and seed), or None."""
+    from experiments import e2e_tune
+    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, 1, threads),
+                             accept=lambda r: r["case"]["input_size"] == p["input_size"] and r["case"]["seed"] == p["seed"])
+
+
 def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant):
     """(database dir, reference, tuning info) for one model variant; tunes only when nothing fits."""
-    from experiments import e2e_tune
     from experiments.e2e import tuning
     tune = p["tune"][name] if name in p["tune"] else p["tune"]["default"]
     if variant == "fp32":
-        up = h.upstream_record("e2e_tune", e2e_tune.case_id(name, 1, threads),
-                               accept=lambda r: r["case"]["input_size"] == p["input_size"] and r["case"]["seed"] == p["seed"])
+        up = _e2e_tuning(h, name, threads, p)
         if up is not None:
             ref = up["extra"]["artifacts"]["database"]
             return h.artifact_path(ref), ref, {"source": "e2e_tune", "record": up["id"], "run_id": up["run_id"],
@@ -405,6 +410,10 @@ def study(h, name, p, threads, target):
         for engine in p["engines"]:
             if engine == "tvm_int8_tuned" and name in p.get("untuned_models", []):
                 _skip(h, ctx, engine, threads, "the profile gives this model no INT8 tuning budget (untuned_models)")
+                continue
+            if engine == "tvm_fp32_tuned" and name in p.get("fp32_tuned_from_e2e", []) and \
+                    _e2e_tuning(h, name, threads, p) is None:
+                _skip(h, ctx, engine, threads, "no e2e_tune database for this model yet (fp32_tuned_from_e2e)")
                 continue
             _measure(h, ctx, engine, p, threads, target)
 
