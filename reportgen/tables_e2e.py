@@ -257,3 +257,24 @@ def op_profile(book, current, model, engine="tvm_c"):
     return (f"{_esc(model)}，{engine.upper().replace('TVM_', 'TVM ')}，一次推理（VM instrument 计时，含少量插桩开销），"
             f"合计 " + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
             + "：\n\n" + markdown(["算子（内核或 VM 内建函数）", "类别", "调用次数", "时间", "占比"], lines))
+
+
+def tuning_effect(book, current):
+    """Per model: C vs D (what tuning bought) and D vs ONNX Runtime (what is left), from one run."""
+    rows = []
+    for model in models(current):
+        c, d, ort = (_get(current, model, e) for e in ("tvm_c", "tvm_d", "ort"))
+        if d is None:
+            continue
+        if not d.ok:
+            rows.append([_esc(model), _ms(book, c), book.failed(d), "—", "—", "—"])
+            continue
+        gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
+                if c is not None and c.ok and same_run(c, d) else "—")
+        left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
+                if ort is not None and ort.ok and same_run(d, ort) else "—")
+        rows.append([_esc(model), _ms(book, c), _ms(book, d), gain, left, _bottleneck(book, d)])
+    if not rows:
+        return "（尚无 D 组记录）"
+    return markdown(["模型", "C 组 p50", "D 组 p50", "调优带来的加速（C ÷ D）", "D ÷ ONNX Runtime",
+                     "调优后最慢的算子"], rows)
