@@ -136,3 +136,21 @@ def test_strict_build_fails_and_leaves_the_published_site(project):
         build.build(project, site, strict=True)
     assert any("item 'x' (index.md#why) not covered: 缺少术语 “这句话不在任何页面上”" in p for p in err.value.problems)
     assert (site / "index.html").read_text(encoding="utf-8") == "published"
+
+
+SEED_SECTIONS = [str(n) for n in range(1, 36)] + ["21b", "22b", "23b", "24b", "参考资料"]
+
+
+def test_every_seed_section_maps_to_a_page_and_anchor():
+    _rules, items = coverage.read_items(ROOT / "archive")
+    mapped = {s for item in items for s in item["seed_sections"]}
+    assert [s for s in SEED_SECTIONS if s not in mapped] == []
+    assert all(item["page"].endswith(".md") and item["anchor"] for item in items)
+
+
+def test_every_snippet_names_where_today_lives():
+    code = coverage.read_code(ROOT / "archive")
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")}
+    for snip in code["snippets"]:
+        assert snip["today"].split("#")[0] in pages, snip["id"]
+        assert snip["text"].endswith("\n") and snip["seed_section"]
