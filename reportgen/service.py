@@ -79,7 +79,7 @@ def batching(book, current):
                               times(book, big, "throughput_gain", gain),
                               times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"))])
     if not lines:
-        return "尚无 batch 大于 1 的端到端记录：批处理对吞吐和单次延迟的影响待测。"
+        return "尚无与 batch 1 可比的批处理记录（同一模型、引擎、输入尺寸与线程数）：批处理对吞吐和单次延迟的影响待测。"
     return markdown(["模型", "引擎", "batch", "batch 1 每次调用 p50", "该 batch 每次调用 p50", "吞吐 ÷ batch 1",
                      "每次调用延迟 ÷ batch 1"], lines)
 
@@ -101,7 +101,7 @@ def batching_summary(book, current):
     """One sentence: the largest throughput gain and what it cost each request."""
     best = best_batching(current)
     if best is None:
-        return "尚无与 batch 1 可比的批处理记录。"
+        return ""   # batching() already says that nothing is measured
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
     return (f"批处理收益最大的是 {model_zh(cur.record['case']['model'])} 上的 {engine_zh(cur.record['case']['engine'])}："

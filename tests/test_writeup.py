@@ -138,6 +138,7 @@ def test_int8_case_waits_for_int8_records():
 
 
 TEMPLATE_CALLS = {"conclusion_statements": ("tvm_vs_tf",), "historical_code": ("s29_hello_relay",)}
+SILENT_WHEN_EMPTY = {"service_batching_summary"}   # the table beside it says what is missing
 
 
 @pytest.mark.parametrize("env", [ENV, None], ids=["env", "no-env"])
@@ -147,7 +148,7 @@ def test_every_function_survives_missing_records(env):
     data = SimpleNamespace(current={}, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
     for name, fn in writeup.template_functions(data, book).items():
         out = fn(*TEMPLATE_CALLS.get(name, ()))
-        assert isinstance(out, str) and out.strip(), name
+        assert isinstance(out, str) and (out.strip() or name in SILENT_WHEN_EMPTY), name
         assert 'class="num cur"' not in out, f"{name} shows a current figure without a record"
     statuses = {ev.verdict for _c, _claim, ev in conclusions.judge_all(conclusions.Context(book, {}, env, TABLES))}
     assert statuses == {conclusions.PENDING}
@@ -186,3 +187,4 @@ def test_batching_pairs_batch_8_with_its_own_batch_1():
     b8.record["case"]["input_size"] = 64          # not comparable any more: no ratio, no verdict
     html, _ = _render("{{ service_batching_summary() }} {{ conclusions_table() }}", current)
     assert "尚无与 batch 1 可比的批处理记录" in html and 'data-conclusion="batching" data-verdict="pending"' in html
+    assert "批处理收益最大" not in html
