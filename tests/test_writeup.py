@@ -36,7 +36,7 @@ def _e2e(model, engine, p50, compile_s=2.0, size=224):
                       "op_profile": [{"op": "conv2d", "kind": "kernel", "calls": 3, "seconds": p50 * 0.8},
                                      {"op": "add", "kind": "kernel", "calls": 3, "seconds": p50 * 0.1}],
                       "op_profile_total_s": p50})
-    return key, _cur(key, [p50 * 0.98, p50, p50 * 1.05], {"model": model, "engine": engine, "batch": 1, "threads": 2,
+    return key, _cur(key, [p50 * 0.98, p50, p50 * 1.05], {"model": model, "engine": engine, "group": engine.upper(), "batch": 1, "threads": 2,
                                                           "input_size": size, "seed": 0}, extra, experiment="e2e")
 
 
@@ -188,3 +188,39 @@ def test_batching_pairs_batch_8_with_its_own_batch_1():
     html, _ = _render("{{ service_batching_summary() }} {{ conclusions_table() }}", current)
     assert "尚无与 batch 1 可比的批处理记录" in html and 'data-conclusion="batching" data-verdict="pending"' in html
     assert "批处理收益最大" not in html
+
+
+WRITEUP_PAGES = ("compiler.md", "migration.md", "service.md", "pitfalls.md", "platforms.md", "credibility.md",
+                 "roadmap.md", "retrospective.md")
+
+
+def _render_pages(tmp_path, current):
+    """The committed page templates, rendered with the plugin's own names from a fixture run on disk."""
+    from helpers import write_run
+
+    from reportgen import plugin
+    run_id = "20260101T000000Z-standard-test"
+    records = [c.record for c in current.values()]
+    for rec in records:
+        rec["run_id"], rec["log"]["path"] = run_id, f"runs/{run_id}/logs/fixture.log"
+    write_run(tmp_path / "results", run_id, records, profile="standard")
+    data = plugin.Data(tmp_path, "results", str(ROOT / "archive"))
+    jinja = jinja2.Environment(undefined=jinja2.StrictUndefined, comment_start_string="{##", comment_end_string="##}")
+    out = {}
+    for page in WRITEUP_PAGES:
+        book = FigureBook()
+        book.set_page(page)
+        template = jinja.from_string((ROOT / "docs" / page).read_text(encoding="utf-8"))
+        out[page] = template.render(**plugin.Templates(data, book).names())
+    return out
+
+
+def test_the_published_pages_follow_a_changed_record(tmp_path):
+    before = _render_pages(tmp_path / "a", _records(tuned_p50=0.0236))
+    after = _render_pages(tmp_path / "b", _records(tuned_p50=0.0120))
+    for page in ("credibility.md", "retrospective.md"):
+        assert 'data-conclusion="autotune_beats_hand" data-verdict="contradicts"' in before[page]
+        assert 'data-conclusion="autotune_beats_hand" data-verdict="supports"' in after[page]
+        assert "1.40×" in _figures(before[page]) and "0.714×" in _figures(after[page])
+    assert "还没有找到手写调度的水平" in before["credibility.md"]
+    assert "还没有找到手写调度的水平" not in after["credibility.md"]
