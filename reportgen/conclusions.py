@@ -149,6 +149,27 @@ def _multicore(c):
     return Evidence(verdict, obs, why, "单线程与多线程分别测量、分别调优。")
 
 
+def _small_single_thread(c):
+    cores = c.env["logical_cores"] if c.env else None
+    one = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", 1)}
+    many = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", cores)} if cores and cores > 1 else {}
+    common = sorted(set(one) & set(many))
+    if not common:
+        return _pending("没有同一尺寸上单核与全部核心的 NumPy 记录。")
+    n = common[0]
+    ratio = many[n].stat("p50") / one[n].stat("p50")
+    obs = (f"FP32、n={n}：单线程 {ms(c.book, one[n])}，{cores} 线程 {ms(c.book, many[n])}，"
+           f"多线程是单线程的 {times(c.book, many[n], 'time_vs_1t', ratio)}（大于 1 为更慢）。")
+    if ratio > 1.05:
+        return Evidence(SUPPORTS, obs, "计算量太小，唤醒和同步线程的开销超过了并行省下的时间。",
+                        "小矩阵用单线程，或者让 BLAS 按尺寸自己决定线程数。")
+    if ratio >= 0.95:
+        return Evidence(CONTRADICTS, obs, "两者相差不到百分之五：本机的 BLAS 对这么小的矩阵本来就只用一个线程，多线程设置不起作用。",
+                        "小矩阵的线程数交给 BLAS 决定即可；自己写的内核仍要按尺寸分别测量。")
+    return Evidence(CONTRADICTS, obs, "在最小的尺寸上多线程也更快，线程开销在本机上很小。",
+                    "仍要按尺寸分别测量单线程与多线程。")
+
+
 def _hand_gain(c):
     fam = merge.family(c.current, "gemm_hand")
     first = [x for x in fam.values() if x.record["case"]["kernel"] == "MMult0" and x.ok]
@@ -351,6 +372,7 @@ CONCLUSIONS = [   # claims in our words; {table/row/column} is an archived figur
                "n=1024 为 {s21_numpy/single_fp32/1024} GFLOPS）", _small_matrix),
     Conclusion("multicore", ("21",), "多核扩展不是线性的（四核 FP32 利用率 {s21_numpy/quad_fp32/utilization}，"
                "低于单核的 {s21_numpy/single_fp32/utilization}）", _multicore),
+    Conclusion("small_single_thread", ("5", "13"), "矩阵很小时，单线程可能反而比多线程快", _small_single_thread),
     Conclusion("numpy_near_peak", ("21",), "NumPy 接近单核理论峰值（单核 FP32 利用率 {s21_numpy/single_fp32/utilization}）",
                _numpy_near_peak),
     Conclusion("hand_gain", ("22",), "寄存器分块、SIMD/FMA 与缓存分块让手写 GEMM 从 {s22_hand_ladder/MMult0/1024} 升到 "
