@@ -33,6 +33,21 @@ def chain_facts(book, current, env):
             f"{seconds(book, cur, 'cold_s', e['cold_seconds'])}，之后稳定在 {ms(book, cur)}。")
 
 
+def migration_summary(book, current, env):
+    """How many old APIs of the seed resolve to their TVM counterpart today (graph family's checks)."""
+    rows = [c for c in merge.family(current, "graph").values() if "old_api" in c.record["case"]]
+    if not rows:
+        return "（迁移表的核验记录尚未出现。）"
+    resolved = [c for c in rows if c.ok]
+    version = _esc(env.get("tvm_version", "?")) if env else "?"
+    text = (f"原文出现过的 {len(rows)} 个旧 API，今天的对应物在 TVM {version} 中有 {len(resolved)} 个实际导入成功"
+            f"（{book.link('graph.md#migration', '逐项核验')}）")
+    failed = [c for c in rows if not c.ok]
+    if failed:
+        text += "；未能核验的：" + "、".join(f"`{_esc(c.record['extra'].get('old_api', c.record['id']))}`" for c in failed)
+    return text + "。"
+
+
 def evidence_summary(book, current, runs):
     """Seed §19's three kinds of evidence, counted over the current records."""
     timed = [c for c in current.values() if c.record["unit"] == "s" and c.record.get("stats")]
@@ -203,6 +218,7 @@ def template_functions(data, book):
         "historical_code_all": lambda *skip: historical_code_all(code, book, skip),
         "chain_facts": lambda: chain_facts(book, cur, env),
         "evidence_summary": lambda: evidence_summary(book, cur, data.runs),
+        "migration_summary": lambda: migration_summary(book, cur, env),
         "platform_facts": lambda: platform_facts(book, cur, env),
         "thread_pair": lambda: thread_pair(book, cur, env),
         "roadmap": lambda: roadmap(book, cur, env),
