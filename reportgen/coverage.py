@@ -25,6 +25,7 @@ import yaml
 from .errors import ReportError
 
 _TAG = re.compile(r"<[^>]+>")
+REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions"}
 
 
 @dataclass
@@ -63,10 +64,9 @@ def read_items(archive_dir):
         for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):
             if key not in item:
                 problems.append(f"{path}: items[{i}].{key}: missing")
-    known = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions"}
-    for i, item in enumerate(data.get("items", [])):
-        for key in set(item.get("require") or {}) - known:
-            problems.append(f"{path}: items[{i}].require.{key}: unknown requirement (known: {', '.join(sorted(known))})")
+        for key in sorted(set(item.get("require") or {}) - REQUIREMENTS):
+            problems.append(f"{path}: items[{i}].require.{key}: unknown requirement "
+                            f"(known: {', '.join(sorted(REQUIREMENTS))})")
     ids = [item.get("id") for item in data.get("items", [])]
     problems += [f"{path}: items: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if problems:
