@@ -32,6 +32,7 @@ class Context:
     current: dict
     env: dict
     tables: dict
+    previous: dict = None   # current records as they were before the newest run, if known
 
     def quote(self, claim):
         """The claim with each {table/row/column} replaced by that archived figure, as printed."""
@@ -400,17 +401,31 @@ def judge_all(ctx):
     return [(x, ctx.quote(x.claim), x.judge(ctx)) for x in CONCLUSIONS]
 
 
-def _verdict_cell(conclusion, evidence):
-    return (f'<span class="verdict" data-conclusion="{conclusion.id}" data-verdict="{evidence.verdict}">'
+def previous_verdicts(ctx):
+    """{conclusion id: verdict} judged on the records as they were before the newest run."""
+    if not ctx.previous:
+        return {}
+    from .figures import FigureBook   # a scratch book: these figures are not shown
+    before = Context(FigureBook(), ctx.previous, ctx.env, ctx.tables)
+    return {x.id: x.judge(before).verdict for x in CONCLUSIONS}
+
+
+def _verdict_cell(conclusion, evidence, before=None):
+    cell = (f'<span class="verdict" data-conclusion="{conclusion.id}" data-verdict="{evidence.verdict}">'
             f"{VERDICT_ZH[evidence.verdict]}</span>")
+    if before not in (None, PENDING, evidence.verdict) and evidence.verdict != PENDING:
+        cell += (f'<br><span class="warn" data-flipped="{conclusion.id}">最新一次复测改变了判断：'
+                 f"此前为{VERDICT_ZH[before]}</span>")
+    return cell
 
 
 def table(ctx):
     """Every historical conclusion with the current evidence for or against it."""
     lines = ["| 原文 | 原文结论（转述，数字取自归档） | 当前证据（本次复测） | 判断 |", "|---|---|---|---|"]
+    before = previous_verdicts(ctx)
     for conclusion, claim, ev in judge_all(ctx):
         lines.append(f"| §{'、§'.join(conclusion.sections)} | {claim} | {ev.observation} | "
-                     f"{_verdict_cell(conclusion, ev)} |")
+                     f"{_verdict_cell(conclusion, ev, before.get(conclusion.id))} |")
     return "\n".join(lines)
 
 
@@ -426,10 +441,11 @@ def counts(ctx):
 def statements(ctx, ids):
     """Observation / explanation / recommendation, kept apart (seed §23b), for chosen conclusions."""
     out = []
+    before = previous_verdicts(ctx)
     for conclusion, claim, ev in judge_all(ctx):
         if conclusion.id not in ids:
             continue
-        out.append(f"**{claim}** — {_verdict_cell(conclusion, ev)}\n\n"
+        out.append(f"**{claim}** — {_verdict_cell(conclusion, ev, before.get(conclusion.id))}\n\n"
                    f"- 观察（测量事实）：{ev.observation}\n"
                    f"- 解释（工程推断）：{ev.explanation or '—'}\n"
                    f"- 建议（适用条件）：{ev.recommendation or '—'}\n")

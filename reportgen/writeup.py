@@ -210,8 +210,12 @@ def template_functions(data, book):
     cur, env = data.current, data.env
     code = coverage.read_code(data.archive_dir)
 
+    previous = {}
+
     def ctx():
-        return conclusions.Context(book, cur, env, data.tables)
+        if not previous and len(data.runs) > 1:   # the records before the newest run: did it flip a verdict?
+            previous.update(merge.current_records(data.runs[:-1]))
+        return conclusions.Context(book, cur, env, data.tables, previous or None)
 
     return {
         "historical_code": lambda snippet_id: historical_code(code, snippet_id, book),

@@ -194,16 +194,17 @@ WRITEUP_PAGES = ("compiler.md", "migration.md", "service.md", "pitfalls.md", "pl
                  "roadmap.md", "retrospective.md")
 
 
-def _render_pages(tmp_path, current):
-    """The committed page templates, rendered with the plugin's own names from a fixture run on disk."""
+def _render_pages(tmp_path, *runs):
+    """The committed page templates, rendered with the plugin's own names from fixture runs on disk (oldest first)."""
     from helpers import write_run
 
     from reportgen import plugin
-    run_id = "20260101T000000Z-standard-test"
-    records = [c.record for c in current.values()]
-    for rec in records:
-        rec["run_id"], rec["log"]["path"] = run_id, f"runs/{run_id}/logs/fixture.log"
-    write_run(tmp_path / "results", run_id, records, profile="standard")
+    for day, current in enumerate(runs, 1):
+        run_id = f"202601{day:02d}T000000Z-standard-test"
+        records = [c.record for c in current.values()]
+        for rec in records:
+            rec["run_id"], rec["log"]["path"] = run_id, f"runs/{run_id}/logs/fixture.log"
+        write_run(tmp_path / "results", run_id, records, profile="standard", finished_at=f"2026-01-{day:02d}T00:10:00Z")
     data = plugin.Data(tmp_path, "results", str(ROOT / "archive"))
     jinja = jinja2.Environment(undefined=jinja2.StrictUndefined, comment_start_string="{##", comment_end_string="##}")
     out = {}
@@ -224,3 +225,12 @@ def test_the_published_pages_follow_a_changed_record(tmp_path):
         assert "1.40×" in _figures(before[page]) and "0.714×" in _figures(after[page])
     assert "还没有找到手写调度的水平" in before["credibility.md"]
     assert "还没有找到手写调度的水平" not in after["credibility.md"]
+    assert "data-flipped" not in before["retrospective.md"] + after["retrospective.md"]
+
+
+def test_a_retest_that_flips_a_verdict_says_so(tmp_path):
+    pages = _render_pages(tmp_path, _records(tuned_p50=0.0236), _records(tuned_p50=0.0120))
+    for page in ("credibility.md", "retrospective.md"):
+        assert 'data-conclusion="autotune_beats_hand" data-verdict="supports"' in pages[page]
+        assert re.findall(r'data-flipped="([^"]+)"', pages[page]) == ["autotune_beats_hand"]
+        assert "最新一次复测改变了判断" in pages[page] and "今天不成立" in pages[page]
