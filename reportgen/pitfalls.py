@@ -10,6 +10,7 @@ from .lookup import e2e_tvm, engine_zh, fig, gflops, model_zh, ms, ok, percent, 
 from .tables import STAGE_ORDER, _esc
 
 LAYOUT_OPS = re.compile(r"transpose|layout_transform")
+NOISE = 0.03   # a step's effect within ±3 % is not called a speed-up or a slow-down
 
 
 def compile_vs_run(book, current):
@@ -66,6 +67,18 @@ def one_shape(book, current, env):
             f"但 {_esc(stage)} 阶段在 {'×'.join(map(str, _shape(fast)))} 上是 {gflops(book, fast)} GFLOPS，"
             f"在 {'×'.join(map(str, _shape(slow)))} 上只有 {gflops(book, slow)} GFLOPS，"
             f"相差 {times(book, fast, 'shape_gap', gap)}。")
+    turns = []   # a step that speeds one shape up and slows the other down
+    steps = [st for st in STAGE_ORDER if st != "autotuned" and (st, a) in by and (st, b) in by]
+    for prev, step in zip(steps, steps[1:]):
+        ga = by[(prev, a)].stat("p50") / by[(step, a)].stat("p50")
+        gb = by[(prev, b)].stat("p50") / by[(step, b)].stat("p50")
+        if min(ga, gb) < 1 - NOISE and max(ga, gb) > 1 + NOISE:
+            up, down = (a, b) if ga > 1 else (b, a)
+            turns.append(f"{_esc(prev)} → {_esc(step)} 在 {'×'.join(map(str, up))} 上变快 "
+                         f"{times(book, by[(step, up)], 'speed_vs_previous_stage', max(ga, gb))}，在 "
+                         f"{'×'.join(map(str, down))} 上却变慢（{times(book, by[(step, down)], 'speed_vs_previous_stage', min(ga, gb))}）")
+    if turns:
+        text += "同一个调度步骤在两个形状上的效果甚至方向相反：" + "；".join(turns) + "。"
     best = {}
     for s in shapes:
         cands = [c for c in fam if _shape(c) == s and c.record["case"]["stage"] != "autotuned"]

@@ -120,10 +120,16 @@ def test_mean_vs_median_is_chosen_by_computation_not_by_id():
 
 def test_one_shape_compares_the_two_nearest_shapes():
     current = dict([_gemm("baseline", 5.6, n=1024), _gemm("baseline", 1.7, n=1023),
+                    _gemm("loop_permutation", 0.0816, n=1024), _gemm("loop_permutation", 0.118, n=1023),
+                    _gemm("packing", 0.0780, n=1024), _gemm("packing", 0.127, n=1023),
                     _gemm("parallel", 0.0168, n=1024), _gemm("parallel", 0.0209, n=1023),
                     _gemm("parallel", 0.0003, n=256)])
     html, _ = _render("{{ pitfall_shapes() }}", current)
     assert "1023×1023×1023 与 1024×1024×1024" in html and "baseline 阶段" in html
+    assert "loop_permutation → packing 在 1024×1024×1024 上变快" in html
+    current.update([_gemm("packing", 0.0800, n=1024)])      # within noise: no longer called a turn
+    html, _ = _render("{{ pitfall_shapes() }}", current)
+    assert "方向相反" not in html
 
 
 def test_layout_conversion_gives_an_upper_bound_below_the_profile_cut():
