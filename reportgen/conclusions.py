@@ -248,7 +248,7 @@ def _parallel_near_numpy(c):
         return _pending()
     ratio = par.stat("p50") / npy.stat("p50")
     obs = (f"parallel 阶段 {ms(c.book, par)}，同一运行的 NumPy 最佳内核 {ms(c.book, npy)}，"
-           f"TVM 是 NumPy 的 {times(c.book, par, 'ratio_to_best_numpy', ratio)}。")
+           f"TVM 是 NumPy 的 {times(c.book, par, 'over_best_numpy', ratio)}。")
     verdict = SUPPORTS if ratio <= 2 else CONTRADICTS
     why = ("手写调度加上多线程，已经进入 BLAS 的同一量级。" if verdict == SUPPORTS
            else "手写调度与 BLAS 的差距仍超过两倍，瓶颈在微内核与打包。")
@@ -347,7 +347,7 @@ def _numpy_near_peak(c):
     share = best.gflops() / peak.gflops()
     obs = (f"单核 FP32：NumPy 最好 {gflops(c.book, best)} GFLOPS，"
            f"实测 FMA 峰值 {gflops(c.book, peak)} GFLOPS，"
-           f"利用率 {percent(c.book, best, 'util_measured', share)}。")
+           f"利用率 {percent(c.book, best, 'share_of_measured_peak', share)}。")
     verdict = SUPPORTS if share >= 0.8 else CONTRADICTS
     why = ("成熟 BLAS 的微内核几乎用满了 FMA 单元。" if verdict == SUPPORTS
            else "本机的 BLAS 内核离 FMA 峰值还远，可能是内核选择或频率变化。")

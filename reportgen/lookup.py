@@ -36,7 +36,11 @@ def ms(book, cur, stat="p50"):
 
 
 def seconds(book, cur, suffix, value_s):
-    """A duration of a record's extra field, in ms below one second, else in s."""
+    """A duration of a record's extra field, in ms below one second, else in s.
+
+    Give it a suffix of its own (e.g. ``compile_time``): the e2e tables use ``compile_s`` for the
+    same quantity always in seconds, and one figure id should always show the same text.
+    """
     if value_s < 1:
         return fig(book, cur, suffix, fmt_number(value_s * 1e3, "ms") + " ms", "ms")
     return fig(book, cur, suffix, fmt_number(value_s, "s") + " s", "s")

@@ -24,9 +24,9 @@ def compile_vs_run(book, current):
     low = min(recs, key=lambda c: c.record["extra"]["compile_seconds"] / c.stat("p50"))
     low_ratio = low.record["extra"]["compile_seconds"] / low.stat("p50")
     text = (f"{model_zh(top.record['case']['model'])} 的 {engine_zh(top.record['case']['engine'])}："
-            f"导入 {seconds(book, top, 'import_s', e['import_seconds'])}，编译 "
-            f"{seconds(book, top, 'compile_s', e['compile_seconds'])}，首次运行 "
-            f"{seconds(book, top, 'cold_s', e['cold_seconds'])}，稳定运行 p50 {ms(book, top)}。"
+            f"导入 {seconds(book, top, 'import_time', e['import_seconds'])}，编译 "
+            f"{seconds(book, top, 'compile_time', e['compile_seconds'])}，首次运行 "
+            f"{seconds(book, top, 'cold_time', e['cold_seconds'])}，稳定运行 p50 {ms(book, top)}。"
             f"编译耗时是稳定运行 p50 的 {times(book, top, 'compile_over_p50', ratio)}；"
             f"在 {len(recs)} 个 TVM 端到端用例中这个比值最小的是 "
             f"{model_zh(low.record['case']['model'])} 的 {engine_zh(low.record['case']['engine'])}"

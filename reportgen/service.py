@@ -23,7 +23,7 @@ def cold_table(book, current):
                 continue
             cold = cur.record["extra"]["cold_seconds"]
             size = cur.record["case"].get("input_size", "?")
-            lines.append([model_zh(model), engine_zh(engine), f"{size}×{size}", seconds(book, cur, "cold_s", cold), ms(book, cur),
+            lines.append([model_zh(model), engine_zh(engine), f"{size}×{size}", seconds(book, cur, "cold_time", cold), ms(book, cur),
                           times(book, cur, "cold_over_p50", cold / cur.stat("p50"))])
     if not lines:
         return "（尚无端到端记录。）"
@@ -133,7 +133,7 @@ def compile_budget(book, current):
         return "（尚无 TVM 端到端记录。）"
     longest = max(tvm, key=lambda c: c.record["extra"].get("compile_seconds", 0))
     text = (f"TVM 编译最久的是 {model_zh(longest.record['case']['model'])} 的 {engine_zh(longest.record['case']['engine'])}"
-            f"（{seconds(book, longest, 'compile_s', longest.record['extra']['compile_seconds'])}）。")
+            f"（{seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])}）。")
     if tune:
         t = max(tune, key=lambda c: c.record["extra"]["tuning"]["seconds"])
         minutes = fmt_number(t.record["extra"]["tuning"]["seconds"] / 60, "min") + " min"

@@ -27,10 +27,10 @@ def chain_facts(book, current, env):
     target = _target_dict(e.get("target"))
     where = "，".join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
     return (f"以 {model_zh(model)} 为例（TVM {_esc(version)}，target {_esc(where)}）："
-            f"`from_onnx` 导入用了 {seconds(book, cur, 'import_s', e['import_seconds'])}，"
-            f"`tvm.compile` 走完图级流水线和代码生成用了 {seconds(book, cur, 'compile_s', e['compile_seconds'])}，"
+            f"`from_onnx` 导入用了 {seconds(book, cur, 'import_time', e['import_seconds'])}，"
+            f"`tvm.compile` 走完图级流水线和代码生成用了 {seconds(book, cur, 'compile_time', e['compile_seconds'])}，"
             f"得到 {kernels} 个不同的内核、每次推理调用 {calls} 次；VM 第一次运行 "
-            f"{seconds(book, cur, 'cold_s', e['cold_seconds'])}，之后稳定在 {ms(book, cur)}。")
+            f"{seconds(book, cur, 'cold_time', e['cold_seconds'])}，之后稳定在 {ms(book, cur)}。")
 
 
 def migration_summary(book, current, env):
@@ -124,9 +124,12 @@ def roadmap(book, current, env):
     tuned = gemm(current, "autotuned", env=env)
     best = gemm(current, "any", env=env, impl="numpy", blas="best")
     if ok(tuned) and ok(best):
-        route1 = (f"GEMM 调优 {book.current(tuned.record['id'] + '#trials', str(tuned.record['extra'].get('trials_done')), 'trials', tuned)}"
-                  f" 次试验，达到 NumPy 最佳内核的 {times(book, tuned, 'speed_vs_best_numpy', best.stat('p50') / tuned.stat('p50'))}"
-                  "（速度比）")
+        # same figure id and format as the GEMM goals table (tables.gemm_goals)
+        speed = book.current(f"{tuned.record['id']}#speed_vs_best_numpy",
+                             f"{best.stat('p50') / tuned.stat('p50'):.2f}×", "×", tuned)
+        trials = book.current(f"{tuned.record['id']}#trials", str(tuned.record["extra"].get("trials_done")),
+                              "trials", tuned)
+        route1 = f"GEMM 调优 {trials} 次试验，达到 NumPy 最佳内核的 {speed}（速度比）"
     else:
         route1 = "尚无 GEMM 调优记录"
     tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]

@@ -154,3 +154,12 @@ def test_every_snippet_names_where_today_lives():
     for snip in code["snippets"]:
         assert snip["today"].split("#")[0] in pages, snip["id"]
         assert snip["text"].endswith("\n") and snip["seed_section"]
+
+
+def test_one_figure_id_shows_one_text_on_every_page(built_site):
+    """Pages that quote the same figure (same record, same quantity) must print it the same way."""
+    numbers = json.loads((built_site / "site" / "numbers.json").read_text(encoding="utf-8"))
+    texts = {}
+    for entry in numbers:
+        texts.setdefault(entry["id"], set()).add(entry["value"])
+    assert {k: v for k, v in texts.items() if len(v) > 1} == {}
