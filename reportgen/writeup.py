@@ -77,32 +77,54 @@ def _target_dict(target):
         return {"kind": str(target).split()[0] if target else "?"}
 
 
-def targets(current):
-    """The TVM targets the current records ran on, and whether any is a GPU."""
+GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")
+
+
+def _kind(cur):
+    """The TVM target kind a record ran (or would have run) on, or None."""
+    case, extra = cur.record["case"], cur.record.get("extra", {})
+    target = extra.get("target") or case.get("target") or ({"kind": case["target_kind"]} if "target_kind" in case else None)
+    return None if target is None else _target_dict(target).get("kind", "?")
+
+
+def targets(current, measured=True):
+    """{target kind: number of records}; ``measured``: only records that produced a result."""
     kinds = {}
     for cur in current.values():
-        target = cur.record.get("extra", {}).get("target") or cur.record["case"].get("target")
-        if target is None:
-            continue
-        kind = _target_dict(target).get("kind", "?")
-        kinds[kind] = kinds.get(kind, 0) + 1
+        kind = _kind(cur)
+        if kind is not None and (cur.ok or not measured):
+            kinds[kind] = kinds.get(kind, 0) + 1
     return kinds
 
 
 def platform_facts(book, current, env):
-    """What this retest can and cannot say about CPU, GPU and mobile (seed §22b)."""
+    """What this retest can say about CPU and GPU, from the targets of the current records (seed §22b)."""
     kinds = targets(current)
-    gpu = {k: v for k, v in kinds.items() if k in ("cuda", "rocm", "vulkan", "opencl", "metal")}
     where = "、".join(f"`{_esc(k)}` {v} 条" for k, v in sorted(kinds.items())) or "无"
-    text = f"当前记录里写明了 TVM target 的，按种类计：{where}。"
-    if gpu:
-        text += "其中有 GPU 记录，GPU 的结论见各自的页面。"
+    text = f"当前记录里有结果、并写明了 TVM target 的，按种类计：{where}。"
+    if any(k in GPU_KINDS for k in kinds):
+        text += "其中包括 GPU 记录；GPU 与 CPU 的数字来自不同的机器或设备，不能直接相比。"
     else:
-        text += "没有一条是 GPU target：本机没有 GPU，本站的每个 TVM 结论都只对 CPU 成立，GPU 一节只陈述原则。"
+        text += "没有一条 GPU 结果：本站的每个 TVM 结论都只对 CPU 成立。"
     if env:
         text += (f"CPU 是 {_esc(env['cpu_model'])}，{env['logical_cores']} 个逻辑核，SIMD 标志 "
                  f"{_esc('、'.join(env['simd_flags']))}。")
     return text
+
+
+def gpu_status(book, current):
+    """GPU: measured, attempted and skipped (with the reason), or not attempted at all."""
+    gpu = [c for c in current.values() if _kind(c) in GPU_KINDS]
+    done = [c for c in gpu if c.ok]
+    if done:
+        return (f"本站有 {len(done)} 条 GPU 测量记录（target "
+                f"{'、'.join(sorted({_esc(_kind(c)) for c in done}))}），它们与本页的 CPU 数字来自不同设备，只在各自的页面上比较。")
+    if gpu:
+        reason = next((c.record.get("error") for c in gpu if c.record.get("error")), "")
+        return (f"实验里有 {len(gpu)} 个 GPU（{'、'.join(sorted({_esc(_kind(c)) for c in gpu}))}）用例，但在本机都没有结果"
+                f"（{_esc(reason) or '没有 GPU'}），所以本站没有任何 GPU 时间。上面关于 GPU 的几点只是原则，不是本站的结论。")
+    return ("当前记录里没有 GPU 用例：本站的复测是在没有 GPU 的机器上做的，没有任何 GPU 时间。"
+            "上面关于 GPU 的几点只是原则，不是本站的结论。")
 
 
 def thread_pair(book, current, env):
@@ -227,6 +249,7 @@ def template_functions(data, book):
         "evidence_summary": lambda: evidence_summary(book, cur, data.runs),
         "migration_summary": lambda: migration_summary(book, cur, env),
         "platform_facts": lambda: platform_facts(book, cur, env),
+        "gpu_status": lambda: gpu_status(book, cur),
         "thread_pair": lambda: thread_pair(book, cur, env),
         "roadmap": lambda: roadmap(book, cur, env),
         "tvm_vs_framework": lambda peers=False: tvm_vs_framework(book, cur, peers),

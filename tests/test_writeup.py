@@ -240,3 +240,16 @@ def test_a_retest_that_flips_a_verdict_says_so(tmp_path):
         assert 'data-conclusion="autotune_beats_hand" data-verdict="supports"' in pages[page]
         assert re.findall(r'data-flipped="([^"]+)"', pages[page]) == ["autotune_beats_hand"]
         assert "最新一次复测改变了判断" in pages[page] and "今天不成立" in pages[page]
+
+
+def test_gpu_status_follows_the_cuda_records():
+    html, _ = _render("{{ gpu_status() }} {{ platform_facts() }}", _records())
+    assert "没有 GPU 用例" in html and "没有一条 GPU 结果" in html
+    key = "gemm_tvm/impl=tvm_cuda/stage=baseline/m=1024/n=1024/k=1024/threads=2"
+    skipped = _cur(key, [1.0], {"impl": "tvm_cuda", "stage": "baseline", "target_kind": "cuda",
+                                "target": {"kind": "cuda"}}, status="skipped", error="tvm.cuda(0).exist is False")
+    html, _ = _render("{{ gpu_status() }}", {**_records(), key: skipped})
+    assert "1 个 GPU（cuda）用例" in html and "tvm.cuda(0).exist is False" in html and "没有任何 GPU 时间" in html
+    measured = _cur(key, [0.001, 0.001, 0.001], {"impl": "tvm_cuda", "stage": "baseline", "target": {"kind": "cuda"}})
+    html, _ = _render("{{ gpu_status() }} {{ platform_facts() }}", {**_records(), key: measured})
+    assert "1 条 GPU 测量记录" in html and "包括 GPU 记录" in html and "没有任何 GPU 时间" not in html
