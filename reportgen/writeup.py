@@ -127,6 +127,17 @@ def gpu_status(book, current):
             "上面关于 GPU 的几点只是原则，不是本站的结论。")
 
 
+def remote_status(current):
+    """Whether any current record was measured on another device through TVM RPC (case.via)."""
+    remote = [c for c in current.values() if str(c.record["case"].get("via", "")).startswith("rpc:")]
+    if not remote:
+        return "当前记录都是在复测机器本机上测得的，没有经 RPC 在其他设备（包括移动设备）上测得的记录。"
+    keys = sorted({c.record["case"]["via"][4:] for c in remote})
+    ok_n = sum(c.ok for c in remote)
+    return (f"当前记录中有 {len(remote)} 条经 RPC 在其他设备上测得（设备键 {'、'.join(f'`{_esc(k)}`' for k in keys)}，"
+            f"其中 {ok_n} 条有结果）；它们按设备分开展示，不与本机数字相比。")
+
+
 def thread_pair(book, current, env):
     """One GEMM stage at one thread and at all cores: threads are not free (seed §22b, §13)."""
     if env is None or env["logical_cores"] < 2:
@@ -250,6 +261,7 @@ def template_functions(data, book):
         "migration_summary": lambda: migration_summary(book, cur, env),
         "platform_facts": lambda: platform_facts(book, cur, env),
         "gpu_status": lambda: gpu_status(book, cur),
+        "remote_status": lambda: remote_status(cur),
         "thread_pair": lambda: thread_pair(book, cur, env),
         "roadmap": lambda: roadmap(book, cur, env),
         "tvm_vs_framework": lambda peers=False: tvm_vs_framework(book, cur, peers),

@@ -253,3 +253,12 @@ def test_gpu_status_follows_the_cuda_records():
     measured = _cur(key, [0.001, 0.001, 0.001], {"impl": "tvm_cuda", "stage": "baseline", "target": {"kind": "cuda"}})
     html, _ = _render("{{ gpu_status() }} {{ platform_facts() }}", {**_records(), key: measured})
     assert "1 条 GPU 测量记录" in html and "包括 GPU 记录" in html and "没有任何 GPU 时间" not in html
+
+
+def test_remote_status_counts_rpc_records():
+    html, _ = _render("{{ remote_status() }}", _records())
+    assert "没有经 RPC" in html
+    key, cur = _gemm("parallel", 0.02)
+    cur.record["case"]["via"] = "rpc:my-board"
+    html, _ = _render("{{ remote_status() }}", {key: cur})
+    assert "1 条经 RPC" in html and "`my-board`" in html
