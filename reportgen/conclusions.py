@@ -393,6 +393,7 @@ CONCLUSIONS = [   # claims in our words; {table/row/column} is an archived figur
                "{s31_int8/resnet18_v1/tvm_fp32}，INT8 {s31_int8/resnet18_v1/tvm_int8}，INT8 + AutoTVM "
                "{s31_int8/resnet18_v1/tvm_int8_tuned}）", _int8_needs_tuning),
 ]
+CONCLUSIONS.sort(key=lambda x: int(x.sections[0]))   # the seed's order (stable within a section)
 BY_ID = {x.id: x for x in CONCLUSIONS}
 
 
