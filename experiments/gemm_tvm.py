@@ -124,16 +124,23 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
         if stage == "baseline":
             extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
     summary = f"vector FMA {evidence.get('fma_packed', {})}"
+    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device,
+                    f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra={})
+
+
+def _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra):
+    """Check and time `built` here, or upload its executable as `name` and do both on `device`."""
     if device is None:
         return _check_then_time(h, case_id, case, first, built, shape, p, extra, summary)
     try:
-        kernel = device.load(built.executable, f"{stage}_{m}x{n}x{k}_t{threads}")
+        kernel = device.load(built.executable, name)
         return _check_then_time(h, case_id, case, first, kernel, shape, p, extra, summary + " (RPC)",
                                 dev=kernel.device)
     except Exception as exc:  # noqa: BLE001 - a lost device fails this case; the run goes on
         device.drop()
         h.say(f"{case_id}: device lost: {exc}")
-        return _failed(h, case_id, case, first, "run_failed", f"device {device.key!r} lost: {type(exc).__name__}: {exc}")
+        return _failed(h, case_id, case, first, "run_failed",
+                       f"device {device.key!r} lost: {type(exc).__name__}: {exc}", extra=failed_extra)
 
 
 def _check_then_time(h, case_id, case, first, compiled, shape, p, extra, summary, dev=None):
@@ -172,14 +179,23 @@ def _evidence_summary(evidence):
     return keep
 
 
-def _failed(h, case_id, case, first, status, error):
+def _failed(h, case_id, case, first, status, error, extra=None):
     return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
                   number=0, first_line=first, status=status, error=error,
                   check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
-                         "passed": None}, extra={})
+                         "passed": None}, extra=extra or {})
 
 
-def _tune_case(h, shape, threads, p, target):
+def _all_failed_status(failures):
+    """A tuning where no trial ran: timeout when every failure timed out, else run_failed."""
+    counts = {k: v or 0 for k, v in failures.items() if k != "numeric_check_failed"}
+    return "timeout" if counts.get("timeout") and not (counts.get("run_failed") or counts.get("build_failed")) \
+        else "run_failed"
+
+
+def _tune_case(h, shape, threads, p, target, device=None):
+    """MetaSchedule on one shape; with `device`, candidates are measured on it by the RPC runner
+    and the best kernel is checked and timed there like the ladder stages."""
     from experiments.gemm import tvm_ladder
     import tvm
     m, n, k = shape
@@ -187,6 +203,11 @@ def _tune_case(h, shape, threads, p, target):
     case = {"impl": "tvm", "stage": "autotuned", "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "trials": trials, "tuner": "MetaSchedule",
             "target": _target_dict(target)}
+    runner = None
+    if device is not None:
+        from experiments import remote
+        case["via"] = f"rpc:{device.key}"
+        runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
     case_id = f"gemm_tvm/impl=tvm/stage=autotuned/{_shape_key(shape)}/threads={threads}"
     old = h.reusable(case_id, case)
     if old:
@@ -194,26 +215,37 @@ def _tune_case(h, shape, threads, p, target):
     first = h.line() + 1
     work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}")
     work_dir.mkdir(parents=True, exist_ok=True)
-    h.say(f"{case_id}: MetaSchedule, {trials} trials")
+    h.say(f"{case_id}: MetaSchedule, {trials} trials" + (f", measured through RPC ({device.key})" if device else ""))
+    if device is not None:
+        device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
     try:
         result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
-                                 seed=p["seed"], reuse=False)
+                                 seed=p["seed"], reuse=False, runner=runner)
     except Exception as exc:  # noqa: BLE001
+        if device is not None:   # the tracker or the device went away in the middle of tuning
+            h.say(f"{case_id}: tuning through RPC failed: {exc}")
+            return _failed(h, case_id, case, first, "run_failed",
+                           f"tuning through RPC on {device.key!r} failed: {type(exc).__name__}: {exc}",
+                           extra={"tuned": True, "runner": "RPCRunner", "database": work_ref})
         return _failed(h, case_id, case, first, "compile_failed", f"tuning failed: {type(exc).__name__}: {exc}")
     extra = {"flops_per_call": 2 * m * n * k, "tuned": True, "tuner": "MetaSchedule (replaces AutoTVM)",
              "tvm_version": tvm.__version__, "trials_done": result.trials_done,
              "total_records": result.total_records, "tuning_seconds": result.tuning_seconds,
              "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
              "failures": result.failures, "curve": result.curve, "notes": result.notes,
-             "database": work_ref}
-    if result.func is None:
-        return _failed(h, case_id, case, first, "run_failed", "no tuning trial succeeded")
-    evidence = tvm_ladder.codegen_evidence(result.rt_mod.inspect_source("asm"))
-    extra["codegen"] = _evidence_summary(evidence)
+             "database": work_ref, "runner": result.runner}
+    if result.mod is None:
+        status = _all_failed_status(result.failures)
+        h.say(f"{case_id}: no tuning trial succeeded: {result.failures}")
+        return _failed(h, case_id, case, first, status, "no tuning trial succeeded"
+                       + (f" on device {device.key!r} (lost or unreachable?)" if device else "")
+                       + f"; failures {json.dumps(result.failures, sort_keys=True)}", extra=extra)
+    extra["codegen"] = _evidence_summary(tvm_ladder.codegen_evidence(result.asm))
     extra["artifacts"] = {"trace": h.artifact(f"autotuned-{m}x{n}x{k}-t{threads}.trace.py",
                                               result.best_trace or "")[1]}
-    return _check_then_time(h, case_id, case, first, result, shape, p, extra,
-                            f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s")
+    summary = f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s"
+    return _measure(h, case_id, case, first, result, shape, p, extra, summary, device,
+                    f"autotuned_{m}x{n}x{k}_t{threads}", failed_extra=extra)
 
 
 def run_tvm(h, threads):
@@ -228,19 +260,21 @@ def run_tvm(h, threads):
         for stage in p["stages"]:
             _stage_case(h, stage, tuple(shape), threads, p, target, save)
             _numpy_case(h, tuple(shape), threads, "configured", stage, p)
-        if p["tune"]["trials"] and list(shape) in [list(s) for s in p["tune"]["shapes"]] \
-                and threads in _thread_counts(p["tune"]["threads"]):
+        if _tunes(p, shape, threads):
             _tune_case(h, tuple(shape), threads, p, target)
             _numpy_case(h, tuple(shape), threads, "configured", "autotuned", p)
 
 
 def run_rpc(h):
-    """Every stage on a device through the tracker (NumPy and tuning stay local: not run here)."""
+    """Every stage, and MetaSchedule where the profile tunes, on a device through the tracker.
+
+    Kernels and tuning candidates are built here for the device's target; NumPy peers are not
+    run (they would time this host)."""
     from experiments import remote
     p, rpc = h.params, h.rpc
     device = remote.Device(rpc["tracker"], rpc["key"])
     h.say(f"RPC: tracker {rpc['tracker']}, key {rpc['key']}, target {json.dumps(rpc['target'], sort_keys=True)}; "
-          "NumPy peers and MetaSchedule tuning are not run through RPC")
+          "NumPy peers are not run through RPC; MetaSchedule measures on the device (RPCRunner)")
     import tvm
     for threads in _thread_counts(p["threads"]):
         target = tvm.target.Target(dict(rpc["target"], **{"num-cores": threads}))
@@ -253,6 +287,79 @@ def run_rpc(h):
         for shape in p["shapes"]:
             for stage in p["stages"]:
                 _stage_case(h, stage, tuple(shape), threads, p, target, False, device=device)
+            if _tunes(p, shape, threads):
+                _tune_case(h, tuple(shape), threads, p, target, device=device)
+
+
+def _tunes(p, shape, threads):
+    """The profile tunes this shape at this thread count."""
+    return bool(p["tune"]["trials"]) and list(shape) in [list(s) for s in p["tune"]["shapes"]] \
+        and threads in _thread_counts(p["tune"]["threads"])
+
+
+def _cuda_build(m, n, k, target):
+    """The GEMM scheduled for the GPU by dlight's Matmul rule (the CPU ladder binds no GPU threads)."""
+    import time
+
+    import tvm
+    from tvm.s_tir import dlight as dl
+    from experiments.gemm import tvm_ladder
+    mod = tvm.IRModule({"main": tvm_ladder.gemm_prim_func(m, n, k)})
+    with target:
+        mod = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())(mod)
+    start = time.perf_counter()
+    executable = tvm.compile(mod, target)
+    rt_mod = executable.jit()
+    return rt_mod, time.perf_counter() - start, mod.script()
+
+
+def run_cuda(h, config):
+    """GEMM on the local GPU for a CUDA target (profile param `target`, or retest --target).
+
+    Every record says target kind cuda (impl tvm_cuda, so CPU tables never mix it in). Without a
+    GPU each case is recorded as skipped with the reason; nothing is timed.
+    """
+    import tvm
+    from types import SimpleNamespace
+    p = h.params
+    exists = bool(tvm.cuda(0).exist)
+    target = tvm.target.Target(config) if exists else None
+    h.say(f"CUDA target {json.dumps(config, sort_keys=True)}; GPU present: {exists}")
+    for shape in p["shapes"]:
+        m, n, k = shape
+        case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": m, "n": n, "k": k, "dtype": "float32",
+                "target_kind": "cuda", "target": _target_dict(target) if target is not None else config}
+        case_id = f"gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/{_shape_key(shape)}/target=cuda"
+        first = h.line() + 1
+        if not exists:
+            reason = "no CUDA device on this machine (tvm.cuda(0).exist is False); nothing compiled or timed"
+            h.say(f"{case_id}: skipped: {reason}")
+            _failed(h, case_id, case, first, "skipped", reason)
+            continue
+        old = h.reusable(case_id, case)
+        if old:
+            h.emit_reused(old)
+            continue
+        try:
+            rt_mod, seconds, script = _cuda_build(m, n, k, target)
+        except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
+            h.say(f"{case_id}: compile failed: {exc}")
+            _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
+            continue
+        extra = {"flops_per_call": 2 * m * n * k, "compile_seconds": seconds, "tuned": False,
+                 "schedule": "dlight gpu.Matmul", "device_name": str(tvm.cuda(0).device_name),
+                 "artifacts": {"tensorir": h.artifact(f"cuda-{m}x{n}x{k}.tir.py", script)[1]}}
+        compiled = SimpleNamespace(func=rt_mod["main"], rt_mod=rt_mod)
+        _check_then_time(h, case_id, case, first, compiled, tuple(shape), p, extra, "CUDA (dlight)",
+                         dev=tvm.cuda(0))
+
+
+def _cuda_config(p):
+    """The profile's target when it is a CUDA target (dict or JSON text), else None (host CPU)."""
+    config = p.get("target")
+    if isinstance(config, str):
+        config = json.loads(config)
+    return config if isinstance(config, dict) and config.get("kind") == "cuda" else None
 
 
 def run_numpy_best(h, threads):
@@ -267,6 +374,8 @@ def _thread_counts(spec):
 def run(h):
     if h.rpc:
         return run_rpc(h)
+    if _cuda_config(h.params):
+        return run_cuda(h, _cuda_config(h.params))
     role = os.environ.get(ROLE)
     if role:
         kind, threads = role.split(":")

@@ -47,6 +47,7 @@ class Device:
     tracker: str
     key: str
     session_timeout_s: float = 600
+    threads: int | None = None   # re-applied to every fresh session (a server forks one process per session)
     _session: object = None
 
     def session(self):
@@ -59,11 +60,19 @@ class Device:
                                                                    max_retry=2)
             except RuntimeError as exc:
                 raise RemoteError(f"no free device for key {self.key!r} at tracker {self.tracker}: {exc}") from exc
+            if self.threads is not None:
+                self._session.get_function("runtime.config_threadpool")(1, int(self.threads))
         return self._session
 
     def drop(self):
-        """Forget a session that failed, so the next case requests a fresh device."""
+        """Forget a session (failed, or handed back so that another client may use the device).
+
+        The session closes when its last reference goes; collect now so the server returns
+        to the tracker's pool before the next request (MetaSchedule's RPC runner waits on it).
+        """
         self._session = None
+        import gc
+        gc.collect()
 
     def environment(self):
         session = self.session()   # RemoteError (tracker, key) passes through unchanged
@@ -76,6 +85,7 @@ class Device:
         return json.loads(text)
 
     def set_threads(self, threads):
+        self.threads = int(threads)
         self.session().get_function("runtime.config_threadpool")(1, int(threads))
 
     def load(self, executable, name):
@@ -87,6 +97,43 @@ class Device:
             session.upload(str(path))
         rt_mod = session.load_module(f"{name}.so")
         return RemoteKernel(rt_mod, rt_mod["main"], session.cpu(0))
+
+
+def tuning_runner(tracker, key, threads, timeout_s, evaluator=None):
+    """MetaSchedule's RPCRunner on devices of `key`, each session set to `threads` threads.
+
+    A tracker request waits while the device is busy; `timeout_s` bounds a whole trial
+    (request, upload, run), so a lost device gives timed-out or failed trials, not a hang.
+    """
+    from tvm.s_tir import meta_schedule as ms
+    host, port = parse_address(tracker)
+    config = ms.runner.RPCConfig(tracker_host=host, tracker_port=port, tracker_key=key,
+                                 session_timeout_sec=timeout_s)
+
+    def create_session(rpc_config):   # shipped by value to the runner's worker process
+        # The runner's pool has no timeout of its own: a request for a busy or vanished device
+        # would block the tuning forever, so bound it here ("Timeout" makes it a timeout trial).
+        import threading
+        if free_servers(tracker, key) == 0:
+            raise RuntimeError(f"no device registered with key {key!r} at tracker {tracker} (lost?)")
+        box = {}
+
+        def connect():
+            try:
+                box["session"] = rpc_config.connect_server()
+            except Exception as exc:  # noqa: BLE001 - reported below
+                box["error"] = exc
+        waiter = threading.Thread(target=connect, daemon=True)
+        waiter.start()
+        waiter.join(timeout_s)
+        if "session" not in box:
+            raise box.get("error") or TimeoutError(f"Timeout: no free device for key {key!r} within {timeout_s} s")
+        session = box.pop("session")
+        session.get_function("runtime.config_threadpool")(1, int(threads))
+        return session
+
+    return ms.runner.RPCRunner(config, evaluator_config=evaluator or ms.runner.EvaluatorConfig(),
+                               f_create_session=create_session, max_workers=1)
 
 
 @dataclass

@@ -23,7 +23,7 @@ def cli(ctx, root):
 @click.option("--force", is_flag=True, help="Re-measure cases even when reusable.")
 @click.option("--rpc-tracker", metavar="HOST:PORT", help="Measure on a device registered with this TVM RPC tracker.")
 @click.option("--rpc-key", metavar="KEY", help="Device key at the tracker (with --rpc-tracker).")
-@click.option("--target", "target_json", metavar="JSON", help="TVM target of the device (default: what it reports).")
+@click.option("--target", "target_json", metavar="JSON", help="TVM target: of the RPC device (default: what it reports), or {\"kind\": \"cuda\"} for this machine's GPU.")
 @click.pass_obj
 def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json):
     """Run experiment families and store a new run under results/runs/.

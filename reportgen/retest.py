@@ -192,8 +192,8 @@ def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
     """Check the RPC options, ask the device for its environment, keep the families that can use it."""
     from experiments import remote
     if not rpc_tracker:
-        if rpc_key or target_json:
-            raise ReportError("--rpc-key and --target need --rpc-tracker")
+        if rpc_key:
+            raise ReportError("--rpc-key needs --rpc-tracker")
         return None, None, selected
     if not rpc_key:
         raise ReportError("--rpc-tracker needs --rpc-key (the device type registered with the tracker)")
@@ -218,6 +218,25 @@ def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
     return rpc, device_env, remote_ok
 
 
+def _local_target(target_json, selected):
+    """--target without --rpc-tracker: a CUDA target for this machine's GPU, given to the families
+    that compile for a target (rpc: true in the profile); their params carry it (and its fingerprint)."""
+    if not target_json:
+        return selected
+    try:
+        target = json.loads(target_json)
+    except ValueError as exc:
+        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"cuda\"}}'") from exc
+    if not isinstance(target, dict) or target.get("kind") != "cuda":
+        raise ReportError("--target without --rpc-tracker is for a local CUDA GPU ({\"kind\": \"cuda\", ...}); "
+                          "other targets are measured on their device through --rpc-tracker")
+    other = sorted(k for k, v in selected.items() if not v.get("rpc"))
+    if other:
+        raise ReportError(f"--target: {', '.join(other)} cannot compile for a CUDA target; "
+                          f"use --only with {', '.join(k for k, v in selected.items() if v.get('rpc')) or 'gemm_tvm'}")
+    return {k: dict(v, params=dict(v["params"], target=target)) for k, v in selected.items()}
+
+
 def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_key=None, target_json=None):
     """Run the profile's families (or only some) and publish one new run directory."""
     root = Path(root).resolve()
@@ -228,6 +247,8 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
                           f"{', '.join(unknown)}; known: {', '.join(families)}")
     selected = {k: v for k, v in families.items() if not only or k in only}
     rpc, device_env, selected = _rpc_setup(rpc_tracker, rpc_key, target_json, selected)
+    if rpc is None:
+        selected = _local_target(target_json, selected)
     runs_dir = root / "results" / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
 

@@ -127,5 +127,50 @@ def test_no_device_for_the_key(project, tracker):
 def test_rpc_options_are_checked(project):
     with pytest.raises(ReportError, match="--rpc-tracker needs --rpc-key"):
         retest.retest(project, "quick", rpc_tracker="127.0.0.1:1")
-    with pytest.raises(ReportError, match="--rpc-key and --target need --rpc-tracker"):
+    with pytest.raises(ReportError, match="--rpc-key needs --rpc-tracker"):
         retest.retest(project, "quick", rpc_key=KEY)
+
+
+@pytest.mark.slow
+def test_metaschedule_measures_on_the_device_through_rpc(project, tracker, tmp_path):
+    """A tiny GEMM tuned with MetaSchedule's RPCRunner; the best kernel is checked and timed on the device."""
+    path = project / "experiments" / "configs" / "quick.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["families"]["gemm_tvm"]["params"].update(
+        shapes=[[32, 32, 32]], stages=["baseline"], threads=[1], repeat=3, min_repeat=3, min_sample_s=0.005,
+        budget_s=1, tune={"trials": 4, "shapes": [[32, 32, 32]], "threads": [1], "rpc_timeout_s": 60})
+    path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
+    server = _server(project, tmp_path, tracker, "server-tune")
+    try:
+        out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(project), "retest",
+                              "--only", "gemm_tvm", "--rpc-tracker", tracker, "--rpc-key", KEY],
+                             cwd=project, capture_output=True, text=True, timeout=300)
+    finally:
+        _stop(server)
+    assert out.returncode == 0, out.stdout + out.stderr
+    [published] = [r for r in load.read_runs(project / "results") if r.manifest["environment"].get("rpc")]
+    [tuned] = [r for r in published.records if r["case"]["stage"] == "autotuned"]
+    assert tuned["status"] == "ok", tuned.get("error")
+    assert tuned["case"]["via"] == f"rpc:{KEY}" and tuned["extra"]["tuned"] is True
+    assert tuned["extra"]["runner"] == "RPCRunner" and tuned["extra"]["trials_done"] > 0
+    assert tuned["check"]["passed"] is True and tuned["samples"]
+    # the per-trial log kept with the database says which runner measured each trial
+    work_dir = published.path / "artifacts" / "gemm_tvm" / "tune-32x32x32-t1"
+    trials = [json.loads(line) for line in (work_dir / "ladder_trials.jsonl").read_text().splitlines()]
+    assert trials and all(t["runner"] == "RPCRunner" for t in trials)
+    assert sum(1 for t in trials if t["run_secs"]) > 0
+    assert (work_dir / "database_tuning_record.json").read_text().strip()
+
+
+@pytest.mark.slow
+def test_tuning_without_a_device_gives_failed_trials_not_a_hang(tracker, tmp_path):
+    """A key whose device is gone: every RPC trial fails fast, the case becomes a failed record."""
+    from experiments import gemm_tvm, remote
+    from experiments.gemm import tvm_ladder
+    runner = remote.tuning_runner(tracker, "gone-board", threads=1, timeout_s=3)
+    result = tvm_ladder.tune(16, 16, 16, tvm_ladder.host_target(1), tmp_path / "db", max_trials=2, num_threads=1,
+                             seed=0, reuse=False, cost_model="random", runner=runner)
+    assert result.mod is None and result.runner == "RPCRunner" and result.trials_done == 2
+    assert result.failures["run_failed"] == 2
+    assert gemm_tvm._all_failed_status(result.failures) == "run_failed"
+    assert gemm_tvm._all_failed_status({"run_failed": 0, "timeout": 2, "build_failed": 0}) == "timeout"

@@ -519,6 +519,8 @@ class TuneResult:
     rt_mod: Any = None
     func: Any = None
     asm: str = ""
+    executable: Any = None  # tvm.runtime.Executable of the best record (uploadable through RPC)
+    runner: str = "LocalRunner"  # what measured the candidates: LocalRunner or RPCRunner
 
 
 def classify_failure(build_error: str | None, run_error: str | None) -> str | None:
@@ -621,13 +623,22 @@ def _records_for(database, workload, target) -> list:
     return [r for r in records if str(r.target) == str(target) and _mean(r.run_secs) is not None]
 
 
-def _run_tune_tir(workload, target, database, settings: dict[str, Any]):
-    """Run MetaSchedule once; returns (per-trial log, seconds spent)."""
+def _run_tune_tir(workload, target, database, settings: dict[str, Any], runner=None):
+    """Run MetaSchedule once; returns (per-trial log, seconds spent).
+
+    ``runner`` measures the candidates (e.g. ``ms.runner.RPCRunner`` for a device behind a
+    tracker); default a LocalRunner on this machine.  Candidates are always built here.
+    """
     from tvm.s_tir import meta_schedule as ms
 
     trials: list[dict[str, Any]] = []
     start = time.perf_counter()
     workers = settings["tuning_workers"]
+    if runner is None:
+        runner = ms.runner.LocalRunner(
+            timeout_sec=settings["run_timeout_s"],
+            evaluator_config=settings["evaluator"] or ms.runner.EvaluatorConfig(),
+        )
     with _environment(TVM_NUM_THREADS=str(settings["num_threads"])):
         ms.tune_tir(
             workload,
@@ -636,10 +647,7 @@ def _run_tune_tir(workload, target, database, settings: dict[str, Any]):
             max_trials_global=settings["max_trials"],
             num_trials_per_iter=settings["trials_per_iter"],
             builder=_local_builder(workers, settings["build_timeout_s"]),
-            runner=ms.runner.LocalRunner(
-                timeout_sec=settings["run_timeout_s"],
-                evaluator_config=settings["evaluator"] or ms.runner.EvaluatorConfig(),
-            ),
+            runner=runner,
             database=database,
             cost_model=settings["cost_model"],
             measure_callbacks=[
@@ -742,10 +750,17 @@ def _reused_history(work_dir, workload, target, notes: list[str]):
     return trials, False, "none (reused database)", 0.0
 
 
-def _tuned_history(workload, target, database, settings: dict[str, Any], notes: list[str]):
+def _runner_name(runner) -> str:
+    return "LocalRunner" if runner is None else ("RPCRunner" if hasattr(runner, "rpc_config")
+                                                 else type(runner).__name__)
+
+
+def _tuned_history(workload, target, database, settings: dict[str, Any], notes: list[str], runner=None):
     """Tune now; (trials, failure categories known, cost model, tuning seconds)."""
     settings = {**settings, "cost_model": _cost_model(settings["cost_model"], notes)}
-    trials, tuning_seconds = _run_tune_tir(workload, target, database, settings)
+    trials, tuning_seconds = _run_tune_tir(workload, target, database, settings, runner=runner)
+    for trial in trials:  # saved with the log: which runner measured each trial
+        trial["runner"] = _runner_name(runner)
     save_trial_log(settings["work_dir"], workload, target, trials)
     return trials, True, settings["cost_model"], tuning_seconds
 
@@ -760,9 +775,15 @@ def _failure_counts(trials: list[dict[str, Any]], known: bool = True) -> dict[st
 
 def _build_record(workload, record, target):
     """Apply a record's trace to the workload and compile it: (Schedule, runtime module)."""
+    sch, executable = _compile_record(workload, record, target)
+    return sch, executable.jit()
+
+
+def _compile_record(workload, record, target):
+    """Apply a record's trace to the workload and compile it: (Schedule, Executable)."""
     sch = s_tir.Schedule(workload)
     record.trace.apply_to_schedule(sch, remove_postproc=False)
-    return sch, tvm.compile(sch.mod, target).jit()
+    return sch, tvm.compile(sch.mod, target)
 
 
 def _count_numeric_failures(workload, records, target, operands) -> int:
@@ -775,10 +796,20 @@ def _count_numeric_failures(workload, records, target, operands) -> int:
     return failures
 
 
+def _best_remote(workload, records, target) -> dict[str, Any]:
+    """Compile the best record without running it here: it runs on the device (RPC)."""
+    best = records[0]
+    sch, executable = _compile_record(workload, best, target)
+    asm = executable.mod.inspect_source("asm") if target.kind.name == "llvm" else ""
+    return {"best_run_secs": _mean(best.run_secs), "best_trace": str(best.trace), "best_check": None,
+            "mod": sch.mod, "executable": executable, "asm": asm}
+
+
 def _best_of(workload, records, target, operands, verify: str) -> tuple[dict[str, Any], int]:
     """Compile and check the best record. Returns (TuneResult fields, numeric failures)."""
     best = records[0]
-    sch, rt_mod = _build_record(workload, best, target)
+    sch, executable = _compile_record(workload, best, target)
+    rt_mod = executable.jit()
     a, b = operands
     best_check = error_report(run_gemm(rt_mod["main"], a, b), a, b)
     if verify == "all":
@@ -793,6 +824,7 @@ def _best_of(workload, records, target, operands, verify: str) -> tuple[dict[str
         "rt_mod": rt_mod,
         "func": rt_mod["main"],
         "asm": _assembly(rt_mod, target),
+        "executable": executable,
     }
     return fields, numeric_failures
 
@@ -816,6 +848,7 @@ def tune(
     run_timeout_s: float = 60.0,
     evaluator=None,
     verify: str = "best",
+    runner=None,
 ) -> TuneResult:
     """MetaSchedule-tune the GEMM (``tune_tir``) with a JSON database in ``work_dir``.
 
@@ -835,6 +868,11 @@ def tune(
       tuning call started when the trial's batch finished.  Each call appends its trials to
       ``work_dir/ladder_trials.jsonl``; a reused result reads its curve and failure counts
       from there (all earlier calls, each with its own time origin).
+    * ``runner``: a MetaSchedule runner measuring the candidates elsewhere, e.g.
+      ``ms.runner.RPCRunner`` for a device behind a tracker (candidates are still built
+      here, for ``target``).  The best record is then compiled but not run here: ``func``
+      and ``rt_mod`` are None, ``executable`` is uploaded by the caller, ``best_check`` is
+      None and ``numeric_check_failed`` stays 0 (the caller checks on the device).
     """
     from tvm.s_tir import meta_schedule as ms
 
@@ -854,12 +892,15 @@ def tune(
     if reused:
         history = _reused_history(work_dir, workload, target, notes)
     else:
-        history = _tuned_history(workload, target, database, settings, notes)
+        history = _tuned_history(workload, target, database, settings, notes, runner=runner)
     trials, failures_known, model, tuning_seconds = history
     records = _records_for(database, workload, target)
     failures = _failure_counts(trials, failures_known)
     best_fields: dict[str, Any] = {}
-    if records:
+    if records and runner is not None:
+        best_fields = _best_remote(workload, records, target)
+        notes.append(f"candidates measured by {_runner_name(runner)}; best record checked by the caller")
+    elif records:
         operands = random_operands(m, n, k, seed, dtype)
         best_fields, failures["numeric_check_failed"] = _best_of(
             workload, records, target, operands, verify
@@ -880,5 +921,6 @@ def tune(
         failures=failures,
         cost_model=model,
         notes=notes,
+        runner=_runner_name(runner),
         **best_fields,
     )

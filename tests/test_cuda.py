@@ -1,0 +1,43 @@
+"""The CUDA target path of gemm_tvm: measured where a GPU exists, recorded as skipped where none does."""
+import json
+
+import pytest
+
+from reportgen import load, retest
+from reportgen.errors import ReportError
+
+CUDA = json.dumps({"kind": "cuda"})
+
+
+def _has_gpu():
+    import tvm
+    return bool(tvm.cuda(0).exist)
+
+
+def _run(project, final):
+    [run] = [r for r in load.read_runs(project / "results") if r.run_id == final.name]
+    return run
+
+
+def test_without_a_gpu_every_cuda_case_is_skipped_with_the_reason(project):
+    if _has_gpu():
+        pytest.skip("this machine has a CUDA GPU: the skip path is for machines without one")
+    records = _run(project, retest.retest(project, "quick", only=("gemm_tvm",), target_json=CUDA)).records
+    assert records and all(r["status"] == "skipped" and "tvm.cuda(0).exist is False" in r["error"] for r in records)
+    assert all(r["case"]["impl"] == "tvm_cuda" and r["case"]["target_kind"] == "cuda" for r in records)
+    assert all(r["case"]["target"]["kind"] == "cuda" for r in records)
+
+
+def test_on_a_gpu_the_gemm_is_checked_and_timed(project):
+    if not _has_gpu():
+        pytest.skip("no CUDA GPU on this machine (tvm.cuda(0).exist is False)")
+    records = _run(project, retest.retest(project, "quick", only=("gemm_tvm",), target_json=CUDA)).records
+    assert records and all(r["status"] == "ok" and r["check"]["passed"] for r in records)
+    assert all(r["case"]["target_kind"] == "cuda" and r["samples"] for r in records)
+
+
+def test_a_local_target_must_be_cuda_and_families_must_accept_it(project):
+    with pytest.raises(ReportError, match="for a local CUDA GPU"):
+        retest.retest(project, "quick", only=("gemm_tvm",), target_json=json.dumps({"kind": "llvm"}))
+    with pytest.raises(ReportError, match="numpy_gemm cannot compile for a CUDA target"):
+        retest.retest(project, "quick", only=("numpy_gemm", "gemm_tvm"), target_json=CUDA)
