@@ -1,7 +1,7 @@
 """The runs over time: every run listed, consecutive runs on one machine compared."""
 import html
 
-from . import compare
+from . import comparable, compare, merge
 from .tables import _esc, markdown
 
 VERDICT_ZH = {"better": '<span class="ok">变快</span>', "worse": '<span class="bad">变慢</span>',
@@ -18,7 +18,17 @@ def runs_table(runs, data_prefix):
                       f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
                       _esc(env["machine_id"]), _esc(env["cpu_model"]), _esc(env["tvm_version"]), _esc(blas),
                       _esc(m["git"]["commit"][:10] + ("（有未提交修改）" if m["git"]["dirty"] else "")), fams])
-    return markdown(["运行", "档位", "完成时间（UTC）", "机器", "CPU", "TVM", "BLAS 内核", "代码版本", "实验族"], lines)
+    table = markdown(["运行", "档位", "完成时间（UTC）", "机器", "CPU", "TVM", "BLAS 内核", "代码版本", "实验族"], lines)
+    return table + "\n\n" + comparability(merge.current_records(runs))
+
+
+def comparability(current):
+    """Per experiment family: do its current records come from one environment? (see comparable)"""
+    notes = comparable.by_family(current)
+    if not notes:
+        return "站内每个实验族的当前复测都来自同一环境（同一机器、TVM、LLVM、NumPy 与 BLAS 内核），表内数字可以相互比较。"
+    return "\n".join(["站内以下实验族的当前复测混合了不同环境，对应页面的表格不能逐行直接比较：", ""]
+                     + [f"- `{_esc(family)}`：{text}" for family, text in notes.items()])
 
 
 def comparisons(runs):

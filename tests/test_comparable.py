@@ -1,0 +1,42 @@
+"""Current records of one topic from different machines or environments are flagged, not mixed silently."""
+from pathlib import Path
+
+from helpers import ENV, record
+
+from reportgen import comparable, history, load, merge
+
+
+def _run(run_id, **env):
+    rec = record(run_id, case_id=f"gemm_tvm/impl=tvm/stage=baseline/m=32/threads=1/{run_id}")
+    return load.Run(Path(run_id), {"run_id": run_id, "profile": "quick", "finished_at": run_id,
+                                   "environment": {**ENV, **env}}, [rec])
+
+
+def _current(*runs):
+    return merge.current_records(list(runs))
+
+
+def test_one_environment_is_comparable():
+    current = _current(_run("r1"), _run("r2"))
+    assert comparable.differences(current.values()) == []
+    assert comparable.note(current.values()) == ""
+    assert "同一环境" in history.comparability(current)
+
+
+def test_other_machine_and_tvm_are_named():
+    current = _current(_run("r1"), _run("r2", machine_id="board-7", tvm_version="0.28.dev0"))
+    diffs = {key: values for key, _label, values in comparable.differences(current.values())}
+    assert set(diffs) == {"machine_id", "tvm_version"}
+    assert diffs["machine_id"]["board-7"] == {"runs": ["r2"], "records": 1}
+    text = comparable.note(current.values())
+    assert text.startswith('<span class="warn">不可比：</span>') and "board-7" in text and "0.28.dev0" in text
+    assert comparable.by_family(current) == {"gemm_tvm": text}
+    assert "gemm_tvm" in history.comparability(current)
+
+
+def test_blas_kernel_is_compared_by_architecture():
+    other = [dict(b, architecture="SkylakeX") for b in ENV["blas"]] or [{"architecture": "SkylakeX"}]
+    current = _current(_run("r1"), _run("r2", blas=other))
+    assert [key for key, _l, _v in comparable.differences(current.values())] == ["blas"]
+    assert "SkylakeX" in comparable.family_note(current, ("gemm_tvm",))
+    assert comparable.family_note(current, ("numpy_gemm",)) == ""
