@@ -188,7 +188,7 @@ def tuning_table(book, current):
                       book.current(f"{rid}#untuned_ms", fmt_number(e["untuned_kernel_seconds"] * 1e3, "ms") + " ms", "ms", cur),
                       book.current(f"{rid}#rel_err_vs_c", f"{rec['check']['max_rel_err']:.1e}", "rel", cur)])
     return markdown(["模型", "batch", "任务数", "已测量试验", "失败（按类别）", "调优耗时", "已调度内核",
-                     "C 组内核总时间（分配依据）", "调优后与 C 组的最大相对误差"], lines)
+                     "C 组内核总时间（分配依据，调优时测）", "调优后与 C 组的最大相对误差"], lines)
 
 
 def allocation_table(book, current, model, batch=1, top=8):
@@ -207,8 +207,9 @@ def allocation_table(book, current, model, batch=1, top=8):
         lines.append([f"其余 {len(rest)} 个内核", "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
                       f"{sum(r['share'] for r in rest) * 100:.1f}%", str(sum(r["trials"] for r in rest)), "—", "—"])
     link = book.current(f"{cur.record['id']}#allocation", f"{len(rows)} 个任务", "tasks", cur)
-    return (f"{_esc(model)}，batch {batch}，{link}（表中时间取自 C 组的一次插桩运行，"
-            "“调优后单次”是数据库中该内核最好的一次测量）：\n\n"
+    return (f"{_esc(model)}，batch {batch}，{link}（“C 组时间”取自调优任务开始时 C 组的一次插桩运行，"
+            "“调优后单次”是数据库中该内核最好的一次测量；两者都在调优任务里测得，调优时机器不要求安静，"
+            "所以这两列只用来分配预算和看相对大小，发布的延迟以上面的计时表为准）：\n\n"
             + markdown(["内核（任务）", "每次推理调用", "C 组时间", "占比", "分到的试验", "调优后单次", "单次加速"], lines))
 
 
