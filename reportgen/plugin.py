@@ -237,7 +237,7 @@ def coverage_markdown(results, missing_figures, rules, pages_html):
         lines.append(f"| {ARTICLE_ZH.get(item['article'], item['article'])} | {item['content']} | "
                      f"§{'、§'.join(item['seed_sections'])} | {where} | "
                      f"{STATUS_ZH[r.covered]} | {'；'.join(r.reasons) or '—'} |")
-    lines += ["", "## 保留规则（§34）{#rules}", "", "| 规则 | 检查 | 结果 |", "|---|---|---|"]
+    lines += ["", "## 保留规则（§34） {#rules}", "", "| 规则 | 检查 | 结果 |", "|---|---|---|"]
     for rule in rules:
         if rule["check"] == "every_archived_figure_on_a_page":
             result = '<span class="ok">满足</span>：全部历史数字都在站内出现' if not missing_figures else \
