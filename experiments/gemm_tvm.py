@@ -328,6 +328,7 @@ def run_cuda(h, config):
     for shape in p["shapes"]:
         m, n, k = shape
         case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": m, "n": n, "k": k, "dtype": "float32",
+                "threads": None,   # no CPU thread count: the CPU tables never pick it up
                 "target_kind": "cuda", "target": _target_dict(target) if target is not None else config}
         case_id = f"gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/{_shape_key(shape)}/target=cuda"
         first = h.line() + 1

@@ -41,3 +41,20 @@ def test_a_local_target_must_be_cuda_and_families_must_accept_it(project):
         retest.retest(project, "quick", only=("gemm_tvm",), target_json=json.dumps({"kind": "llvm"}))
     with pytest.raises(ReportError, match="numpy_gemm cannot compile for a CUDA target"):
         retest.retest(project, "quick", only=("numpy_gemm", "gemm_tvm"), target_json=CUDA)
+
+
+def test_cuda_records_stay_out_of_the_cpu_tables():
+    from helpers import record
+
+    from reportgen import load, merge, tables
+    from reportgen.figures import FigureBook
+    case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": 32, "n": 32, "k": 32, "dtype": "float32",
+            "threads": None, "target_kind": "cuda", "target": {"kind": "cuda"}}
+    rec = record("r1", case_id="gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/m=32/n=32/k=32/target=cuda", case=case)
+    run = load.Run(__import__("pathlib").Path("r1"), {"run_id": "r1", "profile": "quick", "finished_at": "r1",
+                                                      "environment": {}}, [rec])
+    current = merge.current_records([run])
+    book = FigureBook()
+    book.set_page("gemm.md")
+    assert tables.tvm_shapes(book, current, 2) == "（尚无记录）"
+    assert tables.tvm_codegen(book, current, "data") == "（尚无记录）"
