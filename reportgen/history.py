@@ -26,7 +26,7 @@ def comparability(current):
     """Per experiment family: do its current records come from one environment? (see comparable)"""
     notes = comparable.by_family(current)
     if not notes:
-        return "站内每个实验族的当前复测都来自同一环境（同一机器、TVM、LLVM、NumPy 与 BLAS 内核），表内数字可以相互比较。"
+        return "站内每个实验族的当前复测都来自同一环境：机器、CPU、TVM、LLVM、NumPy 与 BLAS 内核都相同。"
     return "\n".join(["站内以下实验族的当前复测混合了不同环境，对应页面的表格不能逐行直接比较：", ""]
                      + [f"- `{_esc(family)}`：{text}" for family, text in notes.items()])
 

@@ -162,15 +162,18 @@ def test_metaschedule_measures_on_the_device_through_rpc(project, tracker, tmp_p
     assert (work_dir / "database_tuning_record.json").read_text().strip()
 
 
-@pytest.mark.slow
-def test_tuning_without_a_device_gives_failed_trials_not_a_hang(tracker, tmp_path):
-    """A key whose device is gone: every RPC trial fails fast, the case becomes a failed record."""
+def test_a_trial_without_a_device_fails_fast_not_hangs(tracker, tmp_path):
+    """MetaSchedule's RPC runner pool has no timeout: our session factory must fail a trial whose
+    device is gone (run_failed), and a tuning where every trial failed is a failed record."""
+    from tvm.s_tir import meta_schedule as ms
+
     from experiments import gemm_tvm, remote
     from experiments.gemm import tvm_ladder
     runner = remote.tuning_runner(tracker, "gone-board", threads=1, timeout_s=3)
-    result = tvm_ladder.tune(16, 16, 16, tvm_ladder.host_target(1), tmp_path / "db", max_trials=2, num_threads=1,
-                             seed=0, reuse=False, cost_model="random", runner=runner)
-    assert result.mod is None and result.runner == "RPCRunner" and result.trials_done == 2
-    assert result.failures["run_failed"] == 2
-    assert gemm_tvm._all_failed_status(result.failures) == "run_failed"
-    assert gemm_tvm._all_failed_status({"run_failed": 0, "timeout": 2, "build_failed": 0}) == "timeout"
+    args = ms.arg_info.ArgInfo.from_prim_func(tvm_ladder.gemm_prim_func(16, 16, 16))
+    [future] = runner.run([ms.runner.RunnerInput(str(tmp_path / "missing.so"), "cpu", args)])
+    result = future.result()
+    assert result.run_secs is None and "no device registered with key 'gone-board'" in result.error_msg
+    assert tvm_ladder.classify_failure(None, result.error_msg) == "run_failed"
+    assert gemm_tvm._all_failed_status({"build_failed": 0, "run_failed": 2, "timeout": 0}) == "run_failed"
+    assert gemm_tvm._all_failed_status({"build_failed": 0, "run_failed": 0, "timeout": 2}) == "timeout"
