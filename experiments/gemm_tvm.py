@@ -203,15 +203,16 @@ def _tune_case(h, shape, threads, p, target, device=None):
     case = {"impl": "tvm", "stage": "autotuned", "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "trials": trials, "tuner": "MetaSchedule",
             "target": _target_dict(target)}
-    runner = None
     if device is not None:
-        from experiments import remote
         case["via"] = f"rpc:{device.key}"
-        runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
     case_id = f"gemm_tvm/impl=tvm/stage=autotuned/{_shape_key(shape)}/threads={threads}"
     old = h.reusable(case_id, case)
     if old:
         return h.emit_reused(old)
+    runner = None
+    if device is not None:   # its worker process starts now, so only when it will tune
+        from experiments import remote
+        runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
     first = h.line() + 1
     work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}")
     work_dir.mkdir(parents=True, exist_ok=True)
