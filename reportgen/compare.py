@@ -53,8 +53,10 @@ def compare_runs(run_a, run_b):
     return [_verdict(a[k], b[k], a[k]["metric"]) for k in sorted(set(a) & set(b))]
 
 
-def environment_differences(run_a, run_b, keys=("cpu_model", "logical_cores", "simd_flags", "numpy_version",
-                                                "tvm_version", "llvm_version", "blas")):
+def environment_differences(run_a, run_b, keys=("machine_id", "cpu_model", "logical_cores", "simd_flags",
+                                                "numpy_version", "tvm_version", "llvm_version", "blas")):
+    """(key, A's value, B's value) for each environment key that differs (another machine first:
+    a device measured through RPC may share the CPU model and still not be this machine)."""
     ea, eb = run_a.manifest["environment"], run_b.manifest["environment"]
     return [(k, ea.get(k), eb.get(k)) for k in keys if ea.get(k) != eb.get(k)]
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from helpers import ENV, record
 
-from reportgen import comparable, history, load, merge
+from reportgen import comparable, compare, history, load, merge
 
 
 def _run(run_id, **env):
@@ -40,3 +40,8 @@ def test_blas_kernel_is_compared_by_architecture():
     assert [key for key, _l, _v in comparable.differences(current.values())] == ["blas"]
     assert "SkylakeX" in comparable.family_note(current, ("gemm_tvm",))
     assert comparable.family_note(current, ("numpy_gemm",)) == ""
+
+
+def test_compare_names_another_machine():
+    a, b = _run("r1"), _run("r2", machine_id="board-7")
+    assert compare.environment_differences(a, b) == [("machine_id", ENV["machine_id"], "board-7")]
