@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import archive, charts, comparable, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -81,6 +81,7 @@ class Templates:
             "graph_hello": lambda: tables_graph.hello(d.current, b.data_prefix()),
             "pass_map": lambda: tables_graph.pass_map(b, d.current, b.data_prefix()),
             "api_migration": lambda: tables_graph.migration(b, d.current),
+            "not_comparable": lambda *families: comparable.family_note(d.current, families),
             "e2e_models": lambda: tables_e2e.models(d.current),
             "e2e_summary": lambda model: tables_e2e.summary(b, d.current, model),
             "e2e_latency": lambda: tables_e2e.latency_table(b, d.current),
