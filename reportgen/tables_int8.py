@@ -234,6 +234,13 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn"):
         cell = book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ratio:.2f}×", "×", f)
         out.append(f"- {MODEL_LABEL.get(model, model)}：INT8 调优比 FP32 调优快 {cell}，"
                    f"目标（≥ 2×）{'**达到**' if ratio >= 2 else '**未达到**'}。")
+        td, tf = d.record["extra"].get("tuning", {}), f.record["extra"].get("tuning", {})
+        if td.get("trials") and tf.get("trials"):
+            out.append("  两者的调优预算不同：FP32 网络用了 "
+                       + book.current(f"{d.record['id']}#trials_budget", str(td["trials"]), "trials", d)
+                       + " 次试验，INT8 网络用了 "
+                       + book.current(f"{f.record['id']}#trials_budget", str(tf["trials"]), "trials", f)
+                       + " 次；比较时要把预算和指令集一起看。")
     t = get(current, model, "tflite_int8")
     if f is not None and t is not None and f.ok and t.ok and f.record["run_id"] == t.record["run_id"]:
         cell = book.current(f"{f.record['id']}#vs_tflite_int8", f"{f.stat('p50') / t.stat('p50'):.2f}×", "×", f)
