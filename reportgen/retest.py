@@ -88,8 +88,8 @@ def _now():
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _previous_records(runs_dir, machine_id, family):
-    """records.jsonl of the newest complete run on this machine that measured family."""
+def _runs_that_measured(runs_dir, machine_id, family):
+    """Run folders on this machine whose manifest lists family, newest first."""
     for run in sorted(load.run_dirs(runs_dir), reverse=True):
         try:
             manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
@@ -97,25 +97,20 @@ def _previous_records(runs_dir, machine_id, family):
             continue
         if (manifest.get("environment", {}).get("machine_id") == machine_id
                 and family in manifest.get("experiments", {})):
-            return run / "records.jsonl"
-    return None
+            yield run
+
+
+def _previous_records(runs_dir, machine_id, family):
+    """records.jsonl of the newest complete run on this machine that measured family."""
+    run = next(_runs_that_measured(runs_dir, machine_id, family), None)
+    return run / "records.jsonl" if run is not None else None
 
 
 def _upstream_records(runs_dir, tmp, machine_id, families):
     """Record files of the families a family uses, newest first: this run's, then earlier runs'."""
-    out = {}
-    for family in families:
-        paths = [tmp / "parts" / f"{family}.jsonl"]
-        for run in sorted(load.run_dirs(runs_dir), reverse=True):
-            try:
-                manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if (manifest.get("environment", {}).get("machine_id") == machine_id
-                    and family in manifest.get("experiments", {})):
-                paths.append(run / "records.jsonl")
-        out[family] = [str(p) for p in paths]
-    return out
+    return {family: [str(tmp / "parts" / f"{family}.jsonl")]
+            + [str(run / "records.jsonl") for run in _runs_that_measured(runs_dir, machine_id, family)]
+            for family in families}
 
 
 def _echo_progress(log_path, name, stop):

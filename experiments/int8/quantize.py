@@ -360,10 +360,7 @@ class _Rewriter:
                 acc = self.bb.emit(op.add(acc, self._const(b_q.reshape(b_const.shape), "int32")))
                 last = self.pairs[bias_at][0]
                 members.append(bias_at)
-        relu_at = self._single_user(last, "relax.nn.relu")
-        if relu_at is not None:
-            last = self.pairs[relu_at][0]
-            members.append(relu_at)
+        last, relu_at = self._absorb_relu(last, members)
         if self._feeds_integer(last):
             q_out = self.acts[last.name]
             out = self._requant(acc, acc_scale / q_out.scale, shape, q_out, relu_at is not None)
@@ -371,16 +368,21 @@ class _Rewriter:
             q_out, out = None, self._dequant_acc(acc, acc_scale, shape, relu_at is not None)
         self._finish(members, last, out, q_out, kind, relu_at is not None)
 
+    def _absorb_relu(self, last, members):
+        """(new last var, relu binding index or None): a ReLU that alone follows ``last`` joins the group."""
+        relu_at = self._single_user(last, "relax.nn.relu")
+        if relu_at is None:
+            return last, None
+        members.append(relu_at)
+        return self.pairs[relu_at][0], relu_at
+
     def _residual(self, index):
         """add(a, b) of two tensors, both made integer, then ReLU when it follows alone."""
         op, relax = self.relax.op, self.relax
         var, value = self.pairs[index]
         (a, q_a), (b, q_b) = self._int(value.args[0]), self._int(value.args[1])
-        last, members = var, [index]
-        relu_at = self._single_user(last, "relax.nn.relu")
-        if relu_at is not None:
-            last = self.pairs[relu_at][0]
-            members.append(relu_at)
+        members = [index]
+        last, relu_at = self._absorb_relu(var, members)
         if self._feeds_integer(last):
             q_out = self.acts[last.name]
             target = q_out.scale
