@@ -38,7 +38,9 @@ def _quant(current, model):
 
 
 def _pct(book, cur, key, value):
-    return book.current(f"{cur.record['id']}#{key}", f"{value * 100:.2f}%", "%", cur)
+    """A share as a percentage, formatted as every page formats it (one figure id, one text)."""
+    from .lookup import percent
+    return percent(book, cur, key, value)
 
 
 def _quality(book, cur):
