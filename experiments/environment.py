@@ -58,11 +58,24 @@ def _max_mhz():
 
 
 def _blas():
+    """The BLAS libraries NumPy loaded (threadpoolctl), not whatever else this process has loaded.
+
+    SciPy ships its own OpenBLAS and loads it lazily (reportgen's Mann-Whitney test does), so
+    listing every loaded library made the environment -- and with it every fingerprint -- depend
+    on what the calling process had done before.  Libraries outside NumPy's install are dropped
+    when NumPy's own is among them (a NumPy linked to a system BLAS keeps the full list).
+    """
+    from pathlib import Path
+
+    import numpy
     from threadpoolctl import threadpool_info
     keep = ("user_api", "internal_api", "prefix", "version", "architecture", "num_threads",
             "threading_layer")
-    return [{k: str(info.get(k)) for k in keep if info.get(k) is not None}
-            for info in threadpool_info()]
+    infos = threadpool_info()
+    site = Path(numpy.__file__).resolve().parent.parent
+    own = [i for i in infos if Path(i.get("filepath", "")).resolve().parent.name in ("numpy.libs", "numpy")
+           and Path(i.get("filepath", "")).resolve().parent.parent == site]
+    return [{k: str(info.get(k)) for k in keep if info.get(k) is not None} for info in (own or infos)]
 
 
 def _compiler():
