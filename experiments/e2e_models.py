@@ -84,19 +84,9 @@ def _check(runner, batches, reference, tolerance):
             "threshold": tolerance, "passed": bool(passed)}, agree
 
 
-def _latencies(call, p):
-    """Single-call samples: up to p["repeat"] within p["budget_s"], at least p["min_repeat"]."""
-    once = harness.time_calls(call, warmup=0, repeat=1, number=1)[0]
-    repeat = harness.repeats_within(once, 1, p["repeat"], p["budget_s"], p["min_repeat"])
-    return harness.time_calls(call, warmup=p["warmup"], repeat=repeat, number=1)
-
-
 def _failed(h, case_id, case, first, status, error):
     h.say(f"{case_id}: {status}: {error}")
-    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
-           number=0, first_line=first, status=status, error=error,
-           check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
-                  "passed": None}, extra={})
+    h.emit_unmeasured(case_id=case_id, case=case, status=status, error=error, first_line=first)
 
 
 def measure_case(h, ctx, engine, batch):
@@ -133,7 +123,7 @@ def measure_case(h, ctx, engine, batch):
              "inputs": ctx["input_names"][:len(batches) * batch], "images_per_call": batch, **info}
     samples = []
     if check["passed"]:
-        samples = _latencies(lambda: runner(batches[0]), p)
+        samples = harness.sample_requests(lambda: runner(batches[0]), p)
         if engine.startswith("tvm"):
             profile = engines.tvm_op_profile(runner.handle, [batches[0]])
             extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]

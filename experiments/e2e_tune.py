@@ -12,8 +12,6 @@ tuned network (engine ``tvm_d``) from this database, on a quiet machine, so a
 tuning job can run while other work goes on without touching any published
 latency.
 """
-import json
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -34,24 +32,6 @@ def _op_seconds(runner, x):
     runner(x)
     return {op["op"]: float(op["seconds"]) for op in engines.tvm_op_profile(runner.handle, [x])
             if op["kind"] == "kernel"}
-
-
-def _best_latencies(work_dir, tasks, target):
-    """Best measured latency (s) per task from the database, None when no valid record."""
-    from tvm.s_tir import meta_schedule as ms
-    from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
-    database = ms.database.JSONDatabase(work_dir=str(work_dir))
-    out = {}
-    for task in tasks:
-        mod = _normalize_mod(task.dispatched[0])
-        best = None
-        if database.has_workload(mod):
-            for rec in database.get_top_k(database.commit_workload(mod), 1):
-                secs = [float(s) for s in rec.run_secs]
-                if secs and max(secs) < 1e9:
-                    best = float(np.mean(secs))
-        out[task.task_name] = best
-    return out
 
 
 def tune_model(h, name, batch, budget, p, threads):
@@ -77,15 +57,9 @@ def tune_model(h, name, batch, budget, p, threads):
         mod = engines.tvm_import_onnx(onnx_path, (batch, size, size, 3))
     untuned = engines.prepare_tvm(engines.tvm_compile(mod, target, "C"), threads, "C")
     op_seconds = _op_seconds(untuned, batches[0])
-    fused = tuning.fuse(mod, target)
-    tasks = tuning.extract(fused, target)
-    allocation = tuning.allocate(tasks, op_seconds, budget, p["per_iter"], p["min_trials"])
-    h.say(f"{cid}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
-          f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
-    result = tuning.tune(tasks, allocation, target, work_dir, threads=threads, seed=p["seed"],
-                         workers=p["workers"], cost_model=p["cost_model"], per_iter=p["per_iter"],
-                         progress=h.say)
-    shutil.rmtree(work_dir / "logs", ignore_errors=True)   # per-task copies of what the family log holds
+    tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=budget, per_iter=p["per_iter"],
+                                   min_trials=p["min_trials"], threads=threads, seed=p["seed"],
+                                   workers=p["workers"], cost_model=p["cost_model"], label=cid, progress=h.say)
     t0 = time.perf_counter()
     executable, coverage = tuning.compile_tuned(mod, target, work_dir)
     compile_seconds = time.perf_counter() - t0
@@ -94,13 +68,8 @@ def tune_model(h, name, batch, budget, p, threads):
     logits = np.concatenate([tuned(b) for b in batches])
     agree = engines.agreement(logits, reference)
     passed = agree["max_rel_err"] <= p["tolerance"] and agree["top1_agree"] == 1.0
-    best = _best_latencies(work_dir, tasks, target)
-    for row in allocation:
-        row["best_s"] = best.get(row["task"])
-    trials = tuning.read_trials(work_dir)
-    summary = {"seconds": round(result["seconds"], 3), "trials_allocated": result["trials"],
-               **tuning.trial_summary(trials)}
-    (work_dir / "allocation.json").write_text(json.dumps(allocation, indent=1), encoding="utf-8")
+    summary = {"seconds": round(tuned_run["seconds"], 3), "trials_allocated": tuned_run["trials_allocated"],
+               **tuned_run["trials"]}
     h.say(f"{cid}: tuned in {summary['seconds']:.0f} s, {len(coverage['scheduled'])} kernels scheduled, "
           f"{len(coverage['unscheduled'])} not; rel err vs C {agree['max_rel_err']:.1e}")
     check = {"reference": "variant C (untuned) logits on the same inputs", "max_abs_err": agree["max_abs_err"],
@@ -109,8 +78,8 @@ def tune_model(h, name, batch, budget, p, threads):
            check=check, first_line=first, status="ok" if passed else "check_failed",
            error=None if passed else "tuned network disagrees with the untuned one",
            extra={"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",
-                  "tasks": len(tasks), "allocation": allocation, "tuning": summary,
-                  "per_task_seconds": result["per_task"], "coverage": coverage,
+                  "tasks": len(tuned_run["tasks"]), "allocation": tuned_run["allocation"], "tuning": summary,
+                  "per_task_seconds": tuned_run["per_task"], "coverage": coverage,
                   "compile_seconds": compile_seconds, "agreement": agree,
                   "untuned_kernel_seconds": sum(op_seconds.values()),
                   "artifacts": {"database": work_ref, "trials": f"{work_ref}/{tuning.TRIAL_LOG}",

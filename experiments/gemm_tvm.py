@@ -180,10 +180,8 @@ def _evidence_summary(evidence):
 
 
 def _failed(h, case_id, case, first, status, error, extra=None):
-    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
-                  number=0, first_line=first, status=status, error=error,
-                  check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
-                         "passed": None}, extra=extra or {})
+    return h.emit_unmeasured(case_id=case_id, case=case, status=status, error=error, first_line=first,
+                             extra=extra)
 
 
 def _all_failed_status(failures):

@@ -20,7 +20,7 @@ import numpy as np
 from experiments import harness
 from reportgen.schema import EVIDENCE
 
-NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None, "passed": None}
+NONE_CHECK = harness.NONE_CHECK
 
 
 def _json_safe(value):

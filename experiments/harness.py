@@ -16,6 +16,10 @@ from pathlib import Path
 from reportgen import schema, stats
 
 
+NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None, "passed": None}
+"""The check of a case that produced no output to compare (skipped, or failed before running)."""
+
+
 class Harness:
     """Writes validated records for one family, each citing its log line range."""
 
@@ -129,6 +133,12 @@ class Harness:
         self._write(rec)
         return rec
 
+    def emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
+        """A timing case that produced no time: skipped or failed, with the reason, never a number."""
+        return self.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
+                         number=0, check=NONE_CHECK, first_line=self.line() + 1 if first_line is None else first_line,
+                         status=status, error=error, extra=extra)
+
     def emit_reused(self, old):
         """Carry a previous measurement over unchanged, pointing at its original log."""
         rec = dict(old, reused_from=old["run_id"])
@@ -200,6 +210,13 @@ def sample(call, p, prefix=""):
     once = time_calls(call, warmup=0, repeat=1, number=number)[0]
     repeat = repeats_within(once, number, p[f"{prefix}repeat"], p[f"{prefix}budget_s"], p[f"{prefix}min_repeat"])
     return time_calls(call, warmup=p["warmup"], repeat=repeat, number=number), number
+
+
+def sample_requests(call, p):
+    """Single-call samples (one request each): up to p["repeat"] within p["budget_s"], at least p["min_repeat"]."""
+    once = time_calls(call, warmup=0, repeat=1, number=1)[0]
+    repeat = repeats_within(once, 1, p["repeat"], p["budget_s"], p["min_repeat"])
+    return time_calls(call, warmup=p["warmup"], repeat=repeat, number=1)
 
 
 def main(run_family):

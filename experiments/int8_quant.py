@@ -201,18 +201,13 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
             shutil.copytree(src, work_dir, dirs_exist_ok=True)
             h.say(f"{name}/{variant}: tuning database reused from run {old['extra']['tuning']['run_id']}")
             return work_dir, ref, dict(old["extra"]["tuning"], database=ref, reused_from=old["run_id"])
-    fused = tuning.fuse(mod, target)
-    tasks = tuning.extract(fused, target)
-    allocation = tuning.allocate(tasks, op_seconds, tune["budget"], tune["per_iter"], tune["min_trials"])
-    h.say(f"{name}/{variant}: tuning {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials")
-    result = tuning.tune(tasks, allocation, target, work_dir, threads=threads, seed=p["seed"],
-                         per_iter=tune["per_iter"], progress=h.say)
-    shutil.rmtree(work_dir / "logs", ignore_errors=True)
-    (work_dir / "allocation.json").write_text(json.dumps(allocation, indent=1), encoding="utf-8")
-    summary = tuning.trial_summary(tuning.read_trials(work_dir))
+    tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=tune["budget"], per_iter=tune["per_iter"],
+                                   min_trials=tune["min_trials"], threads=threads, seed=p["seed"],
+                                   label=f"{name}/{variant}", progress=h.say)
+    summary = tuned_run["trials"]
     return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
                            "valid": summary["valid"], "failures": summary["failures"],
-                           "seconds": round(result["seconds"], 3), "tasks": len(tasks)}
+                           "seconds": round(tuned_run["seconds"], 3), "tasks": len(tuned_run["tasks"])}
 
 
 # ---------------------------------------------------------------------------
@@ -321,10 +316,8 @@ def _measure(h, ctx, engine, p, threads, target):
         runner, info = _runner(engine, ctx, p, threads, target)
     except Exception as exc:  # noqa: BLE001 - a refusal to import/compile is a finding
         h.say(f"{cid}: compile_failed: {type(exc).__name__}: {exc}")
-        h.emit(case_id=cid, case=case, metric="time_per_call", unit="s", samples=[], warmup=0, number=0,
-               first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}"[:2000],
-               check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
-                      "passed": None}, extra={})
+        h.emit_unmeasured(case_id=cid, case=case, status="compile_failed", first_line=first,
+                          error=f"{type(exc).__name__}: {exc}"[:2000])
         return None
     executable = info.pop("executable", None)
     t0 = time.perf_counter()
@@ -342,9 +335,7 @@ def _measure(h, ctx, engine, p, threads, target):
         extra["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
     samples = []
     if passed:
-        once = harness.time_calls(lambda: runner(ctx["eval_x"][:1]), warmup=0, repeat=1, number=1)[0]
-        repeat = harness.repeats_within(once, 1, p["repeat"], p["budget_s"], p["min_repeat"])
-        samples = harness.time_calls(lambda: runner(ctx["eval_x"][:1]), warmup=p["warmup"], repeat=repeat, number=1)
+        samples = harness.sample_requests(lambda: runner(ctx["eval_x"][:1]), p)
         if engine.startswith("tvm"):
             profile = engines.tvm_op_profile(runner.handle, [ctx["eval_x"][:1]])
             extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
@@ -421,11 +412,9 @@ def study(h, name, p, threads, target):
 def _skip(h, ctx, engine, threads, why):
     cid = f"int8/model={ctx['name']}/engine={engine}/batch=1/threads={threads}"
     h.say(f"{cid}: skipped: {why}")
-    h.emit(case_id=cid, case={"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1,
-                              "threads": threads, "input_size": ctx["input_size"]},
-           metric="time_per_call", unit="s", samples=[], warmup=0, number=0, first_line=h.line() + 1,
-           status="skipped", error=why, check={"reference": "none", "max_abs_err": None, "max_rel_err": None,
-                                               "threshold": None, "passed": None}, extra={})
+    h.emit_unmeasured(case_id=cid, case={"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1,
+                                         "threads": threads, "input_size": ctx["input_size"]},
+                      status="skipped", error=why)
 
 
 def run(h):

@@ -13,7 +13,7 @@ The steps, each a function so tests and the page can name them:
    ``per_iter``, never below ``min_trials``: tasks that take no time still get
    one round, because an untuned kernel is a single-threaded loop nest and
    becomes the bottleneck once the big ones are fast.
-4. :func:`tune` -- one ``tune_tasks`` call per task, sharing one JSON database
+4. :func:`tune` (:func:`tune_module` runs steps 1-4) -- one ``tune_tasks`` call per task, sharing one JSON database
    in ``work_dir``, with a per-trial log (``trials.jsonl``: task, seconds since
    start, run time, failure category).
 5. :func:`compile_tuned` -- the same front half, then
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -94,24 +95,15 @@ def allocate(tasks, op_seconds: dict[str, float], budget: int, per_iter: int,
     return sorted(rows, key=lambda r: (-r["share"], r["task"]))
 
 
-def _log_callback(start: float, task_name: str, sink):
-    """A MeasureCallback appending one JSON line per measured trial to ``sink``."""
-    from tvm.ir.utils import derived_object
-    from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+class _TrialLines:
+    """A sink for ``tvm_ladder._trial_log_callback`` that writes each trial, with its task, as a JSON line."""
 
-    from experiments.gemm.tvm_ladder import classify_failure
+    def __init__(self, handle, task: str):
+        self.handle, self.task = handle, task
 
-    @derived_object
-    class TrialLog(PyMeasureCallback):
-        def apply(self, task_scheduler, task_id, candidates, builder_results, runner_results):
-            now = time.perf_counter() - start
-            for built, ran in zip(builder_results, runner_results):
-                secs = [float(x) for x in ran.run_secs] if ran.run_secs else None
-                sink.write(json.dumps({"task": task_name, "elapsed_s": round(now, 3), "run_secs": secs,
-                                       "category": classify_failure(built.error_msg, ran.error_msg)}) + "\n")
-            sink.flush()
-
-    return TrialLog()
+    def append(self, trial: dict[str, Any]) -> None:
+        self.handle.write(json.dumps({"task": self.task, **trial, "elapsed_s": round(trial["elapsed_s"], 3)}) + "\n")
+        self.handle.flush()
 
 
 def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: int, seed: int,
@@ -123,7 +115,7 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
     """
     from tvm.s_tir import meta_schedule as ms
 
-    from experiments.gemm.tvm_ladder import _environment, _local_builder
+    from experiments.gemm.tvm_ladder import _environment, _local_builder, _trial_log_callback
 
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -149,13 +141,54 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
                 runner=ms.runner.LocalRunner(timeout_sec=run_timeout_s),
                 database=database, cost_model=cost_model,
                 measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"),
-                                   _log_callback(start, row["task"], sink)])
+                                   _trial_log_callback(start, _TrialLines(sink, row["task"]))])
             per_task[row["task"]] = {"trials": row["trials"], "seconds": round(time.perf_counter() - t0, 3)}
             progress(f"tuned {row['task']} ({index}/{len(allocation)}, {row['trials']} trials, "
                      f"{per_task[row['task']]['seconds']:.0f} s)")
     return {"seconds": time.perf_counter() - start,
             "trials": sum(r["trials"] for r in allocation if r["task"] in per_task),
             "per_task": per_task}
+
+
+def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
+                min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
+                label: str = "tune", progress=print) -> dict[str, Any]:
+    """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
+
+    Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with
+    ``best_s``, the database's best latency of that task); MetaSchedule's per-task log folder is
+    removed (the family log holds the same lines).  Returns ``tasks``, ``allocation``,
+    ``seconds``, ``trials_allocated``, ``per_task`` and ``trials`` (:func:`trial_summary`).
+    """
+    tasks = extract(fuse(mod, target), target)
+    allocation = allocate(tasks, op_seconds, budget, per_iter, min_trials)
+    progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
+             f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
+    result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
+                  cost_model=cost_model, per_iter=per_iter, progress=progress)
+    shutil.rmtree(Path(work_dir) / "logs", ignore_errors=True)
+    best = best_latencies(work_dir, tasks)
+    for row in allocation:
+        row["best_s"] = best.get(row["task"])
+    (Path(work_dir) / "allocation.json").write_text(json.dumps(allocation, indent=1), encoding="utf-8")
+    return {"tasks": tasks, "allocation": allocation, "seconds": result["seconds"],
+            "trials_allocated": result["trials"], "per_task": result["per_task"],
+            "trials": trial_summary(read_trials(work_dir))}
+
+
+def best_latencies(work_dir, tasks) -> dict[str, float | None]:
+    """Best measured latency (s) per task from the database, None when no valid record."""
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
+
+    from experiments.gemm.tvm_ladder import _mean
+    database = ms.database.JSONDatabase(work_dir=str(work_dir))
+    out = {}
+    for task in tasks:
+        mod = _normalize_mod(task.dispatched[0])
+        top = database.get_top_k(database.commit_workload(mod), 1) if database.has_workload(mod) else []
+        out[task.task_name] = _mean(top[0].run_secs) if top else None
+    return out
 
 
 def read_trials(work_dir) -> list[dict[str, Any]]:

@@ -424,10 +424,10 @@ class _Rewriter:
         if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"} and len(ints) == 1 and len(args) >= 1 \
                 and args[0].same_as(ints[0]):
             expr, q = self.env[args[0]]
-            new = self.relax.Call(value.op, [expr] + [_substitute(a, {}) for a in args[1:]], value.attrs,
-                                  value.ty_args)
-            if name == "relax.nn.relu":
+            if name == "relax.nn.relu":   # zero point 0: ReLU on the integer tensor is a max with 0
                 new = self.relax.op.maximum(expr, self.relax.const(0, q.dtype))
+            else:
+                new = self.relax.Call(value.op, [expr, *args[1:]], value.attrs, value.ty_args)
             self.env[var] = (self.bb.emit(new), q)
             return
         self.report.float_ops.append({"op": (name or "?").replace("relax.", ""), "var": var.name,
