@@ -258,20 +258,16 @@ def sample_names(n: int) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def _input_size(model) -> int:
-    """Square input side of a channels-last model."""
-    return int(model.inputs[0].shape[1])
-
-
 def serving_function(model, batch: int | None):
-    """``tf.function`` of the model's inference call, traced for ``(batch, S, S, 3)`` float32.
+    """``tf.function`` of the model's inference call for ``(batch, *model input shape)`` float32.
 
-    ``batch=None`` leaves the batch dimension dynamic.  The input is named
-    :data:`INPUT_NAME`, the output ``logits``.
+    The shape is the model's own (``(S, S, 3)`` for the study's networks, ``(8, 8, 1)`` for the
+    INT8 study's digits CNN).  ``batch=None`` leaves the batch dimension dynamic.  The input is
+    named :data:`INPUT_NAME`, the output ``logits``.
     """
     import tensorflow as tf
-    size = _input_size(model)
-    spec = tf.TensorSpec((batch, size, size, 3), tf.float32, name=INPUT_NAME)
+    shape = (batch, *(int(d) for d in model.inputs[0].shape[1:]))
+    spec = tf.TensorSpec(shape, tf.float32, name=INPUT_NAME)
 
     @tf.function(input_signature=[spec], jit_compile=False)
     def serve(x):
@@ -306,11 +302,15 @@ def export_tflite(model, path: str | Path, batch: int | None = 1) -> Path:
     ``batch=None`` keeps the batch dimension dynamic (shape signature -1);
     runners can resize either way.  Returns ``path``.
     """
-    import tensorflow as tf
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frozen = convert_variables_to_constants_v2(serving_function(model, batch).get_concrete_function())
-    converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], model)
-    path.write_bytes(converter.convert())
+    path.write_bytes(tflite_converter(model, batch).convert())
     return path
+
+
+def tflite_converter(model, batch: int | None = 1):
+    """``TFLiteConverter`` over the frozen :func:`serving_function` (quantizing callers add options)."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+    frozen = convert_variables_to_constants_v2(serving_function(model, batch).get_concrete_function())
+    return tf.lite.TFLiteConverter.from_concrete_functions([frozen], model)

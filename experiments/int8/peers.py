@@ -4,11 +4,10 @@ The study's own integer path (a Relax rewrite) is measured beside what a
 user would pick instead.  This module builds those peers from one Keras
 model and its calibration images, and reports what is inside them:
 
-* :func:`export_onnx` / :func:`export_tflite` -- FP32 exports for a
-  channels-last model of *any* input shape (the e2e exporters in
-  :mod:`experiments.e2e.models` trace ``(N, S, S, 3)`` only; these go the
-  same way -- ``tf2onnx.convert.from_function``, and a frozen concrete
-  function into ``TFLiteConverter`` -- with the model's own input shape).
+* :func:`export_onnx` / :func:`export_tflite` -- FP32 exports; these are
+  :mod:`experiments.e2e.models`' exporters, which trace the model's own
+  channels-last input shape (``tf2onnx.convert.from_function``, and a frozen
+  concrete function into ``TFLiteConverter``).
 * :func:`ort_static_qdq` -- ONNX Runtime static quantization, QDQ format:
   int8 weights (per output channel when asked), int8 or uint8 activations
   calibrated on the calibration batches by min/max or percentile.
@@ -72,8 +71,8 @@ from typing import Any
 
 import numpy as np
 
-INPUT_NAME = "input"
-OUTPUT_NAME = "logits"
+from experiments.e2e import models
+
 ACTIVATION_TYPES = ("int8", "uint8")
 CALIBRATION_METHODS = ("minmax", "percentile")
 PERCENTILE = 99.999          # ORT's default CalibPercentile, written down
@@ -101,63 +100,14 @@ def file_size(path: str | Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-def serving_function(model, batch: int | None):
-    """``tf.function`` of the model's inference call for ``(batch, *model input shape)`` float32.
-
-    ``batch=None`` leaves the batch dimension dynamic.  The input is named
-    :data:`INPUT_NAME`, the output :data:`OUTPUT_NAME`.
-    """
-    tf = _tf()
-    shape = (batch, *(int(d) for d in model.inputs[0].shape[1:]))
-    spec = tf.TensorSpec(shape, tf.float32, name=INPUT_NAME)
-
-    @tf.function(input_signature=[spec], jit_compile=False)
-    def serve(x):
-        return {OUTPUT_NAME: model(x, training=False)}
-
-    return serve
-
-
-def export_onnx(model, path: str | Path, batch: int | None = 1, opset: int = 17) -> Path:
-    """Write the model as FP32 ONNX via ``tf2onnx.convert.from_function``; returns ``path``.
-
-    Same route as ``experiments.e2e.models.export_onnx`` with the model's own
-    input shape.  ``batch=1`` (default) is what TVM can import: with
-    ``batch=None`` tf2onnx exports a Flatten as Shape -> Gather -> Slice ->
-    Concat -> Cast -> Reshape, and TVM 0.27's ONNX frontend refuses a
-    Reshape whose target shape is such a computed tensor ("Reshape
-    requires the input new shape to be Shape"), even with a static
-    ``shape_dict`` -- FP32 and QDQ alike.  ORT runs either; run a batch-1
-    model image by image (:func:`run_each`).
-    """
-    import tf2onnx
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fn = serving_function(model, batch)
-    tf2onnx.convert.from_function(fn, input_signature=fn.input_signature, opset=opset,
-                                  output_path=str(path))
-    return path
-
-
-def _tflite_converter(model, batch: int | None):
-    """``TFLiteConverter`` over the frozen serving function (see e2e ``export_tflite`` for why frozen)."""
-    tf = _tf()
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
-    frozen = convert_variables_to_constants_v2(serving_function(model, batch).get_concrete_function())
-    return tf.lite.TFLiteConverter.from_concrete_functions([frozen], model)
-
-
-def export_tflite(model, path: str | Path, batch: int | None = 1) -> Path:
-    """Write the model as FP32 TFLite (no optimisation flags); returns ``path``.
-
-    ``batch=1`` (default) fixes the shapes (one XNNPACK partition; see
-    :func:`tflite_full_int8` on the trade-off); ``batch=None`` keeps the
-    batch dimension dynamic so ``prepare_tflite`` can resize to a batch.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(_tflite_converter(model, batch).convert())
-    return path
+# The e2e study's exporters take any channels-last input shape; the INT8 study uses them as they are.
+# Export at batch 1 for TVM: with batch=None tf2onnx writes a Flatten as Shape -> ... -> Reshape to a
+# computed shape, which TVM 0.27's ONNX frontend refuses ("Reshape requires the input new shape to be
+# Shape") even with a static shape_dict; ORT runs either.
+serving_function = models.serving_function
+export_onnx = models.export_onnx
+export_tflite = models.export_tflite
+_tflite_converter = models.tflite_converter
 
 
 # ---------------------------------------------------------------------------
