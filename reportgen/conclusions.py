@@ -132,11 +132,16 @@ def _small_matrix(c):
     return Evidence(verdict, obs, why, "报告 GEMM 时覆盖小、中、大多组尺寸，不只挑最好看的一个。")
 
 
-def _multicore(c):
+def _one_and_all_cores(c):
+    """FP32 NumPy (best kernel) by n on one core and on all cores, and the sizes both have."""
     cores = c.env["logical_cores"] if c.env else None
     one = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", 1)}
     many = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", cores)} if cores and cores > 1 else {}
-    common = sorted(set(one) & set(many))
+    return cores, one, many, sorted(set(one) & set(many))
+
+
+def _multicore(c):
+    cores, one, many, common = _one_and_all_cores(c)
     if not common:
         return _pending("没有同一尺寸上单核与全部核心的 NumPy 记录。")
     n = common[-1]
@@ -151,10 +156,7 @@ def _multicore(c):
 
 
 def _small_single_thread(c):
-    cores = c.env["logical_cores"] if c.env else None
-    one = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", 1)}
-    many = {x.record["case"]["n"]: x for x in _numpy_best(c, "float32", cores)} if cores and cores > 1 else {}
-    common = sorted(set(one) & set(many))
+    cores, one, many, common = _one_and_all_cores(c)
     if not common:
         return _pending("没有同一尺寸上单核与全部核心的 NumPy 记录。")
     n = common[0]

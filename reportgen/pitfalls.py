@@ -6,7 +6,7 @@ record id) and returns a finished sentence; when the records are missing it says
 import re
 
 from . import merge
-from .lookup import e2e_tvm, engine_zh, fig, gflops, model_zh, ms, ok, percent, seconds, times
+from .lookup import e2e_tvm, engine_zh, fig, gflops, model_zh, ms, percent, seconds, times
 from .tables import STAGE_ORDER, _esc
 
 LAYOUT_OPS = re.compile(r"transpose|layout_transform")

@@ -1,6 +1,6 @@
 """Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
-from . import merge
+from . import merge, tables_int8
 from .figures import fmt_number
 from .tables import _esc, _ms_cell, markdown
 
@@ -98,8 +98,7 @@ def summary(book, current, model):
                       _bottleneck(book, cur) if engine.startswith("tvm") else "框架内核库",
                       tuning_state(book, cur)])
     for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
-        cur = next((c for c in merge.family(current, "int8").values() if c.record["case"].get("model") == model
-                    and c.record["case"].get("engine") == engine), None)
+        cur = tables_int8.get(current, model, engine)
         if cur is None:
             lines.append([scheme, graph, gemm, dtype, "尚未测量", "—", "—", "—", "—"])
             continue

@@ -28,8 +28,9 @@ def models(current):
 
 
 def get(current, model, engine):
-    return current.get(next((k for k, c in _fam(current).items() if c.record["case"].get("model") == model
-                             and c.record["case"].get("engine") == engine), ""))
+    """The current record of one engine on one model, or None."""
+    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
+                 and c.record["case"].get("engine") == engine), None)
 
 
 def _quant(current, model):
