@@ -41,6 +41,18 @@ def _tuning_record(h, name, batch, threads, p):
                              and r["case"]["seed"] == p["seed"])
 
 
+def _no_tuning_reason(h, name, batch):
+    """Why group D has no database: the profile never tunes this model/batch, or its job left no record."""
+    jobs = ((h.spec.get("upstream_params") or {}).get("e2e_tune") or {}).get("jobs")
+    if jobs is not None and not any(j["model"] == name and int(j["batch"]) == batch for j in jobs):
+        return (f"this profile's e2e_tune jobs do not tune {name} at batch {batch} (each batch size has "
+                f"its own shapes, so it needs its own database and trial budget)")
+    if jobs is None:
+        return "no ok e2e_tune record for this model/batch/threads/input size: run the e2e_tune family first"
+    return ("no ok e2e_tune record for this model/batch/threads/input size: the profile lists the job, "
+            "but no run has finished it (see the e2e_tune family's run_failed record, or run it first)")
+
+
 def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     """A runner and what preparing it cost (import/compile seconds, kernel counts)."""
     from experiments.e2e import engines
@@ -101,8 +113,7 @@ def measure_case(h, ctx, engine, batch):
     if engine == "tvm_d":
         tuning = _tuning_record(h, name, batch, threads, p)
         if tuning is None:
-            _failed(h, case_id, case, first, "skipped",
-                    "no e2e_tune record for this model/batch/threads/input size: run the e2e_tune family first")
+            _failed(h, case_id, case, first, "skipped", _no_tuning_reason(h, name, batch))
             return
         case["tuning_fingerprint"] = tuning["fingerprint"]   # a new database means a new measurement
     old = h.reusable(case_id, case)

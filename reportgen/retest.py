@@ -275,7 +275,9 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
                 "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
                 "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc,
                 "results_root": str(runs_dir.parent),
-                "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", []))}
+                "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", [])),
+                # what this profile asks of those families, so a case can say why it found nothing
+                "upstream_params": {f: families[f]["params"] for f in family.get("uses", []) if f in families}}
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
         load_before = os.getloadavg()
