@@ -267,14 +267,18 @@ def tuning_effect(book, current):
         if d is None:
             continue
         if not d.ok:
-            rows.append([_esc(model), _ms(book, c), book.failed(d), "—", "—", "—"])
+            rows.append([_esc(model), _ms(book, c), book.failed(d), "—", "—", "—", "—"])
             continue
+        t = d.record["extra"]["tuning"]
+        kernels = t["scheduled"] + len(t["unscheduled"])
+        spent = (book.current(f"{d.record['id']}#trials_per_kernel",
+                              f"{t['trials']}（{t['trials'] / kernels:.0f}/内核）", "trials", d) if kernels else "—")
         gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
                 if c is not None and c.ok and same_run(c, d) else "—")
         left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
                 if ort is not None and ort.ok and same_run(d, ort) else "—")
-        rows.append([_esc(model), _ms(book, c), _ms(book, d), gain, left, _bottleneck(book, d)])
+        rows.append([_esc(model), _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
         return "（尚无 D 组记录）"
-    return markdown(["模型", "C 组 p50", "D 组 p50", "调优带来的加速（C ÷ D）", "D ÷ ONNX Runtime",
+    return markdown(["模型", "C 组 p50", "D 组 p50", "调优试验（平均每内核）", "调优带来的加速（C ÷ D）", "D ÷ ONNX Runtime",
                      "调优后最慢的算子"], rows)
