@@ -100,7 +100,10 @@ def summary(book, current, model):
     for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
         cur = tables_int8.get(current, model, engine)
         if cur is None:
-            lines.append([scheme, graph, gemm, dtype, "尚未测量", "—", "—", "—", "—"])
+            studied = tables_int8.models(current)
+            why = ("INT8 研究未包含此模型（它覆盖 " + "、".join(_esc(m) for m in studied) + "，见 [INT8 量化](int8.md)）"
+                   if studied else "尚未测量")
+            lines.append([scheme, graph, gemm, dtype, why, "—", "—", "—", "—"])
             continue
         agree = (book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
                  + "（相对 FP32）") if cur.record["check"].get("max_rel_err") is not None else "—"

@@ -262,3 +262,13 @@ def test_remote_status_counts_rpc_records():
     cur.record["case"]["via"] = "rpc:my-board"
     html, _ = _render("{{ remote_status() }}", {key: cur})
     assert "1 条经 RPC" in html and "`my-board`" in html
+
+
+def test_summary_says_which_models_the_int8_study_covers():
+    from reportgen import tables_e2e
+    current = dict([_e2e("resnet50", "tf", 0.07), _e2e("resnet50", "tvm_c", 4.2)])
+    table = tables_e2e.summary(FigureBook(), current, "resnet50")
+    assert "尚未测量" in table and "INT8 研究未包含" not in table   # no INT8 records at all yet
+    current.update([_int8("tvm_int8", 0.3e-3)])
+    table = tables_e2e.summary(FigureBook(), current, "resnet50")
+    assert "INT8 研究未包含此模型（它覆盖 digits_cnn" in table and "尚未测量" not in table
