@@ -277,7 +277,7 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
                 "results_root": str(runs_dir.parent),
                 "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", [])),
                 # what this profile asks of those families, so a case can say why it found nothing
-                "upstream_params": {f: families[f]["params"] for f in family.get("uses", []) if f in families}}
+                "upstream_params": {f: families[f]["params"] for f in family.get("uses", [])}}
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
         load_before = os.getloadavg()

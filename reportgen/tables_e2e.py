@@ -51,6 +51,11 @@ def tuning_record(current, model, batch=1):
     return None
 
 
+def _kernels(tuning):
+    """Kernels of a tuned module, with or without a schedule in the database."""
+    return tuning["scheduled"] + len(tuning["unscheduled"])
+
+
 def tuning_state(book, cur):
     """What the time of a TVM record rests on: untuned loop nests, or which tuning database."""
     if cur is None or not cur.ok:
@@ -61,7 +66,7 @@ def tuning_state(book, cur):
     if not cur.record["extra"].get("tuned"):
         return "未调优：内核是未调度的循环嵌套"
     t = cur.record["extra"]["tuning"]
-    total = t["scheduled"] + len(t["unscheduled"])
+    total = _kernels(t)
     return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + " 次试验，"
             + book.current(f"{cur.record['id']}#tuning_s", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur)
             + "，" + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
@@ -273,7 +278,7 @@ def tuning_effect(book, current):
             rows.append([_esc(model), _ms(book, c), book.failed(d), "—", "—", "—", "—"])
             continue
         t = d.record["extra"]["tuning"]
-        kernels = t["scheduled"] + len(t["unscheduled"])
+        kernels = _kernels(t)
         spent = (book.current(f"{d.record['id']}#trials_per_kernel",
                               f"{t['trials']}（{t['trials'] / kernels:.0f}/内核）", "trials", d) if kernels else "—")
         gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
