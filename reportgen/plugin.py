@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, comparable, compare, coverage, derived, history, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import archive, charts, comparable, compare, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -113,7 +113,7 @@ class Templates:
             "int8_goals": lambda: tables_int8.goals(b, d.current),
             "int8_speedups": lambda: tables_int8.speedups(b, d.current),
             "int8_model_label": lambda model: tables_int8.MODEL_LABEL.get(model, model),
-            "history_runs": lambda: history.runs_table(d.all_runs, b.data_prefix()),
+            "history_runs": lambda: history.runs_table(d.all_runs, b.data_prefix(), d.current),
             "history_compare": lambda: history.comparisons(d.all_runs),
             "compare_alpha": f"{compare.ALPHA:g}",
             "compare_min_effect": f"{compare.MIN_EFFECT:.0%}",
@@ -133,6 +133,10 @@ class Templates:
             "numpy_gflops": self.numpy_gflops,
             "peak_gflops": self.peak_gflops,
             "env": d.env or {},
+            # ISA words on pages come from the publication machine, never typed for one CPU
+            "isa_level": identity.isa_level(d.env or {}),
+            "has_vnni": "vnni" in identity.isa_level(d.env or {}),
+            "widest_register": {"avx512": "zmm", "avx2": "ymm"}.get(identity.isa_level(d.env or {})[:6], "xmm"),
             **writeup.template_functions(d, b),
         }
 
