@@ -24,8 +24,9 @@ import numpy as np
 
 from experiments import harness
 
-ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d")
-GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D"}
+ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack")
+GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D"}
+TUNING_VARIANT = {"tvm_d": "default", "tvm_d_prepack": "prepack"}   # group D engines and their search space
 
 
 
@@ -33,20 +34,21 @@ def _sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _tuning_record(h, name, batch, threads, p):
-    """The e2e_tune record for this model/batch/threads at this input size and seed, or None."""
+def _tuning_record(h, name, batch, threads, p, variant="default"):
+    """The e2e_tune record for this model/batch/threads/variant at this input size and seed, or None."""
     from experiments import e2e_tune
-    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, batch, threads, p["input_size"]),
+    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, batch, threads, p["input_size"], variant),
                              accept=lambda r: r["case"]["input_size"] == p["input_size"]
                              and r["case"]["seed"] == p["seed"])
 
 
-def _no_tuning_reason(h, name, batch):
+def _no_tuning_reason(h, name, batch, variant="default"):
     """Why group D has no database: the profile never tunes this model/batch, or its job left no record."""
     jobs = ((h.spec.get("upstream_params") or {}).get("e2e_tune") or {}).get("jobs")
-    if jobs is not None and not any(j["model"] == name and int(j["batch"]) == batch for j in jobs):
-        return (f"this profile's e2e_tune jobs do not tune {name} at batch {batch} (each batch size has "
-                f"its own shapes, so it needs its own database and trial budget)")
+    if jobs is not None and not any(j["model"] == name and int(j["batch"]) == batch
+                                    and j.get("variant", "default") == variant for j in jobs):
+        return (f"this profile's e2e_tune jobs do not tune {name} at batch {batch} with the {variant} search "
+                f"space (each batch size and variant needs its own database and trial budget)")
     if jobs is None:
         return "no ok e2e_tune record for this model/batch/threads/input size: run the e2e_tune family first"
     return ("no ok e2e_tune record for this model/batch/threads/input size: the profile lists the job, "
@@ -63,7 +65,7 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
         return engines.prepare_ort(paths["onnx"], threads), info
     if engine == "tflite":
         return engines.prepare_tflite(paths["tflite"], threads), info
-    variant = engine[-1].upper()
+    variant = engine.split("_")[1].upper()
     t0 = time.perf_counter()
     mod = engines.tvm_import_onnx(paths["onnx"], (batch, size, size, 3))
     info["import_seconds"] = time.perf_counter() - t0
@@ -71,13 +73,16 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     t0 = time.perf_counter()
     if variant == "D":
         from experiments.e2e import tuning as tuning_mod
-        executable, coverage = tuning_mod.compile_tuned(mod, target, h.artifact_path(tuning["extra"]["artifacts"]["database"]))
+        executable, coverage = tuning_mod.compile_tuned(mod, target, h.artifact_path(tuning["extra"]["artifacts"]["database"]),
+                                                        TUNING_VARIANT[engine])
         expected = len(tuning["extra"]["coverage"]["scheduled"])
         if len(coverage["scheduled"]) < expected:   # the database is not this module's: refuse, never time it
             raise RuntimeError(f"the e2e_tune database of run {tuning['run_id']} schedules {len(coverage['scheduled'])} "
                                f"of the {expected} kernels its record names for this module: refused")
         summary = tuning["extra"]["tuning"]
         info["tuning"] = {"record": tuning["id"], "run_id": tuning["run_id"], "database": tuning["extra"]["artifacts"]["database"],
+                          "variant": TUNING_VARIANT[engine],
+                          "cumulative_trials": (tuning["extra"].get("campaign") or {}).get("cumulative_trials", summary["measured"]),
                           "trials": summary["measured"], "valid_trials": summary["valid"], "seconds": summary["seconds"],
                           "scheduled": len(coverage["scheduled"]), "unscheduled": coverage["unscheduled"]}
         info["tuned"] = True
@@ -114,12 +119,14 @@ def measure_case(h, ctx, engine, batch):
     case_id = f"e2e/model={name}/size={size}/engine={engine}/batch={batch}/threads={threads}"
     first = h.line() + 1
     tuning = None
-    if engine == "tvm_d":
-        tuning = _tuning_record(h, name, batch, threads, p)
+    if engine in TUNING_VARIANT:
+        tuning = _tuning_record(h, name, batch, threads, p, TUNING_VARIANT[engine])
         if tuning is None:
-            _failed(h, case_id, case, first, "skipped", _no_tuning_reason(h, name, batch))
+            _failed(h, case_id, case, first, "skipped", _no_tuning_reason(h, name, batch, TUNING_VARIANT[engine]))
             return
-        case["tuning_fingerprint"] = tuning["fingerprint"]   # a new database means a new measurement
+        # a new database (a further campaign step has the same case, so its run names it) is a new measurement
+        case["tuning_fingerprint"] = tuning["fingerprint"]
+        case["tuning_run"] = tuning["run_id"]
     old = h.reusable(case_id, case)
     if old:
         h.emit_reused(old)

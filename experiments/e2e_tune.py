@@ -21,10 +21,11 @@ import numpy as np
 from experiments import harness
 
 
-def case_id(model, batch, threads, size):
-    """Record id of one tuning job (the e2e family looks tuning up by it); the input size is part
-    of it because a network at 32×32 and at 224×224 is another workload with other kernels."""
-    return f"e2e_tune/model={model}/size={size}/batch={batch}/threads={threads}"
+def case_id(model, batch, threads, size, variant="default"):
+    """Record id of one tuning job (the e2e family looks tuning up by it); the input size and the
+    search-space variant are part of it (another size is another workload, another variant another
+    search space)."""
+    return f"e2e_tune/model={model}/size={size}/variant={variant}/batch={batch}/threads={threads}"
 
 
 def _op_seconds(runner, x):
@@ -35,34 +36,52 @@ def _op_seconds(runner, x):
             if op["kind"] == "kernel"}
 
 
-def tune_model(h, name, batch, budget, p, threads):
-    """Tune one (model, batch) for ``budget`` trials and emit its evidence record."""
+def tune_model(h, name, batch, budget, p, threads, variant="default"):
+    """Tune one (model, batch, variant) for ``budget`` more trials and emit its evidence record.
+
+    With ``p["campaign"]`` the database continues the campaign of the same workload, variant,
+    target and TVM version (results/campaigns/), and the record gives the cumulative trials;
+    without it each run tunes from scratch and an unchanged case is reused.
+    """
+    import tvm
+
     from experiments.e2e import engines, models, tuning
     size = p["input_size"]
     case = {"model": name, "batch": batch, "threads": threads, "input_size": size, "seed": p["seed"],
-            "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"],
+            "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"], "variant": variant,
             "cost_model": p["cost_model"], "allocation": "op-profile share of variant C"}
-    cid = case_id(name, batch, threads, size)
-    old = h.reusable(cid, case)
-    if old:
-        h.emit_reused(old)
-        return
+    cid = case_id(name, batch, threads, size, variant)
+    target = engines.tvm_target(threads)
+    campaign = None
+    if p.get("campaign"):
+        campaign = tuning.Campaign(h.results_root, {"model": name, "batch": batch, "input_size": size, "seed": p["seed"],
+                                                    "variant": variant, "target": str(target),
+                                                    "tvm_version": tvm.__version__})
+    else:
+        old = h.reusable(cid, case)
+        if old:
+            h.emit_reused(old)
+            return
     first = h.line() + 1
     model = models.build(name, seed=p["seed"], input_size=size)
     inputs = models.sample_inputs(max(p["n_check"], batch), seed=p["seed"], input_size=size)
     batches = [inputs[i:i + batch] for i in range(0, len(inputs) - batch + 1, batch)]
-    target = engines.tvm_target(threads)
-    work_dir, work_ref = h.artifact(f"tune-{name}-b{batch}-t{threads}")
+    work_dir, work_ref = h.artifact(f"tune-{name}-b{batch}-t{threads}-{variant}")
+    continued = campaign.seed(work_dir) if campaign else False
+    if campaign:
+        h.say(f"{cid}: campaign {campaign.key}: " + (f"continuing after {campaign.trials} trials" if continued
+                                                      else "new campaign"))
     with tempfile.TemporaryDirectory() as tmp:
         onnx_path = models.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=batch)
         mod = engines.tvm_import_onnx(onnx_path, (batch, size, size, 3))
     untuned = engines.prepare_tvm(engines.tvm_compile(mod, target, "C"), threads, "C")
     op_seconds = _op_seconds(untuned, batches[0])
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=budget, per_iter=p["per_iter"],
-                                   min_trials=p["min_trials"], threads=threads, seed=p["seed"],
-                                   workers=p["workers"], cost_model=p["cost_model"], label=cid, progress=h.say)
+                                   min_trials=p["min_trials"], threads=threads, seed=p["seed"] + (campaign.trials if campaign else 0),
+                                   workers=p["workers"], cost_model=p["cost_model"], label=cid, progress=h.say,
+                                   variant=variant)
     t0 = time.perf_counter()
-    executable, coverage = tuning.compile_tuned(mod, target, work_dir)
+    executable, coverage = tuning.compile_tuned(mod, target, work_dir, variant)
     compile_seconds = time.perf_counter() - t0
     tuned = engines.prepare_tvm(executable, threads, "D")
     reference = np.concatenate([untuned(b) for b in batches])
@@ -71,6 +90,14 @@ def tune_model(h, name, batch, budget, p, threads):
     passed = agree["max_rel_err"] <= p["tolerance"] and agree["top1_agree"] == 1.0
     summary = {"seconds": round(tuned_run["seconds"], 3), "trials_allocated": tuned_run["trials_allocated"],
                **tuned_run["trials"]}
+    estimate = tuning.estimated_seconds(tuned_run["allocation"])
+    extra_campaign = None
+    if campaign is not None and passed:
+        state = campaign.commit(work_dir, run_id=h.run_id, trials=summary["measured"], seconds=summary["seconds"],
+                                estimate_s=estimate, keep=p.get("keep_records", 4))
+        extra_campaign = {"key": campaign.key, "parts": campaign.parts, "cumulative_trials": state["cumulative_trials"],
+                          "continued": continued, "steps": state["steps"]}
+        h.say(f"{cid}: campaign {campaign.key} now at {state['cumulative_trials']} trials")
     h.say(f"{cid}: tuned in {summary['seconds']:.0f} s, {len(coverage['scheduled'])} kernels scheduled, "
           f"{len(coverage['unscheduled'])} not; rel err vs C {agree['max_rel_err']:.1e}")
     check = {"reference": "variant C (untuned) logits on the same inputs", "max_abs_err": agree["max_abs_err"],
@@ -79,7 +106,8 @@ def tune_model(h, name, batch, budget, p, threads):
            check=check, first_line=first, status="ok" if passed else "check_failed",
            error=None if passed else "tuned network disagrees with the untuned one",
            extra={"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",
-                  "tasks": len(tuned_run["tasks"]), "allocation": tuned_run["allocation"], "tuning": summary,
+                  "variant": variant, "tasks": len(tuned_run["tasks"]), "allocation": tuned_run["allocation"],
+                  "tuning": summary, "estimated_kernel_s": estimate, "campaign": extra_campaign,
                   "per_task_seconds": tuned_run["per_task"], "coverage": coverage,
                   "compile_seconds": compile_seconds, "agreement": agree,
                   "untuned_kernel_seconds": sum(op_seconds.values()),
@@ -93,7 +121,8 @@ def run(h):
     threads = os.cpu_count()
     engines.configure_tf_threads(threads)
     for job in h.params["jobs"]:   # {model, batch, budget}: the biggest budget where the goal is
-        tune_model(h, job["model"], int(job["batch"]), int(job["budget"]), h.params, threads)
+        tune_model(h, job["model"], int(job["batch"]), int(job["budget"]), h.params, threads,
+                   job.get("variant", "default"))
 
 
 if __name__ == "__main__":

@@ -94,3 +94,58 @@ def test_group_d_skip_says_whether_the_profile_tunes_that_batch(tmp_path):
     assert "the profile lists the job" in listed and "do not tune" not in listed
     h.spec.pop("upstream_params")   # a spec from before this key: no claim about the profile
     assert "run the e2e_tune family first" in e2e_models._no_tuning_reason(h, "resnet50", 1)
+
+
+def _db(work, records):
+    """A JSON database with one workload and the given (run seconds) records."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "database_workload.json").write_text('["hash", "mod"]\n')
+    (work / "database_tuning_record.json").write_text(
+        "".join(json.dumps([0, [[], secs, {"kind": "llvm"}, []]]) + "\n" for secs in records))
+
+
+def test_prune_keeps_the_fastest_valid_records_of_each_workload(tmp_path):
+    _db(tmp_path, [[3e-3], [1e10], [1e-3], [2e-3], [4e-3]])
+    assert tuning.prune(tmp_path, keep=2) == {"before": 5, "after": 2}
+    kept = [json.loads(line)[1][1] for line in (tmp_path / "database_tuning_record.json").read_text().splitlines()]
+    assert kept == [[1e-3], [2e-3]]
+
+
+def test_campaign_accumulates_and_commits_atomically(tmp_path):
+    parts = {"model": "m", "batch": 1, "input_size": 32, "variant": "prepack", "target": "t", "tvm_version": "0.27"}
+    first = tuning.Campaign(tmp_path, parts)
+    assert first.trials == 0 and not first.seed(tmp_path / "w1")
+    _db(tmp_path / "w1", [[2e-3], [1e-3]])
+    first.commit(tmp_path / "w1", run_id="R1", trials=16, seconds=5.0, estimate_s=1e-3)
+    again = tuning.Campaign(tmp_path, parts)           # the next retest
+    assert again.trials == 16 and again.seed(tmp_path / "w2")
+    assert (tmp_path / "w2" / "database_tuning_record.json").read_text().count("\n") == 2
+    state = again.commit(tmp_path / "w2", run_id="R2", trials=8, seconds=2.0, estimate_s=9e-4)
+    assert state["cumulative_trials"] == 24 and [s["run_id"] for s in state["steps"]] == ["R1", "R2"]
+    assert [s["cumulative_trials"] for s in state["steps"]] == [16, 24]
+    assert not list((tmp_path / "campaigns").glob(".*"))   # no temporary folder left behind
+    other = tuning.Campaign(tmp_path, dict(parts, target="other"))   # another target: its own campaign
+    assert other.key != again.key and other.trials == 0
+
+
+@pytest.mark.slow
+def test_a_second_retest_continues_the_campaign(project):
+    """Two retests of e2e_tune on a tiny budget: the second starts from the first's database."""
+    path = project / "experiments" / "configs" / "quick.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["families"]["e2e_tune"]["params"].update(
+        jobs=[{"model": "resnet18_v1", "batch": 1, "budget": 8, "variant": "prepack"}], input_size=32, n_check=1,
+        min_trials=0, campaign=True)
+    path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
+    from reportgen import load
+    steps = []
+    for _ in range(2):
+        run = retest.retest(project, "quick", only=("e2e_tune",))
+        rec = next(r for r in load.read_jsonl(run / "records.jsonl") if r["experiment"] == "e2e_tune")
+        assert rec["status"] == "ok", rec["error"]
+        steps.append(rec["extra"]["campaign"])
+        log = (run / "logs" / "e2e_tune.log").read_text()
+    assert not steps[0]["continued"] and steps[1]["continued"]
+    assert steps[1]["cumulative_trials"] == steps[0]["cumulative_trials"] + rec["extra"]["tuning"]["measured"] > 0
+    assert "continuing after" in log and len(steps[1]["steps"]) == 2
+    assert rec["extra"]["coverage"]["scheduled"]

@@ -25,6 +25,18 @@ The steps, each a function so tests and the page can name them:
 
 MetaSchedule's ``compile_relax`` is not used: the pipeline is spelled out so the
 record can say exactly which passes ran and count the kernels it scheduled.
+
+Search-space variants (``VARIANTS``): ``default`` tunes the fused kernels as they are;
+``prepack`` marks weights as layout-free buffers (``AttachAttrLayoutFreeBuffers``) so
+MetaSchedule's layout-rewrite postprocessor may choose a packed weight layout, and after the
+database is applied splits the relayout out (``SplitLayoutRewritePreproc``), lifts it
+(``LiftTransformParams``) and folds it into the constants (``FoldConstant``): the weights are
+re-laid once at compile time, outside the timed call, and ``vm["main"](x)`` is called as before.
+
+Campaigns (:class:`Campaign`): a tuning database kept under ``results/campaigns/<key>/``,
+keyed by workload, variant, target and TVM version, that each retest continues with a further
+budget (MetaSchedule warm-starts its search from the records already there) instead of
+starting over; it is pruned to the best records per workload and replaced atomically.
 """
 
 from __future__ import annotations
@@ -51,11 +63,32 @@ def back_passes(target):
     return pipeline.dataflow_lower_passes(target) + pipeline.finalize_passes(target)
 
 
-def fuse(mod, target):
-    """``mod`` after the CPU pipeline's dispatch + legalize + fold + fuse passes."""
+VARIANTS = ("default", "prepack")
+
+
+def _check_variant(variant):
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown tuning variant {variant!r}; known: {', '.join(VARIANTS)}")
+
+
+def layout_passes(variant):
+    """(before tuning, after applying the database) passes of a search-space variant."""
+    from tvm import relax
+    _check_variant(variant)
+    if variant == "prepack":
+        return ([relax.transform.AttachAttrLayoutFreeBuffers()],
+                [relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams(),
+                 relax.transform.FoldConstant()])
+    return [], []
+
+
+def fuse(mod, target, variant="default"):
+    """``mod`` after the CPU pipeline's dispatch + legalize + fold + fuse passes (and, for the
+    prepack variant, with its weights marked as layout-free buffers)."""
     import tvm
+    before, _after = layout_passes(variant)
     with target:
-        return tvm.transform.Sequential(front_passes(target))(mod)
+        return tvm.transform.Sequential(front_passes(target) + before)(mod)
 
 
 def extract(fused, target) -> list:
@@ -152,7 +185,7 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
 
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
-                label: str = "tune", progress=print) -> dict[str, Any]:
+                label: str = "tune", progress=print, variant: str = "default") -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
     Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with
@@ -160,7 +193,7 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     removed (the family log holds the same lines).  Returns ``tasks``, ``allocation``,
     ``seconds``, ``trials_allocated``, ``per_task`` and ``trials`` (:func:`trial_summary`).
     """
-    tasks = extract(fuse(mod, target), target)
+    tasks = extract(fuse(mod, target, variant), target)
     allocation = allocate(tasks, op_seconds, budget, per_iter, min_trials)
     progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
              f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
@@ -208,7 +241,7 @@ def trial_summary(trials: list[dict[str, Any]]) -> dict[str, Any]:
     return {"measured": len(trials), "valid": len(trials) - sum(failures.values()), "failures": failures}
 
 
-def compile_tuned(mod, target, work_dir):
+def compile_tuned(mod, target, work_dir, variant="default"):
     """Compile with the database applied; returns ``(executable, coverage)``.
 
     ``coverage``: ``scheduled`` / ``unscheduled`` kernel names after
@@ -221,14 +254,16 @@ def compile_tuned(mod, target, work_dir):
 
     database = ms.database.JSONDatabase(work_dir=str(work_dir))
     seen: dict[str, list[str]] = {}
+    before, after = layout_passes(variant)
 
     @tvm.transform.module_pass(opt_level=0)
     def pipeline(module, _ctx):
         with target:
-            module = tvm.transform.Sequential(front_passes(target))(module)
+            module = tvm.transform.Sequential(front_passes(target) + before)(module)
             with database:
                 module = relax.transform.MetaScheduleApplyDatabase()(module)
             seen.update(scheduled_kernels(module))
+            module = tvm.transform.Sequential(after)(module)
             return tvm.transform.Sequential(back_passes(target))(module)
 
     executable = tvm.compile(mod, target, relax_pipeline=pipeline)
@@ -245,3 +280,94 @@ def scheduled_kernels(module) -> dict[str, list[str]]:
             done = bool(attrs.get("tirx.is_scheduled", False)) if hasattr(attrs, "get") else False
             out["scheduled" if done else "unscheduled"].append(gvar.name_hint)
     return {k: sorted(v) for k, v in out.items()}
+
+
+DATABASE_FILES = ("database_workload.json", "database_tuning_record.json")
+
+
+def prune(work_dir, keep: int = 4) -> dict[str, int]:
+    """Keep the ``keep`` fastest valid records of each workload in ``work_dir``'s JSON database
+    (what continuing a search and applying it need); returns the record counts before and after."""
+    path = Path(work_dir) / "database_tuning_record.json"
+    if not path.exists():
+        return {"before": 0, "after": 0}
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    by_workload: dict[int, list[tuple[float, str]]] = {}
+    for line in lines:
+        workload, record = json.loads(line)
+        secs = record[1] if len(record) > 1 else None
+        valid = [float(x) for x in (secs or []) if float(x) < 1e9]
+        by_workload.setdefault(workload, []).append((sum(valid) / len(valid) if valid else math.inf, line))
+    kept = []
+    for workload in sorted(by_workload):
+        kept += [line for _secs, line in sorted(by_workload[workload], key=lambda r: r[0])[:keep]]
+    path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+    return {"before": len(lines), "after": len(kept)}
+
+
+def estimated_seconds(allocation: list[dict[str, Any]]) -> float | None:
+    """Sum over tasks of calls per run x best measured latency: the database's estimate of one run's
+    kernel time (None while a task has no valid record)."""
+    if not allocation or any(row.get("best_s") is None for row in allocation):
+        return None
+    return sum(row["weight"] * row["best_s"] for row in allocation)
+
+
+class Campaign:
+    """A tuning database that accumulates across retests (``results/campaigns/<key>/``).
+
+    ``state`` (campaign.json): the key's parts, ``cumulative_trials`` and ``steps`` (one per
+    retest that continued it: run id, new trials, seconds, cumulative trials, estimated kernel
+    time).  :meth:`seed` copies the database into a run's work dir; :meth:`commit` prunes the work
+    dir's database and replaces the campaign folder atomically (a failed retest leaves the
+    previous state whole).
+    """
+
+    def __init__(self, root, parts: dict[str, Any]):
+        import hashlib
+        self.parts = parts
+        digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
+        self.key = f"{parts['model']}-b{parts['batch']}-s{parts['input_size']}-{parts['variant']}-{digest}"
+        self.dir = Path(root) / "campaigns" / self.key
+        state_path = self.dir / "campaign.json"
+        self.state = (json.loads(state_path.read_text(encoding="utf-8")) if state_path.exists()
+                      else {"key": self.key, "parts": parts, "cumulative_trials": 0, "steps": []})
+
+    @property
+    def trials(self) -> int:
+        return int(self.state["cumulative_trials"])
+
+    def seed(self, work_dir) -> bool:
+        """Copy the campaign's database into ``work_dir``; False for a new campaign."""
+        work_dir = Path(work_dir)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        found = False
+        for name in DATABASE_FILES:
+            if (self.dir / name).exists():
+                shutil.copy2(self.dir / name, work_dir / name)
+                found = True
+        return found
+
+    def commit(self, work_dir, *, run_id: str, trials: int, seconds: float, estimate_s: float | None,
+               keep: int = 4) -> dict[str, Any]:
+        pruned = prune(work_dir, keep)
+        state = dict(self.state, cumulative_trials=self.trials + int(trials))
+        state["steps"] = list(self.state["steps"]) + [{
+            "run_id": run_id, "trials": int(trials), "seconds": round(float(seconds), 3),
+            "cumulative_trials": state["cumulative_trials"], "estimated_kernel_s": estimate_s,
+            "records": pruned["after"]}]
+        tmp = self.dir.with_name(f".tmp-{self.key}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for name in DATABASE_FILES:
+            if (Path(work_dir) / name).exists():
+                shutil.copy2(Path(work_dir) / name, tmp / name)
+        (tmp / "campaign.json").write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
+        old = self.dir.with_name(f".old-{self.key}")
+        shutil.rmtree(old, ignore_errors=True)
+        if self.dir.exists():
+            self.dir.rename(old)
+        tmp.rename(self.dir)
+        shutil.rmtree(old, ignore_errors=True)
+        self.state = state
+        return state
