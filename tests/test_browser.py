@@ -110,3 +110,38 @@ def test_provenance_link_resolves(server, page):
     log_link = page.locator("a[href*='/logs/']").first
     response = page.request.get(page.url.rsplit("/", 1)[0] + "/" + log_link.get_attribute("href"))
     assert response.ok
+
+
+@pytest.fixture
+def disk_page(browser):
+    """A page for file:// (site opened from disk): any http(s) request is recorded and refused."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.outside, pg.errors = [], []
+
+    def route(r):
+        if not r.request.url.startswith(("file:", "data:", "blob:")):
+            pg.outside.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+
+    pg.route("**/*", route)
+    pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+@pytest.mark.parametrize("query", ["量化", "GEMM"])
+def test_search_works_from_disk(built_site, disk_page, query):
+    """Opened as file://site/index.html, Material's search (offline plugin) still answers."""
+    disk_page.goto((built_site / "site" / "index.html").as_uri(), wait_until="load")
+    disk_page.locator("label.md-search__icon, .md-search__input").first.click()
+    box = disk_page.locator("input.md-search__input")
+    box.fill(query)
+    box.press("End")
+    results = disk_page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=20000)
+    assert results.count() >= 1
+    assert disk_page.outside == []
+    assert disk_page.errors == []
