@@ -265,7 +265,8 @@ def history_rows(runs, limit=12):
 
 
 def history(tables, current, env, runs=()):
-    data = alt.Data(values=history_rows(list(runs)))
+    rows = history_rows(list(runs))
+    data = alt.Data(values=rows)
     points = alt.Chart().mark_line(point=True).encode(
         x=alt.X("run:T", title="运行完成时间（UTC）"),
         y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="中位时间 ÷ 首次运行"),
@@ -274,7 +275,10 @@ def history(tables, current, env, runs=()):
     ).transform_filter("datum.kind == 'point'")
     marks = alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
         x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'")
-    return alt.layer(points, marks, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
+    # A rule layer with no rows gives the shared time scale an infinite extent (Vega warns):
+    # draw environment-change markers only when some run changed the environment.
+    layers = (points, marks) if any(r["kind"] == "env" for r in rows) else (points,)
+    return alt.layer(*layers, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
 
 
 def e2e_latency(tables, current, env):

@@ -145,3 +145,50 @@ def test_search_works_from_disk(built_site, disk_page, query):
     assert results.count() >= 1
     assert disk_page.outside == []
     assert disk_page.errors == []
+
+
+def _site_pages(built_site):
+    site = built_site / "site"
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).as_posix().startswith(("assets/", "data/", "search/")))
+
+
+# Tables (and their Material scroll wrappers) wider than the article column hide columns.
+_WIDE_TABLES = """() => {
+  const art = document.querySelector('article').getBoundingClientRect();
+  return [...document.querySelectorAll('article table')].filter(t => {
+    const r = t.getBoundingClientRect();
+    return t.scrollWidth > t.clientWidth + 1 || r.right > art.right + 1 || r.left < art.left - 1;
+  }).map(t => (t.rows[0] ? t.rows[0].innerText : '').replace(/\\s+/g, ' ').slice(0, 80));
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_table_is_wider_than_its_column(built_site, server, browser, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    pg = context.new_page()
+    wide = {}
+    for path in _site_pages(built_site):
+        pg.goto(f"{server}/{path}", wait_until="load")
+        found = pg.evaluate(_WIDE_TABLES)
+        if found:
+            wide[path] = found
+    context.close()
+    assert wide == {}
+
+
+def test_no_console_warning_on_any_page(built_site, server, browser):
+    """Vega warnings (e.g. an empty layer's 'Infinite extent') and errors count, on every page."""
+    context = browser.new_context()
+    pg = context.new_page()
+    said, here = [], [None]
+    pg.on("console", lambda m: m.type in ("warning", "error") and said.append((here[0], m.type, m.text)))
+    pg.on("pageerror", lambda e: said.append((here[0], "pageerror", str(e))))
+    for path in _site_pages(built_site):
+        here[0] = path
+        pg.goto(f"{server}/{path}", wait_until="networkidle")
+        if pg.locator("div.vchart").count():
+            pg.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
+                                 timeout=20000)
+    context.close()
+    assert said == []
