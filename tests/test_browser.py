@@ -18,7 +18,7 @@ if CHROMIUM is None:
 
 pytestmark = pytest.mark.browser
 PAGES = ("index.html", "method.html", "environment.html", "graph.html", "gemm.html", "gemm-ladder.html",
-         "int8.html", "e2e.html", "archive.html", "history.html", "references.html", "coverage.html",
+         "codegen.html", "int8.html", "e2e.html", "archive.html", "history.html", "references.html", "coverage.html",
          "provenance.html", "provenance/numpy_gemm.html", "provenance/gemm_tvm.html")
 CHART_PAGES = ("gemm.html", "gemm-ladder.html", "e2e.html", "history.html")
 
