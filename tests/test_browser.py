@@ -192,3 +192,22 @@ def test_no_console_warning_on_any_page(built_site, server, browser):
                                  timeout=20000)
     context.close()
     assert said == []
+
+
+SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
+
+
+def test_first_screen_of_every_chapter_for_review(built_site, server, browser):
+    """Screenshots (1280 px, first screen) of every nav page into tests/output/screens/ (not committed)."""
+    from reportgen import pdf
+    os.makedirs(SCREENS, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    shots = []
+    for i, (_, md) in enumerate(pdf.nav_pages(built_site)[0]):
+        stem = md.removesuffix(".md")
+        pg.goto(f"{server}/{stem}.html", wait_until="networkidle")
+        shots.append(os.path.join(SCREENS, f"{i:02d}-{stem}.png"))
+        pg.screenshot(path=shots[-1])
+    context.close()
+    assert all(os.path.getsize(s) > 0 for s in shots)
