@@ -148,9 +148,11 @@ def test_search_works_from_disk(built_site, disk_page, query):
 
 
 def _site_pages(built_site):
+    """Every page of the built site (print.html, written by `reportgen pdf`, is the PDF's source, not a page)."""
     site = built_site / "site"
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                  if not p.relative_to(site).as_posix().startswith(("assets/", "data/", "search/")))
+                  if not p.relative_to(site).as_posix().startswith(("assets/", "data/", "search/"))
+                  and p.name != "print.html")
 
 
 # Tables (and their Material scroll wrappers) wider than the article column hide columns.
