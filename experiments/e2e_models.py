@@ -36,7 +36,7 @@ def _sha256(path):
 def _tuning_record(h, name, batch, threads, p):
     """The e2e_tune record for this model/batch/threads at this input size and seed, or None."""
     from experiments import e2e_tune
-    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, batch, threads),
+    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, batch, threads, p["input_size"]),
                              accept=lambda r: r["case"]["input_size"] == p["input_size"]
                              and r["case"]["seed"] == p["seed"])
 
@@ -72,6 +72,10 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     if variant == "D":
         from experiments.e2e import tuning as tuning_mod
         executable, coverage = tuning_mod.compile_tuned(mod, target, h.artifact_path(tuning["extra"]["artifacts"]["database"]))
+        expected = len(tuning["extra"]["coverage"]["scheduled"])
+        if len(coverage["scheduled"]) < expected:   # the database is not this module's: refuse, never time it
+            raise RuntimeError(f"the e2e_tune database of run {tuning['run_id']} schedules {len(coverage['scheduled'])} "
+                               f"of the {expected} kernels its record names for this module: refused")
         summary = tuning["extra"]["tuning"]
         info["tuning"] = {"record": tuning["id"], "run_id": tuning["run_id"], "database": tuning["extra"]["artifacts"]["database"],
                           "trials": summary["measured"], "valid_trials": summary["valid"], "seconds": summary["seconds"],
@@ -107,7 +111,7 @@ def measure_case(h, ctx, engine, batch):
     from experiments.e2e import engines
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": batch, "threads": threads,
             "input_size": size, "seed": p["seed"]}
-    case_id = f"e2e/model={name}/engine={engine}/batch={batch}/threads={threads}"
+    case_id = f"e2e/model={name}/size={size}/engine={engine}/batch={batch}/threads={threads}"
     first = h.line() + 1
     tuning = None
     if engine == "tvm_d":

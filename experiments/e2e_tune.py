@@ -21,9 +21,10 @@ import numpy as np
 from experiments import harness
 
 
-def case_id(model, batch, threads):
-    """Record id of one tuning job (the e2e family looks tuning up by it)."""
-    return f"e2e_tune/model={model}/batch={batch}/threads={threads}"
+def case_id(model, batch, threads, size):
+    """Record id of one tuning job (the e2e family looks tuning up by it); the input size is part
+    of it because a network at 32×32 and at 224×224 is another workload with other kernels."""
+    return f"e2e_tune/model={model}/size={size}/batch={batch}/threads={threads}"
 
 
 def _op_seconds(runner, x):
@@ -41,7 +42,7 @@ def tune_model(h, name, batch, budget, p, threads):
     case = {"model": name, "batch": batch, "threads": threads, "input_size": size, "seed": p["seed"],
             "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"],
             "cost_model": p["cost_model"], "allocation": "op-profile share of variant C"}
-    cid = case_id(name, batch, threads)
+    cid = case_id(name, batch, threads, size)
     old = h.reusable(cid, case)
     if old:
         h.emit_reused(old)

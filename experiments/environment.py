@@ -7,14 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reportgen.identity import isa_level, machine_id
+
 SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl",
               "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_int8")
 
 # Fields that change performance; anything else (time, hostname) does not
 # invalidate a reusable measurement.
-FINGERPRINT_FIELDS = ("cpu_model", "logical_cores", "simd_flags", "caches", "python_version",
-                      "numpy_version", "blas", "tvm_version", "llvm_version", "tvm_target",
-                      "compiler", "kernel")
+FINGERPRINT_FIELDS = ("cpu_model", "cpu_family_model", "logical_cores", "simd_flags", "caches",
+                      "python_version", "numpy_version", "blas", "tvm_version", "llvm_version",
+                      "tvm_target", "compiler", "kernel")
 
 
 def _cpuinfo():
@@ -110,13 +112,6 @@ def _version(module):
         return "absent"
 
 
-def machine_id(env):
-    """Stable id of a machine from what identifies its hardware, not its name or time."""
-    key = json.dumps([env.get("cpu_model"), env.get("logical_cores"), env.get("caches"),
-                      env.get("memory_bytes"), env.get("machine_uuid")], sort_keys=True)
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
-
-
 def capture():
     """Everything seed §11 asks to record, as a JSON-able dict."""
     import numpy
@@ -151,6 +146,7 @@ def capture():
     }
     env.update(_tvm())
     env["machine_id"] = machine_id(env)
+    env["isa_level"] = isa_level(env)
     return env
 
 

@@ -166,6 +166,11 @@ def asm_evidence(executable, hottest):
             "\n".join(hot_lines) + "\n")
 
 
+def case_id(model, size, rest):
+    """Record id of one INT8 case; the input size is part of it (another size is another workload)."""
+    return f"int8/model={model}/size={size}/{rest}"
+
+
 def _tuning_key(case):
     import tvm
     return hashlib.sha256(json.dumps([case, tvm.__version__], sort_keys=True).encode()).hexdigest()[:16]
@@ -174,12 +179,20 @@ def _tuning_key(case):
 def _e2e_tuning(h, name, threads, p):
     """The e2e_tune record of this model at batch 1 (same input size and seed), or None."""
     from experiments import e2e_tune
-    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, 1, threads),
+    return h.upstream_record("e2e_tune", e2e_tune.case_id(name, 1, threads, p["input_size"]),
                              accept=lambda r: r["case"]["input_size"] == p["input_size"] and r["case"]["seed"] == p["seed"])
 
 
-def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant):
-    """(database dir, reference, tuning info) for one model variant; tunes only when nothing fits."""
+def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant, size, reuse=True):
+    """(database dir, reference, tuning info) for one model variant; tunes only when nothing fits.
+
+    A database is reused only when its tuning key matches: the tuning settings, the module itself
+    (its structural hash covers shapes, weights and quantization parameters), the target, the TVM
+    version and the family's code and environment fingerprint.  ``reuse=False`` forces a new tuning
+    (the caller found that a reused database scheduled fewer kernels than its record says).
+    """
+    import tvm
+
     from experiments.e2e import tuning
     tune = p["tune"][name] if name in p["tune"] else p["tune"]["default"]
     if variant == "fp32":
@@ -188,19 +201,24 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
             ref = up["extra"]["artifacts"]["database"]
             return h.artifact_path(ref), ref, {"source": "e2e_tune", "record": up["id"], "run_id": up["run_id"],
                                                "trials": up["extra"]["tuning"]["measured"],
-                                               "seconds": up["extra"]["tuning"]["seconds"]}
+                                               "seconds": up["extra"]["tuning"]["seconds"],
+                                               "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
                 "per_iter": tune["per_iter"], "min_trials": tune["min_trials"], "seed": p["seed"],
-                "input_size": p["input_size"], "target": str(target)}
+                "input_size": size, "target": str(target), "module": str(tvm.ir.structural_hash(mod)),
+                "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)
     work_dir, ref = h.artifact(f"tune-{name}-{variant}")
-    old = h.previous.get(f"int8/model={name}/engine=tvm_{variant}_tuned/batch=1/threads={threads}")
-    if old and old["extra"].get("tuning", {}).get("key") == key:
+    old = h.previous.get(case_id(name, size, f"engine=tvm_{variant}_tuned/batch=1/threads={threads}"))
+    if reuse and old and old["extra"].get("tuning", {}).get("key") == key:
         src = h.artifact_path(old["extra"]["tuning"]["database"])
         if (src / "database_tuning_record.json").exists():
             shutil.copytree(src, work_dir, dirs_exist_ok=True)
             h.say(f"{name}/{variant}: tuning database reused from run {old['extra']['tuning']['run_id']}")
-            return work_dir, ref, dict(old["extra"]["tuning"], database=ref, reused_from=old["run_id"])
+            return work_dir, ref, dict(old["extra"]["tuning"], database=ref, reused_from=old["run_id"],
+                                       expected_scheduled=old["extra"]["tuning"].get("scheduled", 0))
+    shutil.rmtree(work_dir, ignore_errors=True)
+    work_dir.mkdir(parents=True)
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=tune["budget"], per_iter=tune["per_iter"],
                                    min_trials=tune["min_trials"], threads=threads, seed=p["seed"],
                                    label=f"{name}/{variant}", progress=h.say)
@@ -240,7 +258,7 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps):
             int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
             layers = Q.layer_report(eval_taps, int8_taps, acts, order)
             passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
-            cid = f"int8/model={name}/quant={method}-{scheme}"
+            cid = case_id(name, subj["input_size"], f"quant={method}-{scheme}")
             acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
             h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "
                   f"{report['quantize']} quantize / {report['dequantize']} dequantize")
@@ -291,9 +309,21 @@ def _runner(engine, ctx, p, threads, target):
     else:
         variant = "fp32" if engine == "tvm_fp32_tuned" else "int8"
         mod = ctx["fp32_mod"] if variant == "fp32" else ctx["int8_mod"]
-        db, ref, tinfo = _tuned_database(ctx["h"], ctx["name"], variant, mod, target, p, threads,
-                                         ctx["op_seconds"][variant], ctx["quant"] if variant == "int8" else None)
+        args = (ctx["h"], ctx["name"], variant, mod, target, p, threads, ctx["op_seconds"][variant],
+                ctx["quant"] if variant == "int8" else None, ctx["input_size"])
+        db, ref, tinfo = _tuned_database(*args)
         executable, coverage = tuning.compile_tuned(mod, target, db)
+        expected = tinfo.pop("expected_scheduled", None)
+        if expected is not None and len(coverage["scheduled"]) < expected:
+            # A database that fits fewer kernels than when it was made does not belong to this module.
+            ctx["h"].say(f"{ctx['name']}/{variant}: the database from run {tinfo.get('run_id')} scheduled "
+                         f"{len(coverage['scheduled'])} of the {expected} kernels its record names: refused")
+            if tinfo.get("source") == "e2e_tune":
+                raise RuntimeError(f"e2e_tune database of run {tinfo.get('run_id')} schedules "
+                                   f"{len(coverage['scheduled'])} of {expected} kernels for this module")
+            ctx["h"].say(f"{ctx['name']}/{variant}: re-tuning")
+            db, ref, tinfo = _tuned_database(*args, reuse=False)
+            executable, coverage = tuning.compile_tuned(mod, target, db)
         info["tuning"] = dict(tinfo, database=ref, scheduled=len(coverage["scheduled"]),
                               unscheduled=coverage["unscheduled"])
     info["compile_seconds"] = time.perf_counter() - t0
@@ -310,7 +340,7 @@ def _measure(h, ctx, engine, p, threads, target):
     name = ctx["name"]
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
             "input_size": ctx["input_size"], "seed": p["seed"], "quant": ctx["quant"] if engine in INT8_ENGINES else None}
-    cid = f"int8/model={name}/engine={engine}/batch=1/threads={threads}"
+    cid = case_id(name, ctx["input_size"], f"engine={engine}/batch=1/threads={threads}")
     first = h.line() + 1
     try:
         runner, info = _runner(engine, ctx, p, threads, target)
@@ -410,7 +440,7 @@ def study(h, name, p, threads, target):
 
 
 def _skip(h, ctx, engine, threads, why):
-    cid = f"int8/model={ctx['name']}/engine={engine}/batch=1/threads={threads}"
+    cid = case_id(ctx["name"], ctx["input_size"], f"engine={engine}/batch=1/threads={threads}")
     h.say(f"{cid}: skipped: {why}")
     h.emit_unmeasured(case_id=cid, case={"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1,
                                          "threads": threads, "input_size": ctx["input_size"]},

@@ -18,8 +18,11 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build(root, site_dir, strict=False):
-    """MkDocs into site.tmp, verify (with ``strict``: every coverage item met), then publish."""
+def build(root, site_dir, strict=False, machine=None):
+    """MkDocs into site.tmp, verify (with ``strict``: every coverage item met), then publish.
+
+    ``machine``: the publication machine (id or unique prefix); default: merge.DEFAULT_RULE.
+    """
     from mkdocs.commands import build as mk_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -33,6 +36,8 @@ def build(root, site_dir, strict=False):
     logging.getLogger("mkdocs").addHandler(collect)
     try:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp), strict=True)
+        if machine:
+            config.plugins["reportgen"].config.machine = machine
         mk_build.build(config)
     except MkDocsException as exc:
         shutil.rmtree(tmp, ignore_errors=True)

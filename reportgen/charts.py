@@ -243,20 +243,25 @@ ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas"
 
 
 def history_rows(runs, limit=12):
-    """p50 of every timed case seen in two or more runs, normalized to its first run, one point per run."""
+    """p50 of every timed case seen in two or more runs, normalized to its first run, one point per run.
+
+    A series is one case id on one machine and one profile: a quick smoke run is never linked to
+    a standard point, nor one machine's figure to another's (the site passes one machine's runs).
+    """
     from .schema import EVIDENCE
     series = {}
     for run in runs:
         for rec in run.records:
             if rec["status"] == "ok" and rec["metric"] != EVIDENCE and not rec["reused_from"]:
-                series.setdefault(rec["id"], []).append((run, rec["stats"]["p50"]))
-    repeated = sorted((k for k, v in series.items() if len(v) >= 2), key=lambda k: -len(series[k]))[:limit]
+                key = (rec["id"], merge.machine_of(run), run.manifest["profile"])
+                series.setdefault(key, []).append((run, rec["stats"]["p50"]))
+    repeated = sorted((k for k, v in series.items() if len(v) >= 2), key=lambda k: (-len(series[k]), k))[:limit]
     rows = []
     for key in repeated:
         first = series[key][0][1]
         for run, p50 in series[key]:
-            rows.append({"run": run.manifest["finished_at"], "case": key, "ratio": p50 / first,
-                         "machine": run.manifest["environment"]["machine_id"], "kind": "point"})
+            rows.append({"run": run.manifest["finished_at"], "case": f"{key[0]} ({key[2]})", "ratio": p50 / first,
+                         "machine": key[1], "kind": "point"})
     for prev, run in zip(runs, runs[1:]):
         changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
         if changed:
@@ -273,11 +278,10 @@ def history(tables, current, env, runs=()):
         color=alt.Color("case:N", title="用例", legend=alt.Legend(labelLimit=420)),
         tooltip=["case:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
     ).transform_filter("datum.kind == 'point'")
-    marks = alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
-        x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'")
-    # A rule layer with no rows gives the shared time scale an infinite extent (Vega warns):
-    # draw environment-change markers only when some run changed the environment.
-    layers = (points, marks) if any(r["kind"] == "env" for r in rows) else (points,)
+    layers = [points]
+    if any(r["kind"] == "env" for r in rows):   # an empty rule layer has no extent (Vega warns)
+        layers.append(alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
+            x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'"))
     return alt.layer(*layers, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
 
 

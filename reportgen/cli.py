@@ -39,14 +39,17 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: <root>/site).")
 @click.option("--strict", is_flag=True, help="Fail unless every item of the coverage page is met.")
+@click.option("--machine", metavar="ID", default=None,
+              help="Publication machine (id or unique prefix, see the 机器对照 page). Default: the machine "
+                   "whose standard/full runs measured the most cases.")
 @click.pass_obj
-def build_command(root, site_dir, strict):
-    """Build the site from existing results (runs nothing), then verify it.
+def build_command(root, site_dir, strict, machine):
+    """Build the site from existing results (runs nothing) for one machine, then verify it.
 
-    Example: reportgen build --strict
+    Example: reportgen build --strict --machine 94ea28a9
     """
     from . import build
-    build.build(root, site_dir or root / "site", strict=strict)
+    build.build(root, site_dir or root / "site", strict=strict, machine=machine)
 
 
 @cli.command(name="pdf")

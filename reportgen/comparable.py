@@ -6,6 +6,7 @@ measured through RPC files its run under the device's machine id), another TVM, 
 BLAS kernel. Such figures must not be read side by side silently; pages print the note
 this module builds ("不可比：…") above the table instead.
 """
+from . import identity
 from .tables import _esc
 
 # environment key, label on the page
@@ -14,6 +15,8 @@ KEYS = (("machine_id", "机器"), ("cpu_model", "CPU"), ("tvm_version", "TVM"), 
 
 
 def _value(env, key):
+    if key == "machine_id":   # recomputed from the hardware (one rule for old and new runs)
+        return identity.machine_id(env)
     if key == "blas":   # the kernel (architecture) is what changes speed, not the library's path
         return "; ".join(sorted({str(b.get("architecture")) for b in env.get("blas") or []})) or None
     value = env.get(key)

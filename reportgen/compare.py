@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from scipy.stats import mannwhitneyu
 
-from . import load
+from . import identity, load
 from .errors import ReportError
 from .schema import EVIDENCE
 
@@ -58,6 +58,8 @@ def environment_differences(run_a, run_b, keys=("machine_id", "cpu_model", "logi
     """(key, A's value, B's value) for each environment key that differs (another machine first:
     a device measured through RPC may share the CPU model and still not be this machine)."""
     ea, eb = run_a.manifest["environment"], run_b.manifest["environment"]
+    # the machine id is recomputed from the hardware, so runs stamped by an older rule still match
+    ea, eb = dict(ea, machine_id=identity.machine_id(ea)), dict(eb, machine_id=identity.machine_id(eb))
     return [(k, ea.get(k), eb.get(k)) for k in keys if ea.get(k) != eb.get(k)]
 
 

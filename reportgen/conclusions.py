@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 
 from . import merge, service
+from .identity import kernel_isa
+from .tables import _esc
 from .lookup import e2e, e2e_models, engine_zh, fig, gemm, gflops, hist, model_zh, ms, ok, percent, times
 
 _FIGURE = re.compile(r"\{(\w+/\w+/\w+)\}")
@@ -342,13 +344,14 @@ def _fallback_slow(c):
 
 def _numpy_near_peak(c):
     fam = _numpy_best(c, "float32", 1)
-    peak = merge.peak(c.current, "float32", 1)
-    if not fam or peak is None:
+    best = max(fam, key=lambda x: x.gflops()) if fam else None
+    # against the peak of the ISA the BLAS kernel used: an AVX2 kernel is not judged by AVX-512's peak
+    peak = merge.peak(c.current, "float32", 1, kernel_isa(best.record["extra"])) if best else None
+    if best is None or peak is None:
         return _pending()
-    best = max(fam, key=lambda x: x.gflops())
     share = best.gflops() / peak.gflops()
     obs = (f"单核 FP32：NumPy 最好 {gflops(c.book, best)} GFLOPS，"
-           f"实测 FMA 峰值 {gflops(c.book, peak)} GFLOPS，"
+           f"同指令集（{_esc(peak.record['case']['isa'])}，即该 BLAS 内核所用）的实测 FMA 峰值 {gflops(c.book, peak)} GFLOPS，"
            f"利用率 {percent(c.book, best, 'share_of_measured_peak', share)}。")
     verdict = SUPPORTS if share >= 0.8 else CONTRADICTS
     why = ("成熟 BLAS 的微内核几乎用满了 FMA 单元。" if verdict == SUPPORTS

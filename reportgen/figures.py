@@ -53,14 +53,15 @@ class FigureBook:
         return (f'<span class="num hist" data-num="{html.escape(cell.id)}" '
                 f'title="历史数据（{html.escape(cell.id)}）">{html.escape(cell.text)}</span>')
 
-    def current(self, figure_id, text, unit, cur):
-        """A measured figure, linked to its provenance entry."""
+    def current(self, figure_id, text, unit, cur, provenance=None):
+        """A measured figure, linked to its provenance entry (``provenance``: another page than
+        the family's, e.g. the entries of a machine that is not the publication machine)."""
         rec = cur.record
         self.entries[(self.page, figure_id)] = {
             "id": figure_id, "page": self.page, "value": text, "unit": unit, "kind": "current",
-            "record": rec["id"], "run": rec["run_id"], "log": rec["log"]["path"],
+            "record": rec["id"], "run": rec["run_id"], "machine": cur.machine, "log": rec["log"]["path"],
             "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
-        href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
+        href = self._rel(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}")
         return (f'<a class="num cur" data-num="{html.escape(figure_id)}" href="{href}" '
                 f'title="当前复测：{html.escape(rec["id"])}">{html.escape(text)}</a>')
 

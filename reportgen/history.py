@@ -1,14 +1,15 @@
 """The runs over time: every run listed, consecutive runs on one machine compared."""
 import html
 
-from . import comparable, compare, merge
+from . import comparable, compare, identity, merge
 from .tables import _esc, markdown
 
 VERDICT_ZH = {"better": '<span class="ok">变快</span>', "worse": '<span class="bad">变慢</span>',
               "same": "持平", "noisy": '<span class="warn">差异不显著</span>', "not_comparable": "不可比"}
 
 
-def runs_table(runs, data_prefix):
+def runs_table(runs, data_prefix, current):
+    """Every run of every machine (``current``: the site's records, for the comparability note)."""
     lines = []
     for run in reversed(runs):
         m, env = run.manifest, run.manifest["environment"]
@@ -16,10 +17,10 @@ def runs_table(runs, data_prefix):
         blas = "; ".join(str(b.get("architecture")) for b in env["blas"])
         lines.append([f'<a href="{html.escape(data_prefix)}/runs/{html.escape(run.run_id)}/run.json">'
                       f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
-                      _esc(env["machine_id"]), _esc(env["cpu_model"]), _esc(env["tvm_version"]), _esc(blas),
+                      _esc(merge.machine_of(run)), _esc(f"{identity.cpu_name(env)}，{identity.isa_level(env)}"), _esc(env["tvm_version"]), _esc(blas),
                       _esc(m["git"]["commit"][:10] + ("（有未提交修改）" if m["git"]["dirty"] else "")), fams])
     table = markdown(["运行", "档位", "完成时间（UTC）", "机器", "CPU", "TVM", "BLAS 内核", "代码版本", "实验族"], lines)
-    return table + "\n\n" + comparability(merge.current_records(runs))
+    return table + "\n\n" + comparability(current)
 
 
 def comparability(current):
@@ -35,9 +36,9 @@ def comparisons(runs):
     """Each run against the previous run on the same machine that shares cases with it."""
     parts = []
     for i, run in enumerate(runs):
-        machine = run.manifest["environment"]["machine_id"]
+        machine = merge.machine_of(run)
         ids = {r["id"] for r in run.records}
-        earlier = [r for r in runs[:i] if r.manifest["environment"]["machine_id"] == machine
+        earlier = [r for r in runs[:i] if merge.machine_of(r) == machine
                    and ids & {x["id"] for x in r.records}]
         if not earlier:
             continue

@@ -20,12 +20,11 @@ import yaml
 
 from experiments import environment
 
-from . import load, schema
+from . import identity, load, schema
 from .errors import ReportError
 
 PROFILES = ("quick", "standard", "full")
-SHARED_CODE = ("experiments/harness.py", "experiments/environment.py", "reportgen/schema.py",
-               "reportgen/stats.py")
+PACKAGES = ("experiments", "reportgen")   # the repository's own code: what a fingerprint follows
 
 
 def read_profile(root, profile):
@@ -62,12 +61,60 @@ def _sha256(path):
     return h.hexdigest()
 
 
+def _module_file(root, name):
+    """The file of a repository module (package __init__ or module.py), or None outside the repo."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = Path(root, *name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def import_closure(root, module):
+    """Repository files the module imports, transitively (relative imports included), as sorted
+    paths relative to root.  Read from the source with ``ast``: nothing is imported or run."""
+    import ast
+    root = Path(root)
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        path = _module_file(root, name)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        parents = name.split(".")
+        for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
+            todo.append(".".join(parents[:part]))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                todo.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                todo.append(prefix)
+                todo.extend(f"{prefix}.{alias.name}" for alias in node.names)   # "from pkg import mod"
+    return sorted(p.relative_to(root).as_posix() for p in seen)
+
+
+def code_files(root, family):
+    """What a family's fingerprint covers: its module's import closure inside the repository
+    (found from the code, so no dependency can be forgotten) plus the non-Python files the
+    profile lists under ``depends:`` (C kernels it compiles, data it reads)."""
+    files = set(import_closure(root, family["module"]))
+    files.update(dep for dep in family.get("depends", []) if not dep.endswith(".py"))
+    return sorted(files)
+
+
 def code_hash(root, family):
-    """sha256 over the family's module, its declared dependencies and the shared harness."""
-    module_path = family["module"].replace(".", "/") + ".py"
-    files = sorted({module_path, *SHARED_CODE, *family.get("depends", [])})
+    """sha256 over every file of ``code_files``."""
     h = hashlib.sha256()
-    for rel in files:
+    for rel in code_files(root, family):
         h.update(rel.encode())
         h.update(Path(root, rel).read_bytes())
     return h.hexdigest()
@@ -95,7 +142,7 @@ def _runs_that_measured(runs_dir, machine_id, family):
             manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if (manifest.get("environment", {}).get("machine_id") == machine_id
+        if (identity.machine_id(manifest.get("environment", {})) == machine_id
                 and family in manifest.get("experiments", {})):
             yield run
 

@@ -3,6 +3,7 @@ import html
 
 from . import merge
 from .figures import fmt_number
+from .identity import kernel_isa
 
 VERDICT_ZH = {"match": '<span class="ok">吻合</span>',
               "match_if_truncated": '<span class="warn">仅按截断吻合</span>',
@@ -79,18 +80,19 @@ def numpy_vs_history(book, table, current, env):
 
 
 def utilization(book, table, current, env):
-    """Best current GFLOPS of each §21 row against the measured and the theoretical peak."""
+    """Best current GFLOPS of each §21 row against the measured and the theoretical peak of the
+    ISA that kernel used (an AVX2 BLAS kernel against the AVX2 peak, never against AVX-512's)."""
     lines = []
     for row in table.rows:
         dtype = row["join"]["dtype"]
         threads = 1 if row["join"]["threads"] == 1 else env["logical_cores"]
         fam = [c for c in merge.family(current, "numpy_gemm").values()
                if c.ok and c.record["case"]["dtype"] == dtype and c.record["case"]["threads"] == threads]
-        peak = merge.peak(current, dtype, threads)
-        if not fam or peak is None:
-            lines.append([_esc(row["label"]), book.historical(row["cells"]["utilization"]), "未测", "未测", "未测"])
+        best = max(fam, key=lambda c: c.gflops()) if fam else None
+        peak = merge.peak(current, dtype, threads, kernel_isa(best.record["extra"])) if best else None
+        if best is None or peak is None:
+            lines.append([_esc(row["label"]), book.historical(row["cells"]["utilization"]), "未测", "未测", "未测", "—"])
             continue
-        best = max(fam, key=lambda c: c.gflops())
         measured = best.gflops() / peak.gflops() * 100
         theo = peak.record["extra"].get("theoretical")
         lines.append([
@@ -99,8 +101,17 @@ def utilization(book, table, current, env):
             book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best),
             book.current(f"{best.record['id']}#util_theoretical",
                          f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else "无公式",
+            _esc(f"{kernel_label(best.record['extra'])}；峰值 {peak.record['case']['isa']}"),
         ])
-    return markdown(["配置", "历史利用率", "当前最佳 GFLOPS（p50）", "对实测峰值", "对理论峰值"], lines)
+    return markdown(["配置", "历史利用率", "当前最佳 GFLOPS（p50）", "对实测峰值", "对理论峰值",
+                     "内核与所比峰值的指令集"], lines)
+
+
+def kernel_label(extra):
+    """'OpenBLAS Haswell 内核（avx2）' or the ISA alone: what a utilization figure was measured with."""
+    blas = extra.get("blas_kernel") or {}
+    isa = kernel_isa(extra) or "未知"
+    return f"OpenBLAS {blas['architecture']} 内核（{isa}）" if blas.get("architecture") else isa
 
 
 def peak_table(book, current):
@@ -168,10 +179,9 @@ def hand_ladder(book, table, current):
     hist_rows = {r["key"]: r for r in table.rows}
     kernels.sort(key=lambda k: (k not in hist_rows, list(hist_rows).index(k) if k in hist_rows else 0))
     sizes = sorted({c.record["case"]["n"] for c in fam} | {int(c["key"]) for c in table.columns if c["key"].isdigit()})
-    peak = merge.peak(current, "float64", 1)
     speed_headers = ["实现"] + [f"{kind} {n}" for n in sizes for kind in ("历史", "当前")]
-    detail_headers = ["实现", "主要优化（本文实现）", "历史利用率", "当前利用率（对实测 FP64 单核峰值）",
-                      "向量 FMA 指令"]
+    detail_headers = ["实现", "主要优化（本文实现）", "历史利用率",
+                      "当前利用率（对本机同指令集的实测 FP64 单核峰值）", "向量 FMA 指令"]
     speed, detail = [], []
     for name in kernels:
         by_n = {c.record["case"]["n"]: c for c in fam if c.record["case"]["kernel"] == name}
@@ -186,9 +196,11 @@ def hand_ladder(book, table, current):
         speed.append(cells)
         top = by_n.get(max(by_n))
         util = "—"
+        peak = merge.peak(current, "float64", 1, kernel_isa(top.record["extra"])) if top is not None else None
         if top is not None and top.ok and peak is not None:
             util = book.current(f"{top.record['id']}#util_measured",
-                                f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top)
+                                f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
+                f"（{_esc(peak.record['case']['isa'])} 峰值）"
         detail.append([label, _esc(any_rec["extra"].get("optimizations", "")),
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
                        _fma_text(any_rec["extra"].get("vector_fma_instructions"))])

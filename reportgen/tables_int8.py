@@ -99,7 +99,9 @@ def _config(current, model, method, scheme):
         if e is None or not e.record["case"].get("quant"):
             return None
         method, scheme = e.record["case"]["quant"]["method"], e.record["case"]["quant"]["scheme"]
-    return current.get(f"int8/model={model}/quant={method}-{scheme}")
+    return next((c for c in merge.family(current, "int8").values()
+                 if c.record["case"].get("model") == model and c.record["case"].get("method") == method
+                 and c.record["case"].get("scheme") == scheme), None)
 
 
 def float_ops(book, current, model, method=None, scheme=None):

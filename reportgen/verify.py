@@ -100,9 +100,28 @@ def _check_site(site_dir, tables, records):
             elif rec["log"]["sha256"] != entry["sha256"]:
                 problems.append(f"{where}: sha256 differs from record {entry['record']!r}")
             problems.extend(_href_problems(site_dir, rel, num, pages, where))
+    problems.extend(_machine_problems(site_dir, index))
     missing = coverage.archived_missing(index, tables)
     problems.extend(f"{index_path}: archived figure {m!r} appears on no page" for m in missing)
     return problems
+
+
+def _machine_problems(site_dir, index):
+    """Every current figure outside the cross-machine page (and its provenance pages) belongs to the
+    publication machine named in site/machine.json."""
+    path = site_dir / "machine.json"
+    try:
+        machine = json.loads(path.read_text(encoding="utf-8"))["publication_machine"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{path}: cannot read the publication machine: {exc}"]
+    out = []
+    for entry in index:
+        if entry["kind"] != "current" or entry["page"] == "machines.md":
+            continue
+        if entry.get("machine") != machine:
+            out.append(f"{site_dir / 'numbers.json'}: figure {entry['id']!r} on {entry['page']}: machine "
+                       f"{entry.get('machine')!r} is not the publication machine {machine!r}")
+    return out
 
 
 def _href_problems(site_dir, rel, num, pages, where):

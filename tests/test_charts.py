@@ -36,8 +36,8 @@ class _Empty:
 
 class _Run:
     def __init__(self, finished_at, tvm_version, p50):
-        self.manifest = {"finished_at": finished_at,
-                         "environment": {"machine_id": "m1", "tvm_version": tvm_version}}
+        self.manifest = {"finished_at": finished_at, "profile": "standard",
+                         "environment": {"cpu_model": "AMD EPYC", "logical_cores": 2, "tvm_version": tvm_version}}
         self.records = [{"id": "numpy_gemm/n=64", "status": "ok", "metric": "latency", "reused_from": None,
                          "stats": {"p50": p50}}]
 

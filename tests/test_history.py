@@ -1,7 +1,7 @@
 """The history page: every run listed, consecutive runs on one machine compared from raw samples."""
 from helpers import record, write_run
 
-from reportgen import history, load
+from reportgen import history, load, merge
 
 
 def test_two_runs_on_one_machine_are_compared(tmp_path):
@@ -15,7 +15,7 @@ def test_two_runs_on_one_machine_are_compared(tmp_path):
     text = history.comparisons(runs)
     assert "20260101T000000Z-quick-m → 20260102T000000Z-quick-m" in text
     assert "变慢" in text and "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured" in text
-    table = history.runs_table(runs, "data")
+    table = history.runs_table(runs, "data", merge.current_records(runs))
     assert table.index("20260102T000000Z-quick-m") < table.index("20260101T000000Z-quick-m")
 
 

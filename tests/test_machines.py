@@ -1,0 +1,188 @@
+"""Machines are first-class: ids from the hardware, one publication machine per site, a
+cross-machine page, reuse that follows the real import closure."""
+import copy
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import ENV, record, write_run
+from reportgen import identity, load, merge, retest
+from reportgen.errors import ReportError
+
+ROOT = Path(__file__).resolve().parents[1]
+ZEN5 = {"cpu_family_model": "26/2", "simd_flags": ["sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw",
+                                                     "avx512vl", "avx512_vnni", "avx512_bf16", "avx_vnni"],
+        "tvm_target": {"kind": "llvm", "mcpu": "znver5"}}
+
+
+def test_machine_id_follows_the_hardware_not_the_uuid():
+    base = dict(ENV)
+    assert identity.machine_id(dict(base, machine_uuid="another-vm")) == identity.machine_id(base)
+    assert identity.machine_id(dict(base, memory_bytes=base["memory_bytes"] + 2**20)) == identity.machine_id(base)
+    for key, value in (("cpu_family_model", "26/2"), ("simd_flags", ["avx2"]), ("logical_cores", 64),
+                       ("memory_bytes", base["memory_bytes"] * 4)):
+        assert identity.machine_id(dict(base, **{key: value})) != identity.machine_id(base), key
+
+
+@pytest.mark.parametrize("flags, level", [(["avx2", "fma"], "avx2"), (["avx2", "fma", "avx_vnni"], "avx2-vnni"),
+                                          (["avx2", "fma", "avx512f"], "avx512"),
+                                          (["avx512f", "avx512_vnni"], "avx512-vnni"), (["sse4_2"], "sse")])
+def test_isa_level(flags, level):
+    assert identity.isa_level({"simd_flags": flags}) == level
+
+
+@pytest.mark.parametrize("extra, isa", [({"blas_kernel": {"architecture": "Haswell"}}, "avx2"),
+                                        ({"blas_kernel": {"architecture": "SkylakeX"}}, "avx512"),
+                                        ({"vector_fma_instructions": {"vfmadd231pd zmm": 4}}, "avx512"),
+                                        ({"codegen": {"fma_packed": {"xmm": 0, "ymm": 3, "zmm": 0}}}, "avx2"),
+                                        ({"isa": "avx512"}, "avx512"), ({}, None)])
+def test_kernel_isa(extra, isa):
+    assert identity.kernel_isa(extra) == isa
+
+
+def _write(tmp_path, run_id, env, profile, n=32, finished="2026-01-01T00:10:00Z"):
+    rec = record(run_id=run_id, case_id=f"numpy_gemm/dtype=float32/n={n}/threads=1/blas=configured")
+    write_run(tmp_path, run_id, [rec], profile=profile, finished_at=finished)
+    manifest_path = tmp_path / "runs" / run_id / "run.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["environment"] = env
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def test_publication_machine_default_rule_and_quick_runs(tmp_path):
+    zen5 = dict(ENV, **ZEN5)
+    _write(tmp_path, "20260101T000000Z-standard-a", ENV, "standard")
+    _write(tmp_path, "20260102T000000Z-quick-b", zen5, "quick", finished="2026-01-02T00:10:00Z")
+    _write(tmp_path, "20260102T010000Z-quick-b", zen5, "quick", n=64, finished="2026-01-02T01:10:00Z")
+    runs = load.read_runs(tmp_path)
+    machine, reason = merge.publication_machine(runs)
+    # the newer machine has more cases, but only quick ones: the standard machine is published
+    assert machine == identity.machine_id(ENV) and "default rule" in reason
+    assert [r.run_id for r in merge.runs_of(runs, machine)] == ["20260101T000000Z-standard-a"]
+    other = identity.machine_id(zen5)
+    assert merge.publication_machine(runs, other[:6]) == (other, "chosen with --machine")
+    assert len(merge.runs_of(runs, other)) == 2   # a quick-only machine publishes its smoke tests
+    with pytest.raises(ReportError, match="--machine: 'zz' matches no"):
+        merge.publication_machine(runs, "zz")
+
+
+def test_a_quick_run_never_displaces_standard_records_of_its_machine(tmp_path):
+    _write(tmp_path, "20260101T000000Z-standard-a", ENV, "standard")
+    _write(tmp_path, "20260102T000000Z-quick-a", ENV, "quick", n=64, finished="2026-01-02T00:10:00Z")
+    runs = load.read_runs(tmp_path)
+    current = merge.current_records(merge.runs_of(runs, identity.machine_id(ENV)))
+    assert sorted(current) == ["numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"]
+
+
+def test_fingerprint_follows_the_import_closure():
+    families = retest.read_profile(ROOT, "standard")
+    files = retest.code_files(ROOT, families["e2e"])
+    # e2e imports gemm/tvm_ladder.py through e2e/tuning.py: the hand-written lists had missed it
+    assert "experiments/gemm/tvm_ladder.py" in files and "experiments/e2e/tuning.py" in files
+    assert "experiments/kernels/fma_peak.c" in retest.code_files(ROOT, families["machine_peak"])
+    assert "experiments/int8/quantize.py" in retest.code_files(ROOT, families["int8"])
+
+
+def test_code_hash_changes_with_a_transitive_import(project):
+    family = retest.read_profile(project, "standard")["e2e"]
+    before = retest.code_hash(project, family)
+    path = project / "experiments" / "gemm" / "tvm_ladder.py"
+    path.write_text(path.read_text() + "\n# touched\n")
+    assert retest.code_hash(project, family) != before
+
+
+def clone_run_as_machine(results, run_id, new_id, env_changes):
+    """A copy of a committed run as if measured on another machine (ids, paths and hashes rewritten)."""
+    src, dest = results / "runs" / run_id, results / "runs" / new_id
+    shutil.copytree(src, dest)
+    lines = []
+    for line in (dest / "records.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        rec["run_id"] = new_id
+        rec["log"]["path"] = rec["log"]["path"].replace(run_id, new_id)
+        for key, value in list(rec["extra"].get("artifacts", {}).items()):
+            if isinstance(value, str):
+                rec["extra"]["artifacts"][key] = value.replace(run_id, new_id)
+        lines.append(json.dumps(rec, sort_keys=True))
+    (dest / "records.jsonl").write_text("\n".join(lines) + "\n")
+    manifest = json.loads((dest / "run.json").read_text())
+    manifest["run_id"] = new_id
+    manifest["finished_at"] = "2099-01-01T00:00:00Z"
+    manifest["environment"].update(copy.deepcopy(env_changes))
+    manifest["environment"]["machine_id"] = identity.machine_id(manifest["environment"])
+    manifest["files"] = {str(p.relative_to(dest)): hashlib.sha256(p.read_bytes()).hexdigest()
+                         for p in sorted(dest.rglob("*")) if p.is_file() and p.name != "run.json"}
+    (dest / "run.json").write_text(json.dumps(manifest, indent=1))
+    return identity.machine_id(manifest["environment"])
+
+
+GEMM_RUN = "20261129T171403Z-standard-f6ab9f827cfd"
+
+
+@pytest.fixture(scope="module")
+def two_machines(tmp_path_factory):
+    """The committed results plus the kernel run cloned as a second (Zen 5) machine, built twice."""
+    from reportgen import build
+    dest = tmp_path_factory.mktemp("machines") / "project"
+    ignore = shutil.ignore_patterns(".venv", "site", "site.*", ".git", "__pycache__", ".cache", "*.egg-info")
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    for extra in (dest / "results" / "runs").iterdir():   # keep only committed runs
+        if "-quick-" in extra.name:
+            shutil.rmtree(extra)
+    other = clone_run_as_machine(dest / "results", GEMM_RUN, f"20990101T000000Z-standard-{'z5' * 6}", ZEN5)
+    build.build(dest, dest / "site")
+    build.build(dest, dest / "site-other", machine=other)
+    return dest, other
+
+
+def _numbers(site):
+    return json.loads((site / "numbers.json").read_text())
+
+
+def test_default_site_is_one_machine_and_the_machines_page_shows_both(two_machines):
+    dest, other = two_machines
+    site = dest / "site"
+    chosen = json.loads((site / "machine.json").read_text())
+    assert chosen["publication_machine"] != other and other in chosen["machines"]
+    numbers = _numbers(site)
+    current = [e for e in numbers if e["kind"] == "current"]
+    assert current and all(e["machine"] for e in current)
+    assert {e["machine"] for e in current if e["page"] != "machines.md"} == {chosen["publication_machine"]}
+    on_machines = {e["machine"] for e in current if e["page"] == "machines.md"}
+    assert on_machines == {chosen["publication_machine"], other}
+    html = (site / "machines.html").read_text()
+    assert "znver5" in html and "znver3" in html and "跨越两台机器" in html
+    assert (site / f"provenance/machine-{other}.html").exists()
+    topic = (site / "gemm.html").read_text()
+    assert "另有 1 台机器的复测" in topic and "machines.html" in topic
+
+
+def test_build_for_the_other_machine(two_machines):
+    dest, other = two_machines
+    site = dest / "site-other"
+    assert json.loads((site / "machine.json").read_text())["publication_machine"] == other
+    current = [e for e in _numbers(site) if e["kind"] == "current" and e["page"] != "machines.md"]
+    assert current and {e["machine"] for e in current} == {other}
+    assert {e["run"] for e in current} == {f"20990101T000000Z-standard-{'z5' * 6}"}
+    env_page = (site / "environment.html").read_text()
+    assert "znver5" in env_page and "znver3" not in env_page
+    # the e2e page of a machine without e2e records says so and keeps its anchors for other pages' links
+    e2e = (site / "e2e.html").read_text()
+    assert "待复测" in e2e and 'id="retest"' in e2e
+
+
+def test_verify_refuses_a_topic_figure_of_another_machine(two_machines):
+    from reportgen import verify
+    dest, other = two_machines
+    site = dest / "site"
+    numbers = _numbers(site)
+    victim = next(e for e in numbers if e["kind"] == "current" and e["page"] == "gemm.md")
+    victim["machine"] = other
+    broken = dest / "site-broken"
+    shutil.copytree(site, broken)
+    (broken / "numbers.json").write_text(json.dumps(numbers))
+    with pytest.raises(ReportError, match="is not the publication machine"):
+        verify.verify(dest, broken)
