@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PROFILE ?= quick
 
-.PHONY: install site build retest test verify serve clean
+.PHONY: install site build pdf retest test verify serve clean
 
 install: $(VENV)/.installed
 
@@ -20,9 +20,15 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 site: install
 	$(BIN)/reportgen retest --profile $(PROFILE)
 	$(BIN)/reportgen build
+	$(BIN)/reportgen pdf
 
+# The PDF (site/study.pdf) needs Debian's chromium; without it `reportgen pdf` says so and skips.
 build: install
 	$(BIN)/reportgen build
+	$(BIN)/reportgen pdf
+
+pdf: install
+	$(BIN)/reportgen pdf
 
 retest: install
 	$(BIN)/reportgen retest --profile $(PROFILE)

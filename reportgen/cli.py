@@ -52,6 +52,19 @@ def build_command(root, site_dir, strict, machine):
     build.build(root, site_dir or root / "site", strict=strict, machine=machine)
 
 
+@cli.command(name="pdf")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="Built site (default: <root>/site); writes study.pdf into it.")
+@click.pass_obj
+def pdf_command(root, site_dir):
+    """Print the whole article, in nav order, to site/study.pdf (skips with a note without chromium).
+
+    Example: reportgen build && reportgen pdf
+    """
+    from . import pdf
+    pdf.write_pdf(root, site_dir or root / "site")
+
+
 @cli.command(name="serve")
 @click.option("--port", default=8000, show_default=True)
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None)

@@ -19,6 +19,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from . import archive, charts, comparable, compare, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import codegen
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -85,6 +86,8 @@ class Templates:
             "gemm_goals": lambda: tables.gemm_goals(b, d.current, d.env),
             "thread_scaling": lambda: tables.thread_scaling(b, d.current, d.env),
             "tvm_excerpts": lambda: tables.tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
+            "codegen_instructions": lambda: codegen.instruction_facts(b, d.current, d.env),
+            "codegen_hello": lambda: codegen.hello_facts(b, d.current),
             "graph_steps": lambda variant, subject="conv": tables_graph.step_table(b, d.current, variant, subject),
             "fusion_summary": lambda variant, subject="conv": tables_graph.fusion_summary(b, d.current, variant, subject),
             "graph_diffs": lambda variant: tables_graph.step_diffs(d.results_dir, d.current, variant, b.data_prefix()),

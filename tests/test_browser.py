@@ -18,7 +18,7 @@ if CHROMIUM is None:
 
 pytestmark = pytest.mark.browser
 PAGES = ("index.html", "method.html", "environment.html", "graph.html", "gemm.html", "gemm-ladder.html",
-         "int8.html", "e2e.html", "archive.html", "history.html", "references.html", "coverage.html",
+         "codegen.html", "int8.html", "e2e.html", "archive.html", "history.html", "references.html", "coverage.html",
          "provenance.html", "provenance/numpy_gemm.html", "provenance/gemm_tvm.html")
 CHART_PAGES = ("gemm.html", "gemm-ladder.html", "e2e.html", "history.html")
 
@@ -110,3 +110,106 @@ def test_provenance_link_resolves(server, page):
     log_link = page.locator("a[href*='/logs/']").first
     response = page.request.get(page.url.rsplit("/", 1)[0] + "/" + log_link.get_attribute("href"))
     assert response.ok
+
+
+@pytest.fixture
+def disk_page(browser):
+    """A page for file:// (site opened from disk): any http(s) request is recorded and refused."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.outside, pg.errors = [], []
+
+    def route(r):
+        if not r.request.url.startswith(("file:", "data:", "blob:")):
+            pg.outside.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+
+    pg.route("**/*", route)
+    pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+@pytest.mark.parametrize("query", ["量化", "GEMM"])
+def test_search_works_from_disk(built_site, disk_page, query):
+    """Opened as file://site/index.html, Material's search (offline plugin) still answers."""
+    disk_page.goto((built_site / "site" / "index.html").as_uri(), wait_until="load")
+    disk_page.locator("label.md-search__icon, .md-search__input").first.click()
+    box = disk_page.locator("input.md-search__input")
+    box.fill(query)
+    box.press("End")
+    results = disk_page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=20000)
+    assert results.count() >= 1
+    assert disk_page.outside == []
+    assert disk_page.errors == []
+
+
+def _site_pages(built_site):
+    """Every page of the built site (print.html, written by `reportgen pdf`, is the PDF's source, not a page)."""
+    site = built_site / "site"
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).as_posix().startswith(("assets/", "data/", "search/"))
+                  and p.name != "print.html")
+
+
+# Tables (and their Material scroll wrappers) wider than the article column hide columns.
+_WIDE_TABLES = """() => {
+  const art = document.querySelector('article').getBoundingClientRect();
+  return [...document.querySelectorAll('article table')].filter(t => {
+    const r = t.getBoundingClientRect();
+    return t.scrollWidth > t.clientWidth + 1 || r.right > art.right + 1 || r.left < art.left - 1;
+  }).map(t => (t.rows[0] ? t.rows[0].innerText : '').replace(/\\s+/g, ' ').slice(0, 80));
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_table_is_wider_than_its_column(built_site, server, browser, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    pg = context.new_page()
+    wide = {}
+    for path in _site_pages(built_site):
+        pg.goto(f"{server}/{path}", wait_until="load")
+        found = pg.evaluate(_WIDE_TABLES)
+        if found:
+            wide[path] = found
+    context.close()
+    assert wide == {}
+
+
+def test_no_console_warning_on_any_page(built_site, server, browser):
+    """Vega warnings (e.g. an empty layer's 'Infinite extent') and errors count, on every page."""
+    context = browser.new_context()
+    pg = context.new_page()
+    said, here = [], [None]
+    pg.on("console", lambda m: m.type in ("warning", "error") and said.append((here[0], m.type, m.text)))
+    pg.on("pageerror", lambda e: said.append((here[0], "pageerror", str(e))))
+    for path in _site_pages(built_site):
+        here[0] = path
+        pg.goto(f"{server}/{path}", wait_until="networkidle")
+        if pg.locator("div.vchart").count():
+            pg.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
+                                 timeout=20000)
+    context.close()
+    assert said == []
+
+
+SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
+
+
+def test_first_screen_of_every_chapter_for_review(built_site, server, browser):
+    """Screenshots (1280 px, first screen) of every nav page into tests/output/screens/ (not committed)."""
+    from reportgen import pdf
+    os.makedirs(SCREENS, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    shots = []
+    for i, (_, md) in enumerate(pdf.nav_pages(built_site)[0]):
+        stem = md.removesuffix(".md")
+        pg.goto(f"{server}/{stem}.html", wait_until="networkidle")
+        shots.append(os.path.join(SCREENS, f"{i:02d}-{stem}.png"))
+        pg.screenshot(path=shots[-1])
+    context.close()
+    assert all(os.path.getsize(s) > 0 for s in shots)

@@ -32,3 +32,21 @@ class _Empty:
 
     def cell(self, row, col):
         raise KeyError(row)
+
+
+class _Run:
+    def __init__(self, finished_at, tvm_version, p50):
+        self.manifest = {"finished_at": finished_at, "profile": "standard",
+                         "environment": {"cpu_model": "AMD EPYC", "logical_cores": 2, "tvm_version": tvm_version}}
+        self.records = [{"id": "numpy_gemm/n=64", "status": "ok", "metric": "latency", "reused_from": None,
+                         "stats": {"p50": p50}}]
+
+
+def test_history_draws_environment_markers_only_when_the_environment_changed():
+    """An empty marker layer makes Vega warn 'Infinite extent for field run'."""
+    same = charts.history({}, {}, None, [_Run("2026-11-29T17:00:00Z", "0.27", 1.0),
+                                         _Run("2026-11-29T18:00:00Z", "0.27", 1.1)]).to_dict()
+    changed = charts.history({}, {}, None, [_Run("2026-11-29T17:00:00Z", "0.27", 1.0),
+                                            _Run("2026-11-29T18:00:00Z", "0.28", 1.1)]).to_dict()
+    assert len(same["layer"]) == 1
+    assert len(changed["layer"]) == 2

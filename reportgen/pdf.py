@@ -1,0 +1,151 @@
+"""`reportgen pdf`: the whole article as one PDF (site/study.pdf), printed by headless Chromium.
+
+Runs after `reportgen build`. The article content of every page in the nav is taken from the
+built site, in nav order, into one print page (site/print.html) with the site's own
+stylesheets and a print stylesheet; Chromium prints it once, so no PDF merge library is
+needed. Ids are prefixed with the page name so that links between chapters stay inside the
+PDF. Charts are the static SVGs the build writes (the same Vega-Lite specs), tables keep the
+historical / current marking.
+
+Without Chromium (a fresh machine before `apt-get install chromium`) or without Playwright,
+it prints one line saying so and skips: `make site` does not fail for a missing printer.
+"""
+import html
+import os
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+PRINT_PAGE = "print.html"
+PDF_NAME = "study.pdf"
+SKIP = "reportgen pdf: skipped, {why}; the site itself is complete (install Debian's chromium for site/study.pdf)"
+
+PRINT_CSS = """
+@page { size: A4; margin: 14mm 12mm 16mm 12mm; }
+html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+body { margin: 0; background: #fff; }
+.md-typeset { font-size: .72rem; line-height: 1.55; }
+.print-cover { text-align: center; padding-top: 30vh; }
+.print-cover h1 { font-size: 1.6rem; margin-bottom: 1em; }
+.print-page { break-before: page; }
+.print-page h1 { font-size: 1.3rem; }
+.md-typeset h1, .md-typeset h2, .md-typeset h3 { break-after: avoid; }
+.md-typeset .headerlink { display: none; }
+.md-typeset__scrollwrap { overflow: visible; margin: 1em 0; }
+.md-typeset__table { padding: 0; }
+.md-typeset table:not([class]) { font-size: .56rem; }
+.md-typeset table:not([class]) th, .md-typeset table:not([class]) td { padding: .3em .35em; }
+.md-typeset table:not([class]) tr { break-inside: avoid; }
+.md-typeset table:not([class]) thead { display: table-header-group; }
+.md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
+.md-typeset .md-clipboard { display: none; }
+.vchart { overflow: visible; break-inside: avoid; }
+.vchart img, .vchart svg { max-width: 100%; height: auto; }
+.num.cur { text-decoration: none; color: #1a237e; }
+"""
+
+
+def nav_pages(root):
+    """The Markdown pages of mkdocs.yml's nav, in order (the generated provenance pages are not in it)."""
+    config = yaml.load((Path(root) / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    out = []
+
+    def walk(items):
+        for item in items:
+            for title, value in item.items():
+                if isinstance(value, list):
+                    walk(value)
+                elif value.endswith(".md"):
+                    out.append((title, value))
+    walk(config.get("nav", []))
+    return out, config.get("site_name", "")
+
+
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*)</article>', re.S)
+_STYLES = re.compile(r'<link rel="stylesheet" href="(assets/[^"]+)">')
+_HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
+
+
+def _rewrite(content, stem, stems):
+    """Page-local ids become '<page>--<id>'; links to included pages point inside the print page."""
+    def href(m):
+        target = m.group(1)
+        path, hash_, anchor = target.partition("#")
+        if not path:
+            return f'href="#{stem}--{anchor}"'
+        if "/" not in path and path.endswith(".html") and path[:-5] in stems:
+            return f'href="#{path[:-5]}--{anchor}"' if hash_ and anchor else f'href="#{path[:-5]}"'
+        return m.group(0)
+    content = re.sub(r'(?<=\s)id="((?!spec-|chart-)[^"]+)"', lambda m: f'id="{stem}--{m.group(1)}"', content)
+    return re.sub(r'href="([^"]*)"', href, content)
+
+
+def assemble(site_dir, pages, site_name):
+    """One HTML page holding every nav page's article, in order."""
+    site_dir = Path(site_dir)
+    stems = {Path(md).with_suffix("").as_posix() for _, md in pages}
+    first = (site_dir / "index.html").read_text(encoding="utf-8")
+    styles = "\n".join(f'<link rel="stylesheet" href="{href}">' for href in _STYLES.findall(first))
+    site_name = html.escape(site_name)
+    body = [f'<section class="print-cover md-typeset"><h1>{site_name}</h1>'
+            f'<p>整篇文章的打印版：各章按网站导航的顺序排列。<span class="num hist">棕色虚线</span>为历史数据，'
+            f'<b>加粗</b>为当前复测；每个数字的溯源条目在网站上。</p></section>']
+    for title, md in pages:
+        stem = Path(md).with_suffix("").as_posix()
+        html_path = site_dir / f"{stem}.html"
+        match = _ARTICLE.search(html_path.read_text(encoding="utf-8")) if html_path.exists() else None
+        if match is None:
+            continue
+        content = _HEADERLINK.sub("", match.group(1))
+        body.append(f'<section class="print-page md-typeset" id="{stem}" data-title="{html.escape(title)}">'
+                    f"{_rewrite(content, stem, stems)}</section>")
+    return ('<!doctype html>\n<html lang="zh"><head><meta charset="utf-8">'
+            f"<title>{site_name}</title>\n{styles}\n<style>{PRINT_CSS}</style></head>\n"
+            '<body class="md-typeset">\n' + "\n".join(body) + "\n</body></html>\n")
+
+
+def chromium():
+    """Debian's chromium (or $REPORTGEN_CHROMIUM), else None."""
+    return os.environ.get("REPORTGEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def write_pdf(root, site_dir, quiet=False):
+    """site/print.html and site/study.pdf; returns the PDF path, or None (with a one-line note) when skipped."""
+    site_dir = Path(site_dir)
+    say = (lambda *_: None) if quiet else print
+    if not (site_dir / "index.html").exists():
+        say(SKIP.format(why=f"no built site in {site_dir} (run `reportgen build` first)"))
+        return None
+    exe = chromium()
+    if exe is None:
+        say(SKIP.format(why="chromium is not installed"))
+        return None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        say(SKIP.format(why="playwright is not installed"))
+        return None
+    pages, site_name = nav_pages(root)
+    printable = site_dir / PRINT_PAGE
+    printable.write_text(assemble(site_dir, pages, site_name), encoding="utf-8")
+    out = site_dir / PDF_NAME
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+                       else r.abort())
+            page.goto(printable.resolve().as_uri(), wait_until="load")
+            page.emulate_media(media="print")
+            page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
+                     header_template="<span></span>",
+                     footer_template='<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+                                     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"})
+        finally:
+            browser.close()
+    say(f"wrote {out}")
+    return out
