@@ -303,6 +303,7 @@ def template_functions(data, book):
         "tvm_vs_framework": lambda peers=False: tvm_vs_framework(book, cur, peers),
         "conclusions_table": lambda: conclusions.table(ctx()),
         "conclusions_counts": lambda: conclusions.counts(ctx()),
+        "conclusions_rule": lambda: conclusions.NOISE_RULE,
         "conclusion_statements": lambda *ids: conclusions.statements(ctx(), ids),
         "reversed_results": lambda: conclusions.reversed_results(ctx()),
         "pitfall_compile": lambda: pitfalls.compile_vs_run(book, cur),
