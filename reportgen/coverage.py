@@ -245,9 +245,13 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
             continue
         if p.get("anchor") and f'id="{p["anchor"]}"' not in html_text:
             reasons.append(f"缺少锚点 #{p['anchor']}")
-        missing = [f for f in p.get("facts", []) if f not in texts[page]]
+        scope = texts[page]
+        if p.get("anchor"):     # the key facts must be in the anchored section, not anywhere on the page
+            scope = page_text(section_html(html_text, p["anchor"]))
+        missing = [f for f in p.get("facts", []) if f not in scope]
         if missing:
-            reasons.append(f"{page} 缺少要点 {'、'.join(f'“{f}”' for f in missing)}")
+            where = f"{page}#{p['anchor']}" if p.get("anchor") else page
+            reasons.append(f"{where} 缺少要点 {'、'.join(f'“{f}”' for f in missing)}")
         wanted, words = [], []
         for fig in p.get("figures", []):
             if fig in tables:      # a whole table: its figures through the archive, its text cells as text
@@ -271,6 +275,24 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
                 reasons.append(f"{page} 没有列出结论 {cid} 及其判断")
         results.append(Result(p, not reasons, reasons))
     return results
+
+
+_HEADING = re.compile(r"<h([1-6])\b[^>]*>")
+
+
+def section_html(page_html, anchor):
+    """The HTML of the section an anchored heading opens, up to the next heading of its level or
+    above (an anchor that is not a heading: from it to the next heading). Empty when absent."""
+    start = page_html.find(f'id="{anchor}"')
+    if start < 0:
+        return ""
+    opening = page_html.rfind("<", 0, start)
+    match = _HEADING.match(page_html, opening)
+    level = int(match.group(1)) if match else 6
+    for nxt in _HEADING.finditer(page_html, start):
+        if int(nxt.group(1)) <= level:
+            return page_html[opening:nxt.start()]
+    return page_html[opening:]
 
 
 def evaluate_today(content, pages_html, root):

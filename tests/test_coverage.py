@@ -182,6 +182,15 @@ def test_a_prose_passage_is_kept_only_with_all_its_key_facts():
     assert (ratio["kept"], ratio["total"], ratio["met"], ratio["missing"]) == (1, 3, False, ["§1¶2", "§1¶3"])
 
 
+def test_key_facts_of_an_anchored_passage_must_be_in_that_section():
+    page = '<h2 id="a">A</h2><p>寄存器压力</p><h3 id="a1">A1</h3><p>缓存组冲突</p><h2 id="b">B</h2><p>动态形状</p>'
+    passage = {"id": "§4¶2", "kind": "prose", "page": "p.md", "anchor": "a", "facts": ["寄存器压力", "缓存组冲突"]}
+    assert coverage.evaluate_content(_passages(passage), {"p.md": page}, [], {}, {}, ROOT)[0].covered
+    passage["facts"].append("动态形状")        # on the page, but in the next section
+    res = coverage.evaluate_content(_passages(passage), {"p.md": page}, [], {}, {}, ROOT)[0]
+    assert res.reasons == ["p.md#a 缺少要点 “动态形状”"]
+
+
 def test_a_data_passage_needs_its_archived_figures_on_its_own_page():
     content = _passages({"id": "§26¶1/data", "kind": "data", "page": "p.md", "figures": ["prose_numbers/x/value"]})
     numbers = [{"page": "q.md", "id": "prose_numbers/x/value", "kind": "historical"}]
@@ -220,5 +229,5 @@ def test_strict_build_names_the_paragraph_whose_key_fact_was_removed(project):
     page.write_text(text.replace("转置 B", "换一种写法"), encoding="utf-8")
     with pytest.raises(ReportError) as err:
         build.build(project, project / "site", strict=True)
-    assert any("item '§12¶3' (gemm-ladder.md#memory) not covered: gemm-ladder.md 缺少要点 “转置 B”" in p
+    assert any("item '§12¶3' (gemm-ladder.md#memory) not covered: gemm-ladder.md#memory 缺少要点 “转置 B”" in p
                for p in err.value.problems), err.value.problems
