@@ -262,7 +262,7 @@ def content_markdown(passages, today, ratios):
     """§34's ratios beside each rule, then every passage of the seed and where it lives."""
     lines = ["", "## §34 的四个比例 {#ratios}", "",
              "按 `archive/content_map.yaml` 逐段计算：原文的每个段落、代码块、公式、表格和数字都映射到承载它的页面；"
-             "正文段落要求页面上出现它的要点（去掉要点，这一段就算丢失），数据要求归档数字在该页显示，"
+             "正文段落要求承载它的那一节（或页面）里出现它的要点（去掉要点，这一段就算丢失），数据要求归档数字在该页显示，"
              "代码要求逐字出现。判定不保留的段落写明原因，并计入比例的分母。", "",
              "| 规则 | 计算 | 结果 | 未保留 |", "|---|---|---|---|"]
     for ratio in ratios.values():
