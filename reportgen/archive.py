@@ -73,8 +73,10 @@ def _table(path, raw):
                 problems.append(f"{where}.cells.{col['key']}: expected the printed string, "
                                 f"got {type(text).__name__} {text!r} (quote it to keep every digit)")
                 continue
+            # a row may carry its own unit (a table of figures quoted from prose mixes units)
             cell = Cell(f"{raw['id']}/{row['key']}/{col['key']}", text, col["kind"],
-                        col.get("unit"), {**row.get("join", {}), **col.get("join", {})})
+                        row.get("unit", col.get("unit")) if col["kind"] == "figure" else col.get("unit"),
+                        {**row.get("join", {}), **col.get("join", {})})
             if cell.kind == "figure" and cell.unit != "shape" and cell.value is None:
                 problems.append(f"{where}.cells.{col['key']}: {text!r} is not a number with an optional unit")
             out[col["key"]] = cell

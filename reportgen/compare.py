@@ -7,6 +7,7 @@ Direction follows the metric: for time, lower is better.
 """
 from dataclasses import dataclass
 
+import numpy as np
 from scipy.stats import mannwhitneyu
 
 from . import identity, load
@@ -28,21 +29,31 @@ class Row:
     verdict: str              # better | worse | same | noisy | not_comparable
 
 
+def samples_verdict(samples_a, samples_b, lower_is_better=True):
+    """(verdict, B/A of the medians, p) for two sets of raw samples, by the rule above.
+
+    better/worse need both p < ALPHA (two-sided Mann-Whitney U) and a median shift of at least
+    MIN_EFFECT; a smaller shift is "same", a larger but insignificant one "noisy". The
+    conclusions of the write-up use the same rule (reportgen.conclusions).
+    """
+    ma, mb = float(np.median(samples_a)), float(np.median(samples_b))
+    ratio = mb / ma
+    p = float(mannwhitneyu(samples_a, samples_b, alternative="two-sided").pvalue) \
+        if len(samples_a) > 1 and len(samples_b) > 1 else 1.0
+    if abs(ratio - 1) < MIN_EFFECT:
+        return "same", ratio, p
+    if p >= ALPHA:
+        return "noisy", ratio, p
+    improved = ratio < 1 if lower_is_better else ratio > 1
+    return ("better" if improved else "worse"), ratio, p
+
+
 def _verdict(a, b, metric):
     if a["status"] != "ok" or b["status"] != "ok":
         return Row(a["id"], None, None, None, None, "not_comparable")
+    verdict, _ratio, p = samples_verdict(a["samples"], b["samples"], LOWER_IS_BETTER.get(metric, True))
     ma, mb = a["stats"]["p50"], b["stats"]["p50"]
-    ratio = mb / ma
-    p = float(mannwhitneyu(a["samples"], b["samples"], alternative="two-sided").pvalue) \
-        if len(a["samples"]) > 1 and len(b["samples"]) > 1 else 1.0
-    if abs(ratio - 1) < MIN_EFFECT:
-        verdict = "same"
-    elif p >= ALPHA:
-        verdict = "noisy"
-    else:
-        improved = ratio < 1 if LOWER_IS_BETTER.get(metric, True) else ratio > 1
-        verdict = "better" if improved else "worse"
-    return Row(a["id"], ma, mb, ratio, p, verdict)
+    return Row(a["id"], ma, mb, mb / ma, p, verdict)
 
 
 def compare_runs(run_a, run_b):

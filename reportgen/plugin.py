@@ -232,11 +232,18 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return html
 
     def on_env(self, env, config, files):
-        results = coverage.evaluate(self.data.items, self.pages_html, self.book.index(), self.data.tables)
+        content_map = coverage.read_content_map(self.data.archive_dir)
+        passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(), self.data.tables,
+                                             coverage.read_code(self.data.archive_dir), self.root)
+        today = coverage.evaluate_today(content_map, self.pages_html, self.root)
+        ratios = coverage.ratios(content_map, passages, today)
+        results = coverage.evaluate(self.data.items, self.pages_html, self.book.index(), self.data.tables,
+                                    (passages, ratios))
         self.coverage = results
+        self.content_rows = coverage.content_problems(passages, today, ratios)
         page = files.get_file_from_path(COVERAGE_PAGE).page
         page.markdown = coverage_markdown(results, coverage.archived_missing(self.book.index(), self.data.tables),
-                                          self.data.rules, self.pages_html)
+                                          self.data.rules, self.pages_html, (passages, today, ratios))
         page.render(config, files)
         return env
 
@@ -246,7 +253,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                            encoding="utf-8")
         (site / "coverage.json").write_text(json.dumps(
             [{"id": r.item["id"], "page": r.item["page"], "anchor": r.item["anchor"],
-              "covered": r.covered, "reasons": r.reasons} for r in self.coverage],
+              "covered": r.covered, "reasons": r.reasons} for r in self.coverage] + self.content_rows,
             ensure_ascii=False, indent=1), encoding="utf-8")
         (site / "machine.json").write_text(json.dumps(
             {"publication_machine": self.data.machine, "reason": self.data.machine_reason,
@@ -275,7 +282,7 @@ ARTICLE_ZH = {"intro": "初识 TVM", "relay": "Relay 和图优化", "gemm": "GEM
 STATUS_ZH = {True: '<span class="ok">已覆盖</span>', False: '<span class="warn">未覆盖</span>'}
 
 
-def coverage_markdown(results, missing_figures, rules, pages_html):
+def coverage_markdown(results, missing_figures, rules, pages_html, content=None):
     done = sum(r.covered for r in results)
     lines = [GENERATED, "# 覆盖检查", "",
              "本页由构建过程计算：对照 §32 的覆盖表，逐项检查渲染后的页面里是否真的出现了要求的锚点、术语、"
@@ -298,4 +305,37 @@ def coverage_markdown(results, missing_figures, rules, pages_html):
         else:
             result = '<span class="ok">满足</span>：历史数字逐字取自 archive/，从不重算或改写（由 verify 逐个比对）'
         lines.append(f"| {rule['rule']} | {rule['check']} | {result} |")
+    if content is not None:
+        lines += content_markdown(*content)
     return "\n".join(lines) + "\n"
+
+
+def content_markdown(passages, today, ratios):
+    """§34's ratios beside each rule, then every passage of the seed and where it lives."""
+    lines = ["", "## §34 的四个比例 {#ratios}", "",
+             "按 `archive/content_map.yaml` 逐段计算：原文的每个段落、代码块、公式、表格和数字都映射到承载它的页面；"
+             "正文段落要求承载它的那一节（或页面）里出现它的要点（去掉要点，这一段就算丢失），数据要求归档数字在该页显示，"
+             "代码要求逐字出现。判定不保留的段落写明原因，并计入比例的分母。", "",
+             "| 规则 | 计算 | 结果 | 未保留 |", "|---|---|---|---|"]
+    for ratio in ratios.values():
+        if not ratio["met"]:
+            state = f'<span class="bad">不满足</span>（规则 {ratio["rule_text"]}）'
+        elif ratio["above_max"]:
+            state = f'<span class="warn">高于上限</span>（规则 {ratio["rule_text"]}：重复背景只应保留一版）'
+        else:
+            state = f'<span class="ok">满足</span>（规则 {ratio["rule_text"]}）'
+        lines.append(f"| {ratio['rule'] or ratio['label']} | {ratio['text']} | {state} | "
+                     f"{', '.join(ratio['missing']) or '—'} |")
+    lines += ["", "## 逐段映射 {#passages}", "", "| 段落 | 类别 | 位置 | 状态 | 说明 |", "|---|---|---|---|---|"]
+    for r in passages:
+        item = r.item
+        where = (f"{item['page']}#{item['anchor']}" if item.get("anchor") else item.get("page", "—"))
+        if "dropped" in item:
+            state, why = '<span class="warn">不保留</span>', item["dropped"]
+        else:
+            extra = today.get(item["id"]) if item["kind"] == "code" else []
+            ok = r.covered and not extra
+            state = STATUS_ZH[ok].replace("覆盖", "保留")
+            why = "；".join(r.reasons + (extra or [])) or ("当前等价写法：`" + item["today"] + "`" if "today" in item else "—")
+        lines.append(f"| {item['id']} | {coverage.KINDS[item['kind']]} | {where} | {state} | {why} |")
+    return lines

@@ -6,6 +6,7 @@ plugin merges them into the names every page sees. Every figure goes through
 rewrites the sentence (and its direction) rather than leaving a stale claim.
 """
 import json
+from pathlib import Path
 
 from . import conclusions, coverage, merge, pitfalls, service
 from .lookup import e2e, e2e_models, e2e_tvm, engine_zh, gemm, model_zh, ms, ok, seconds, times
@@ -65,6 +66,14 @@ def evidence_summary(book, current, runs):
                  f"{book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)} 个，"
                  "它的结论只能当作趋势。")
     return text
+
+
+def cache_sizes(env):
+    """The cache levels of the publication machine, as run.json records them (sysfs of cpu0)."""
+    caches = (env or {}).get("caches") or {}
+    if not caches:
+        return "（运行清单没有记录缓存大小）"
+    return "、".join(f"{_esc(level)} {_esc(size)}" for level, size in caches.items())
 
 
 def _target_dict(target):
@@ -223,21 +232,44 @@ def tvm_vs_framework(book, current, peers=False):
 DEFAULT_NOTE = "原文逐字转录，TVM 0.6/0.7 时代的接口，今天不能原样运行。"
 
 
-def historical_code(code, snippet_id, book):
-    """One snippet of the seed, verbatim, marked as history, with where today's counterpart is."""
+def current_code(root, rel, book):
+    """The current equivalent of an old snippet: the very file tests/test_snippets.py runs, with its label.
+
+    The label and title come from the file's first comment line ("# 当前版本建议写法（…）：…" or
+    "# 实验封装示意…"); the block is marked ``data-today`` so the coverage check finds it.
+    """
+    text = (Path(root) / rel).read_text(encoding="utf-8")
+    title = text.splitlines()[0].lstrip("# ").strip()
+    if not title.startswith(coverage.LABELS):
+        raise ValueError(f"{rel}: the first line must start with one of {coverage.LABELS}")
+    body = "\n".join("    " + line if line else "" for line in text.rstrip("\n").split("\n"))
+    href = book._rel(rel.removeprefix("docs/"))
+    return (f'<div class="today" data-today="{_esc(rel)}" markdown="1">\n\n'
+            f'??? example "{_esc(title)}"\n'
+            f'    源文件 [`{_esc(rel)}`]({href})。`tests/test_snippets.py` 在 TVM 0.27 上运行它，'
+            "并逐行核对文件末尾注释里的期望输出。\n\n"
+            f"    ```python\n{body}\n    ```\n\n</div>\n<!-- /today -->\n")
+
+
+def historical_code(code, snippet_id, book, today=None, root=None):
+    """One snippet of the seed, verbatim, marked as history, with where today's counterpart is.
+
+    ``today``: {snippet id: file of its current equivalent}; that file is shown right after it.
+    """
     snip = next((s for s in code["snippets"] if s["id"] == snippet_id), None)
     if snip is None:
         raise KeyError(f"archive/code.yaml: no snippet {snippet_id!r}")
     body = "\n".join("    " + line if line else "" for line in snip["text"].rstrip("\n").split("\n"))
-    today = book.link(snip["today"], "今天的对应")
+    current = (today or {}).get(snippet_id)
     return (f'???+ quote "历史代码（§{snip["seed_section"]}）：{_esc(snip["title"])}"\n'
-            f"    {_esc(snip.get('note', DEFAULT_NOTE))}{today}。\n\n"
-            f"    ```{snip['lang']}\n{body}\n    ```\n")
+            f"    {_esc(snip.get('note', DEFAULT_NOTE))}{book.link(snip['today'], '今天的对应')}。\n\n"
+            f"    ```{snip['lang']}\n{body}\n    ```\n"
+            + (f"\n{current_code(root, current, book)}" if current else ""))
 
 
-def historical_code_all(code, book, skip_pages=()):
+def historical_code_all(code, book, skip_pages=(), today=None, root=None):
     """Every snippet of the seed in its order, except those shown on the given pages."""
-    return "\n".join(historical_code(code, s["id"], book) for s in code["snippets"]
+    return "\n".join(historical_code(code, s["id"], book, today, root) for s in code["snippets"]
                      if s["today"].split("#")[0] not in skip_pages)
 
 
@@ -245,6 +277,9 @@ def template_functions(data, book):
     """Names for the write-up pages: finished strings, every figure through ``book``."""
     cur, env = data.current, data.env
     code = coverage.read_code(data.archive_dir)
+    root = data.archive_dir.parent
+    today = {p["snippet"]: p["today"] for p in coverage.read_content_map(data.archive_dir)["passages"]
+             if p.get("kind") == "code" and "today" in p and "dropped" not in p}
 
     previous = {}
 
@@ -254,9 +289,10 @@ def template_functions(data, book):
         return conclusions.Context(book, cur, env, data.tables, previous or None)
 
     return {
-        "historical_code": lambda snippet_id: historical_code(code, snippet_id, book),
-        "historical_code_all": lambda *skip: historical_code_all(code, book, skip),
+        "historical_code": lambda snippet_id: historical_code(code, snippet_id, book, today, root),
+        "historical_code_all": lambda *skip: historical_code_all(code, book, skip, today, root),
         "chain_facts": lambda: chain_facts(book, cur, env),
+        "cache_sizes": lambda: cache_sizes(env),
         "evidence_summary": lambda: evidence_summary(book, cur, data.runs),
         "migration_summary": lambda: migration_summary(book, cur, env),
         "platform_facts": lambda: platform_facts(book, cur, env),
@@ -267,6 +303,7 @@ def template_functions(data, book):
         "tvm_vs_framework": lambda peers=False: tvm_vs_framework(book, cur, peers),
         "conclusions_table": lambda: conclusions.table(ctx()),
         "conclusions_counts": lambda: conclusions.counts(ctx()),
+        "conclusions_rule": lambda: conclusions.NOISE_RULE,
         "conclusion_statements": lambda *ids: conclusions.statements(ctx(), ids),
         "reversed_results": lambda: conclusions.reversed_results(ctx()),
         "pitfall_compile": lambda: pitfalls.compile_vs_run(book, cur),

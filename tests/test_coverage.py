@@ -163,3 +163,71 @@ def test_one_figure_id_shows_one_text_on_every_page(built_site):
     for entry in numbers:
         texts.setdefault(entry["id"], set()).add(entry["value"])
     assert {k: v for k, v in texts.items() if len(v) > 1} == {}
+
+
+# --- the content map: every passage of the seed, checked by content -----------------------------
+
+def _passages(*passages, rules=None):
+    return {"rules": rules or {"prose": {"min": 0.5}, "data": {"min": 1.0}}, "passages": list(passages)}
+
+
+def test_a_prose_passage_is_kept_only_with_all_its_key_facts():
+    content = _passages({"id": "§1¶1", "kind": "prose", "page": "p.md", "anchor": "a", "facts": ["tvm.compile", "VirtualMachine"]},
+                        {"id": "§1¶2", "kind": "prose", "page": "p.md", "facts": ["tvm.compile", "寄存器压力"]},
+                        {"id": "§1¶3", "kind": "prose", "dropped": "重复"})
+    results = coverage.evaluate_content(content, {"p.md": PAGE}, [], {}, {}, ROOT)
+    assert [r.covered for r in results] == [True, False, False]
+    assert results[1].reasons == ["p.md 缺少要点 “寄存器压力”"]
+    ratio = coverage.ratios(content, results)["prose"]
+    assert (ratio["kept"], ratio["total"], ratio["met"], ratio["missing"]) == (1, 3, False, ["§1¶2", "§1¶3"])
+
+
+def test_key_facts_of_an_anchored_passage_must_be_in_that_section():
+    page = '<h2 id="a">A</h2><p>寄存器压力</p><h3 id="a1">A1</h3><p>缓存组冲突</p><h2 id="b">B</h2><p>动态形状</p>'
+    passage = {"id": "§4¶2", "kind": "prose", "page": "p.md", "anchor": "a", "facts": ["寄存器压力", "缓存组冲突"]}
+    assert coverage.evaluate_content(_passages(passage), {"p.md": page}, [], {}, {}, ROOT)[0].covered
+    passage["facts"].append("动态形状")        # on the page, but in the next section
+    res = coverage.evaluate_content(_passages(passage), {"p.md": page}, [], {}, {}, ROOT)[0]
+    assert res.reasons == ["p.md#a 缺少要点 “动态形状”"]
+
+
+def test_a_data_passage_needs_its_archived_figures_on_its_own_page():
+    content = _passages({"id": "§26¶1/data", "kind": "data", "page": "p.md", "figures": ["prose_numbers/x/value"]})
+    numbers = [{"page": "q.md", "id": "prose_numbers/x/value", "kind": "historical"}]
+    res = coverage.evaluate_content(content, {"p.md": PAGE, "q.md": ""}, numbers, {}, {}, ROOT)[0]
+    assert res.reasons == ["p.md 没有显示历史数字 prose_numbers/x/value"]
+    numbers[0]["page"] = "p.md"
+    assert coverage.evaluate_content(content, {"p.md": PAGE}, numbers, {}, {}, ROOT)[0].covered
+
+
+def test_a_code_passage_needs_its_labelled_current_equivalent(tmp_path):
+    (tmp_path / "snip.py").write_text("# 当前版本建议写法：x\nprint(1)\n", encoding="utf-8")
+    content = _passages({"id": "§3code1", "kind": "code", "page": "p.md", "snippet": "s", "today": "snip.py"})
+    block = '<div data-today="snip.py"><p>当前版本建议写法：x</p><pre># 当前版本建议写法：x\nprint(1)</pre></div><!-- /today -->'
+    assert coverage.evaluate_today(content, {"p.md": PAGE + block}, tmp_path) == {"§3code1": []}
+    assert coverage.evaluate_today(content, {"p.md": PAGE + block.replace("print(1)", "")}, tmp_path) == \
+        {"§3code1": ["p.md 没有完整包含 snip.py"]}
+
+
+def test_the_content_map_covers_the_whole_seed_and_meets_the_rules(built_site):
+    content = coverage.read_content_map(ROOT / "archive")
+    ids = [p["id"] for p in content["passages"]]
+    for section in SEED_SECTIONS:
+        if section not in ("32", "34", "35", "参考资料"):
+            assert any(i.startswith(f"§{section}¶") or i.startswith(f"§{section}code") or i.startswith(f"§{section}table")
+                       for i in ids), section
+    results = json.loads((built_site / "site" / "coverage.json").read_text(encoding="utf-8"))
+    ratios = {r["id"]: r for r in results if r["id"].startswith("ratio.")}
+    assert set(ratios) == {"ratio.prose", "ratio.code", "ratio.data", "ratio.conclusion", "ratio.today"}
+    assert all(r["covered"] for r in ratios.values()), [r["reasons"] for r in ratios.values()]
+
+
+def test_strict_build_names_the_paragraph_whose_key_fact_was_removed(project):
+    page = project / "docs" / "gemm-ladder.md"
+    text = page.read_text(encoding="utf-8")
+    assert "转置 B" in text
+    page.write_text(text.replace("转置 B", "换一种写法"), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build.build(project, project / "site", strict=True)
+    assert any("item '§12¶3' (gemm-ladder.md#memory) not covered: gemm-ladder.md#memory 缺少要点 “转置 B”" in p
+               for p in err.value.problems), err.value.problems
