@@ -68,7 +68,8 @@ class FigureBook:
         """A case that did not produce a time is shown as failed, never as a number."""
         rec = cur.record
         href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
-        return f'<a class="num failed" href="{href}" title="{html.escape(rec["error"] or "")}">{rec["status"]}</a>'
+        from .cells import text  # the one escaping point (an error message is untrusted text)
+        return f'<a class="num failed" href="{href}" title="{text(rec["error"] or "")}">{text(rec["status"])}</a>'
 
     def data_prefix(self):
         """Relative path from the current page to the published results (site/data)."""
