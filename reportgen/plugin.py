@@ -213,7 +213,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             ensure_ascii=False, indent=1), encoding="utf-8")
         data = site / "data" / "runs"
         for run in self.data.runs:
-            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True)
+            # load refused any run holding a symlink; never follow one here either
+            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True)
 
 
 ARTICLE_ZH = {"intro": "初识 TVM", "relay": "Relay 和图优化", "gemm": "GEMM 优化", "codegen": "代码生成",
