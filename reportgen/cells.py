@@ -70,3 +70,16 @@ def href(value):
     if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", value) or value.strip().startswith("//"):
         return "#"
     return html.escape(value, quote=True)
+
+
+_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def text_with_code(value):
+    """Text whose `backtick` spans stay inline code (archived seed prose); everything else is text()."""
+    value, out, pos = str(value), [], 0
+    for match in _SPAN.finditer(value):
+        out += [text(value[pos:match.start()]), code_span(match.group(2).strip())]
+        pos = match.end()
+    out.append(text(value[pos:]))
+    return "".join(out)

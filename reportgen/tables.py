@@ -26,11 +26,11 @@ def archive_table(book, table):
     headers = [_esc(table.meta["row_header"])] + [_esc(c["label"]) for c in table.columns]
     rows = []
     for row in table.rows:
-        cells = [_esc(row["label"])]
+        line = [_esc(row["label"])]
         for col in table.columns:
             cell = row["cells"][col["key"]]
-            cells.append(book.historical(cell) if cell.kind == "figure" else _esc(cell.text))
-        rows.append(cells)
+            line.append(book.historical(cell) if cell.kind == "figure" else cells.text_with_code(cell.text))
+        rows.append(line)
     return markdown(headers, rows)
 
 
