@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, comparable, compare, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import archive, charts, comparable, compare, corpus, coverage, derived, history, load, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
 from .errors import ReportError
 from .figures import FigureBook
 
@@ -117,6 +117,8 @@ class Templates:
             "numpy_gflops": self.numpy_gflops,
             "peak_gflops": self.peak_gflops,
             "env": d.env or {},
+            "hostile": lambda: corpus.counts(d.archive_dir.parent),
+            "hostile_table": lambda: corpus.table(d.archive_dir.parent),
             **writeup.template_functions(d, b),
         }
 

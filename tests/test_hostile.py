@@ -635,3 +635,10 @@ SPECIAL = {"path_artifact_dotdot", "path_artifact_outside_artifacts", "path_trac
            "site_dir_ancestor", "site_dir_foreign", "cli_port_busy", "cli_port_invalid", "cli_port_zero",
            "cli_subdirectory", "cli_outside_project", "cli_results_missing", "cli_results_read_only",
            "cli_serve_text_types"}
+
+
+def test_credibility_page_counts_the_corpus(published):
+    page = (published / "site" / "credibility.html").read_text(encoding="utf-8")
+    outcomes = [c["outcome"] for c in CORPUS]
+    assert f"共尝试 {len(CORPUS)} 个恶意输入，其中 {outcomes.count('refused')} 个被拒绝" in page
+    assert f"{outcomes.count('text')} 个只作为纯文本" in page and "可执行内容或错误数字的：0 个" in page
