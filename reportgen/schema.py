@@ -68,6 +68,11 @@ STATS_FIELDS = _stats.STAT_KEYS
 TIME_UNITS = ("s", "ms", "us", "ns")
 """Units of durations: every sample and statistic in them is a finite number > 0."""
 
+GIT_FIELDS = ("commit", "dirty")
+EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reused")
+EXPERIMENT_OPTIONAL = ("load_average",)
+"""run.json's nested objects are closed too (load_average came later: optional)."""
+
 _SAFE_TEXT = re.compile(r"^[^<>&\"'`\x00-\x1f\x7f]*$")
 _ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -257,6 +262,19 @@ def run_problems(run):
     for name in ("environment", "experiments"):
         _finite(run[name], name, out)
     _safe_strings(run["run_id"], "run_id", out)
+    for name in GIT_FIELDS:
+        if name not in run["git"]:
+            out.append(f"git.{name}: missing")
+    out.extend(f"git.{name}: unknown field" for name in run["git"] if name not in GIT_FIELDS)
+    for family, entry in run["experiments"].items():
+        if not isinstance(entry, dict):
+            out.append(f"experiments.{family}: expected an object")
+            continue
+        out.extend(f"experiments.{family}.{name}: missing" for name in EXPERIMENT_FIELDS if name not in entry)
+        out.extend(f"experiments.{family}.{name}: unknown field" for name in entry
+                   if name not in EXPERIMENT_FIELDS + EXPERIMENT_OPTIONAL)
+        if entry.get("status") not in ("ok", "run_failed", "timeout"):
+            out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed or timeout")
     for path, sha in run["files"].items():
         if not isinstance(sha, str) or not _SHA.match(sha):
             out.append(f"files.{path}: expected a sha256, got {sha!r}")

@@ -247,6 +247,15 @@ def _nested(obj, key, value):
     return mutate
 
 
+def _manifest(fn):
+    def mutate(tmp):
+        run = _good(tmp)
+        manifest = json.loads((run / "run.json").read_text())
+        fn(manifest)
+        (run / "run.json").write_text(json.dumps(manifest))
+    return mutate
+
+
 def _run_json_deleted(tmp):
     (_good(tmp) / "run.json").unlink()
 
@@ -307,6 +316,8 @@ MUTATIONS = {
     "fig_unknown_check_key": _nested("check", "note", "trust me"),
     "fig_unknown_log_key": _nested("log", "url", "http://example.com/log"),
     "fig_unknown_stats_key": _nested("stats", "p999", 0.002),
+    "fig_unknown_git_key": _manifest(lambda m: m["git"].update(signed_by="someone trusted")),
+    "fig_family_status_bogus": _manifest(lambda m: m["experiments"]["numpy_gemm"].update(status="fine")),
     "fig_run_json_deleted": _run_json_deleted,
     "fig_records_empty": _records_empty,
     "fig_records_deleted": _records_deleted,
@@ -359,6 +370,17 @@ def test_trace_never_prints_a_symlinked_log(tmp_path):
         trace.trace(tmp_path, "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured")
     assert CASES["path_trace_symlink"]["expect"] in str(err.value)
     assert "root:" not in str(err.value)
+
+
+def test_trace_sends_no_control_characters_to_the_terminal(tmp_path):
+    rec = record(RUN, status="run_failed", error="\x1b]0;pwned\x07\x1b[2J boom",
+                 check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
+                        "passed": None})
+    rec.update(samples=[], stats=None, repeat=0)
+    write_run(tmp_path / "results", RUN, [rec], log_text="\x1b[31mred\x1b[0m\nline two\x1b[2J\nthree\n")
+    out = trace.trace(tmp_path, rec["id"])
+    assert "boom" in out and "red" in out
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in out), CASES["path_trace_terminal_escape"]["expect"]
 
 
 # -- 4. history: the sealed archive ---------------------------------------------------------
@@ -628,7 +650,7 @@ def test_cli_oserror_is_one_line(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "error: /x/results/runs: Permission denied"
 
 
-SPECIAL = {"path_artifact_dotdot", "path_artifact_outside_artifacts", "path_trace_symlink",
+SPECIAL = {"path_trace_terminal_escape", "path_artifact_dotdot", "path_artifact_outside_artifacts", "path_trace_symlink",
            "hist_one_digit", "hist_table_deleted", "hist_environments_deleted", "hist_tables_dir_deleted",
            "hist_seal_deleted", "hist_file_added", "hist_build_refuses_digit", "fig_build_refuses_edit",
            "conc_second_build", "site_dir_results", "site_dir_archive", "site_dir_docs", "site_dir_root",
