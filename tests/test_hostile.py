@@ -650,7 +650,7 @@ def test_cli_oserror_is_one_line(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "error: /x/results/runs: Permission denied"
 
 
-SPECIAL = {"path_trace_terminal_escape", "path_artifact_dotdot", "path_artifact_outside_artifacts", "path_trace_symlink",
+SPECIAL = {"path_planted_site_data", "path_site_symlink", "path_trace_terminal_escape", "path_artifact_dotdot", "path_artifact_outside_artifacts", "path_trace_symlink",
            "hist_one_digit", "hist_table_deleted", "hist_environments_deleted", "hist_tables_dir_deleted",
            "hist_seal_deleted", "hist_file_added", "hist_build_refuses_digit", "fig_build_refuses_edit",
            "conc_second_build", "site_dir_results", "site_dir_archive", "site_dir_docs", "site_dir_root",
@@ -664,3 +664,18 @@ def test_credibility_page_counts_the_corpus(published):
     outcomes = [c["outcome"] for c in CORPUS]
     assert f"共尝试 {len(CORPUS)} 个恶意输入，其中 {outcomes.count('refused')} 个被拒绝" in page
     assert f"{outcomes.count('text')} 个只作为纯文本" in page and "可执行内容或错误数字的：0 个" in page
+
+
+def test_verify_refuses_planted_site_data(project_copy):
+    run = sorted((project_copy / "site" / "data" / "runs").iterdir())[-1]
+    (run / "logs" / "passwd.log").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(ReportError) as err:
+        verify.verify(project_copy, project_copy / "site")
+    assert CASES["path_planted_site_data"]["expect"] in str(err.value)
+
+
+def test_verify_refuses_a_symlink_in_the_site(project_copy):
+    (project_copy / "site" / "passwd.html").symlink_to("/etc/passwd")
+    with pytest.raises(ReportError) as err:
+        verify.verify(project_copy, project_copy / "site")
+    assert CASES["path_site_symlink"]["expect"] in str(err.value)
