@@ -409,7 +409,8 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
     problems = [f"{tmp / 'records.jsonl'}: {rec['id']}: {p}"
                 for rec in records for p in schema.record_problems(rec)]
     if problems:
-        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
     with open(tmp / "records.jsonl", "w", encoding="utf-8") as fh:
         for rec in records:
             fh.write(schema.dumps(rec) + "\n")
@@ -422,7 +423,8 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
     }
     problems = [f"{tmp / 'run.json'}: {p}" for p in schema.run_problems(manifest)]
     if problems:
-        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
     (tmp / "run.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
                                   encoding="utf-8")
     final = runs_dir / run_id

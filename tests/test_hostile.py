@@ -679,3 +679,15 @@ def test_verify_refuses_a_symlink_in_the_site(project_copy):
     with pytest.raises(ReportError) as err:
         verify.verify(project_copy, project_copy / "site")
     assert CASES["path_site_symlink"]["expect"] in str(err.value)
+
+
+def test_a_second_build_waits_for_the_first(tmp_path, capsys):
+    site = tmp_path / "site"
+    first = build._Lock(site, 0)
+    first.__enter__()
+    threading.Timer(0.8, first.__exit__, (None, None, None)).start()
+    started = time.monotonic()
+    with build._Lock(site, 30):
+        waited = time.monotonic() - started
+    assert waited > 0.3   # structure, not timing: it did wait for the release
+    assert "waiting for another build" in capsys.readouterr().out
