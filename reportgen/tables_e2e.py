@@ -185,7 +185,7 @@ def tuning_table(book, current):
                           book.failed(cur)] + ["—"] * 5)
             continue
         e = rec["extra"]
-        fails = ", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无"
+        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无")
         total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
         lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
                       book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
