@@ -73,7 +73,9 @@ EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reu
 EXPERIMENT_OPTIONAL = ("load_average",)
 """run.json's nested objects are closed too (load_average came later: optional)."""
 
-_SAFE_TEXT = re.compile(r"^[^<>&\"'`\x00-\x1f\x7f]*$")
+# Labels (ids, case values, units) reach pages in many places: besides markup and control
+# characters, refuse the Markdown specials that make links, attribute lists and table cells.
+_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f]*$")
 _ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 

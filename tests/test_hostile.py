@@ -36,7 +36,7 @@ PROCESS_TESTS = {"proc_kill_9": "test_kill_9_of_retest_leaves_no_process",
 
 
 def _ids(cls):
-    return [c["id"] for c in CORPUS if c["class"] == cls]
+    return [c["id"] for c in CORPUS if c["class"] == cls and "payload" in c]
 
 
 def test_corpus_is_well_formed_and_every_case_has_a_test():
@@ -295,7 +295,17 @@ def _truncated(tmp):
     (run / "records.jsonl").write_text(text[: len(text) // 2] + "\n")
 
 
+def _case_value(value):
+    def mutate(tmp):
+        rec = record(RUN)
+        rec["case"]["model"] = value
+        write_run(tmp, RUN, [rec])
+    return mutate
+
+
 MUTATIONS = {
+    "inj_case_label_link": _case_value("[x](javascript:alert(1))"),
+    "inj_case_label_attr_list": _case_value("resnet{: onclick=alert(1)}"),
     "path_log_symlink": _symlink_log,
     "path_logs_dir_symlink": _symlink_logs_dir,
     "path_artifact_symlink": _symlink_artifact,
