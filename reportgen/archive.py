@@ -1,5 +1,13 @@
-"""The historical tables of the seed, read from archive/ exactly as printed."""
+"""The historical tables of the seed, read from archive/ exactly as printed.
+
+archive/ is sealed: archive/SHA256SUMS lists the sha256 of every other file under it, and
+every read checks it, so one changed digit of a historical table is noticed. To change the
+archive deliberately, edit it, then run ``python -m reportgen.archive --reseal`` and commit
+both (the diff of SHA256SUMS shows which files changed).
+"""
+import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +17,8 @@ from .errors import ReportError
 
 TABLE_FIELDS = ("id", "title", "seed_section", "seed_lines", "unit", "environment",
                 "unit_evidence", "row_header", "columns", "rows")
+SEAL = "SHA256SUMS"
+RESEAL = "python -m reportgen.archive --reseal"
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(s|ms|%|GFLOPS)?$")
 
 
@@ -88,21 +98,115 @@ def _table(path, raw):
                  columns, rows)
 
 
-def read_archive(archive_dir):
-    """Every table under archive/tables, keyed by id, plus the environments."""
+def _sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _sealed_files(archive_dir):
+    """Every file under archive/ but the seal itself (symlinks included, as refusals)."""
+    return sorted(p for p in archive_dir.rglob("*")
+                  if (p.is_file() or p.is_symlink()) and p.relative_to(archive_dir).as_posix() != SEAL)
+
+
+def seal_problems(archive_dir):
+    """Files under archive/ that differ from, are missing from, or were added after its seal."""
     archive_dir = Path(archive_dir)
+    seal = archive_dir / SEAL
+    try:
+        lines = seal.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return [f"{seal}: missing: the archive is unsealed; run `{RESEAL}` to seal it deliberately"]
+    listed = {}
+    for number, line in enumerate(lines, 1):
+        sha, sep, rel = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", sha) or not rel:
+            return [f"{seal}:{number}: expected '<sha256>  <path>', got {line[:60]!r}; run `{RESEAL}`"]
+        listed[rel] = sha
+    out = []
+    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir)}
+    hint = f"if the change is deliberate, run `{RESEAL}` and commit archive/{SEAL}"
+    for rel in sorted(set(listed) | set(actual)):
+        path = archive_dir / rel
+        if rel not in actual:
+            out.append(f"{path}: sealed in archive/{SEAL} but missing; restore it (git checkout), or {hint}")
+        elif path.is_symlink():
+            out.append(f"{path}: is a symlink; the archive holds only plain files")
+        elif rel not in listed:
+            out.append(f"{path}: not in archive/{SEAL} (added after sealing); {hint}")
+        elif _sha256(path) != listed[rel]:
+            out.append(f"{path}: differs from its sealed sha256 in archive/{SEAL} "
+                       f"(historical figures are never edited); {hint}")
+    return out
+
+
+def reseal(archive_dir):
+    """Write archive/SHA256SUMS for the archive as it is now (a deliberate act: commit it)."""
+    archive_dir = Path(archive_dir)
+    files = _sealed_files(archive_dir)
+    links = [p for p in files if p.is_symlink()]
+    if links:
+        raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
+    text = "".join(f"{_sha256(p)}  {p.relative_to(archive_dir).as_posix()}\n" for p in files)
+    (archive_dir / SEAL).write_text(text, encoding="utf-8")
+    return len(files)
+
+
+def _load_yaml(path, what):
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ReportError(f"{path}: missing: the archive needs its {what}; restore it with "
+                          f"`git checkout -- {path.name}` in {path.parent}") from exc
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror}") from exc
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: invalid YAML: {exc}") from exc
+
+
+def read_archive(archive_dir):
+    """Every table under archive/tables, keyed by id, plus the environments; the seal checked."""
+    archive_dir = Path(archive_dir)
+    if not (archive_dir / "tables").is_dir():
+        raise ReportError(f"{archive_dir / 'tables'}: missing: no historical tables to publish "
+                          "(restore archive/ from git)")
     tables = {}
     for path in sorted((archive_dir / "tables").glob("*.yaml")):
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ReportError(f"{path}: invalid YAML: {exc}") from exc
+        raw = _load_yaml(path, "historical table")
+        if not isinstance(raw, dict):
+            raise ReportError(f"{path}: expected a mapping of table fields, got {type(raw).__name__}")
         table = _table(path, raw)
         tables[table.id] = table
-    environments = yaml.safe_load((archive_dir / "environments.yaml").read_text(encoding="utf-8"))
+    if not tables:
+        raise ReportError(f"{archive_dir / 'tables'}: no historical tables (*.yaml); restore archive/ from git")
+    environments = _load_yaml(archive_dir / "environments.yaml", "historical environments")
+    if not isinstance(environments, dict):
+        raise ReportError(f"{archive_dir / 'environments.yaml'}: expected a mapping of environments")
     missing = [f"{archive_dir / 'tables' / (t.id + '.yaml')}: environment: unknown {t.meta['environment']!r}"
                for t in tables.values()
                if t.meta["environment"] is not None and t.meta["environment"] not in environments]
     if missing:
         raise ReportError(missing)
+    sealed = seal_problems(archive_dir)
+    if sealed:
+        raise ReportError(sealed)
     return tables, environments
+
+
+def main(argv=None):
+    """python -m reportgen.archive --reseal [ARCHIVE_DIR]: record the archive as it is now."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "--reseal" or len(args) > 2:
+        print("usage: python -m reportgen.archive --reseal [ARCHIVE_DIR]", file=sys.stderr)
+        return 2
+    archive_dir = Path(args[1] if len(args) > 1 else "archive")
+    try:
+        count = reseal(archive_dir)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"sealed {count} files of {archive_dir} into {archive_dir / SEAL}; commit it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

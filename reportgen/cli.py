@@ -1,4 +1,5 @@
 """Command line: verbs in workflow order. Each is a thin wrapper over a function tests call."""
+import os
 import sys
 from pathlib import Path
 
@@ -7,13 +8,42 @@ import click
 from .errors import ReportError
 
 
+class Root(os.PathLike):
+    """The project root, found on first use: --root, or the nearest folder up holding mkdocs.yml."""
+
+    def __init__(self, given, explicit):
+        self.given, self.explicit, self._path = given, explicit, None
+
+    @property
+    def path(self):
+        if self._path is None:
+            start = self.given.resolve()
+            if self.explicit:
+                if not start.is_dir():
+                    raise ReportError(f"--root {start}: no such folder; point --root at the project folder")
+                self._path = start
+            else:
+                found = next((p for p in (start, *start.parents) if (p / "mkdocs.yml").is_file()), None)
+                if found is None:
+                    raise ReportError(f"{start}: not inside the project (no mkdocs.yml here or in any parent "
+                                      "folder); cd into it or pass --root")
+                self._path = found
+        return self._path
+
+    def __fspath__(self):
+        return str(self.path)
+
+    def __truediv__(self, other):
+        return self.path / other
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="Project root (holds experiments/, results/, docs/).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project root (holds mkdocs.yml, results/, docs/); default: found upwards from here.")
 @click.pass_context
 def cli(ctx, root):
     """Re-run the TVM study, build its site, and trace any figure to its log."""
-    ctx.obj = root.resolve()
+    ctx.obj = Root(root or Path("."), explicit=root is not None)
 
 
 @cli.command(name="retest")
@@ -66,7 +96,8 @@ def pdf_command(root, site_dir):
 
 
 @cli.command(name="serve")
-@click.option("--port", default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="TCP port on 127.0.0.1; 0 picks a free one.")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None)
 @click.pass_obj
 def serve_command(root, port, site_dir):
@@ -119,7 +150,7 @@ def compare_command(root, run_a, run_b):
 
 def main():
     try:
-        cli(standalone_mode=False)
+        code = cli(standalone_mode=False)
     except ReportError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -129,6 +160,17 @@ def main():
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except OSError as exc:   # a file we could not read or write: name it, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(1)
+    except Exception as exc:  # a bug: one line, and how to see the traceback
+        if os.environ.get("REPORTGEN_DEBUG"):
+            raise
+        click.echo(f"error: internal error {type(exc).__name__}: {exc} "
+                   "(set REPORTGEN_DEBUG=1 for the traceback, and please report it)", err=True)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ import html
 import posixpath
 import re
 
+from .cells import text as _text  # the one escaping point: a figure's text is text, never Markdown
+
 
 def slug(text):
     """Stable HTML anchor for an id (same id, same anchor, every build)."""
@@ -51,7 +53,7 @@ class FigureBook:
             "kind": "historical", "record": None, "run": None, "log": None, "sha256": None,
             "source": f"archive/tables/{cell.id.split('/')[0]}.yaml"}
         return (f'<span class="num hist" data-num="{html.escape(cell.id)}" '
-                f'title="历史数据（{html.escape(cell.id)}）">{html.escape(cell.text)}</span>')
+                f'title="历史数据（{html.escape(cell.id)}）">{_text(cell.text)}</span>')
 
     def current(self, figure_id, text, unit, cur, provenance=None):
         """A measured figure, linked to its provenance entry (``provenance``: another page than
@@ -63,20 +65,20 @@ class FigureBook:
             "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
         href = self._rel(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}")
         return (f'<a class="num cur" data-num="{html.escape(figure_id)}" href="{href}" '
-                f'title="当前复测：{html.escape(rec["id"])}">{html.escape(text)}</a>')
+                f'title="当前复测：{html.escape(rec["id"])}">{_text(text)}</a>')
 
     def failed(self, cur):
         """A case that did not produce a time is shown as failed, never as a number."""
         rec = cur.record
         href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
-        return f'<a class="num failed" href="{href}" title="{html.escape(rec["error"] or "")}">{rec["status"]}</a>'
+        return f'<a class="num failed" href="{href}" title="{_text(rec["error"] or "")}">{_text(rec["status"])}</a>'
 
     def data_prefix(self):
         """Relative path from the current page to the published results (site/data)."""
         return posixpath.relpath("data", posixpath.dirname(self.page or "") or ".")
 
     def link(self, target, text):
-        return f'<a href="{self._rel(target)}">{html.escape(text)}</a>'
+        return f'<a href="{self._rel(target)}">{_text(text)}</a>'
 
     def index(self):
         """numbers.json content: one entry per (page, figure)."""

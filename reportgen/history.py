@@ -2,7 +2,7 @@
 import html
 
 from . import comparable, compare, identity, merge
-from .tables import _esc, markdown
+from .tables import _code, _esc, markdown
 
 VERDICT_ZH = {"better": '<span class="ok">变快</span>', "worse": '<span class="bad">变慢</span>',
               "same": "持平", "noisy": '<span class="warn">差异不显著</span>', "not_comparable": "不可比"}
@@ -13,7 +13,7 @@ def runs_table(runs, data_prefix, current):
     lines = []
     for run in reversed(runs):
         m, env = run.manifest, run.manifest["environment"]
-        fams = "，".join(f"{name}（{e['status']}，{e['records']} 条）" for name, e in m["experiments"].items())
+        fams = "，".join(f"{_esc(name)}（{_esc(e['status'])}，{_esc(e['records'])} 条）" for name, e in m["experiments"].items())
         blas = "; ".join(str(b.get("architecture")) for b in env["blas"])
         lines.append([f'<a href="{html.escape(data_prefix)}/runs/{html.escape(run.run_id)}/run.json">'
                       f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
@@ -29,7 +29,7 @@ def comparability(current):
     if not notes:
         return "站内每个实验族的当前复测都来自同一环境：机器、CPU、TVM、LLVM、NumPy 与 BLAS 内核都相同。"
     return "\n".join(["站内以下实验族的当前复测混合了不同环境，对应页面的表格不能逐行直接比较：", ""]
-                     + [f"- `{_esc(family)}`：{text}" for family, text in notes.items()])
+                     + [f"- {_code(family)}：{text}" for family, text in notes.items()])
 
 
 def comparisons(runs):

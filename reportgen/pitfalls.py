@@ -7,7 +7,7 @@ import re
 
 from . import merge
 from .lookup import e2e_tvm, engine_zh, fig, gflops, model_zh, ms, percent, seconds, times
-from .tables import STAGE_ORDER, _esc
+from .tables import STAGE_ORDER, _code, _esc
 
 LAYOUT_OPS = re.compile(r"transpose|layout_transform")
 NOISE = 0.03   # a step's effect within ±3 % is not called a speed-up or a slow-down
@@ -102,7 +102,7 @@ def mean_vs_median(book, current):
     top = max(recs, key=lambda c: abs(c.stat("mean") - c.stat("p50")) / c.stat("p50"))
     gap = top.stat("mean") / top.stat("p50")
     word = "高出" if gap >= 1 else "低了"
-    return (f"在全部 {len(recs)} 条当前计时记录里，均值偏离中位数最多的是 `{_esc(top.record['id'])}`："
+    return (f"在全部 {len(recs)} 条当前计时记录里，均值偏离中位数最多的是 {_code(top.record['id'])}："
             f"中位数 {ms(book, top)}，均值 {ms(book, top, 'mean')}，是中位数的 "
             f"{times(book, top, 'mean_over_p50', gap)}（{word}）；最小 {ms(book, top, 'min')}，"
             f"p95 {ms(book, top, 'p95')}，最大 {ms(book, top, 'max')}，共 "
@@ -132,7 +132,7 @@ def layout_conversion(book, current):
     if not timed and not bounded:
         return "本次复测的 TVM 端到端记录里没有布局转换内核（transpose / layout_transform）。"
     text = (f"{len(recs)} 个 TVM 端到端用例中有 {len(timed) + len(bounded)} 个含布局转换内核"
-            f"（{'、'.join(f'`{_esc(n)}`' for n in sorted(names))}）。")
+            f"（{'、'.join(f'{_code(n)}' for n in sorted(names))}）。")
     if timed:
         share, cur = max(timed, key=lambda t: t[0])
         text += (f"剖面里记下了它的时间的用例中，占比最高的是 {model_zh(cur.record['case']['model'])} 的 "
@@ -168,7 +168,7 @@ def int8_latency_only(book, current):
     text = f"INT8 实验族有 {len(fam)} 条计时记录，其中 {len(fam) - len(bare)} 条同时带有精度、输出误差或算子覆盖信息"
     if bare:
         ex = bare[0]
-        text += (f"；{len(bare)} 条只有延迟，例如 `{_esc(ex.record['id'])}`（{ms(book, ex)}），"
+        text += (f"；{len(bare)} 条只有延迟，例如 {_code(ex.record['id'])}（{ms(book, ex)}），"
                  "它们不能单独支持“INT8 更好”的结论")
     text += "。"
     for cur in fam:

@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, comparable, compare, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import archive, charts, comparable, compare, corpus, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
 from . import codegen
 from .errors import ReportError
 from .figures import FigureBook
@@ -140,6 +140,8 @@ class Templates:
             "isa_level": identity.isa_level(d.env or {}),
             "has_vnni": "vnni" in identity.isa_level(d.env or {}),
             "widest_register": {"avx512": "zmm", "avx2": "ymm"}.get(identity.isa_level(d.env or {})[:6], "xmm"),
+            "hostile": lambda: corpus.counts(d.archive_dir.parent),
+            "hostile_table": lambda: corpus.table(d.archive_dir.parent),
             **writeup.template_functions(d, b),
         }
 
@@ -261,7 +263,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             encoding="utf-8")
         data = site / "data" / "runs"
         for run in self.data.all_runs:
-            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True)
+            # load refused any run holding a symlink; never follow one here either
+            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True)
 
 
 def _under_title(markdown, note):

@@ -1,15 +1,13 @@
 """Provenance pages: for every current record, the evidence behind its figures."""
-import html
 import json
-from pathlib import Path
 
+from . import cells, load
 from .figures import slug
 
 
 def log_excerpt(results_dir, rec, context=0, limit=40):
-    """The log lines a record cites (at most `limit`)."""
-    path = Path(results_dir) / rec["log"]["path"]
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    """The log lines a record cites (at most `limit`), read through load (no symlink, no ..)."""
+    lines = load.read_log(results_dir, rec).splitlines()
     first, last = rec["log"]["lines"]
     chosen = lines[max(0, first - 1 - context): min(len(lines), last + context)]
     if len(chosen) > limit:
@@ -23,7 +21,7 @@ def reproduce_command(rec, profile):
 
 
 def _fence(text, lang=""):
-    return f"```{lang}\n{text}\n```"
+    return cells.code_block(text, lang)
 
 
 def entry(results_dir, cur, data_prefix):
@@ -41,14 +39,14 @@ def entry(results_dir, cur, data_prefix):
         ("统计", ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
                  + (f", n={stats.get('n')}" if stats else "")),
         ("数值校验", json.dumps(rec["check"], ensure_ascii=False)),
-        ("日志", f'<a href="{html.escape(log_href)}">{html.escape(rec["log"]["path"])}</a> '
+        ("日志", f'<a href="{cells.href(log_href)}">{cells.text(rec["log"]["path"])}</a> '
                  f'第 {rec["log"]["lines"][0]}–{rec["log"]["lines"][1]} 行，sha256 '
-                 f'<code>{rec["log"]["sha256"]}</code>'),
-        ("原始记录", f'<a href="{html.escape(records_href)}">records.jsonl</a>'),
+                 f'<code>{cells.text(rec["log"]["sha256"])}</code>'),
+        ("原始记录", f'<a href="{cells.href(records_href)}">records.jsonl</a>'),
     ]
-    parts = [f"### {html.escape(rec['id'])} {{#{slug(rec['id'])}}}", "",
+    parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
              "| 字段 | 内容 |", "|---|---|"]
-    parts += [f"| {k} | {v if k in ('日志', '原始记录') else html.escape(v).replace('|', '&#124;')} |"
+    parts += [f"| {k} | {v if k in ('日志', '原始记录') else cells.text(v)} |"
               for k, v in facts]
     parts += ["", "**参数**", "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
               "", "**全部原始样本**", "", _fence(json.dumps(rec["samples"]), "json"),

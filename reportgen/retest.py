@@ -4,7 +4,9 @@ The run is written under results/runs/.tmp-<run-id>/ and renamed into place only
 when it is complete, so a killed or failed retest never touches earlier runs or
 the published site.
 """
+import contextlib
 import datetime as _dt
+import fcntl
 import hashlib
 import json
 import os
@@ -178,27 +180,43 @@ def _echo_progress(log_path, name, stop):
                 print("  " + line, flush=True)
 
 
+def _killpg(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _run_family(root, name, family, spec_path, log_path, env):
-    """Run one family with a timeout; return (status, exit code, seconds)."""
+    """Run one family with a timeout; return (status, exit code, seconds).
+
+    The family runs under reportgen.guard, leader of its own process group: a timeout, a
+    SIGTERM or the death of this process (even by SIGKILL) takes the whole group down.
+    """
     started = time.monotonic()
     stop = threading.Event()
     echo = threading.Thread(target=_echo_progress, args=(log_path, name, stop), daemon=True)
+    command = [sys.executable, "-m", "reportgen.guard", str(os.getpid()), "--",
+               sys.executable, "-u", "-m", family["module"], "--spec", str(spec_path)]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-u", "-m", family["module"], "--spec", str(spec_path)],
-                                cwd=root, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
+        # stdin: a pipe only this process holds; the guard reads its end-of-file as our death
+        proc = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE, stdout=log,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
         echo.start()
         try:
             code = proc.wait(timeout=family["timeout_s"])
             status = "ok" if code == 0 else "run_failed"
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _killpg(proc.pid)
             code = proc.wait()
             status = "timeout"
         except BaseException:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _killpg(proc.pid)
+            proc.wait()
             raise
         finally:
+            _killpg(proc.pid)   # workers the family left behind
+            proc.stdin.close()
             stop.set()
             echo.join()
     return status, code, time.monotonic() - started
@@ -219,6 +237,71 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
         "log": {"path": log_rel, "lines": [1, lines], "sha256": "pending"},
         "fingerprint": "0" * 64, "reused_from": None, "extra": {},
     }
+
+
+class Terminated(ReportError):
+    """SIGTERM reached the retest: its family was killed, nothing was published."""
+
+
+def _lock_path(tmp):
+    return tmp.with_name(tmp.name + ".lock")
+
+
+def _hold_lock(path):
+    """Create and flock path (held until this process ends); a live retest holds its tmp's lock."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def _is_live(lock):
+    """True while another retest holds this lock file."""
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def clean_stale(runs_dir):
+    """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
+    removed = []
+    for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
+        if tmp.name.endswith(".lock"):
+            if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
+                tmp.unlink(missing_ok=True)
+            continue
+        if _is_live(_lock_path(tmp)):
+            continue
+        shutil.rmtree(tmp, ignore_errors=True)
+        _lock_path(tmp).unlink(missing_ok=True)
+        removed.append(tmp)
+        print(f"removed {tmp.name}: left by a retest that is no longer running", flush=True)
+    return removed
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM becomes an exception, so the running family's group is killed on the way out."""
+    def handler(signum, _frame):
+        raise Terminated(f"retest: stopped by signal {signal.Signals(signum).name}")
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _unique_run_id(runs_dir, base):
@@ -292,7 +375,15 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     if rpc is None:
         selected = _local_target(target_json, selected)
     runs_dir = root / "results" / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        probe = runs_dir / f".tmp-probe-{os.getpid()}.lock"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ReportError(f"{runs_dir}: cannot write a new run here ({exc.strerror})",
+                          hint="make results/ writable, or pass --root to a writable copy") from exc
+    clean_stale(runs_dir)
 
     env = dict(os.environ)
     env.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
@@ -302,6 +393,22 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     started = _now()
     run_id = _unique_run_id(runs_dir, f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}")
     tmp = runs_dir / f".tmp-{run_id}"
+    lock = _hold_lock(_lock_path(tmp))   # before the folder exists: no window for clean_stale
+    try:
+        with _sigterm_raises():
+            return _retest_into(root, profile, families, selected, force, argv, rpc, host, started,
+                                run_id, runs_dir, tmp, env)
+    except Terminated as exc:
+        raise ReportError(exc.problems, hint=f"the family's processes were killed; nothing was published "
+                                             f"({tmp.name} is removed by the next retest)") from exc
+    finally:
+        os.close(lock)
+        if not tmp.exists():
+            _lock_path(tmp).unlink(missing_ok=True)
+
+
+def _retest_into(root, profile, families, selected, force, argv, rpc, host, started, run_id, runs_dir, tmp, env):
+    """The body of retest: run every selected family into tmp, then publish it as runs/<run_id>."""
     (tmp / "logs").mkdir(parents=True)
     (tmp / "parts").mkdir()
     print(f"retest {run_id}: {len(selected)} famil{'y' if len(selected) == 1 else 'ies'} "
@@ -349,7 +456,8 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     problems = [f"{tmp / 'records.jsonl'}: {rec['id']}: {p}"
                 for rec in records for p in schema.record_problems(rec)]
     if problems:
-        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
     with open(tmp / "records.jsonl", "w", encoding="utf-8") as fh:
         for rec in records:
             fh.write(schema.dumps(rec) + "\n")
@@ -362,7 +470,8 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     }
     problems = [f"{tmp / 'run.json'}: {p}" for p in schema.run_problems(manifest)]
     if problems:
-        raise ReportError(problems, hint=f"the run was left in {tmp} and not published")
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
     (tmp / "run.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
                                   encoding="utf-8")
     final = runs_dir / run_id

@@ -62,8 +62,20 @@ they carry a check, never samples."""
 
 CHECK_FIELDS = ("reference", "max_abs_err", "max_rel_err", "threshold", "passed")
 LOG_FIELDS = ("path", "lines", "sha256")
+STATS_FIELDS = _stats.STAT_KEYS
+"""The nested objects of a record are closed: a key outside these lists is refused."""
 
-_SAFE_TEXT = re.compile(r"^[^<>&\"'`\x00-\x1f\x7f]*$")
+TIME_UNITS = ("s", "ms", "us", "ns")
+"""Units of durations: every sample and statistic in them is a finite number > 0."""
+
+GIT_FIELDS = ("commit", "dirty")
+EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reused")
+EXPERIMENT_OPTIONAL = ("load_average",)
+"""run.json's nested objects are closed too (load_average came later: optional)."""
+
+# Labels (ids, case values, units) reach pages in many places: besides markup and control
+# characters, refuse the Markdown specials that make links, attribute lists and table cells.
+_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f]*$")
 _ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
@@ -133,12 +145,16 @@ def record_problems(rec, pending_log=False):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:
         out.append(f"status: {rec['status']!r} is not one of {', '.join(STATUSES)}")
-    for name in CHECK_FIELDS:
-        if name not in rec["check"]:
-            out.append(f"check.{name}: missing")
-    for name in LOG_FIELDS:
-        if name not in rec["log"]:
-            out.append(f"log.{name}: missing")
+    nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
+    if rec["stats"] is not None:
+        nested.append(("stats", STATS_FIELDS))
+    for obj, names in nested:
+        for name in names:
+            if name not in rec[obj]:
+                out.append(f"{obj}.{name}: missing")
+        for name in rec[obj]:
+            if name not in names:
+                out.append(f"{obj}.{name}: unknown field")
     if not out:
         out.extend(_log_problems(rec["log"], pending_log))
         out.extend(_sample_problems(rec))
@@ -168,6 +184,9 @@ def _sample_problems(rec):
     evidence = rec["metric"] == EVIDENCE
     if evidence and (samples or rec["stats"] is not None):
         out.append("samples: an evidence record carries no samples or stats")
+    if rec["unit"] in TIME_UNITS:
+        out.extend(_positive_problems(rec))
+    out.extend(_check_problems(rec["check"], rec["status"]))
     if rec["status"] == "ok":
         if not evidence:
             out.extend(_timing_problems(rec))
@@ -178,6 +197,38 @@ def _sample_problems(rec):
             out.append(f"error: required when status is {rec['status']!r}")
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
+    return out
+
+
+def _positive_problems(rec):
+    """A duration is finite and > 0: a zero or negative time is a broken timer, not a figure."""
+    out = [f"samples[{i}]: {v!r} is not a duration > 0 {rec['unit']}"
+           for i, v in enumerate(rec["samples"]) if not v > 0]
+    for key, value in (rec["stats"] or {}).items():
+        if key in ("std", "n") or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if not value > 0:
+            out.append(f"stats.{key}: {value!r} is not a duration > 0 {rec['unit']}")
+    return out
+
+
+def _check_problems(check, status):
+    """Errors and threshold are numbers (or null); an ok record's errors are within its threshold."""
+    out = []
+    for name in ("max_abs_err", "max_rel_err", "threshold"):
+        value = check[name]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            out.append(f"check.{name}: expected a number or null, got {value!r:.60}")
+        elif isinstance(value, (int, float)) and value < 0:
+            out.append(f"check.{name}: {value!r} is negative")
+    if check["passed"] not in (True, False, None):
+        out.append(f"check.passed: expected true, false or null, got {check['passed']!r:.60}")
+    if out or status != "ok" or check["threshold"] is None:
+        return out
+    errors = [check[n] for n in ("max_abs_err", "max_rel_err") if check[n] is not None]
+    if errors and min(errors) > check["threshold"]:
+        out.append(f"check: error {min(errors):.3g} exceeds its own threshold {check['threshold']:.3g} "
+                   "but status is ok (it must be check_failed)")
     return out
 
 
@@ -213,6 +264,19 @@ def run_problems(run):
     for name in ("environment", "experiments"):
         _finite(run[name], name, out)
     _safe_strings(run["run_id"], "run_id", out)
+    for name in GIT_FIELDS:
+        if name not in run["git"]:
+            out.append(f"git.{name}: missing")
+    out.extend(f"git.{name}: unknown field" for name in run["git"] if name not in GIT_FIELDS)
+    for family, entry in run["experiments"].items():
+        if not isinstance(entry, dict):
+            out.append(f"experiments.{family}: expected an object")
+            continue
+        out.extend(f"experiments.{family}.{name}: missing" for name in EXPERIMENT_FIELDS if name not in entry)
+        out.extend(f"experiments.{family}.{name}: unknown field" for name in entry
+                   if name not in EXPERIMENT_FIELDS + EXPERIMENT_OPTIONAL)
+        if entry.get("status") not in ("ok", "run_failed", "timeout"):
+            out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed or timeout")
     for path, sha in run["files"].items():
         if not isinstance(sha, str) or not _SHA.match(sha):
             out.append(f"files.{path}: expected a sha256, got {sha!r}")

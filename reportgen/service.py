@@ -7,7 +7,7 @@ tables are computed; a missing record is said to be missing.
 from . import merge
 from .figures import fmt_number
 from .lookup import e2e, e2e_models, e2e_tvm, engine_zh, fig, model_zh, ms, ok, percent, seconds, times
-from .tables import markdown
+from .tables import _code, markdown
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d")
 TAIL_MIN_SAMPLES = 100   # fewer samples than this: p99 is close to the maximum of a few calls
@@ -120,7 +120,7 @@ def amdahl(book, current):
         top = e["op_profile"][0]
         share = top["seconds"] / e["op_profile_total_s"]
         lines.append([model_zh(cur.record["case"]["model"]), engine_zh(cur.record["case"]["engine"]),
-                      f"`{top['op']}`", percent(book, cur, "top_kernel_share", share),
+                      _code(top['op']), percent(book, cur, "top_kernel_share", share),
                       times(book, cur, "amdahl_2x_top", 1 / (1 - share / 2))])
     return markdown(["模型", "变体", "最慢的内核", "占一次推理", "该内核快一倍时整体加速"], lines)
 

@@ -1,7 +1,7 @@
 """Markdown tables for the pages: historical cells and current figures, never mixed."""
 import html
 
-from . import merge
+from . import cells, merge
 from .figures import fmt_number
 from .identity import kernel_isa
 
@@ -12,9 +12,8 @@ VERDICT_ZH = {"match": '<span class="ok">吻合</span>',
               "info": '<span class="info">对照</span>'}
 
 
-def _esc(text):
-    """Safe inside a Markdown table cell: HTML-escaped, no pipes, no emphasis markers."""
-    return html.escape(str(text)).replace("|", "&#124;").replace("*", "&#42;")
+_esc = cells.text        # untrusted text: see reportgen/cells.py, the one escaping point
+_code = cells.code_span  # untrusted text shown as inline code
 
 
 def markdown(headers, rows):
@@ -28,11 +27,11 @@ def archive_table(book, table):
     headers = [_esc(table.meta["row_header"])] + [_esc(c["label"]) for c in table.columns]
     rows = []
     for row in table.rows:
-        cells = [_esc(row["label"])]
+        line = [_esc(row["label"])]
         for col in table.columns:
             cell = row["cells"][col["key"]]
-            cells.append(book.historical(cell) if cell.kind == "figure" else _esc(cell.text))
-        rows.append(cells)
+            line.append(book.historical(cell) if cell.kind == "figure" else cells.text_with_code(cell.text))
+        rows.append(line)
     return markdown(headers, rows)
 
 
@@ -305,7 +304,7 @@ def tvm_codegen(book, current, data_prefix):
                                      c.record["case"]["m"])):
         case, extra = cur.record["case"], cur.record["extra"]
         code = extra.get("codegen", {})
-        links = " ".join(f'<a href="{html.escape(data_prefix + "/" + ref)}">{name}</a>'
+        links = " ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                          for name, ref in sorted(extra["artifacts"].items()))
         lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
                       _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or "无"),
@@ -380,11 +379,11 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
             if kind not in arts:
                 continue
             text = load.read_artifact(results_dir, arts[kind]).splitlines()
-            shown = "\n".join("    " + line for line in text[:lines])
-            more = f"\n    # … 共 {len(text)} 行，完整文件见链接" if len(text) > lines else ""
-            link = f'<a href="{html.escape(data_prefix + "/" + arts[kind])}">完整文件</a>'
-            parts.append(f'??? abstract "{case["stage"]}：{label}（{case["m"]}×{case["n"]}×{case["k"]}）"\n'
-                         f"    {link}\n\n    ```{lang}\n{shown}{more}\n    ```\n")
+            more = [f"# … 共 {len(text)} 行，完整文件见链接"] if len(text) > lines else []
+            link = f'<a href="{cells.href(data_prefix + "/" + arts[kind])}">完整文件</a>'
+            title = _esc(f'{case["stage"]}：{label}（{case["m"]}×{case["n"]}×{case["k"]}）')
+            parts.append(f'??? abstract "{title}"\n    {link}\n\n'
+                         + cells.code_block("\n".join(text[:lines] + more), lang, "    ") + "\n")
     return "\n".join(parts) or "（尚无产物）"
 
 

@@ -2,7 +2,7 @@
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
 from . import merge, tables_int8
 from .figures import fmt_number
-from .tables import _esc, _ms_cell, markdown
+from .tables import _code, _esc, _ms_cell, markdown
 
 SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
     ("tf", "TensorFlow（A 组）", "-", "库实现", "FP32"),
@@ -83,7 +83,7 @@ def _bottleneck(book, cur):
         return "—"
     top = cur.record["extra"]["op_profile"][0]
     share = top["seconds"] / cur.record["extra"]["op_profile_total_s"]
-    return (f"`{_esc(top['op'])}`（" + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
+    return (f"{_code(top['op'])}（" + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
             + " 的时间）")
 
 
@@ -185,7 +185,7 @@ def tuning_table(book, current):
                           book.failed(cur)] + ["—"] * 5)
             continue
         e = rec["extra"]
-        fails = ", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无"
+        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无")
         total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
         lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
                       book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
@@ -204,7 +204,7 @@ def allocation_table(book, current, model, batch=1, top=8):
     if cur is None or not cur.ok:
         return "（尚无调优记录）"
     rows = cur.record["extra"]["allocation"]
-    lines = [[f"`{_esc(r['task'])}`", str(r["weight"]), fmt_number(r["seconds"] * 1e3, "ms") + " ms",
+    lines = [[f"{_code(r['task'])}", str(r["weight"]), fmt_number(r["seconds"] * 1e3, "ms") + " ms",
               f"{r['share'] * 100:.1f}%", str(r["trials"]),
               fmt_number(r["best_s"] * 1e3, "ms") + " ms" if r.get("best_s") else "—",
               f"{r['seconds'] / r['weight'] / r['best_s']:.0f}×" if r.get("best_s") and r["seconds"] else "—"]
@@ -259,7 +259,7 @@ def op_profile(book, current, model, engine="tvm_c"):
         return "（尚无记录）"
     e = cur.record["extra"]
     total = e["op_profile_total_s"]
-    lines = [[f"`{_esc(op['op'])}`", _esc(op["kind"]), str(op["calls"]),
+    lines = [[f"{_code(op['op'])}", _esc(op["kind"]), str(op["calls"]),
               fmt_number(op["seconds"] * 1e3, "ms") + " ms", f"{op['seconds'] / total * 100:.1f}%"]
              for op in e["op_profile"]]
     return (f"{_esc(model)}，{engine.upper().replace('TVM_', 'TVM ')}，一次推理（VM instrument 计时，含少量插桩开销），"

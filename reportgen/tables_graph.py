@@ -2,8 +2,8 @@
 import difflib
 import html
 
-from . import load, merge
-from .tables import _esc, _ms_cell, markdown
+from . import cells, load, merge
+from .tables import _code, _esc, _ms_cell, markdown
 
 
 def _fam(current):
@@ -32,7 +32,7 @@ def step_table(book, current, variant, subject="conv"):
     for cur in steps:
         rec, stats = cur.record, cur.record["extra"]["stats"]
         latency = _ms_cell(book, cur, "p50", "p50_ms")
-        lines.append([str(rec["case"]["step"]), f"`{_esc(rec['case']['pass'])}`",
+        lines.append([str(rec["case"]["step"]), f"{_code(rec['case']['pass'])}",
                       str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
                       str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
                       book.current(f"{rec['id']}#intermediate_bytes", f"{stats['intermediate_bytes']:,}", "B", cur),
@@ -51,12 +51,11 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
         title = f"第 {rec['case']['step']} 步 {rec['case']['pass']}：{rec['extra']['description_zh']}"
-        link = f'<a href="{html.escape(data_prefix + "/" + rec["extra"]["artifacts"]["ir"])}">完整 IR</a>'
+        link = f'<a href="{cells.href(data_prefix + "/" + rec["extra"]["artifacts"]["ir"])}">完整 IR</a>'
         body = "\n".join(diff[:400]) if diff else "（IR 文本没有变化）"
         if len(diff) > 400:
             body += f"\n… 另有 {len(diff) - 400} 行差异，见完整 IR"
-        parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n    ```diff\n'
-                     + "\n".join("    " + line for line in body.splitlines()) + "\n    ```\n")
+        parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n' + cells.code_block(body, "diff", "    ") + "\n")
     return "\n".join(parts)
 
 
@@ -65,11 +64,11 @@ def hello(current, data_prefix):
     if cur is None:
         return "（尚无记录）"
     extra = cur.record["extra"]
-    links = " · ".join(f'<a href="{html.escape(data_prefix + "/" + ref)}">{name}</a>'
+    links = " · ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                        for name, ref in sorted(extra["artifacts"].items()))
-    return (f"```python\n{extra['ir_text'].rstrip()}\n```\n\n"
-            f"在 `{extra['target'].replace('`', '')}` 上编译运行，输入 {cur.record['case']['input']} 得到 "
-            f"{extra['output']}（{_esc(extra['output_dtype'])}），打印出的 IR 可以原样解析回同一个模块："
+    return (cells.code_block(extra['ir_text'].rstrip(), "python") + "\n\n"
+            f"在 {_code(extra['target'])} 上编译运行，输入 {_esc(cur.record['case']['input'])} 得到 "
+            f"{_esc(extra['output'])}（{_esc(extra['output_dtype'])}），打印出的 IR 可以原样解析回同一个模块："
             f"{'是' if extra['script_roundtrip'] else '否'}。生成物：{links}")
 
 
@@ -89,8 +88,8 @@ def pass_map(book, current, data_prefix):
         else:
             verdict = book.failed(cur)
             detail = "—"
-        lines.append([f"`{_esc(rec['case']['relay_pass'])}`", _esc(extra["group_zh"]),
-                      f"`{_esc(extra['relax_equivalent'])}`" if extra["relax_equivalent"] else "无",
+        lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(extra["group_zh"]),
+                      f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else "无",
                       _esc(extra["note_zh"]), verdict, _esc(detail)])
     return markdown(["Relay Pass（§24）", "分组", "Relax 对应", "说明", "演示", "结构变化"], lines) + "\n\n" + "\n".join(details)
 
@@ -98,9 +97,8 @@ def pass_map(book, current, data_prefix):
 def _demo_details(rec, extra, data_prefix):
     diff = difflib.unified_diff(extra["before_text"].splitlines(), extra["after_text"].splitlines(),
                                 "before", "after", lineterm="", n=2)
-    body = "\n".join("    " + line for line in diff)
     title = f"{rec['case']['relay_pass']} → {' + '.join(extra['passes'])}：演示图上的 IR 差异"
-    return f'??? example "{_esc(title)}"\n    ```diff\n{body}\n    ```\n'
+    return f'??? example "{_esc(title)}"\n' + cells.code_block("\n".join(diff), "diff", "    ") + "\n"
 
 
 def migration(book, current):
@@ -109,7 +107,7 @@ def migration(book, current):
     for cur in rows:
         extra = cur.record["extra"]
         status = book.current(f"{cur.record['id']}#resolves", "可导入", "evidence", cur) if cur.ok else book.failed(cur)
-        lines.append([f"`{_esc(extra['old_api'])}`", _esc(extra["era"]), f"`{_esc(extra['new_api'])}`",
+        lines.append([f"{_code(extra['old_api'])}", _esc(extra["era"]), f"{_code(extra['new_api'])}",
                       _esc(extra["note_zh"]), status])
     return markdown(["旧 API", "年代", "TVM 0.27 对应", "说明", "核验"], lines)
 

@@ -1,7 +1,7 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
 from . import merge
 from .figures import fmt_number
-from .tables import _esc, _ms_cell, markdown
+from .tables import _code, _esc, _ms_cell, markdown
 
 ENGINES = [  # (engine, label)
     ("tvm_fp32", "TVM FP32（C）"), ("tvm_int8", "TVM INT8（E）"), ("tvm_fp32_tuned", "TVM FP32 调优（D）"),
@@ -108,7 +108,7 @@ def float_ops(book, current, model, method=None, scheme=None):
     cur = _config(current, model, method, scheme)
     if cur is None or not cur.ok:
         return "（尚无记录）"
-    rows = [[f"`{_esc(f['var'])}`", f"`{_esc(f['op'])}`", _esc(f["input"]), _esc(f["reason"])]
+    rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(f["reason"])]
             for f in cur.record["extra"]["rewrite"]["float_ops"]]
     link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), "个", cur)
     return f"留在浮点的算子共 {link} 个：\n\n" + markdown(["变量", "算子", "输入", "原因"], rows)
@@ -124,7 +124,7 @@ def layers(book, current, model, method=None, scheme=None, limit=40):
     rows = []
     worst = max(e["layers"], key=lambda r: r["rel_err"]) if e["layers"] else None
     for index, r in enumerate(e["layers"][:limit], 1):
-        rows.append([str(index), f"`{_esc(r['layer'])}`", r["dtype"], f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
+        rows.append([str(index), f"{_code(r['layer'])}", r["dtype"], f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
                      f"{r['fp32_mean']:.3g} / {r['int8_mean']:.3g}", f"{r['fp32_var']:.3g} / {r['int8_var']:.3g}",
                      f"{r['max_abs_err']:.3g}", f"{r['rel_err'] * 100:.2f}%", f"{r['saturation'] * 100:.3f}%"])
     head = (f"{MODEL_LABEL.get(model, _esc(model))}，{method} 校准，{scheme} 方案，"
@@ -216,7 +216,7 @@ def isa(book, current):
         flags = e.get("isa", flags)
         hot = e["asm"]["hottest"]
         rows.append([MODEL_LABEL.get(cur.record["case"]["model"], cur.record["case"]["model"]),
-                     LABEL[cur.record["case"]["engine"]], f"`{_esc(e['asm']['hottest_kernel'] or '—')}`"]
+                     LABEL[cur.record["case"]["engine"]], f"{_code(e['asm']['hottest_kernel'] or '—')}"]
                     + [book.current(f"{cur.record['id']}#asm_{i}", f"{hot.get(i, 0)} / {e['asm']['all_kernels'].get(i, 0)}",
                                     "条", cur) for i in INSTRUCTIONS])
     if not rows:

@@ -1,5 +1,6 @@
 """`reportgen trace ID`: from a figure or record id to its samples, log lines and command."""
 import json
+import re
 from pathlib import Path
 
 from . import load, merge, provenance
@@ -33,4 +34,8 @@ def trace(root, figure_id):
         "--- reproduce ---",
         provenance.reproduce_command(rec, cur.run.manifest["profile"]),
     ]
-    return "\n".join(lines)
+    # record strings and log lines are untrusted: no escape sequence reaches the terminal
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", "\n".join(lines))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -6,7 +6,9 @@ archived figure missing from the site, an archived figure shown with other
 digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
 With ``strict``, also for every acceptance item of the coverage page that is not met.
 """
+import hashlib
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -140,6 +142,32 @@ def _href_problems(site_dir, rel, num, pages, where):
     return []
 
 
+def _published_data_problems(site_dir, runs):
+    """site/ holds no symlink, and site/data/runs is exactly the runs' own files (nothing planted)."""
+    out = []
+    for top, dirs, names in os.walk(site_dir):
+        for name in dirs + names:
+            if os.path.islink(os.path.join(top, name)):
+                out.append(f"{os.path.join(top, name)}: is a symlink; a published site holds only plain files")
+    by_id = {run.run_id: run for run in runs}
+    data = site_dir / "data" / "runs"
+    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+        if not path.is_file() or path.is_symlink():
+            continue
+        run_id, rel = path.relative_to(data).parts[0], path.relative_to(data / path.relative_to(data).parts[0])
+        run = by_id.get(run_id)
+        if run is None:
+            out.append(f"{path}: published data of run {run_id!r}, which is not in results/")
+            continue
+        source = run.path / rel
+        if rel.as_posix() != "run.json" and rel.as_posix() not in run.manifest["files"]:
+            out.append(f"{path}: not a file of run {run_id} (run.json files does not list it)")
+        elif not source.is_file() or hashlib.sha256(path.read_bytes()).digest() != \
+                hashlib.sha256(source.read_bytes()).digest():
+            out.append(f"{path}: differs from results/runs/{run_id}/{rel.as_posix()}")
+    return out
+
+
 def verify(root, site_dir=None, strict=False):
     """Raise ReportError listing every problem; return quietly when all is well.
 
@@ -165,6 +193,7 @@ def verify(root, site_dir=None, strict=False):
             problems.append(f"{site_dir}: no built site; run `reportgen build`")
         else:
             problems.extend(_check_site(site_dir, tables, records))
+            problems.extend(_published_data_problems(site_dir, runs))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
     if problems:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import conclusions, coverage, merge, pitfalls, service
 from .lookup import e2e, e2e_models, e2e_tvm, engine_zh, gemm, model_zh, ms, ok, seconds, times
-from .tables import _esc, markdown
+from .tables import _code, _esc, markdown
 
 
 def chain_facts(book, current, env):
@@ -45,7 +45,7 @@ def migration_summary(book, current, env):
             f"（{book.link('graph.md#migration', '逐项核验')}）")
     failed = [c for c in rows if not c.ok]
     if failed:
-        text += "；未能核验的：" + "、".join(f"`{_esc(c.record['extra'].get('old_api', c.record['id']))}`" for c in failed)
+        text += "；未能核验的：" + "、".join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
     return text + "。"
 
 
@@ -62,7 +62,7 @@ def evidence_summary(book, current, runs):
             f"每条记录都带着产生它的配置与代码指纹、运行环境（`run.json`）和日志行号与 sha256；"
             f"{checked} 条通过了数值校验，{len(failed)} 条失败并按失败类别如实展示。")
     if fewest is not None:
-        text += (f"计时记录都保留全部原始样本；样本最少的是 `{_esc(fewest.record['id'])}`，只有 "
+        text += (f"计时记录都保留全部原始样本；样本最少的是 {_code(fewest.record['id'])}，只有 "
                  f"{book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)} 个，"
                  "它的结论只能当作趋势。")
     return text
@@ -109,7 +109,7 @@ def targets(current, measured=True):
 def platform_facts(book, current, env):
     """What this retest can say about CPU and GPU, from the targets of the current records (seed §22b)."""
     kinds = targets(current)
-    where = "、".join(f"`{_esc(k)}` {v} 条" for k, v in sorted(kinds.items())) or "无"
+    where = "、".join(f"{_code(k)} {v} 条" for k, v in sorted(kinds.items())) or "无"
     text = f"当前记录里有结果、并写明了 TVM target 的，按种类计：{where}。"
     if any(k in GPU_KINDS for k in kinds):
         text += "其中包括 GPU 记录；GPU 与 CPU 的数字来自不同的机器或设备，不能直接相比。"
@@ -143,7 +143,7 @@ def remote_status(current):
         return "当前记录都是在复测机器本机上测得的，没有经 RPC 在其他设备（包括移动设备）上测得的记录。"
     keys = sorted({c.record["case"]["via"][4:] for c in remote})
     ok_n = sum(c.ok for c in remote)
-    return (f"当前记录中有 {len(remote)} 条经 RPC 在其他设备上测得（设备键 {'、'.join(f'`{_esc(k)}`' for k in keys)}，"
+    return (f"当前记录中有 {len(remote)} 条经 RPC 在其他设备上测得（设备键 {'、'.join(f'{_code(k)}' for k in keys)}，"
             f"其中 {ok_n} 条有结果）；它们按设备分开展示，不与本机数字相比。")
 
 

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from reportgen import build, conclusions, coverage, verify
+from reportgen import archive, build, conclusions, coverage, verify
 from reportgen.errors import ReportError
 
 
@@ -128,10 +128,12 @@ def test_strict_build_fails_and_leaves_the_published_site(project):
     site = project / "site"
     site.mkdir()
     (site / "index.html").write_text("published", encoding="utf-8")
+    (site / build.MARKER).write_text("a previous site\n", encoding="utf-8")
     path = project / "archive" / "coverage.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data["items"] = [_item({"terms": ["这句话不在任何页面上"]}, page="index.md", anchor="why")]
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    archive.reseal(project / "archive")   # a deliberate archive change, as the README says
     with pytest.raises(ReportError) as err:
         build.build(project, site, strict=True)
     assert any("item 'x' (index.md#why) not covered: 缺少术语 “这句话不在任何页面上”" in p for p in err.value.problems)

@@ -27,6 +27,7 @@ def test_missing_log(tmp_path):
     run = write_run(tmp_path, RUN, [record(RUN)])
     (run / "logs" / "numpy_gemm.log").unlink()
     assert _problems(tmp_path) == [
+        f"{run / 'logs' / 'numpy_gemm.log'}: listed in run.json files but missing",
         f"{run / 'records.jsonl'}:1: log.path: runs/{RUN}/logs/numpy_gemm.log does not exist"]
 
 
@@ -34,7 +35,8 @@ def test_altered_log(tmp_path):
     run = write_run(tmp_path, RUN, [record(RUN)])
     with open(run / "logs" / "numpy_gemm.log", "a") as fh:
         fh.write("edited by hand\n")
-    [problem] = _problems(tmp_path)
+    manifest_problem, problem = _problems(tmp_path)
+    assert manifest_problem.startswith(f"{run / 'logs' / 'numpy_gemm.log'}: sha256 ")
     assert problem.startswith(f"{run / 'records.jsonl'}:1: log.sha256: runs/{RUN}/logs/numpy_gemm.log was altered")
 
 
