@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 from helpers import record, write_run
 
-from reportgen import build
+from reportgen import build, identity
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")
@@ -25,7 +25,7 @@ RUN = "20261231T000000Z-standard-hostile"
 PAYLOAD = ('<img src=x onerror=alert(1)> [x](javascript:alert(2)) {: onclick="alert(3)"} '
            '<script>alert(4)</script> | <svg onload=alert(5)> `x` <a href="javascript:alert(6)">a</a>')
 LOG = f"start\n```\n<script>alert(7)</script>\n{PAYLOAD}\n```\nend\n"
-PAGES = ("provenance/numpy_gemm.html", "gemm.html", "environment.html", "history.html", "index.html")
+PAGES = ("provenance/numpy_gemm.html", "gemm.html", "environment.html", "history.html", "machines.html", "index.html")
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,8 @@ def hostile_site(tmp_path_factory):
     manifest = json.loads((run / "run.json").read_text())
     manifest["environment"]["cpu_model"] = PAYLOAD
     (run / "run.json").write_text(json.dumps(manifest, indent=1))
-    build.build(dest, dest / "site")
+    # the hostile CPU name makes it a machine of its own: publish that machine, so its strings reach every page
+    build.build(dest, dest / "site", machine=identity.machine_id(manifest["environment"]))
     return dest / "site"
 
 
