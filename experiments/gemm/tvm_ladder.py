@@ -414,7 +414,33 @@ def _apply_microkernel(sch: s_tir.Schedule, m: int, n: int, k: int, t: dict[str,
     padded = bool(m % mr or n % nr or k % kc)
     if padded:
         sch.pad_einsum(block, [mr, nr, kc])
-    # B -> [N/NR, K, NR], packed inside the function (its padding inlined into the copy)
+    i, j, kk = sch.get_loops(block)
+    j0, _ = sch.split(j, [None, lanes])
+    _pack_b_panels(sch, block, nr)
+    producers = _named_blocks(sch, sch.get_producers(block))
+    if "A_pad" in producers:  # zero-padded copy of A, row-parallel and vectorised
+        a_i, a_k = sch.get_loops(producers["A_pad"])
+        sch.parallel(a_i)
+        _, a_ki = sch.split(a_k, [None, lanes])
+        sch.vectorize(a_ki)
+    mc_tiles = max(1, t["mc"] // mr)
+    partial, ko = _microkernel_nest(sch, block, lanes, kk, [None, kc],
+                                    lambda loop: _split_i(sch, loop, [None, mc_tiles, mr]),
+                                    [None, nr // lanes], [None, ku])
+    if padded:
+        (consumer,) = sch.get_consumers(block)  # pad_einsum's copy-back into C
+        c_i, c_j = sch.get_loops(consumer)
+        sch.parallel(c_i)
+        if n % lanes == 0:
+            _, c_jv = sch.split(c_j, [None, lanes])
+            sch.vectorize(c_jv)
+    # Must come last: vectorize/parallel/unroll after it raise ScheduleError.
+    sch.decompose_reduction(partial, ko)
+    return padded
+
+
+def _pack_b_panels(sch: s_tir.Schedule, block, nr: int) -> None:
+    """B -> [N/NR, K, NR], packed inside the function (a padded B folded into the copy)."""
     packed = sch.cache_read(block, _read_index(sch, block, "B"), "global")
     producers = _named_blocks(sch, sch.get_producers(packed))
     if "B_pad" in producers:
@@ -425,55 +451,101 @@ def _apply_microkernel(sch: s_tir.Schedule, m: int, n: int, k: int, t: dict[str,
     sch.reorder(bjo, bk, bji)
     sch.vectorize(bji)
     sch.parallel(bjo)
-    producers = _named_blocks(sch, sch.get_producers(block))
-    if "A_pad" in producers:  # zero-padded copy of A, row-parallel and vectorised
-        a_i, a_k = sch.get_loops(producers["A_pad"])
-        sch.parallel(a_i)
-        a_ko, a_ki = sch.split(a_k, [None, lanes])
-        sch.vectorize(a_ki)
-    # K blocks: partial sums per KC block (rfactor), accumulated into C per register tile
-    _microkernel_nest(sch, block, [None, kc], [None, max(1, t["mc"] // mr), mr],
-                      [None, nr // lanes, lanes], [None, ku], lanes)
-    if padded:
-        (consumer,) = sch.get_consumers(block)  # pad_einsum's copy-back into C
-        c_i, c_j = sch.get_loops(consumer)
-        sch.parallel(c_i)
-        if n % lanes == 0:
-            _, c_jv = sch.split(c_j, [None, lanes])
-            sch.vectorize(c_jv)
-    return padded
 
 
-def _microkernel_nest(sch, block, k_blocks, i_factors, j_factors, k_factors, lanes) -> None:
-    """Split k into KC blocks, rfactor them, tile the final sum and place the partial sums
-    (the register tile) at it; factors are ints or sampled variables (MetaSchedule).
+def _microkernel_nest(sch, block, lanes, kk, k_blocks, tile_i, j_factors, k_factors):
+    """Split k into KC blocks, rfactor them, tile the partial sums (the register tile) and
+    add each tile into C right after it.  ``block``'s loops are (i, j0, j_lanes, kk) on entry.
 
-    ``k_blocks`` = [K/KC, KC]; ``i_factors`` = [M/MC, MC/MR, MR]; ``j_factors`` =
-    [N/NR, NR/lanes, lanes]; ``k_factors`` = [KC/ku, ku].
+    Factors are ints (the stage) or sampled variables (the MetaSchedule space):
+    ``k_blocks`` = [K/KC, KC]; ``tile_i(loop)`` splits i and returns (M-block loop,
+    MR-tile loop, [loops inside the tile]); ``j_factors`` = [N/NR, NR/lanes]; ``k_factors``
+    = [KC/ku, ku] or a function sampling them on the KC loop.  The loops of the final sum
+    (C += tile) come from ``reverse_compute_at``, which drops unit extents: the MR loop is
+    there when MR > 1 (the space keeps MR even for that), the NR loop always.  Returns
+    (partial block, its outer k loop for decompose_reduction); leaves it undecomposed.
     """
-    _, _, kk = sch.get_loops(block)
     kb, _ = sch.split(kk, k_blocks)
     partial = sch.rfactor(kb, 0)  # partial[kb, i, j] = sum over one KC block
-    i, j, kb = sch.get_loops(block)
-    imc, imr, ii = sch.split(i, i_factors)
-    jo, jv, jl = sch.split(j, j_factors)
-    sch.reorder(kb, imc, jo, imr, ii, jv, jl)
+    i, j0, jl, kb, kr = sch.get_loops(partial)
+    imc, imr, tile_loops = tile_i(i)
+    jo, jv = sch.split(j0, j_factors)
+    ko, ki = sch.split(kr, k_factors(kr) if callable(k_factors) else k_factors)
+    sch.reorder(kb, imc, jo, imr, ko, ki, *tile_loops, jv, jl)
     sch.set_scope(partial, 0, "local")
-    sch.compute_at(partial, imr)
-    own = sch.get_loops(partial)[4:]  # below kb, mc, jo, mr (compute_at adds no unit kb loop)
-    if len(own) != 3:
-        raise ValueError(f"micro-kernel tile needs MR, NR, KC > 1 (got {len(own)} tile loops)")
-    p_i, p_j, p_k = own
-    p_ko, p_ki = sch.split(p_k, k_factors)
-    p_jv, p_jl = sch.split(p_j, [None, lanes])
-    sch.reorder(p_ko, p_ki, p_i, p_jv, p_jl)
-    for loop in (p_ki, p_i, p_jv, ii, jv):
+    sch.reverse_compute_at(block, imr)  # C[tile] += partial[tile] after each KC block
+    for loop in (ki, *tile_loops, jv):
         sch.unroll(loop)
-    sch.vectorize(p_jl)
     sch.vectorize(jl)
     sch.parallel(imc)
-    # Must come last: vectorize/parallel/unroll after it raise ScheduleError.
-    sch.decompose_reduction(partial, p_ko)
+    # C += tile: MR unrolled (the tile's indices must be constants for it to stay in
+    # registers), NR vectorised
+    *_, f_i, f_j = sch.get_loops(block)
+    _, f_jl = sch.split(f_j, [None, lanes])
+    sch.vectorize(f_jl)
+    if len(sch.get_loops(block)) == 7:  # kb, mc, jo, mr, MR, NR/lanes, lanes
+        sch.unroll(f_i)
+    return partial, ko
+MICROKERNEL_POPULATION = 64
+
+
+def _split_i(sch, loop, factors):
+    imc, imr, ii = sch.split(loop, factors)
+    return imc, imr, [ii]
+
+
+def _divisor_at_most(n: int, limit: int) -> int:
+    return max(d for d in range(1, max(1, min(n, limit)) + 1) if n % d == 0)
+
+
+def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr: int = 16,
+                      max_nv: int = 4, max_kc: int = 512):
+    """MetaSchedule space of the micro-kernel: the stage's schedule with its decisions sampled.
+
+    ``sample_perfect_tile`` picks MR/2 and MC/MR, NR/lanes (NR a multiple of the target's
+    SIMD width), KC and the k unroll.  Perfect tiles divide the shape exactly, so the space has
+    no padding; it needs N % lanes == 0.  The design space is generated with the stage's
+    default tiles (made to divide the shape) as the first decisions; MetaSchedule then
+    replays the trace with sampled and mutated decisions.  The packed B layout keeps the
+    NR of the generated design (a replay with another NR is correct, its panels just do
+    not match the tile).  MR is even (2 x sampled), so M must be even.
+    Use with ``ms.space_generator.ScheduleFn``.
+    """
+    lanes = simd_lanes(target)
+    if n % lanes:
+        raise ValueError(f"the micro-kernel space needs N % {lanes} == 0, got N={n}")
+    if m % 2:
+        raise ValueError(f"the micro-kernel space needs an even M, got M={m}")
+    base = microkernel_defaults(target)
+    mr = 2 * _divisor_at_most(m // 2, base["mr"] // 2)
+    mc_tiles = _divisor_at_most(m // mr, max(1, base["mc"] // base["mr"]))
+    nv = _divisor_at_most(n // lanes, base["nr"] // lanes)
+    kc = _divisor_at_most(k, base["kc"])
+    ku = _divisor_at_most(kc, base["ku"])
+
+    def space(sch: s_tir.Schedule) -> None:
+        block = sch.get_sblock("C")
+        i, j, kk = sch.get_loops(block)
+        j0, _ = sch.split(j, [None, lanes])
+        j_factors = sch.sample_perfect_tile(j0, n=2, max_innermost_factor=max_nv,
+                                            decision=[n // lanes // nv, nv])
+        _pack_b_panels(sch, block, lanes * int(sch.get(j_factors[1])))
+        k_blocks = sch.sample_perfect_tile(kk, n=2, max_innermost_factor=max_kc, decision=[k // kc, kc])
+        partial, ko = _microkernel_nest(
+            sch, block, lanes, kk, k_blocks, lambda loop: _sampled_i(sch, loop),
+            j_factors,
+            lambda loop: sch.sample_perfect_tile(loop, n=2, max_innermost_factor=8, decision=[kc // ku, ku]))
+        sch.decompose_reduction(partial, ko)
+
+    def _sampled_i(sch, loop):
+        # MR = 2 x sampled: never 1, so the final sum always has its MR loop (a stable trace)
+        i0, i2 = sch.split(loop, [None, 2])
+        factors = sch.sample_perfect_tile(i0, n=3, max_innermost_factor=max(1, max_mr // 2),
+                                          decision=[m // mr // mc_tiles, mc_tiles, mr // 2])
+        imc, imr, ii = sch.split(i0, factors)
+        return imc, imr, [ii, i2]
+
+    return space
 
 
 # --------------------------------------------------------------------------- building
@@ -860,6 +932,8 @@ def _run_tune_tir(workload, target, database, settings: dict[str, Any], runner=N
             ],
             num_tuning_cores=workers,
             seed=settings["seed"],
+            space=settings.get("space_generator", "post-order-apply"),
+            strategy=settings.get("strategy", "evolutionary"),
         )
     return trials, time.perf_counter() - start
 
@@ -1053,6 +1127,7 @@ def tune(
     evaluator=None,
     verify: str = "best",
     runner=None,
+    space: str = "default",
 ) -> TuneResult:
     """MetaSchedule-tune the GEMM (``tune_tir``) with a JSON database in ``work_dir``.
 
@@ -1077,6 +1152,10 @@ def tune(
       here, for ``target``).  The best record is then compiled but not run here: ``func``
       and ``rt_mod`` are None, ``executable`` is uploaded by the caller, ``best_check`` is
       None and ``numeric_check_failed`` stays 0 (the caller checks on the device).
+    * ``space``: "default" is MetaSchedule's own space (post-order-apply with the target's
+      schedule rules); "microkernel" is :func:`microkernel_space` (the micro-kernel stage with
+      sampled MR, NR, KC, k unroll).  The workload is the same GEMM either way, so give each
+      space its own ``work_dir`` (the database would otherwise mix their records).
     """
     from tvm.s_tir import meta_schedule as ms
 
@@ -1092,6 +1171,15 @@ def tune(
         "tuning_workers": tuning_workers, "build_timeout_s": build_timeout_s,
         "run_timeout_s": run_timeout_s, "evaluator": evaluator, "cost_model": cost_model,
     }
+    if space == "microkernel":
+        settings["space_generator"] = ms.space_generator.ScheduleFn(microkernel_space(target, m, n, k))
+        # A handful of tile decisions: MetaSchedule's 512-candidate population replayed
+        # (rfactor, layout transform) every round cost minutes per batch for nothing.
+        settings["strategy"] = ms.search_strategy.EvolutionarySearch(population_size=MICROKERNEL_POPULATION)
+        notes.append("search space: micro-kernel schedule with sampled MR, NR, KC, k unroll; "
+                     f"evolutionary search population {MICROKERNEL_POPULATION}")
+    elif space != "default":
+        raise ValueError(f"unknown tuning space {space!r}; expected 'default' or 'microkernel'")
     reused = reuse and bool(_records_for(database, workload, target))
     if reused:
         history = _reused_history(work_dir, workload, target, notes)
