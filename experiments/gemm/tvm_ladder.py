@@ -370,8 +370,8 @@ def microkernel_grid(target: tvm.target.Target, size: str = "small") -> list[dic
     """Candidate (MR, NR, KC) for ``target``: the default first, then its neighbours."""
     base = microkernel_defaults(target)
     lanes = simd_lanes(target)
-    if size == "small":
-        variants = [{}, {"kc": 512}]
+    if size == "small":  # quick profile: the default and one narrower tile
+        variants = [{}, {"nr": lanes}]
     else:
         variants = [{}, {"kc": 128}, {"kc": 512}, {"nr": lanes}, {"nr": 3 * lanes, "mr": base["mr"] // 2},
                     {"mr": base["mr"] - 2}, {"mr": base["mr"] + 4 if lanes == 16 else base["mr"] - 2, "nr": lanes}]
