@@ -259,3 +259,48 @@ def test_tune_smoke_and_reuse(tmp_path, target):
     assert again.curve == result.curve and again.failures == result.failures
     assert again.best_run_secs == result.best_run_secs
     assert ladder.check(again, 64, 64, 64, seed=1)["passed"]
+
+
+def _space_schedule(config, shape):
+    from tvm import s_tir
+
+    target = tvm.target.Target(config)
+    sch = s_tir.Schedule(ladder.tuning_workload(*shape))
+    ladder.microkernel_space(target, *shape)(sch)
+    return target, sch
+
+
+@pytest.mark.parametrize("config", [AVX2_TARGET, AVX512_TARGETS[1]], ids=lambda c: c["mcpu"])
+def test_microkernel_space_replays_with_other_decisions(config):
+    """MetaSchedule replays the space's trace with sampled decisions: every perfect tile,
+    down to unit factors, must still give a valid, correct schedule."""
+    from tvm import s_tir
+
+    shape = (48, 64, 40)
+    target, sch = _space_schedule(config, shape)
+    trace = sch.trace
+    tiles = [inst for inst in trace.insts if inst.kind.name == "SamplePerfectTile"]
+    assert len(tiles) == 4  # NR/lanes, KC, MR (with MC), k unroll
+    for pick in ("innermost_one", "outermost_one"):
+        new = trace
+        for inst in tiles:
+            extent = int(np.prod([int(x) for x in trace.decisions[inst]]))
+            n = len(trace.decisions[inst])
+            decision = [extent] + [1] * (n - 1) if pick == "innermost_one" else [1] * (n - 1) + [extent]
+            if inst.attrs[1] and decision[-1] > int(inst.attrs[1]):  # respect max_innermost_factor
+                decision = [extent] + [1] * (n - 1)
+            new = new.with_decision(inst, decision, remove_postproc=True)
+        replay = s_tir.Schedule(ladder.tuning_workload(*shape))
+        new.apply_to_schedule(replay, remove_postproc=True)
+        executable = tvm.compile(replay.mod, target)
+        if _host_runs(config):
+            a, b = ladder.random_operands(*shape, seed=2)
+            report = ladder.error_report(ladder.run_gemm(executable.jit()["main"], a, b), a, b)
+            assert report["passed"], (pick, report)
+
+
+def test_microkernel_space_rejects_shapes_it_cannot_tile():
+    with pytest.raises(ValueError, match="N % 16"):
+        ladder.microkernel_space(tvm.target.Target(AVX512_TARGETS[1]), 64, 40, 64)
+    with pytest.raises(ValueError, match="even M"):
+        ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 63, 64, 64)
