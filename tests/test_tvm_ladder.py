@@ -304,3 +304,27 @@ def test_microkernel_space_rejects_shapes_it_cannot_tile():
         ladder.microkernel_space(tvm.target.Target(AVX512_TARGETS[1]), 64, 40, 64)
     with pytest.raises(ValueError, match="even M"):
         ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 63, 64, 64)
+
+
+def test_microkernel_grid_records_each_candidate_and_the_stage_names_its_choice(tmp_path):
+    from experiments import gemm_tvm, harness
+
+    if not _host_runs(AVX2_TARGET):
+        pytest.skip("host CPU lacks AVX2+FMA")
+
+    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-test",
+            "params": {"seed": 0, "warmup": 1, "repeat": 3, "min_repeat": 3, "min_sample_s": 0.001, "budget_s": 0.2,
+                       "microkernel": {"grid": "small", "grid_shape": [32, 32, 32]}},
+            "log_file": str(tmp_path / "log.txt"), "log_ref": "runs/x/logs/gemm_tvm.log",
+            "records_file": str(tmp_path / "records.jsonl"), "artifacts_dir": str(tmp_path / "a" / "b" / "c" / "d"),
+            "fingerprint": "f", "previous_records": None, "results_root": str(tmp_path)}
+    h = harness.Harness(spec)
+    gemm_tvm._GRID_CHOICE.clear()
+    target = tvm.target.Target(AVX2_TARGET if not _host_runs(AVX512_TARGETS[1]) else AVX512_TARGETS[1])
+    rec = gemm_tvm._microkernel_case(h, (33, 40, 20), 1, h.params, target, False)
+    grid = rec["extra"]["grid"]
+    assert len(grid) == len(ladder.microkernel_grid(target, "small")) and rec["extra"]["tiles_chosen_by"] in grid
+    assert all("/impl=tvm_grid/" in case_id for case_id in grid)
+    assert rec["status"] == "ok" and rec["check"]["passed"] and rec["extra"]["isa"] == ladder.target_isa(target)
+    assert rec["case"]["tiles"]["nr"] == rec["extra"]["schedule_params"]["nr"]
+    gemm_tvm._GRID_CHOICE.clear()
