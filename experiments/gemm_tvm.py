@@ -140,8 +140,10 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
         if stage == "baseline":
             extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
     summary = f"vector FMA {evidence.get('fma_packed', {})}"
-    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device,
-                    f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra={})
+    name = f"{stage}_{m}x{n}x{k}_t{threads}"  # of the uploaded module when measured through RPC
+    if impl == "tvm_grid":
+        name += "".join(f"_{key}{tiles[key]}" for key in ("mr", "nr", "kc"))
+    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra={})
 
 
 def _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra):
