@@ -304,6 +304,8 @@ def test_microkernel_space_rejects_shapes_it_cannot_tile():
         ladder.microkernel_space(tvm.target.Target(AVX512_TARGETS[1]), 64, 40, 64)
     with pytest.raises(ValueError, match="even M"):
         ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 63, 64, 64)
+    with pytest.raises(ValueError, match="K % 8"):
+        ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 64, 64, 60)
 
 
 def test_microkernel_grid_records_each_candidate_and_the_stage_names_its_choice(tmp_path):

@@ -458,16 +458,18 @@ def _microkernel_nest(sch, block, lanes, kk, k_blocks, tile_i, j_factors, k_fact
     add each tile into C right after it.  ``block``'s loops are (i, j0, j_lanes, kk) on entry.
 
     Factors are ints (the stage) or sampled variables (the MetaSchedule space):
-    ``k_blocks`` = [K/KC, KC]; ``tile_i(loop)`` splits i and returns (M-block loop,
+    ``k_blocks`` = [K/KC, KC] (or a function splitting k and returning the K-block loop);
+    ``tile_i(loop)`` splits i and returns (M-block loop,
     MR-tile loop, [loops inside the tile]); ``j_factors`` = [N/NR, NR/lanes]; ``k_factors``
     = [KC/ku, ku] or a function sampling them on the KC loop.  The loops of the final sum
     (C += tile) come from ``reverse_compute_at``, which drops unit extents: the MR loop is
     there when MR > 1 (the space keeps MR even for that), the NR loop always.  Returns
     (partial block, its outer k loop for decompose_reduction); leaves it undecomposed.
     """
-    kb, _ = sch.split(kk, k_blocks)
+    kb = k_blocks(kk) if callable(k_blocks) else sch.split(kk, k_blocks)[0]
     partial = sch.rfactor(kb, 0)  # partial[kb, i, j] = sum over one KC block
-    i, j0, jl, kb, kr = sch.get_loops(partial)
+    i, j0, jl, kb, *rest = sch.get_loops(partial)
+    kr = sch.fuse(*rest) if len(rest) > 1 else rest[0]  # the KC loop
     imc, imr, tile_loops = tile_i(i)
     jo, jv = sch.split(j0, j_factors)
     ko, ki = sch.split(kr, k_factors(kr) if callable(k_factors) else k_factors)
@@ -487,6 +489,7 @@ def _microkernel_nest(sch, block, lanes, kk, k_blocks, tile_i, j_factors, k_fact
         sch.unroll(f_i)
     return partial, ko
 MICROKERNEL_POPULATION = 64
+KC_STEP = 8  # the space samples KC in steps of 8
 
 
 def _split_i(sch, loop, factors):
@@ -508,7 +511,8 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
     default tiles (made to divide the shape) as the first decisions; MetaSchedule then
     replays the trace with sampled and mutated decisions.  The packed B layout keeps the
     NR of the generated design (a replay with another NR is correct, its panels just do
-    not match the tile).  MR is even (2 x sampled), so M must be even.
+    not match the tile).  MR is even (2 x sampled) and KC a multiple of ``KC_STEP``, so M
+    must be even and K a multiple of ``KC_STEP``.
     Use with ``ms.space_generator.ScheduleFn``.
     """
     lanes = simd_lanes(target)
@@ -516,11 +520,13 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
         raise ValueError(f"the micro-kernel space needs N % {lanes} == 0, got N={n}")
     if m % 2:
         raise ValueError(f"the micro-kernel space needs an even M, got M={m}")
+    if k % KC_STEP:
+        raise ValueError(f"the micro-kernel space needs K % {KC_STEP} == 0, got K={k}")
     base = microkernel_defaults(target)
     mr = 2 * _divisor_at_most(m // 2, base["mr"] // 2)
     mc_tiles = _divisor_at_most(m // mr, max(1, base["mc"] // base["mr"]))
     nv = _divisor_at_most(n // lanes, base["nr"] // lanes)
-    kc = _divisor_at_most(k, base["kc"])
+    kc = KC_STEP * _divisor_at_most(k // KC_STEP, base["kc"] // KC_STEP)
     ku = _divisor_at_most(kc, base["ku"])
 
     def space(sch: s_tir.Schedule) -> None:
@@ -530,12 +536,18 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
         j_factors = sch.sample_perfect_tile(j0, n=2, max_innermost_factor=max_nv,
                                             decision=[n // lanes // nv, nv])
         _pack_b_panels(sch, block, lanes * int(sch.get(j_factors[1])))
-        k_blocks = sch.sample_perfect_tile(kk, n=2, max_innermost_factor=max_kc, decision=[k // kc, kc])
         partial, ko = _microkernel_nest(
-            sch, block, lanes, kk, k_blocks, lambda loop: _sampled_i(sch, loop),
+            sch, block, lanes, kk, lambda loop: _sampled_k(sch, loop), lambda loop: _sampled_i(sch, loop),
             j_factors,
             lambda loop: sch.sample_perfect_tile(loop, n=2, max_innermost_factor=8, decision=[kc // ku, ku]))
         sch.decompose_reduction(partial, ko)
+
+    def _sampled_k(sch, loop):
+        # KC = KC_STEP x sampled: no KC too short to amortise adding the tile into C
+        k0, _ = sch.split(loop, [None, KC_STEP])
+        factors = sch.sample_perfect_tile(k0, n=2, max_innermost_factor=max(1, max_kc // KC_STEP),
+                                          decision=[k // kc, kc // KC_STEP])
+        return sch.split(k0, factors)[0]
 
     def _sampled_i(sch, loop):
         # MR = 2 x sampled: never 1, so the final sum always has its MR loop (a stable trace)
