@@ -326,9 +326,9 @@ def _int8_case(h, shape, threads, p, target):
     from experiments.gemm import tvm_ladder, vnni
     import tvm
     m, n, k = shape
-    runs_here = vnni.target_has_vnni(target) and vnni.host_has_vnni()
-    build_target = target if runs_here else tvm_ladder.with_num_cores(
+    build_target = target if vnni.target_has_vnni(target) else tvm_ladder.with_num_cores(
         tvm.target.Target(vnni.VNNI_FALLBACK_TARGET), threads)
+    runs_here = build_target is target and vnni.host_has_vnni()
     case = {"impl": "tvm_int8", "stage": "vnni", "m": m, "n": n, "k": k, "dtype": "uint8", "b_dtype": "int8", "acc_dtype": "int32",
             "threads": threads, "target": _target_dict(build_target), "tiles": vnni.default_tiles()}
     case_id = f"gemm_tvm/impl=tvm_int8/stage=vnni/{_shape_key(shape)}/threads={threads}"
@@ -349,8 +349,10 @@ def _int8_case(h, shape, threads, p, target):
     extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
                           "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
     if not runs_here:
-        reason = (f"this host or target lacks AVX-512 VNNI (target {json.dumps(_target_dict(target), sort_keys=True)}); "
-                  f"compiled for {json.dumps(vnni.VNNI_FALLBACK_TARGET)} as evidence, not run")
+        lacking = "this host lacks" if build_target is target else "the target lacks"
+        reason = (f"{lacking} AVX-512 VNNI (target {json.dumps(_target_dict(target), sort_keys=True)}, "
+                  f"/proc/cpuinfo avx512_vnni: {vnni.host_has_vnni()}); compiled for "
+                  f"{json.dumps(_target_dict(build_target), sort_keys=True)} as evidence, not run")
         h.say(f"{case_id}: skipped: {reason}; vpdpbusd {extra['dot_instructions']['vpdpbusd']}")
         return _failed(h, case_id, case, first, "skipped", reason, extra=extra)
     a, b = vnni.int8_operands(m, n, k, p["seed"])
