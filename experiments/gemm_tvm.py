@@ -2,7 +2,10 @@
 
 Seed §23 re-measured with today's API: the stage ladder (baseline, blocking,
 vectorization, loop permutation, packing, write cache, parallel) written with
-tvm.s_tir.Schedule, then MetaSchedule (which replaces AutoTVM). As in the
+tvm.s_tir.Schedule, then MetaSchedule (which replaces AutoTVM). Beyond the seed: a
+BLIS-style micro-kernel stage with a small recorded grid over MR/NR/KC, MetaSchedule
+over the micro-kernel's decisions beside its default space, and a u8 x s8 -> s32 GEMM
+tensorized with VNNI (vpdpbusd) next to the FP32 kernel of the same shape. As in the
 historical table, NumPy is timed in the same run beside every stage; the
 machine's best BLAS kernel is timed too, in a child process with the
 OpenBLAS pinning variables unset. Every kernel is checked against float64
@@ -22,6 +25,9 @@ import numpy as np
 from experiments import harness
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+# ISA of OpenBLAS's kernel, by its core name (threadpoolctl "architecture"), for ISA-matched peaks
+OPENBLAS_ISA = {"skylakex": "avx512", "cooperlake": "avx512", "sapphirerapids": "avx512",
+                "haswell": "avx2", "zen": "avx2", "sandybridge": "avx"}
 ROLE = "GEMM_TVM_ROLE"
 
 
@@ -90,30 +96,40 @@ def _numpy_case(h, shape, threads, blas, stage, p):
                   warmup=p["warmup"], number=number, check=check, first_line=first,
                   status="ok" if check["passed"] else "check_failed",
                   error=None if check["passed"] else "NumPy result differs from float64",
-                  extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel})
+                  extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel,
+                         "isa": OPENBLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")})
 
 
-def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None):
-    """One ladder stage: build here; check and time here, or on `device` through RPC."""
+def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None, tiles=None,
+                impl="tvm", more=None):
+    """One ladder stage: build here; check and time here, or on `device` through RPC.
+
+    `tiles` (micro-kernel MR/NR/KC...) become part of the case; impl "tvm_grid" marks a
+    grid-search candidate (kept out of the stage tables); `more` is added to extra."""
     from experiments.gemm import tvm_ladder
     m, n, k = shape
-    case = {"impl": "tvm", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
+    case = {"impl": impl, "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "target": _target_dict(target)}
+    if tiles:
+        case["tiles"] = dict(tiles)
     if device is not None:
         case["via"] = f"rpc:{device.key}"
-    case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
+    case_id = f"gemm_tvm/impl={impl}/stage={stage}/{_shape_key(shape)}/threads={threads}"
+    if impl == "tvm_grid":
+        case_id += "".join(f"/{key}={tiles[key]}" for key in ("mr", "nr", "kc"))
     old = h.reusable(case_id, case)
     if old:
         return h.emit_reused(old)
     first = h.line() + 1
     try:
-        built = tvm_ladder.build_stage(stage, m, n, k, target)
+        built = tvm_ladder.build_stage(stage, m, n, k, target, tiles=tiles)
     except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
         h.say(f"{case_id}: compile failed: {exc}")
         return _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
     evidence = tvm_ladder.codegen_evidence(built.asm)
     extra = {"flops_per_call": 2 * m * n * k, "compile_seconds": built.compile_seconds,
-             "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False}
+             "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False,
+             "isa": tvm_ladder.isa_from_evidence(evidence), **(more or {})}
     if save_artifacts:
         base = f"{stage}-{m}x{n}x{k}-t{threads}"
         extra["artifacts"] = {
@@ -124,8 +140,10 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
         if stage == "baseline":
             extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
     summary = f"vector FMA {evidence.get('fma_packed', {})}"
-    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device,
-                    f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra={})
+    name = f"{stage}_{m}x{n}x{k}_t{threads}"  # of the uploaded module when measured through RPC
+    if impl == "tvm_grid":
+        name += "".join(f"_{key}{tiles[key]}" for key in ("mr", "nr", "kc"))
+    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra={})
 
 
 def _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra):
@@ -191,19 +209,28 @@ def _all_failed_status(failures):
         else "run_failed"
 
 
-def _tune_case(h, shape, threads, p, target, device=None):
+TUNE_STAGE = {"default": "autotuned", "microkernel": "autotuned_microkernel"}
+
+
+def _tune_case(h, shape, threads, p, target, device=None, space="default"):
     """MetaSchedule on one shape; with `device`, candidates are measured on it by the RPC runner
-    and the best kernel is checked and timed there like the ladder stages."""
+    and the best kernel is checked and timed there like the ladder stages.
+
+    space "default" is MetaSchedule's own space (stage "autotuned"); "microkernel" searches the
+    micro-kernel stage's decisions (stage "autotuned_microkernel", its own database)."""
     from experiments.gemm import tvm_ladder
     import tvm
     m, n, k = shape
     trials = p["tune"]["trials"]
-    case = {"impl": "tvm", "stage": "autotuned", "m": m, "n": n, "k": k, "dtype": "float32",
+    stage = TUNE_STAGE[space]
+    case = {"impl": "tvm", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "trials": trials, "tuner": "MetaSchedule",
             "target": _target_dict(target)}
+    if space != "default":
+        case["space"] = space
     if device is not None:
         case["via"] = f"rpc:{device.key}"
-    case_id = f"gemm_tvm/impl=tvm/stage=autotuned/{_shape_key(shape)}/threads={threads}"
+    case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
     old = h.reusable(case_id, case)
     if old:
         return h.emit_reused(old)
@@ -212,14 +239,14 @@ def _tune_case(h, shape, threads, p, target, device=None):
         from experiments import remote
         runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
     first = h.line() + 1
-    work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}")
+    work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}" + ("" if space == "default" else f"-{space}"))
     work_dir.mkdir(parents=True, exist_ok=True)
     h.say(f"{case_id}: MetaSchedule, {trials} trials" + (f", measured through RPC ({device.key})" if device else ""))
     if device is not None:
         device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
     try:
         result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
-                                 seed=p["seed"], reuse=False, runner=runner)
+                                 seed=p["seed"], reuse=False, runner=runner, space=space)
     except Exception as exc:  # noqa: BLE001
         if device is not None:   # the tracker or the device went away in the middle of tuning
             h.say(f"{case_id}: tuning through RPC failed: {exc}")
@@ -231,20 +258,115 @@ def _tune_case(h, shape, threads, p, target, device=None):
              "tvm_version": tvm.__version__, "trials_done": result.trials_done,
              "total_records": result.total_records, "tuning_seconds": result.tuning_seconds,
              "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
-             "failures": result.failures, "curve": result.curve, "notes": result.notes,
-             "database": work_ref, "runner": result.runner}
+             "failures": result.failures, "curve": _with_gflops(result.curve, 2 * m * n * k),
+             "notes": result.notes, "database": work_ref, "runner": result.runner, "space": space}
     if result.mod is None:
         status = _all_failed_status(result.failures)
         h.say(f"{case_id}: no tuning trial succeeded: {result.failures}")
         return _failed(h, case_id, case, first, status, "no tuning trial succeeded"
                        + (f" on device {device.key!r} (lost or unreachable?)" if device else "")
                        + f"; failures {json.dumps(result.failures, sort_keys=True)}", extra=extra)
-    extra["codegen"] = _evidence_summary(tvm_ladder.codegen_evidence(result.asm))
-    extra["artifacts"] = {"trace": h.artifact(f"autotuned-{m}x{n}x{k}-t{threads}.trace.py",
+    evidence = tvm_ladder.codegen_evidence(result.asm)
+    extra["codegen"] = _evidence_summary(evidence)
+    extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
+    extra["artifacts"] = {"trace": h.artifact(f"{stage}-{m}x{n}x{k}-t{threads}.trace.py",
                                               result.best_trace or "")[1]}
     summary = f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s"
     return _measure(h, case_id, case, first, result, shape, p, extra, summary, device,
-                    f"autotuned_{m}x{n}x{k}_t{threads}", failed_extra=extra)
+                    f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra=extra)
+
+
+def _with_gflops(curve, flops):
+    """Per-trial GFLOPS beside the seconds (None for a failed trial), for GFLOPS-vs-trials plots."""
+    return [dict(point, gflops=flops / point["run_secs"] / 1e9 if point.get("run_secs") else None,
+                 best_gflops=flops / point["best_so_far_s"] / 1e9 if point.get("best_so_far_s") else None)
+            for point in curve]
+
+
+_GRID_CHOICE = {}
+
+
+def _microkernel_tiles(h, threads, p, target, device=None):
+    """(tiles, grid record ids, chosen id) for the micro-kernel stage at this thread count.
+
+    The grid (profile `microkernel.grid`: small or large candidate lists for the target's
+    ISA) runs once per thread count on `microkernel.grid_shape`; each candidate is its own
+    record (impl tvm_grid), checked before it is timed; the fastest passing one (minimum
+    sample: the grid chooses between designs) is used for every shape at that thread count."""
+    from experiments.gemm import tvm_ladder
+    if threads in _GRID_CHOICE:
+        return _GRID_CHOICE[threads]
+    cfg = p.get("microkernel") or {}
+    shape = cfg.get("grid_shape")
+    choice = (None, [], None)
+    if shape:
+        rows = [(_stage_case(h, "microkernel", tuple(shape), threads, p, target, False, device=device,
+                             tiles=tiles, impl="tvm_grid"), tiles)
+                for tiles in tvm_ladder.microkernel_grid(target, cfg.get("grid", "small"))]
+        ok = [(rec, tiles) for rec, tiles in rows if rec["status"] == "ok"]
+        best = min(ok, key=lambda row: row[0]["stats"]["min"]) if ok else None
+        choice = (best[1] if best else None, [rec["id"] for rec, _ in rows], best[0]["id"] if best else None)
+        h.say(f"micro-kernel grid, threads={threads}: chose {choice[0]} ({choice[2]})")
+    _GRID_CHOICE[threads] = choice
+    return choice
+
+
+def _microkernel_case(h, shape, threads, p, target, save_artifacts, device=None):
+    tiles, grid_ids, chosen = _microkernel_tiles(h, threads, p, target, device)
+    more = {"grid": grid_ids, "tiles_chosen_by": chosen or "defaults (no grid)"}
+    return _stage_case(h, "microkernel", shape, threads, p, target, save_artifacts, device=device,
+                       tiles=tiles, more=more)
+
+
+def _int8_case(h, shape, threads, p, target):
+    """u8 x s8 -> s32 GEMM tensorized with VNNI vpdpbusd, exact against NumPy's int32 product.
+
+    Timed where both the target and this host have AVX-512 VNNI; otherwise compiled for an
+    explicit VNNI target and recorded as skipped, with its instruction counts as evidence."""
+    from experiments.gemm import tvm_ladder, vnni
+    import tvm
+    m, n, k = shape
+    build_target = target if vnni.target_has_vnni(target) else tvm_ladder.with_num_cores(
+        tvm.target.Target(vnni.VNNI_FALLBACK_TARGET), threads)
+    runs_here = build_target is target and vnni.host_has_vnni()
+    case = {"impl": "tvm_int8", "stage": "vnni", "m": m, "n": n, "k": k, "dtype": "uint8", "b_dtype": "int8", "acc_dtype": "int32",
+            "threads": threads, "target": _target_dict(build_target), "tiles": vnni.default_tiles()}
+    case_id = f"gemm_tvm/impl=tvm_int8/stage=vnni/{_shape_key(shape)}/threads={threads}"
+    old = h.reusable(case_id, case)
+    if old:
+        return h.emit_reused(old)
+    first = h.line() + 1
+    try:
+        sch, _, rt_mod, asm, seconds = vnni.build_int8(m, n, k, build_target, load=runs_here)
+    except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
+        h.say(f"{case_id}: compile failed: {exc}")
+        return _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
+    evidence = tvm_ladder.codegen_evidence(asm)
+    extra = {"flops_per_call": 2 * m * n * k, "ops": "integer multiply-adds x 2", "compile_seconds": seconds,
+             "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm),
+             "codegen": _evidence_summary(evidence), "isa": "avx512_vnni",
+             "fp32_peer": f"gemm_tvm/impl=tvm/stage=microkernel/{_shape_key(shape)}/threads={threads}"}
+    extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
+                          "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
+    if not runs_here:
+        lacking = "this host lacks" if build_target is target else "the target lacks"
+        reason = (f"{lacking} AVX-512 VNNI (target {json.dumps(_target_dict(target), sort_keys=True)}, "
+                  f"/proc/cpuinfo avx512_vnni: {vnni.host_has_vnni()}); compiled for "
+                  f"{json.dumps(_target_dict(build_target), sort_keys=True)} as evidence, not run")
+        h.say(f"{case_id}: skipped: {reason}; vpdpbusd {extra['dot_instructions']['vpdpbusd']}")
+        return _failed(h, case_id, case, first, "skipped", reason, extra=extra)
+    a, b = vnni.int8_operands(m, n, k, p["seed"])
+    check = dict(vnni.exact_check(vnni.run_int8(rt_mod["main"], a, b), a, b), reference="numpy int32 matmul, exact")
+    if not check["passed"]:
+        h.say(f"{case_id}: CHECK FAILED {check}")
+        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
+                      number=0, check=check, first_line=first, status="check_failed",
+                      error="INT8 result differs from NumPy's int32 product", extra=extra)
+    args = [tvm.runtime.tensor(x) for x in (a, b, np.zeros((m, n), "int32"))]
+    samples, number = _timed(h, None, args, p, tvm_module=rt_mod)
+    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, vpdpbusd {extra['dot_instructions']['vpdpbusd']}")
+    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
+                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
 
 
 def run_tvm(h, threads):
@@ -257,11 +379,18 @@ def run_tvm(h, threads):
     for shape in p["shapes"]:
         save = list(shape) == list(p["artifact_shape"]) and threads == max(_thread_counts(p["threads"]))
         for stage in p["stages"]:
-            _stage_case(h, stage, tuple(shape), threads, p, target, save)
+            if stage == "microkernel":
+                _microkernel_case(h, tuple(shape), threads, p, target, save)
+            else:
+                _stage_case(h, stage, tuple(shape), threads, p, target, save)
             _numpy_case(h, tuple(shape), threads, "configured", stage, p)
         if _tunes(p, shape, threads):
-            _tune_case(h, tuple(shape), threads, p, target)
-            _numpy_case(h, tuple(shape), threads, "configured", "autotuned", p)
+            for space in p["tune"].get("spaces", ["default"]):
+                _tune_case(h, tuple(shape), threads, p, target, space=space)
+                _numpy_case(h, tuple(shape), threads, "configured", TUNE_STAGE[space], p)
+        int8 = p.get("int8") or {}
+        if list(shape) in [list(s) for s in int8.get("shapes", [])] and threads in _thread_counts(int8.get("threads", [])):
+            _int8_case(h, tuple(shape), threads, p, target)
 
 
 def run_rpc(h):
@@ -285,9 +414,13 @@ def run_rpc(h):
             device.drop()
         for shape in p["shapes"]:
             for stage in p["stages"]:
-                _stage_case(h, stage, tuple(shape), threads, p, target, False, device=device)
+                if stage == "microkernel":
+                    _microkernel_case(h, tuple(shape), threads, p, target, False, device=device)
+                else:
+                    _stage_case(h, stage, tuple(shape), threads, p, target, False, device=device)
             if _tunes(p, shape, threads):
-                _tune_case(h, tuple(shape), threads, p, target, device=device)
+                for space in p["tune"].get("spaces", ["default"]):
+                    _tune_case(h, tuple(shape), threads, p, target, device=device, space=space)
 
 
 def _tunes(p, shape, threads):

@@ -94,7 +94,7 @@ def roofline(table, current, env):
 
 
 STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
-          "parallel", "autotuned"]
+          "parallel", "microkernel", "autotuned", "autotuned_microkernel"]
 
 
 def tvm_stage_rows(table, current, shape):
@@ -211,9 +211,27 @@ def int8_latency(tables, current, env):
             .properties(title="INT8 与 FP32 的延迟（batch 1；黑色刻度为 p95）"))
 
 
+def tuning_spaces(tables, current, env):
+    """Best-so-far GFLOPS of MetaSchedule's default space and of the micro-kernel space,
+    against trials and against tuning seconds (main shape)."""
+    from .tables_microkernel import tuning_space_rows
+    data = alt.Data(values=tuning_space_rows(current))
+
+    def panel(field, title):
+        return alt.Chart(data).mark_line(point=True, interpolate="step-after").encode(
+            x=alt.X(f"{field}:Q", title=title),
+            y=alt.Y("gflops:Q", title="目前最佳（GFLOPS）"),
+            color=alt.Color("series:N", title="搜索空间"),
+            tooltip=["series:N", f"{field}:Q", alt.Tooltip("gflops:Q", format=".1f")]
+        ).properties(width=300, height=240)
+
+    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
+        title="两个搜索空间的调优曲线（同一工作负载、同一试验预算）")
+
+
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
-            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve,
+            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve, "tuning_spaces": tuning_spaces,
             "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency}
 
 

@@ -18,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import archive, charts, comparable, compare, corpus, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, writeup
+from . import archive, charts, comparable, compare, corpus, coverage, derived, history, identity, load, machines, merge, provenance, tables, tables_e2e, tables_graph, tables_int8, tables_microkernel, writeup
 from . import codegen
 from .errors import ReportError
 from .figures import FigureBook
@@ -83,6 +83,11 @@ class Templates:
             "tvm_shapes": lambda threads: tables.tvm_shapes(b, d.current, self._threads(threads)),
             "tvm_codegen": lambda: tables.tvm_codegen(b, d.current, b.data_prefix()),
             "tuning_summary": lambda: tables.tuning_summary(b, d.current),
+            "microkernel_summary": lambda threads: tables_microkernel.microkernel_summary(b, d.current,
+                                                                                        self._threads(threads)),
+            "microkernel_grid": lambda: tables_microkernel.microkernel_grid(b, d.current),
+            "tuning_spaces": lambda: tables_microkernel.tuning_spaces(b, d.current),
+            "int8_vnni": lambda: tables_microkernel.int8_vnni(b, d.current),
             "gemm_goals": lambda: tables.gemm_goals(b, d.current, d.env),
             "thread_scaling": lambda: tables.thread_scaling(b, d.current, d.env),
             "tvm_excerpts": lambda: tables.tvm_excerpts(d.results_dir, d.current, b.data_prefix()),

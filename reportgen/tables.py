@@ -207,7 +207,7 @@ def hand_ladder(book, table, current):
 
 
 STAGE_ORDER = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
-               "parallel", "autotuned"]
+               "parallel", "microkernel", "autotuned", "autotuned_microkernel"]
 
 
 def _tvm_fam(current):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tvm
 
 from experiments.gemm import tvm_ladder as ladder
 
@@ -26,11 +27,6 @@ def _cpu_flags() -> set[str]:
     return set()
 
 
-needs_avx2_fma = pytest.mark.skipif(
-    not {"avx2", "fma"} <= _cpu_flags(), reason="host CPU lacks AVX2+FMA"
-)
-
-
 @pytest.fixture(scope="module")
 def target():
     return ladder.host_target()
@@ -45,10 +41,10 @@ def builds(target):
 
 def test_stage_table():
     assert STAGE_NAMES == ["baseline", "blocking", "vectorization", "loop_permutation",
-                           "packing", "write_cache", "parallel"]
+                           "packing", "write_cache", "parallel", "microkernel"]
     assert [s["historical_name"] for s in ladder.STAGES] == [
         "baseline", "blocking", "vectorization", "loop permutation", "packing",
-        "write cache", "parallel"]
+        "write cache", "parallel", None]  # microkernel is ours, not in the historical table
     assert all(s["description_zh"].strip() for s in ladder.STAGES)
 
 
@@ -85,6 +81,7 @@ def test_lowered_text_shows_each_stage(builds):
     assert "B_global" in text["packing"] and "(2, 64, 32)" in text["packing"]
     assert 'scope="local"' in text["write_cache"] and "T.unroll" in text["write_cache"]
     assert text["parallel"].count("T.parallel") == 2  # packing loop + outer i loop
+    assert "C_rf_local" in text["microkernel"] and "B_global" in text["microkernel"]  # K blocks, packed B
 
 
 def test_check_catches_wrong_and_unwritten_results():
@@ -119,15 +116,75 @@ def test_codegen_evidence_parses_memory_operands():
     assert evidence["has_ymm_fma"] and not evidence["has_zmm"]
 
 
-@needs_avx2_fma
+# Codegen checks compile for explicit targets (never the host), so they pass on any x86-64
+# host; compiling for an ISA the host lacks is fine, only running it is not (load=False).
+AVX2_TARGET = {"kind": "llvm", "mcpu": "haswell"}
+AVX512_TARGETS = [{"kind": "llvm", "mcpu": "skylake-avx512"}, {"kind": "llvm", "mcpu": "znver4"}]
+
+
+def _evidence(stage, shape, config, **kwargs):
+    built = ladder.build_stage(stage, *shape, tvm.target.Target(config), load=False, **kwargs)
+    return built, ladder.codegen_evidence(built.asm)
+
+
 @pytest.mark.parametrize("shape", [(64, 64, 64), (1024, 1024, 1024)], ids=["64", "1024"])
-def test_vectorized_stages_emit_ymm_fma_and_baseline_does_not(target, shape):
-    evidence = {stage: ladder.codegen_evidence(ladder.build_stage(stage, *shape, target).asm)
-                for stage in STAGE_NAMES}  # compile only; nothing runs at 1024
+def test_avx2_target_emits_ymm_fma_and_no_zmm(shape):
+    evidence = {stage: _evidence(stage, shape, AVX2_TARGET)[1] for stage in STAGE_NAMES}
     assert evidence["baseline"]["fma_packed"]["ymm"] == 0
     assert not evidence["baseline"]["has_ymm_fma"]
     for stage in STAGE_NAMES[STAGE_NAMES.index("vectorization"):]:
         assert evidence[stage]["fma_packed"]["ymm"] > 0, (stage, evidence[stage])
+        assert not evidence[stage]["has_zmm"], (stage, evidence[stage])
+    assert ladder.isa_from_evidence(evidence["microkernel"]) == "avx2"
+
+
+@pytest.mark.parametrize("config", AVX512_TARGETS, ids=lambda c: c["mcpu"])
+@pytest.mark.parametrize("shape", [(64, 64, 64), (127, 255, 63)], ids=["64", "odd"])
+def test_avx512_target_microkernel_emits_zmm_fma(config, shape):
+    built, evidence = _evidence("microkernel", shape, config)
+    assert built.params["isa"] == "avx512" and built.params["lanes"] == 16
+    assert built.params["nr"] % 16 == 0
+    assert evidence["fma_packed"]["zmm"] > 0 and ladder.isa_from_evidence(evidence) == "avx512"
+
+
+def test_microkernel_tiles_follow_the_target_not_the_host():
+    avx2, avx512 = (tvm.target.Target(c) for c in (AVX2_TARGET, AVX512_TARGETS[1]))
+    assert ladder.target_isa(avx2) == "avx2" and ladder.simd_lanes(avx2) == 8
+    assert ladder.target_isa(avx512) == "avx512" and ladder.simd_lanes(avx512) == 16
+    assert ladder.microkernel_defaults(avx2)["nr"] == 16 and ladder.microkernel_defaults(avx512)["nr"] == 32
+    for target in (avx2, avx512):
+        grid = ladder.microkernel_grid(target, "large")
+        assert grid[0] == ladder.microkernel_defaults(target) and len(grid) == len({str(g) for g in grid})
+        assert all(g["nr"] % ladder.simd_lanes(target) == 0 and g["mc"] % g["mr"] == 0 for g in grid)
+    with pytest.raises(ValueError, match="SIMD width"):
+        ladder.microkernel_tiles(64, 64, 64, {"mr": 8, "nr": 24, "kc": 64, "ku": 4, "mc": 64}, 16)
+
+
+@pytest.mark.parametrize("shape", [(127, 255, 511), (1000, 1000, 1000), (1, 1, 1)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_microkernel_tiles_even_out_k(shape):
+    t = ladder.microkernel_tiles(*shape, {"mr": 8, "nr": 32, "kc": 256, "ku": 4, "mc": 64}, 16)
+    blocks = -(-shape[2] // t["kc"])
+    assert t["kc"] % t["ku"] == 0 and t["kc"] * blocks - shape[2] < blocks * t["ku"]
+
+
+def _host_runs(config) -> bool:
+    return "avx512f" in _cpu_flags() if "512" in config["mcpu"] or config["mcpu"] == "znver4" \
+        else {"avx2", "fma"} <= _cpu_flags()
+
+
+MICRO_SHAPES = [(1, 1, 1), (5, 3, 7), (33, 47, 29), (127, 255, 63), (64, 64, 64), (65, 70, 300)]
+
+
+@pytest.mark.parametrize("config", [AVX2_TARGET, AVX512_TARGETS[1]], ids=lambda c: c["mcpu"])
+@pytest.mark.parametrize("shape", MICRO_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_microkernel_numerics_on_odd_shapes(config, shape):
+    if not _host_runs(config):
+        pytest.skip(f"host CPU cannot run {config['mcpu']} code")
+    built = ladder.build_stage("microkernel", *shape, tvm.target.Target(config),
+                               tiles={"kc": 64})  # several K blocks even on small shapes
+    report = ladder.check(built, *shape, seed=11)
+    assert report["passed"], (built.params, report)
 
 
 @pytest.mark.parametrize("stage", ["baseline", "vectorization", "parallel"])
@@ -202,3 +259,74 @@ def test_tune_smoke_and_reuse(tmp_path, target):
     assert again.curve == result.curve and again.failures == result.failures
     assert again.best_run_secs == result.best_run_secs
     assert ladder.check(again, 64, 64, 64, seed=1)["passed"]
+
+
+def _space_schedule(config, shape):
+    from tvm import s_tir
+
+    target = tvm.target.Target(config)
+    sch = s_tir.Schedule(ladder.tuning_workload(*shape))
+    ladder.microkernel_space(target, *shape)(sch)
+    return target, sch
+
+
+@pytest.mark.parametrize("config", [AVX2_TARGET, AVX512_TARGETS[1]], ids=lambda c: c["mcpu"])
+def test_microkernel_space_replays_with_other_decisions(config):
+    """MetaSchedule replays the space's trace with sampled decisions: every perfect tile,
+    down to unit factors, must still give a valid, correct schedule."""
+    from tvm import s_tir
+
+    shape = (48, 64, 40)
+    target, sch = _space_schedule(config, shape)
+    trace = sch.trace
+    tiles = [inst for inst in trace.insts if inst.kind.name == "SamplePerfectTile"]
+    assert len(tiles) == 4  # NR/lanes, KC, MR (with MC), k unroll
+    for pick in ("innermost_one", "outermost_one"):
+        new = trace
+        for inst in tiles:
+            extent = int(np.prod([int(x) for x in trace.decisions[inst]]))
+            n = len(trace.decisions[inst])
+            decision = [extent] + [1] * (n - 1) if pick == "innermost_one" else [1] * (n - 1) + [extent]
+            if inst.attrs[1] and decision[-1] > int(inst.attrs[1]):  # respect max_innermost_factor
+                decision = [extent] + [1] * (n - 1)
+            new = new.with_decision(inst, decision, remove_postproc=True)
+        replay = s_tir.Schedule(ladder.tuning_workload(*shape))
+        new.apply_to_schedule(replay, remove_postproc=True)
+        executable = tvm.compile(replay.mod, target)
+        if _host_runs(config):
+            a, b = ladder.random_operands(*shape, seed=2)
+            report = ladder.error_report(ladder.run_gemm(executable.jit()["main"], a, b), a, b)
+            assert report["passed"], (pick, report)
+
+
+def test_microkernel_space_rejects_shapes_it_cannot_tile():
+    with pytest.raises(ValueError, match="N % 16"):
+        ladder.microkernel_space(tvm.target.Target(AVX512_TARGETS[1]), 64, 40, 64)
+    with pytest.raises(ValueError, match="even M"):
+        ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 63, 64, 64)
+    with pytest.raises(ValueError, match="K % 8"):
+        ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 64, 64, 60)
+
+
+def test_microkernel_grid_records_each_candidate_and_the_stage_names_its_choice(tmp_path):
+    from experiments import gemm_tvm, harness
+
+    if not _host_runs(AVX2_TARGET):
+        pytest.skip("host CPU lacks AVX2+FMA")
+
+    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-test",
+            "params": {"seed": 0, "warmup": 1, "repeat": 3, "min_repeat": 3, "min_sample_s": 0.001, "budget_s": 0.2,
+                       "microkernel": {"grid": "small", "grid_shape": [32, 32, 32]}},
+            "log_file": str(tmp_path / "log.txt"), "log_ref": "runs/x/logs/gemm_tvm.log",
+            "records_file": str(tmp_path / "records.jsonl"), "artifacts_dir": str(tmp_path / "a" / "b" / "c" / "d"),
+            "fingerprint": "f", "previous_records": None, "results_root": str(tmp_path)}
+    h = harness.Harness(spec)
+    gemm_tvm._GRID_CHOICE.clear()
+    target = tvm.target.Target(AVX2_TARGET if not _host_runs(AVX512_TARGETS[1]) else AVX512_TARGETS[1])
+    rec = gemm_tvm._microkernel_case(h, (33, 40, 20), 1, h.params, target, False)
+    grid = rec["extra"]["grid"]
+    assert len(grid) == len(ladder.microkernel_grid(target, "small")) and rec["extra"]["tiles_chosen_by"] in grid
+    assert all("/impl=tvm_grid/" in case_id for case_id in grid)
+    assert rec["status"] == "ok" and rec["check"]["passed"] and rec["extra"]["isa"] == ladder.target_isa(target)
+    assert rec["case"]["tiles"]["nr"] == rec["extra"]["schedule_params"]["nr"]
+    gemm_tvm._GRID_CHOICE.clear()

@@ -9,7 +9,10 @@ records nothing and runs no benchmark by itself.
 Stage ladder (each stage adds one idea to the previous one, as in the tutorial):
 
     baseline -> blocking -> vectorization -> loop_permutation -> packing
-             -> write_cache -> parallel
+             -> write_cache -> parallel -> microkernel
+
+``microkernel`` is not in the historical table: a BLIS-style kernel (packed B, K blocks
+of KC, an MR x NR register tile sized from the target's SIMD width), see its section.
 
 Non-divisible shapes
 --------------------
@@ -111,10 +114,17 @@ STAGES: list[dict[str, str]] = [
         "historical_name": "parallel",
         "description_zh": "在写缓存基础上把最外层 io 循环并行化（线程数由 TVM_NUM_THREADS 决定）。",
     },
+    {
+        "name": "microkernel",
+        "historical_name": None,  # not in the historical table: added by this study
+        "description_zh": "BLIS 式微内核：B 打包成 [N/NR, K, NR]（在被计时的函数内），K 按 KC 分块"
+        "（rfactor 出每个 KC 块的部分和，放在 MR x NR 的寄存器块上），MR 与内层 k 展开，"
+        "NR 按目标的 SIMD 宽度向量化，M 块在各核间并行。",
+    },
 ]
 
 _STAGE_RANK = {stage["name"]: rank for rank, stage in enumerate(STAGES)}
-_BLOCKING, _VECTORIZE, _PERMUTE, _PACK, _WRITE_CACHE, _PARALLEL = range(1, 7)
+_BLOCKING, _VECTORIZE, _PERMUTE, _PACK, _WRITE_CACHE, _PARALLEL, _MICROKERNEL = range(1, 8)
 
 FAILED_RUN_SECS = 1e8  # MetaSchedule stores 1e9 s for failed trials; anything this large is a failure
 
@@ -257,15 +267,33 @@ def _apply_ladder(sch: s_tir.Schedule, rank: int, m: int, n: int, tiles: dict[st
 
 
 def schedule_stage(
-    stage: str, m: int, n: int, k: int, dtype: str = "float32", tiles: dict[str, int] | None = None
+    stage: str, m: int, n: int, k: int, dtype: str = "float32", tiles: dict[str, int] | None = None,
+    target: tvm.target.Target | None = None,
 ) -> tuple[s_tir.Schedule, dict[str, Any]]:
-    """Schedule the GEMM up to ``stage``. Returns the schedule and the parameters used."""
+    """Schedule the GEMM up to ``stage``. Returns the schedule and the parameters used.
+
+    ``target`` matters only to ``microkernel`` (its tile and vector width come from the
+    target's features, default :func:`host_target`); ``tiles`` are its mr/nr/kc/ku/mc there.
+    """
     rank = _stage_rank(stage)
+    if rank == _MICROKERNEL:
+        return _schedule_microkernel(m, n, k, dtype, tiles, target or host_target())
     tiles = {**default_tiles(), **(tiles or {})}
     sch = s_tir.Schedule(gemm_prim_func(m, n, k, dtype))
     padded = _apply_ladder(sch, rank, m, n, tiles) if rank >= _BLOCKING else False
     params: dict[str, Any] = dict(tiles) if rank >= _BLOCKING else {}
     params["tail_handling"] = _tail_handling(rank, padded, k, tiles)
+    return sch, params
+
+
+def _schedule_microkernel(m, n, k, dtype, tiles, target):
+    lanes = simd_lanes(target, dtype)
+    t = microkernel_tiles(m, n, k, {**microkernel_defaults(target), **(tiles or {})}, lanes)
+    sch = s_tir.Schedule(gemm_prim_func(m, n, k, dtype))
+    padded = _apply_microkernel(sch, m, n, k, t)
+    params: dict[str, Any] = {**t, "isa": target_isa(target)}
+    params["tail_handling"] = ("pad M/N/K to MR/NR/KC multiples (A copied, B packed with zeros, "
+                               "C copied back)" if padded else "M/N/K divisible")
     return sch, params
 
 
@@ -275,6 +303,261 @@ def _tail_handling(rank: int, padded: bool, k: int, tiles: dict[str, int]) -> st
     parts = ["pad M/N to tile multiples" if padded else "M/N divisible"]
     parts.append("guarded k split" if k % tiles["bk"] else "K divisible")
     return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- the micro-kernel stage
+#
+# BLIS-style: B packed to [N/NR, K, NR] inside the function, K split in KC blocks by
+# ``rfactor`` (the partial sum of one KC block lives in an MR x NR local tile -- registers
+# once LLVM promotes it -- and is added to C after the block: C is read and written
+# once per KC block, as in BLIS), MR rows and the inner k unrolled, NR vectorised with
+# the target's SIMD width, M blocks (MC rows) parallel over the cores.  Loop nest:
+#
+#     for kb in K/KC:                      # reduction over KC blocks (rfactor)
+#       for mc in parallel(M/MC):
+#         for jo in N/NR:                  # one packed B panel KC x NR
+#           for mr in MC/MR:
+#             acc[MR, NR] = 0; for k in KC (ku unrolled): acc += A[:, k] x Bp[jo, k, :]
+#             C[MR, NR] += acc
+#
+# ``cache_write``/``cache_inplace`` cannot hold a tile across only part of the reduction;
+# rfactor's two-stage form (partial sums per KC block, placed at the register tile) can.
+
+_ISA_LANES_FP32 = (("avx512", "avx512f", 16), ("avx2", "avx2", 8), ("sse", "sse2", 4))
+
+
+def target_isa(target: tvm.target.Target) -> str:
+    """Widest x86 SIMD ISA the target (not the host) has: avx512, avx2, sse or generic."""
+    if target.kind.name != "llvm":
+        return "generic"
+    for isa, feature, _ in _ISA_LANES_FP32:
+        if tvm.target.codegen.target_has_features(feature, target):
+            return isa
+    return "generic"
+
+
+def simd_lanes(target: tvm.target.Target, dtype: str = "float32") -> int:
+    """Vector lanes of ``dtype`` in one SIMD register of ``target`` (from its features)."""
+    bits = {"avx512": 512, "avx2": 256, "sse": 128}.get(target_isa(target), 128)
+    return max(1, bits // tvm.runtime.DataType(dtype).bits)
+
+
+def isa_from_evidence(evidence: dict[str, Any]) -> str:
+    """ISA the generated code actually used for its FMAs (zmm: avx512, ymm: avx2)."""
+    fma = evidence.get("fma_packed", {})
+    if fma.get("zmm"):
+        return "avx512"
+    if fma.get("ymm"):
+        return "avx2"
+    if fma.get("xmm"):
+        return "sse"
+    return "scalar"
+
+
+def microkernel_defaults(target: tvm.target.Target) -> dict[str, int]:
+    """MR x NR register tile sized to the target's register file.
+
+    AVX-512 (32 zmm): 8 x 2 vectors = 16 accumulators + 2 B vectors + broadcasts;
+    AVX2 (16 ymm): 6 x 2 vectors = 12 accumulators + 2 + 1 (the classic 6x16 kernel).
+    ``ku``: inner k unroll; ``mc``: rows of A per parallel M block.
+    """
+    lanes = simd_lanes(target)
+    mr = 8 if target_isa(target) == "avx512" else 6
+    return {"mr": mr, "nr": 2 * lanes, "kc": 256, "ku": 4, "mc": 8 * mr}
+
+
+def microkernel_grid(target: tvm.target.Target, size: str = "small") -> list[dict[str, int]]:
+    """Candidate (MR, NR, KC) for ``target``: the default first, then its neighbours."""
+    base = microkernel_defaults(target)
+    lanes = simd_lanes(target)
+    if size == "small":  # quick profile: the default and one narrower tile
+        variants = [{}, {"nr": lanes}]
+    else:
+        variants = [{}, {"kc": 128}, {"kc": 512}, {"nr": lanes}, {"nr": 3 * lanes, "mr": base["mr"] // 2},
+                    {"mr": base["mr"] - 2}, {"mr": base["mr"] + 4 if lanes == 16 else base["mr"] - 2, "nr": lanes}]
+    grid = []
+    for variant in variants:
+        tiles = {**base, **variant}
+        tiles["mc"] = 8 * tiles["mr"]
+        if tiles not in grid:
+            grid.append(tiles)
+    return grid
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def microkernel_tiles(m: int, n: int, k: int, tiles: dict[str, int], lanes: int) -> dict[str, int]:
+    """Effective tiles for one shape: KC evened out over the K blocks (less zero padding),
+    a multiple of ``ku``; NR a multiple of the vector width; MC a multiple of MR."""
+    t = dict(tiles)
+    if t["nr"] % lanes:
+        raise ValueError(f"NR={t['nr']} is not a multiple of the SIMD width {lanes}")
+    blocks = _cdiv(k, min(t["kc"], k))
+    t["kc"] = _cdiv(_cdiv(k, blocks), t["ku"]) * t["ku"]  # >= ku: K is padded up when smaller
+    t["mc"] = max(1, t["mc"] // t["mr"]) * t["mr"]
+    t["lanes"] = lanes
+    return t
+
+
+def _apply_microkernel(sch: s_tir.Schedule, m: int, n: int, k: int, t: dict[str, int]) -> bool:
+    """Schedule the GEMM block "C" as the micro-kernel. Returns True if shapes were padded.
+
+    Tails: M, N, K are padded to MR, NR, KC multiples with ``pad_einsum``; A's padded
+    copy is materialised (a guard inlined into the hot loop would cost one select per
+    broadcast), B's padding is folded into the packed copy, and C is copied back from the
+    padded result.  Nothing of this is generated when the shape divides the tiles.
+    """
+    mr, nr, kc, ku, lanes = t["mr"], t["nr"], t["kc"], t["ku"], t["lanes"]
+    block = sch.get_sblock("C")
+    padded = bool(m % mr or n % nr or k % kc)
+    if padded:
+        sch.pad_einsum(block, [mr, nr, kc])
+    i, j, kk = sch.get_loops(block)
+    j0, _ = sch.split(j, [None, lanes])
+    _pack_b_panels(sch, block, nr)
+    producers = _named_blocks(sch, sch.get_producers(block))
+    if "A_pad" in producers:  # zero-padded copy of A, row-parallel and vectorised
+        a_i, a_k = sch.get_loops(producers["A_pad"])
+        sch.parallel(a_i)
+        _, a_ki = sch.split(a_k, [None, lanes])
+        sch.vectorize(a_ki)
+    mc_tiles = max(1, t["mc"] // mr)
+    partial, ko = _microkernel_nest(sch, block, lanes, kk, [None, kc],
+                                    lambda loop: _split_i(sch, loop, [None, mc_tiles, mr]),
+                                    [None, nr // lanes], [None, ku])
+    if padded:
+        (consumer,) = sch.get_consumers(block)  # pad_einsum's copy-back into C
+        c_i, c_j = sch.get_loops(consumer)
+        sch.parallel(c_i)
+        if n % lanes == 0:
+            _, c_jv = sch.split(c_j, [None, lanes])
+            sch.vectorize(c_jv)
+    # Must come last: vectorize/parallel/unroll after it raise ScheduleError.
+    sch.decompose_reduction(partial, ko)
+    return padded
+
+
+def _pack_b_panels(sch: s_tir.Schedule, block, nr: int) -> None:
+    """B -> [N/NR, K, NR], packed inside the function (a padded B folded into the copy)."""
+    packed = sch.cache_read(block, _read_index(sch, block, "B"), "global")
+    producers = _named_blocks(sch, sch.get_producers(packed))
+    if "B_pad" in producers:
+        sch.compute_inline(producers["B_pad"])
+    sch.transform_layout(packed, ("write", 0), lambda kk, j: (j // nr, kk, j % nr))
+    bk, bj = sch.get_loops(packed)
+    bjo, bji = sch.split(bj, [None, nr])
+    sch.reorder(bjo, bk, bji)
+    sch.vectorize(bji)
+    sch.parallel(bjo)
+
+
+def _microkernel_nest(sch, block, lanes, kk, k_blocks, tile_i, j_factors, k_factors):
+    """Split k into KC blocks, rfactor them, tile the partial sums (the register tile) and
+    add each tile into C right after it.  ``block``'s loops are (i, j0, j_lanes, kk) on entry.
+
+    Factors are ints (the stage) or sampled variables (the MetaSchedule space):
+    ``k_blocks`` = [K/KC, KC] (or a function splitting k and returning the K-block loop);
+    ``tile_i(loop)`` splits i and returns (M-block loop,
+    MR-tile loop, [loops inside the tile]); ``j_factors`` = [N/NR, NR/lanes]; ``k_factors``
+    = [KC/ku, ku] or a function sampling them on the KC loop.  The loops of the final sum
+    (C += tile) come from ``reverse_compute_at``, which drops unit extents: the MR loop is
+    there when MR > 1 (the space keeps MR even for that), the NR loop always.  Returns
+    (partial block, its outer k loop for decompose_reduction); leaves it undecomposed.
+    """
+    kb = k_blocks(kk) if callable(k_blocks) else sch.split(kk, k_blocks)[0]
+    partial = sch.rfactor(kb, 0)  # partial[kb, i, j] = sum over one KC block
+    i, j0, jl, kb, *rest = sch.get_loops(partial)
+    kr = sch.fuse(*rest) if len(rest) > 1 else rest[0]  # the KC loop
+    imc, imr, tile_loops = tile_i(i)
+    jo, jv = sch.split(j0, j_factors)
+    ko, ki = sch.split(kr, k_factors(kr) if callable(k_factors) else k_factors)
+    sch.reorder(kb, imc, jo, imr, ko, ki, *tile_loops, jv, jl)
+    sch.set_scope(partial, 0, "local")
+    sch.reverse_compute_at(block, imr)  # C[tile] += partial[tile] after each KC block
+    for loop in (ki, *tile_loops, jv):
+        sch.unroll(loop)
+    sch.vectorize(jl)
+    sch.parallel(imc)
+    # C += tile: MR unrolled (the tile's indices must be constants for it to stay in
+    # registers), NR vectorised
+    *_, f_i, f_j = sch.get_loops(block)
+    _, f_jl = sch.split(f_j, [None, lanes])
+    sch.vectorize(f_jl)
+    if len(sch.get_loops(block)) == 7:  # kb, mc, jo, mr, MR, NR/lanes, lanes
+        sch.unroll(f_i)
+    return partial, ko
+MICROKERNEL_POPULATION = 64
+KC_STEP = 8  # the space samples KC in steps of 8
+
+
+def _split_i(sch, loop, factors):
+    imc, imr, ii = sch.split(loop, factors)
+    return imc, imr, [ii]
+
+
+def _divisor_at_most(n: int, limit: int) -> int:
+    return max(d for d in range(1, max(1, min(n, limit)) + 1) if n % d == 0)
+
+
+def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr: int = 16,
+                      max_nv: int = 4, max_kc: int = 512):
+    """MetaSchedule space of the micro-kernel: the stage's schedule with its decisions sampled.
+
+    ``sample_perfect_tile`` picks MR/2 and MC/MR, NR/lanes (NR a multiple of the target's
+    SIMD width), KC and the k unroll.  Perfect tiles divide the shape exactly, so the space has
+    no padding; it needs N % lanes == 0.  The design space is generated with the stage's
+    default tiles (made to divide the shape) as the first decisions; MetaSchedule then
+    replays the trace with sampled and mutated decisions.  The packed B layout keeps the
+    NR of the generated design (a replay with another NR is correct, its panels just do
+    not match the tile).  MR is even (2 x sampled) and KC a multiple of ``KC_STEP``, so M
+    must be even and K a multiple of ``KC_STEP``.
+    Use with ``ms.space_generator.ScheduleFn``.
+    """
+    lanes = simd_lanes(target)
+    if n % lanes:
+        raise ValueError(f"the micro-kernel space needs N % {lanes} == 0, got N={n}")
+    if m % 2:
+        raise ValueError(f"the micro-kernel space needs an even M, got M={m}")
+    if k % KC_STEP:
+        raise ValueError(f"the micro-kernel space needs K % {KC_STEP} == 0, got K={k}")
+    base = microkernel_defaults(target)
+    mr = 2 * _divisor_at_most(m // 2, base["mr"] // 2)
+    mc_tiles = _divisor_at_most(m // mr, max(1, base["mc"] // base["mr"]))
+    nv = _divisor_at_most(n // lanes, base["nr"] // lanes)
+    kc = KC_STEP * _divisor_at_most(k // KC_STEP, base["kc"] // KC_STEP)
+    ku = _divisor_at_most(kc, base["ku"])
+
+    def space(sch: s_tir.Schedule) -> None:
+        block = sch.get_sblock("C")
+        i, j, kk = sch.get_loops(block)
+        j0, _ = sch.split(j, [None, lanes])
+        j_factors = sch.sample_perfect_tile(j0, n=2, max_innermost_factor=max_nv,
+                                            decision=[n // lanes // nv, nv])
+        _pack_b_panels(sch, block, lanes * int(sch.get(j_factors[1])))
+        partial, ko = _microkernel_nest(
+            sch, block, lanes, kk, lambda loop: _sampled_k(sch, loop), lambda loop: _sampled_i(sch, loop),
+            j_factors,
+            lambda loop: sch.sample_perfect_tile(loop, n=2, max_innermost_factor=8, decision=[kc // ku, ku]))
+        sch.decompose_reduction(partial, ko)
+
+    def _sampled_k(sch, loop):
+        # KC = KC_STEP x sampled: no KC too short to amortise adding the tile into C
+        k0, _ = sch.split(loop, [None, KC_STEP])
+        factors = sch.sample_perfect_tile(k0, n=2, max_innermost_factor=max(1, max_kc // KC_STEP),
+                                          decision=[k // kc, kc // KC_STEP])
+        return sch.split(k0, factors)[0]
+
+    def _sampled_i(sch, loop):
+        # MR = 2 x sampled: never 1, so the final sum always has its MR loop (a stable trace)
+        i0, i2 = sch.split(loop, [None, 2])
+        factors = sch.sample_perfect_tile(i0, n=3, max_innermost_factor=max(1, max_mr // 2),
+                                          decision=[m // mr // mc_tiles, mc_tiles, mr // 2])
+        imc, imr, ii = sch.split(i0, factors)
+        return imc, imr, [ii, i2]
+
+    return space
 
 
 # --------------------------------------------------------------------------- building
@@ -315,12 +598,17 @@ def build_stage(
     target: tvm.target.Target,
     dtype: str = "float32",
     tiles: dict[str, int] | None = None,
+    load: bool = True,
 ) -> StageBuild:
-    """Schedule and compile one ladder stage for ``target`` (a dict-built Target)."""
-    sch, params = schedule_stage(stage, m, n, k, dtype, tiles)
+    """Schedule and compile one ladder stage for ``target`` (a dict-built Target).
+
+    ``load=False`` compiles without loading the code into this process (``rt_mod`` and
+    ``func`` are None, ``asm`` is still there): for targets whose ISA this host may lack.
+    """
+    sch, params = schedule_stage(stage, m, n, k, dtype, tiles, target)
     start = time.perf_counter()
     executable = tvm.compile(sch.mod, target)
-    rt_mod = executable.jit()
+    rt_mod = executable.jit() if load else None
     compile_seconds = time.perf_counter() - start
     return StageBuild(
         stage=stage,
@@ -333,8 +621,8 @@ def build_stage(
         trace_text=str(sch.trace),
         executable=executable,
         rt_mod=rt_mod,
-        func=rt_mod["main"],
-        asm=_assembly(rt_mod, target),
+        func=rt_mod["main"] if load else None,
+        asm=_assembly(rt_mod if load else executable.mod, target),
         compile_seconds=compile_seconds,
     )
 
@@ -656,6 +944,8 @@ def _run_tune_tir(workload, target, database, settings: dict[str, Any], runner=N
             ],
             num_tuning_cores=workers,
             seed=settings["seed"],
+            space=settings.get("space_generator", "post-order-apply"),
+            strategy=settings.get("strategy", "evolutionary"),
         )
     return trials, time.perf_counter() - start
 
@@ -849,6 +1139,7 @@ def tune(
     evaluator=None,
     verify: str = "best",
     runner=None,
+    space: str = "default",
 ) -> TuneResult:
     """MetaSchedule-tune the GEMM (``tune_tir``) with a JSON database in ``work_dir``.
 
@@ -873,6 +1164,10 @@ def tune(
       here, for ``target``).  The best record is then compiled but not run here: ``func``
       and ``rt_mod`` are None, ``executable`` is uploaded by the caller, ``best_check`` is
       None and ``numeric_check_failed`` stays 0 (the caller checks on the device).
+    * ``space``: "default" is MetaSchedule's own space (post-order-apply with the target's
+      schedule rules); "microkernel" is :func:`microkernel_space` (the micro-kernel stage with
+      sampled MR, NR, KC, k unroll).  The workload is the same GEMM either way, so give each
+      space its own ``work_dir`` (the database would otherwise mix their records).
     """
     from tvm.s_tir import meta_schedule as ms
 
@@ -888,6 +1183,15 @@ def tune(
         "tuning_workers": tuning_workers, "build_timeout_s": build_timeout_s,
         "run_timeout_s": run_timeout_s, "evaluator": evaluator, "cost_model": cost_model,
     }
+    if space == "microkernel":
+        settings["space_generator"] = ms.space_generator.ScheduleFn(microkernel_space(target, m, n, k))
+        # A handful of tile decisions: MetaSchedule's 512-candidate population replayed
+        # (rfactor, layout transform) every round cost minutes per batch for nothing.
+        settings["strategy"] = ms.search_strategy.EvolutionarySearch(population_size=MICROKERNEL_POPULATION)
+        notes.append("search space: micro-kernel schedule with sampled MR, NR, KC, k unroll; "
+                     f"evolutionary search population {MICROKERNEL_POPULATION}")
+    elif space != "default":
+        raise ValueError(f"unknown tuning space {space!r}; expected 'default' or 'microkernel'")
     reused = reuse and bool(_records_for(database, workload, target))
     if reused:
         history = _reused_history(work_dir, workload, target, notes)

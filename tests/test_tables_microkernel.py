@@ -1,0 +1,75 @@
+"""Page tables of the micro-kernel study (reportgen/tables_microkernel.py) on synthetic records."""
+from helpers import record
+
+from reportgen import merge, tables_microkernel as tm
+from reportgen.charts import tuning_spaces
+from reportgen.figures import FigureBook
+
+SHAPE = {"m": 64, "n": 64, "k": 64}
+FLOPS = 2 * 64 ** 3
+
+
+def _rec(case_id, case, extra=None, samples=(1e-4, 1.1e-4, 1.2e-4), **kw):
+    return record(case_id=case_id, samples=samples, experiment="gemm_tvm",
+                  case={"dtype": "float32", **SHAPE, "threads": 2, **case},
+                  extra={"flops_per_call": FLOPS, **(extra or {})}, **kw)
+
+
+def _current():
+    key = "m=64/n=64/k=64/threads=2"
+    grid = f"gemm_tvm/impl=tvm_grid/stage=microkernel/{key}/mr=8/nr=32/kc=256"
+    curve = [{"trial": 1, "elapsed_s": 3.0, "run_secs": 2e-4, "best_so_far_s": 2e-4},
+             {"trial": 2, "elapsed_s": 3.0, "run_secs": None, "best_so_far_s": 2e-4}]
+    recs = [
+        _rec(grid, {"impl": "tvm_grid", "stage": "microkernel", "tiles": {"mr": 8, "nr": 32, "kc": 256}},
+             {"isa": "avx512"}),
+        _rec(f"gemm_tvm/impl=tvm/stage=microkernel/{key}", {"impl": "tvm", "stage": "microkernel"},
+             {"isa": "avx512", "tiles_chosen_by": grid, "grid": [grid],
+              "schedule_params": {"mr": 8, "nr": 32, "kc": 64, "tail_handling": "M/N/K divisible"}}),
+        _rec(f"gemm_tvm/impl=tvm/stage=parallel/{key}", {"impl": "tvm", "stage": "parallel"}, {"isa": "avx512"},
+             samples=(2e-4, 2e-4, 2e-4)),
+        _rec(f"gemm_tvm/impl=numpy/stage=any/{key}/blas=best", {"impl": "numpy", "stage": "any"}),
+        _rec(f"gemm_tvm/impl=tvm/stage=autotuned/{key}", {"impl": "tvm", "stage": "autotuned"},
+             {"isa": "avx2", "trials_done": 2, "tuning_seconds": 3.0, "curve": curve}),
+        _rec(f"gemm_tvm/impl=tvm/stage=autotuned_microkernel/{key}", {"impl": "tvm", "stage": "autotuned_microkernel"},
+             {"isa": "avx512", "trials_done": 2, "tuning_seconds": 4.0, "curve": curve}),
+        _rec(f"gemm_tvm/impl=tvm_int8/stage=vnni/{key}", {"impl": "tvm_int8", "stage": "vnni"},
+             {"isa": "avx512_vnni", "dot_instructions": {"vpdpbusd": 32},
+              "fp32_peer": f"gemm_tvm/impl=tvm/stage=microkernel/{key}"}, samples=(3e-5, 3e-5, 3e-5)),
+    ]
+    return {r["id"]: merge.Current(r, None) for r in recs}
+
+
+def _book():
+    book = FigureBook()
+    book.set_page("gemm-ladder.md")
+    return book
+
+
+def test_tables_show_isa_and_link_every_figure():
+    current, book = _current(), _book()
+    summary = tm.microkernel_summary(book, current, 2)
+    assert "AVX-512（zmm）" in summary and "8×32，KC 64" in summary and "1.82×" in summary  # parallel p50 ÷ microkernel p50
+    grid = tm.microkernel_grid(book, current)
+    assert "选中" in grid and "| 8 | 32 | 256 |" in grid
+    spaces = tm.tuning_spaces(book, current)
+    assert "默认搜索空间" in spaces and "微内核搜索空间" in spaces and "AVX2（ymm）" in spaces
+    int8 = tm.int8_vnni(book, current)
+    assert "| 32 |" in int8 and "3.67×" in int8 and "完全一致" in int8
+    assert all(entry["record"] in current for entry in book.entries.values())
+
+
+def test_skipped_int8_shows_the_reason_not_a_number():
+    current, book = _current(), _book()
+    rec = current["gemm_tvm/impl=tvm_int8/stage=vnni/m=64/n=64/k=64/threads=2"].record
+    rec.update(status="skipped", error="host lacks AVX-512 VNNI", samples=[], stats=None)
+    text = tm.int8_vnni(book, current)
+    assert "skipped" in text and "host lacks AVX-512 VNNI" in text and "3.67×" not in text
+
+
+def test_empty_and_chart():
+    book = _book()
+    assert tm.microkernel_summary(book, {}, 1).startswith("（") and tm.int8_vnni(book, {}).startswith("（")
+    rows = tm.tuning_space_rows(_current())
+    assert {r["series"] for r in rows} == {"MetaSchedule 默认搜索空间（2 线程）", "MetaSchedule 微内核搜索空间（2 线程）"}
+    assert tuning_spaces({}, _current(), None).to_dict()["hconcat"]
