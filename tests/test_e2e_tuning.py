@@ -36,6 +36,11 @@ def test_allocation_with_no_floor_leaves_small_kernels_untuned():
     assert {r["task"]: r["trials"] for r in rows} == {"a": 8, "b": 0}
 
 
+def test_allocation_finds_the_profile_of_a_renamed_prepack_kernel():
+    rows = tuning.allocate(_tasks("conv1", "add"), {"conv": 0.9, "add": 0.1}, budget=80, per_iter=8, min_trials=0)
+    assert {r["task"]: r["trials"] for r in rows} == {"conv1": 72, "add": 8}
+
+
 def test_allocation_rejects_a_bad_budget():
     with pytest.raises(ValueError, match="per_iter=0"):
         tuning.allocate(_tasks("a"), {"a": 1.0}, budget=8, per_iter=0, min_trials=0)

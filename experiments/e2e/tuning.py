@@ -97,6 +97,20 @@ def extract(fused, target) -> list:
     return list(ms.relax_integration.extract_tasks(fused, target))
 
 
+def profiled_seconds(task_name: str, op_seconds: dict[str, float]) -> float:
+    """Variant C's measured seconds of the kernel a task tunes.
+
+    The prepack variant's AttachAttrLayoutFreeBuffers copies each kernel under a new name (the
+    old one with "1" appended), so a task name missing from the profile is looked up without that
+    suffix; without this every prepack task had a zero share and the budget went nowhere.
+    """
+    if task_name in op_seconds:
+        return float(op_seconds[task_name])
+    if task_name.endswith("1") and task_name[:-1] in op_seconds:
+        return float(op_seconds[task_name[:-1]])
+    return 0.0
+
+
 def allocate(tasks, op_seconds: dict[str, float], budget: int, per_iter: int,
              min_trials: int) -> list[dict[str, Any]]:
     """Trials per task from the op profile; rows sorted by measured share, largest first.
@@ -112,8 +126,8 @@ def allocate(tasks, op_seconds: dict[str, float], budget: int, per_iter: int,
     """
     if per_iter < 1 or min_trials < 0 or budget < 0:
         raise ValueError(f"bad tuning budget: budget={budget}, per_iter={per_iter}, min_trials={min_trials}")
-    total = sum(op_seconds.get(t.task_name, 0.0) for t in tasks) or 1.0
-    rows = [{"task": t.task_name, "weight": int(t.weight), "seconds": float(op_seconds.get(t.task_name, 0.0))}
+    total = sum(profiled_seconds(t.task_name, op_seconds) for t in tasks) or 1.0
+    rows = [{"task": t.task_name, "weight": int(t.weight), "seconds": profiled_seconds(t.task_name, op_seconds)}
             for t in tasks]
     rounds = budget // per_iter
     for row in rows:
