@@ -63,9 +63,10 @@ def _sha256(path):
     return h.hexdigest()
 
 
-def _module_file(root, name):
-    """The file of a repository module (package __init__ or module.py), or None outside the repo."""
-    if name.split(".")[0] not in PACKAGES:
+def _module_file(root, name, first=False):
+    """The file of a repository module (package __init__ or module.py), or None outside the repo.
+    ``first``: the family's own module, which may live outside the packages."""
+    if name.split(".")[0] not in PACKAGES and not first:
         return None
     base = Path(root, *name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
@@ -82,7 +83,7 @@ def import_closure(root, module):
     seen, todo = set(), [module]
     while todo:
         name = todo.pop()
-        path = _module_file(root, name)
+        path = _module_file(root, name, first=name == module)
         if path is None or path in seen:
             continue
         seen.add(path)

@@ -10,7 +10,7 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, copy_project
 from helpers import record, write_run
 
 from reportgen import build, identity
@@ -31,8 +31,7 @@ PAGES = ("provenance/numpy_gemm.html", "gemm.html", "environment.html", "history
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
     dest = tmp_path_factory.mktemp("hostile-site") / "project"
-    ignore = shutil.ignore_patterns(".venv", "site", "site.*", ".git", "__pycache__", ".cache", "*.egg-info")
-    shutil.copytree(ROOT, dest, ignore=ignore)
+    copy_project(dest)
     rec = record(RUN, case_id="numpy_gemm/dtype=float32/n=31/threads=1/blas=configured", status="run_failed",
                  error=PAYLOAD, check={"reference": "none", "max_abs_err": None, "max_rel_err": None,
                                        "threshold": None, "passed": None})

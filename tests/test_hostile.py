@@ -20,7 +20,7 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, copy_project
 from helpers import record, write_run
 
 from reportgen import archive, build, cells, cli, load, provenance, serve, stats, trace, verify
@@ -465,8 +465,7 @@ def _digest(folder):
 def published(tmp_path_factory):
     """A project copy with a built site, shared by the build cases (each mutates its own copy)."""
     dest = tmp_path_factory.mktemp("hostile") / "project"
-    ignore = shutil.ignore_patterns(".venv", "site", "site.*", ".git", "__pycache__", ".cache", "*.egg-info")
-    shutil.copytree(ROOT, dest, ignore=ignore)
+    copy_project(dest)
     build.build(dest, dest / "site")
     return dest
 

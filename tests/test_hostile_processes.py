@@ -31,9 +31,6 @@ FAMILY = """
 def mini_root(tmp_path, monkeypatch):
     """A project with one fake family that starts a sleeping grandchild."""
     root = tmp_path / "mini"
-    for rel in retest.SHARED_CODE:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / rel, root / rel)
     (root / "experiments" / "configs").mkdir(parents=True)
     (root / "experiments" / "configs" / "quick.yaml").write_text(yaml.dump(
         {"profile": "quick", "families": {"fake": {"module": "fake_family", "timeout_s": 300, "params": {}}}}),

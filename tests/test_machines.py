@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import copy_project
 
 from helpers import ENV, record, write_run
 from reportgen import identity, load, merge, retest
@@ -127,8 +128,7 @@ def two_machines(tmp_path_factory):
     """The committed results plus the kernel run cloned as a second (Zen 5) machine, built twice."""
     from reportgen import build
     dest = tmp_path_factory.mktemp("machines") / "project"
-    ignore = shutil.ignore_patterns(".venv", "site", "site.*", ".git", "__pycache__", ".cache", "*.egg-info")
-    shutil.copytree(ROOT, dest, ignore=ignore)
+    copy_project(dest)
     for extra in (dest / "results" / "runs").iterdir():   # keep only committed runs
         if "-quick-" in extra.name:
             shutil.rmtree(extra)
