@@ -1,6 +1,5 @@
 """Hostile faults, process side: a killed or terminated retest leaves no process and no litter."""
 import os
-import shutil
 import signal
 import subprocess
 import sys
