@@ -173,7 +173,7 @@ def e2e_ops(tables, current, env):
     rows = []
     for cur in merge.family(current, "e2e").values():
         case = cur.record["case"]
-        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d"):
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d", "tvm_d_prepack"):
             for op in cur.record["extra"].get("op_profile", [])[:8]:
                 rows.append({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
                              "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]})
@@ -229,10 +229,51 @@ def tuning_spaces(tables, current, env):
         title="两个搜索空间的调优曲线（同一工作负载、同一试验预算）")
 
 
+def campaign_rows(current):
+    """One point per campaign step of every e2e_tune record: cumulative trials, cumulative tuning
+    seconds and the database's estimate of one run's kernel time (ms); peers' measured p50 as lines."""
+    rows = []
+    for cur in merge.family(current, "e2e_tune").values():
+        camp = cur.record["extra"].get("campaign") if cur.ok else None
+        if not camp:
+            continue
+        case, seconds = cur.record["case"], 0.0
+        for step in camp["steps"]:
+            seconds += step["seconds"]
+            if step.get("estimated_kernel_s"):
+                rows.append({"series": f"{case['model']} · {case.get('variant', 'default')}", "model": case["model"],
+                             "trials": step["cumulative_trials"], "hours": seconds / 3600,
+                             "ms": step["estimated_kernel_s"] * 1e3, "kind": "campaign"})
+    for cur in merge.family(current, "e2e").values():
+        case = cur.record["case"]
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("ort", "tflite") \
+                and any(r["model"] == case["model"] for r in rows):
+            rows.append({"series": f"{case['model']} · {case['engine']}（实测 p50）", "model": case["model"],
+                         "ms": cur.stat("p50") * 1e3, "kind": "peer"})
+    return rows
+
+
+def campaign_curve(tables, current, env):
+    """Tuning campaigns: estimated kernel time vs cumulative trials, ONNX Runtime / TFLite as rules."""
+    data = alt.Data(values=campaign_rows(current))
+    line = alt.Chart().mark_line(point=True).encode(
+        x=alt.X("trials:Q", title="累计调优试验"),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="一次推理的内核时间（ms，对数）"),
+        color=alt.Color("series:N", title="战役 / 对照"),
+        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title="累计调优小时"),
+                 alt.Tooltip("ms:Q", format=".2f")]).transform_filter("datum.kind == 'campaign'")
+    peers = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+        y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".2f")]
+    ).transform_filter("datum.kind == 'peer'")
+    return alt.layer(line, peers, data=data).properties(
+        width=560, height=260, title="调优战役：数据库估计的内核时间随累计试验的变化（虚线为同机实测的 ONNX Runtime / TFLite）")
+
+
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
             "tvm_stages": tvm_stages, "tuning_curve": tuning_curve, "tuning_spaces": tuning_spaces,
-            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency}
+            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency,
+            "campaign_curve": campaign_curve}
 
 
 def build_all(tables, current, env, runs=()):
@@ -313,11 +354,11 @@ def e2e_latency(tables, current, env):
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
-        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d"]),
+        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]),
         y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
         color=alt.Color("group:N", title="组"),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
-        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
             .facet(column=alt.Column("model:N", title=None)).properties(title="端到端延迟（batch 1；黑色刻度为 p95）"))

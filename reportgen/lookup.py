@@ -10,8 +10,9 @@ from .tables import _ms_cell, _tvm_get, tvm_main_shape
 MODEL_ZH = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18", "inception_v1": "Inception v1", "mobilenet_v2": "MobileNetV2",
             "resnet50": "ResNet-50"}
 ENGINE_ZH = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite", "tvm_b": "TVM B 组",
-             "tvm_c": "TVM C 组", "tvm_d": "TVM D 组"}
-TVM_ENGINES = ("tvm_b", "tvm_c", "tvm_d")
+             "tvm_c": "TVM C 组", "tvm_d": "TVM D 组", "tvm_d_prepack": "TVM D 组（预打包）"}
+D_ENGINES = ("tvm_d", "tvm_d_prepack")   # group D in each tuning search space (default, weight prepack)
+TVM_ENGINES = ("tvm_b", "tvm_c", *D_ENGINES)
 
 
 def model_zh(model):

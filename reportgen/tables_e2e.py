@@ -2,6 +2,7 @@
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
 from . import merge, tables_int8
 from .figures import fmt_number
+from .lookup import D_ENGINES, TVM_ENGINES
 from .tables import _code, _esc, _ms_cell, markdown
 
 SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
@@ -11,7 +12,9 @@ SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
     ("tvm_b", "TVM Basic（B 组）", "基础（无融合）", "默认（未调度）", "FP32"),
     ("tvm_c", "TVM 图优化（C 组）", "有（折叠 + 融合）", "默认（未调度）", "FP32"),
     ("tvm_d", "TVM 调优（D 组）", "有（折叠 + 融合）", "MetaSchedule 调优", "FP32"),
+    ("tvm_d_prepack", "TVM 调优 + 权重预打包（D 组变体）", "有（折叠 + 融合）", "MetaSchedule 调优，权重布局随调度", "FP32"),
 ]
+GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D（预打包）"}
 LATER = [("TVM INT8（E 组）", "有", "默认/调优", "INT8"), ("Combined（F 组）", "有", "调优", "INT8")]
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
@@ -40,13 +43,16 @@ def same_run(a, b):
         a.record["case"].get("input_size") == b.record["case"].get("input_size")
 
 
-def tuning_record(current, model, batch=1):
-    """The e2e_tune record behind group D's time (the one the D record names), else the current one."""
-    d = _get(current, model, "tvm_d", batch)
+def tuning_record(current, model, batch=1, engine="tvm_d"):
+    """The e2e_tune record behind a group D time (the one the D record names), else the current one
+    of that search space."""
+    variant = "prepack" if engine == "tvm_d_prepack" else "default"
+    d = _get(current, model, engine, batch)
     wanted = d.record["extra"].get("tuning", {}).get("record") if d is not None and d.ok else None
     for cur in merge.family(current, "e2e_tune").values():
         case = cur.record["case"]
-        if case.get("model") == model and case.get("batch") == batch and (wanted is None or cur.record["id"] == wanted):
+        if case.get("model") == model and case.get("batch") == batch and case.get("variant", "default") == variant \
+                and (wanted is None or cur.record["id"] == wanted):
             return cur
     return None
 
@@ -223,14 +229,14 @@ def allocation_table(book, current, model, batch=1, top=8):
 def goal(book, current, model="resnet18_v1"):
     """The issue's goal: TVM's best configuration ≤ 1.0× ONNX Runtime on ResNet-18 batch 1."""
     ort = _get(current, model, "ort")
-    best = [c for c in (_get(current, model, e) for e in ("tvm_b", "tvm_c", "tvm_d"))
+    best = [c for c in (_get(current, model, e) for e in TVM_ENGINES)
             if c is not None and c.ok and ort is not None and same_run(c, ort)]
     if ort is None or not ort.ok or not best:
         return "（尚无同一次运行中的记录，无法判断）"
     top = min(best, key=lambda c: c.stat("p50"))
     ratio = top.stat("p50") / ort.stat("p50")
     cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
-    name = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D"}[top.record["case"]["engine"]]
+    name = GROUP_NAME[top.record["case"]["engine"]]
     verdict = "**达到**" if ratio <= 1.0 else "**未达到**"
     return (f"目标：{_esc(model)} batch 1 上 TVM 最好的配置不慢于 ONNX Runtime（≤ 1.0×）。本次最好的是 {name} 组，"
             f"延迟为 ONNX Runtime 的 {cell}，目标{verdict}。")
@@ -239,7 +245,7 @@ def goal(book, current, model="resnet18_v1"):
 def compile_table(book, current):
     lines = []
     for model in models(current):
-        for engine in ("tvm_b", "tvm_c", "tvm_d"):
+        for engine in TVM_ENGINES:
             cur = _get(current, model, engine)
             if cur is None or not cur.ok:
                 continue
@@ -271,22 +277,65 @@ def tuning_effect(book, current):
     """Per model: C vs D (what tuning bought) and D vs ONNX Runtime (what is left), from one run."""
     rows = []
     for model in models(current):
-        c, d, ort = (_get(current, model, e) for e in ("tvm_c", "tvm_d", "ort"))
-        if d is None:
-            continue
-        if not d.ok:
-            rows.append([_esc(model), _ms(book, c), book.failed(d), "—", "—", "—", "—"])
-            continue
-        t = d.record["extra"]["tuning"]
-        kernels = _kernels(t)
-        spent = (book.current(f"{d.record['id']}#trials_per_kernel",
-                              f"{t['trials']}（{t['trials'] / kernels:.0f}/内核）", "trials", d) if kernels else "—")
-        gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
-                if c is not None and c.ok and same_run(c, d) else "—")
-        left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
-                if ort is not None and ort.ok and same_run(d, ort) else "—")
-        rows.append([_esc(model), _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
+        for engine in D_ENGINES:
+            c, d, ort = (_get(current, model, e) for e in ("tvm_c", engine, "ort"))
+            if d is None:
+                continue
+            label = f"{_esc(model)}，{GROUP_NAME[engine]}"
+            if not d.ok:
+                rows.append([label, _ms(book, c), book.failed(d), "—", "—", "—", "—"])
+                continue
+            t = d.record["extra"]["tuning"]
+            kernels = _kernels(t)
+            trials = t.get("cumulative_trials", t["trials"])
+            spent = (book.current(f"{d.record['id']}#trials_per_kernel",
+                                  f"{trials}（{trials / kernels:.0f}/内核）", "trials", d) if kernels else "—")
+            gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
+                    if c is not None and c.ok and same_run(c, d) else "—")
+            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
+                    if ort is not None and ort.ok and same_run(d, ort) else "—")
+            rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
         return "（尚无 D 组记录）"
-    return markdown(["模型", "C 组 p50", "D 组 p50", "调优试验（平均每内核）", "调优带来的加速（C ÷ D）", "D ÷ ONNX Runtime",
-                     "调优后最慢的算子"], rows)
+    return markdown(["模型，D 组搜索空间", "C 组 p50", "D 组 p50", "累计调优试验（平均每内核）", "调优带来的加速（C ÷ D）",
+                     "D ÷ ONNX Runtime", "调优后最慢的算子"], rows)
+
+
+def campaign_table(book, current):
+    """Every tuning campaign behind group D: its steps (run, new trials, cumulative trials, tuning time,
+    estimated kernel time), so progress across retests is visible."""
+    lines = []
+    for cur in merge.family(current, "e2e_tune").values():
+        camp = cur.record["extra"].get("campaign") if cur.ok else None
+        if not camp:
+            continue
+        case, rid = cur.record["case"], cur.record["id"]
+        for i, step in enumerate(camp["steps"]):
+            newest = i == len(camp["steps"]) - 1
+            est = step.get("estimated_kernel_s")
+            est_text = fmt_number(est * 1e3, "ms") + " ms" if est else "—"
+            lines.append([_esc(case["model"]), _esc(case.get("variant", "default")), _code(step["run_id"]),
+                          str(step["trials"]),
+                          book.current(f"{rid}#cumulative_trials", str(step["cumulative_trials"]), "trials", cur)
+                          if newest else str(step["cumulative_trials"]),
+                          fmt_number(step["seconds"] / 60, "min") + " min",
+                          book.current(f"{rid}#estimated_kernel_ms", est_text, "ms", cur) if newest and est else est_text])
+    if not lines:
+        return "（本机还没有调优战役：standard 档的 e2e_tune 开启 `campaign: true` 后，每次复测都会续上同一个数据库。）"
+    return markdown(["模型", "搜索空间", "运行", "本次新增试验", "累计试验", "本次调优耗时", "数据库估计的内核时间"], lines)
+
+
+def threads_table(book, current, model="resnet18_v1"):
+    """Thread and library parity: what each engine of one model was given (intra-/inter-op threads)."""
+    lines = []
+    for engine, scheme, *_ in SCHEMES:
+        cur = _get(current, model, engine)
+        if cur is None or not cur.ok:
+            continue
+        meta = cur.record["extra"].get("engine") or {}
+        inter = meta.get("inter_op_threads", 1 if engine in ("ort", "tflite") else "—")
+        lines.append([scheme, _esc(f"{meta.get('engine', '?')} {meta.get('version', '')}"),
+                      _esc(str(meta.get("threads", "?"))), _esc(str(inter))])
+    if not lines:
+        return "（尚无记录）"
+    return markdown(["方案", "引擎与版本", "算子内线程（intra-op）", "算子间线程（inter-op）"], lines)
