@@ -79,7 +79,8 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=budget, per_iter=p["per_iter"],
                                    min_trials=p["min_trials"], threads=threads, seed=p["seed"] + (campaign.trials if campaign else 0),
                                    workers=p["workers"], cost_model=p["cost_model"], label=cid, progress=h.say,
-                                   variant=variant)
+                                   variant=variant,
+                                   step=lambda done, total: h.progress(done, total, "trials", what=f"{name}/{variant}"))
     t0 = time.perf_counter()
     executable, coverage = tuning.compile_tuned(mod, target, work_dir, variant)
     compile_seconds = time.perf_counter() - t0

@@ -54,6 +54,11 @@ class Harness:
         """A progress line: goes to the log, and retest echoes it to the terminal."""
         print(f"[{self.experiment}] {message}", flush=True)
 
+    def progress(self, done, total, unit, **info):
+        """A step of a long job: retest draws these as a progress bar (plain lines off a terminal)."""
+        extra = "".join(f" {k}={str(v).replace(' ', '_')}" for k, v in info.items() if v is not None)
+        self.say(f"@progress done={int(done)} total={int(total)} unit={unit}{extra}")
+
     # -- artifacts -----------------------------------------------------
     def artifact(self, name, text=None):
         """Path to write an artifact and its reference relative to results/ (for records)."""

@@ -164,7 +164,9 @@ def _upstream_records(runs_dir, tmp, machine_id, families):
 
 
 def _echo_progress(log_path, name, stop):
-    """Print the family's progress lines ([family] ...) while it runs."""
+    """Print the family's progress lines ([family] ...) while it runs; @progress lines become a bar."""
+    from .progress import Bar, parse
+    bar = Bar(name)
     pos = 0
     while not stop.is_set():
         time.sleep(0.5)
@@ -178,7 +180,11 @@ def _echo_progress(log_path, name, stop):
         pos += complete
         for line in chunk[:complete].decode("utf-8", "replace").splitlines():
             if line.startswith(f"[{name}]"):
-                print("  " + line, flush=True)
+                fields = parse(line)
+                if fields is not None:
+                    bar.update(fields)
+                else:
+                    bar.line(line)
 
 
 def _killpg(pgid):

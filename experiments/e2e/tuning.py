@@ -155,7 +155,7 @@ class _TrialLines:
 
 def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: int, seed: int,
          workers: int = 1, cost_model: str = "xgb", build_timeout_s: float = 120.0,
-         run_timeout_s: float = 60.0, per_iter: int = 8, progress=print) -> dict[str, Any]:
+         run_timeout_s: float = 60.0, per_iter: int = 8, progress=print, step=None) -> dict[str, Any]:
     """Tune every task for its allocated trials into ``work_dir``'s JSON database.
 
     Returns ``{"seconds", "trials", "per_task": {task: {"trials", "seconds"}}}``.
@@ -192,6 +192,8 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
             per_task[row["task"]] = {"trials": row["trials"], "seconds": round(time.perf_counter() - t0, 3)}
             progress(f"tuned {row['task']} ({index}/{len(allocation)}, {row['trials']} trials, "
                      f"{per_task[row['task']]['seconds']:.0f} s)")
+            if step is not None:   # trials done of the whole allocation, for retest's progress bar
+                step(sum(r["trials"] for r in allocation[:index]), sum(r["trials"] for r in allocation))
     return {"seconds": time.perf_counter() - start,
             "trials": sum(r["trials"] for r in allocation if r["task"] in per_task),
             "per_task": per_task}
@@ -199,7 +201,7 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
 
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
-                label: str = "tune", progress=print, variant: str = "default") -> dict[str, Any]:
+                label: str = "tune", progress=print, variant: str = "default", step=None) -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
     Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with
@@ -212,7 +214,7 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
              f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
     result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
-                  cost_model=cost_model, per_iter=per_iter, progress=progress)
+                  cost_model=cost_model, per_iter=per_iter, progress=progress, step=step)
     shutil.rmtree(Path(work_dir) / "logs", ignore_errors=True)
     best = best_latencies(work_dir, tasks)
     for row in allocation:
