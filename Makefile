@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PROFILE ?= quick
 
-.PHONY: install site build pdf retest test verify serve clean
+.PHONY: install site build pdf retest test test-slow test-all verify serve clean
 
 install: $(VENV)/.installed
 
@@ -39,7 +39,15 @@ verify: install
 serve: install
 	$(BIN)/reportgen serve
 
+# Tiers: `test` is the fast tier (unit, site from committed results, browser); `test-slow` runs
+# the real (quick-profile) experiments; `test-all` is both in one run. CI runs `test` then `test-slow`.
 test: install
+	$(BIN)/python -m pytest -q -rs -m "not slow"
+
+test-slow: install
+	$(BIN)/python -m pytest -q -rs -m slow
+
+test-all: install
 	$(BIN)/python -m pytest -q -rs
 
 clean:
