@@ -16,8 +16,18 @@ def slug(text):
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+GROUP_DEPTH = {"gemm_tvm": 2}   # id segments after the family that name a provenance page (default 1)
+
+
+def provenance_group(record_id):
+    """The provenance page a record's entry lives on: its family and first id segment(s), e.g.
+    ``gemm_tvm/impl=tvm/stage=packing/...`` -> ``impl-tvm-stage-packing``; keeps every page small."""
+    family, *parts = record_id.split("/")
+    return slug("-".join(parts[:GROUP_DEPTH.get(family, 1)])) or "all"
+
+
 def provenance_page(record):
-    return f"provenance/{record['experiment']}.md"
+    return f"provenance/{record['experiment']}/{provenance_group(record['id'])}.md"
 
 
 def fmt_number(value, unit):

@@ -204,9 +204,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_files(self, files, config):
         for family in self.data.families():
-            currents = merge.family(self.data.current, family)
-            content = GENERATED + "\n" + provenance.page(self.data.results_dir, family, currents)
-            files.append(File.generated(config, f"provenance/{family}.md", content=content))
+            grouped = provenance.groups(merge.family(self.data.current, family))
+            files.append(File.generated(config, f"provenance/{family}.md",
+                                        content=GENERATED + "\n" + provenance.index_page(family, grouped)))
+            for group, currents in grouped.items():   # one small page per group (not in the nav)
+                content = GENERATED + "\n" + provenance.page(self.data.results_dir, f"{family} · {group}", currents,
+                                                              data_prefix="../../data")
+                files.append(File.generated(config, f"provenance/{family}/{group}.md", content=content))
         for mid in self.other_machines():
             entries = {cur.record["id"]: cur for cur in self.data.headlines[mid].values()}
             content = GENERATED + "\n" + provenance.page(self.data.results_dir, f"机器 {mid}", entries)

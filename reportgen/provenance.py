@@ -63,3 +63,20 @@ def page(results_dir, family, currents, data_prefix="../data"):
     body = [entry(results_dir, cur, data_prefix)
             for _id, cur in sorted(currents.items())]
     return "\n".join(head + body)
+
+
+def groups(currents):
+    """{group: {record id: Current}} of one family's records, by figures.provenance_group."""
+    from .figures import provenance_group
+    out = {}
+    for rid, cur in sorted(currents.items()):
+        out.setdefault(provenance_group(rid), {})[rid] = cur
+    return out
+
+
+def index_page(family, grouped):
+    """The family's provenance index: one line per page of entries, with how many records it holds."""
+    lines = [f"# 溯源：{family}", "",
+             "本实验族的溯源条目按用例分成几页，每页只装一组记录，便于打开和搜索。站内每个当前复测数字都直接链接到它所在的那一页。", ""]
+    lines += [f"- [{group}]({family}/{group}.md)：{len(entries)} 条记录" for group, entries in grouped.items()]
+    return "\n".join(lines) + "\n"

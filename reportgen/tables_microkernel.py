@@ -57,11 +57,24 @@ def microkernel_summary(book, current, threads):
         parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
         tiles = (f"{params['mr']}×{params['nr']}，KC {params['kc']}" if {"mr", "nr", "kc"} <= params.keys()
                  else "—")
-        rows.append([_shape_text(shape), _gflops(book, cur), _isa(cur), _esc(tiles),
-                     _esc(params.get("tail_handling", "—")), _vs(book, cur, parallel, "speed_vs_parallel"),
+        rows.append([_shape_text(shape), _gflops(book, cur), _isa(cur), _peak_share(book, current, cur, threads),
+                     _esc(tiles), _esc(params.get("tail_handling", "—")), _vs(book, cur, parallel, "speed_vs_parallel"),
                      _vs(book, cur, best, "speed_vs_best_numpy"), _gflops(book, best)])
-    return markdown(["形状", "微内核 GFLOPS", "指令集", "MR×NR，KC", "尾部处理", "速度比：÷ parallel 阶段",
-                     "速度比：÷ NumPy 最佳内核", "NumPy 最佳内核 GFLOPS"], rows)
+    return markdown(["形状", "微内核 GFLOPS", "指令集", "对同机同指令集的实测 FMA 峰值", "MR×NR，KC", "尾部处理",
+                     "速度比：÷ parallel 阶段", "速度比：÷ NumPy 最佳内核", "NumPy 最佳内核 GFLOPS"], rows)
+
+
+def _peak_share(book, current, cur, threads):
+    """GFLOPS of a kernel as a share of the measured FP32 peak of the ISA it used, same machine and threads."""
+    if cur is None or not cur.ok:
+        return "—"
+    peak = merge.peak(current, "float32", threads, cur.record["extra"].get("isa"))
+    if peak is None or peak.record["case"].get("isa") != cur.record["extra"].get("isa"):
+        return "—（没有该指令集的峰值记录）"
+    share = cur.gflops() / peak.gflops()
+    return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + \
+        f"（{_esc(peak.record['case']['isa'])} 峰值 " + book.current(
+            f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + "）"
 
 
 def microkernel_grid(book, current):

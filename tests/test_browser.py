@@ -19,7 +19,8 @@ if CHROMIUM is None:
 pytestmark = pytest.mark.browser
 PAGES = ("index.html", "method.html", "environment.html", "graph.html", "gemm.html", "gemm-ladder.html",
          "codegen.html", "int8.html", "e2e.html", "archive.html", "history.html", "references.html", "coverage.html",
-         "provenance.html", "provenance/numpy_gemm.html", "provenance/gemm_tvm.html")
+         "provenance.html", "provenance/numpy_gemm.html", "provenance/gemm_tvm.html",
+         "provenance/numpy_gemm/dtype-float32.html", "provenance/gemm_tvm/impl-tvm-stage-parallel.html")
 CHART_PAGES = ("gemm.html", "gemm-ladder.html", "e2e.html", "history.html")
 
 

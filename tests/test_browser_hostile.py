@@ -25,7 +25,7 @@ RUN = "20261231T000000Z-standard-hostile"
 PAYLOAD = ('<img src=x onerror=alert(1)> [x](javascript:alert(2)) {: onclick="alert(3)"} '
            '<script>alert(4)</script> | <svg onload=alert(5)> `x` <a href="javascript:alert(6)">a</a>')
 LOG = f"start\n```\n<script>alert(7)</script>\n{PAYLOAD}\n```\nend\n"
-PAGES = ("provenance/numpy_gemm.html", "gemm.html", "environment.html", "history.html", "machines.html", "index.html")
+PAGES = ("provenance/numpy_gemm/dtype-float32.html", "gemm.html", "environment.html", "history.html", "machines.html", "index.html")
 
 
 @pytest.fixture(scope="module")
