@@ -146,6 +146,8 @@ class Templates:
             # ISA words on pages come from the publication machine, never typed for one CPU
             "isa_level": identity.isa_level(d.env or {}),
             "has_vnni": "vnni" in identity.isa_level(d.env or {}),
+            # does AVX-512 raise the measured FMA peak here (Zen 4 runs 512-bit FMAs as two 256-bit halves)?
+            "avx512_doubles_peak": self.wide_gain() > 1.5,
             "widest_register": {"avx512": "zmm", "avx2": "ymm"}.get(identity.isa_level(d.env or {})[:6], "xmm"),
             "hostile": lambda: corpus.counts(d.archive_dir.parent),
             "hostile_table": lambda: corpus.table(d.archive_dir.parent),
@@ -172,6 +174,14 @@ class Templates:
             return "（未测）"
         return self.book.current(f"{cur.record['id']}#gflops_p50", tables.fmt_number(cur.gflops(), "GFLOPS"),
                                  "GFLOPS", cur)
+
+    def wide_gain(self):
+        """Measured FP64 one-core peak with AVX-512 over AVX2 on the publication machine (0 if unmeasured)."""
+        wide = merge.peak(self.data.current, "float64", 1, "avx512")
+        narrow = merge.peak(self.data.current, "float64", 1, "avx2")
+        if wide is None or narrow is None or wide.record["case"]["isa"] != "avx512":
+            return 0.0
+        return wide.gflops() / narrow.gflops()
 
     def _threads(self, threads):
         return self.data.env["logical_cores"] if threads == "all" else threads
