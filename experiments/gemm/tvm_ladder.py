@@ -212,7 +212,8 @@ def _pad_spatial(sch: s_tir.Schedule, block, m: int, n: int, tiles: dict[str, in
 
 
 def _pack_b(sch: s_tir.Schedule, block, bn: int) -> None:
-    """Packing: copy B (or its zero-padded view) into layout [N/bn, K, bn]."""
+    """Packing: copy B (or its zero-padded view) into layout [N/bn, K, bn] (the packing stage, and the
+    micro-kernel's NR-wide panels)."""
     packed = sch.cache_read(block, _read_index(sch, block, "B"), "global")
     producers = _named_blocks(sch, sch.get_producers(packed))
     if "B_pad" in producers:
@@ -416,7 +417,7 @@ def _apply_microkernel(sch: s_tir.Schedule, m: int, n: int, k: int, t: dict[str,
         sch.pad_einsum(block, [mr, nr, kc])
     i, j, kk = sch.get_loops(block)
     j0, _ = sch.split(j, [None, lanes])
-    _pack_b_panels(sch, block, nr)
+    _pack_b(sch, block, nr)   # B -> [N/NR, K, NR] panels, inside the function
     producers = _named_blocks(sch, sch.get_producers(block))
     if "A_pad" in producers:  # zero-padded copy of A, row-parallel and vectorised
         a_i, a_k = sch.get_loops(producers["A_pad"])
@@ -437,20 +438,6 @@ def _apply_microkernel(sch: s_tir.Schedule, m: int, n: int, k: int, t: dict[str,
     # Must come last: vectorize/parallel/unroll after it raise ScheduleError.
     sch.decompose_reduction(partial, ko)
     return padded
-
-
-def _pack_b_panels(sch: s_tir.Schedule, block, nr: int) -> None:
-    """B -> [N/NR, K, NR], packed inside the function (a padded B folded into the copy)."""
-    packed = sch.cache_read(block, _read_index(sch, block, "B"), "global")
-    producers = _named_blocks(sch, sch.get_producers(packed))
-    if "B_pad" in producers:
-        sch.compute_inline(producers["B_pad"])
-    sch.transform_layout(packed, ("write", 0), lambda kk, j: (j // nr, kk, j % nr))
-    bk, bj = sch.get_loops(packed)
-    bjo, bji = sch.split(bj, [None, nr])
-    sch.reorder(bjo, bk, bji)
-    sch.vectorize(bji)
-    sch.parallel(bjo)
 
 
 def _microkernel_nest(sch, block, lanes, kk, k_blocks, tile_i, j_factors, k_factors):
@@ -535,7 +522,7 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
         j0, _ = sch.split(j, [None, lanes])
         j_factors = sch.sample_perfect_tile(j0, n=2, max_innermost_factor=max_nv,
                                             decision=[n // lanes // nv, nv])
-        _pack_b_panels(sch, block, lanes * int(sch.get(j_factors[1])))
+        _pack_b(sch, block, lanes * int(sch.get(j_factors[1])))
         partial, ko = _microkernel_nest(
             sch, block, lanes, kk, lambda loop: _sampled_k(sch, loop), lambda loop: _sampled_i(sch, loop),
             j_factors,
