@@ -152,12 +152,12 @@ def test_default_site_is_one_machine_and_the_machines_page_shows_both(two_machin
     assert current and all(e["machine"] for e in current)
     assert {e["machine"] for e in current if e["page"] != "machines.md"} == {chosen["publication_machine"]}
     on_machines = {e["machine"] for e in current if e["page"] == "machines.md"}
-    assert on_machines == {chosen["publication_machine"], other}
+    assert {chosen["publication_machine"], other} <= on_machines <= set(chosen["machines"])
     html = (site / "machines.html").read_text()
     assert "znver5" in html and "znver3" in html and "跨越两台机器" in html
     assert (site / f"provenance/machine-{other}.html").exists()
     topic = (site / "gemm.html").read_text()
-    assert "另有 1 台机器的复测" in topic and "machines.html" in topic
+    assert f"另有 {len(chosen['machines']) - 1} 台机器的复测" in topic and "machines.html" in topic
 
 
 def test_build_for_the_other_machine(two_machines):
