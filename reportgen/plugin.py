@@ -111,6 +111,7 @@ class Templates:
             "e2e_goal": lambda model="resnet18_v1": tables_e2e.goal(b, d.current, model),
             "e2e_tuning_effect": lambda: tables_e2e.tuning_effect(b, d.current),
             "e2e_campaigns": lambda: tables_e2e.campaign_table(b, d.current),
+            "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
             "e2e_threads": lambda model="resnet18_v1": tables_e2e.threads_table(b, d.current, model),
             "int8_models": lambda: tables_int8.models(d.current),
             "int8_training": lambda: tables_int8.training(b, d.current),
