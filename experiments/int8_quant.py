@@ -191,7 +191,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     version and the family's code and environment fingerprint.  ``reuse=False`` forces a new tuning
     (the caller found that a reused database scheduled fewer kernels than its record says).
     """
-    import tvm
+    import tvm_ffi
 
     from experiments.e2e import tuning
     tune = p["tune"][name] if name in p["tune"] else p["tune"]["default"]
@@ -205,7 +205,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                                                "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
                 "per_iter": tune["per_iter"], "min_trials": tune["min_trials"], "seed": p["seed"],
-                "input_size": size, "target": str(target), "module": str(tvm.ir.structural_hash(mod)),
+                "input_size": size, "target": str(target), "module": str(tvm_ffi.structural_hash(mod)),   # tensor contents included
                 "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)
     work_dir, ref = h.artifact(f"tune-{name}-{variant}")
