@@ -23,11 +23,9 @@ import sys
 import numpy as np
 
 from experiments import harness
+from reportgen.identity import BLAS_ISA   # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-# ISA of OpenBLAS's kernel, by its core name (threadpoolctl "architecture"), for ISA-matched peaks
-OPENBLAS_ISA = {"skylakex": "avx512", "cooperlake": "avx512", "sapphirerapids": "avx512",
-                "haswell": "avx2", "zen": "avx2", "sandybridge": "avx"}
 ROLE = "GEMM_TVM_ROLE"
 
 
@@ -97,7 +95,7 @@ def _numpy_case(h, shape, threads, blas, stage, p):
                   status="ok" if check["passed"] else "check_failed",
                   error=None if check["passed"] else "NumPy result differs from float64",
                   extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel,
-                         "isa": OPENBLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")})
+                         "isa": BLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")})
 
 
 def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None, tiles=None,

@@ -17,7 +17,7 @@ tuned INT8; "NumPy near peak" uses the peak of the ISA NumPy's BLAS kernel actua
 import re
 from dataclasses import dataclass
 
-from . import compare, merge, service
+from . import compare, identity, merge, service
 from .tables import _esc
 from .lookup import e2e, e2e_models, engine_zh, fig, gemm, gflops, hist, model_zh, ms, ok, percent, times
 
@@ -29,10 +29,6 @@ NOT_MEASURED = "尚无对应的当前记录。"
 NOISE_RULE = (f"两个时间只有在原始样本的 Mann–Whitney U 检验（双侧，α = {compare.ALPHA:g}）显著、且中位数相差至少 "
               f"{compare.MIN_EFFECT:.0%} 时才算不同；对照阈值的结论，数值离阈值不到 {compare.MIN_EFFECT:.0%} 时不下判断。"
               "其余情形一律判为“无法判定”。")
-
-# OpenBLAS kernel (threadpoolctl's architecture) -> the widest ISA its FP kernels use
-BLAS_ISA = {"haswell": "avx2", "zen": "avx2", "skylakex": "avx512", "cooperlake": "avx512",
-            "sapphirerapids": "avx512", "sandybridge": "avx", "nehalem": "sse", "core2": "sse", "prescott": "sse"}
 
 
 def differ(a, b):
@@ -443,23 +439,14 @@ def _fallback_slow(c):
     return Evidence(verdict, obs, why, "每个 TVM 时间都带上 target、调优状态与调优数据库，缺一项就不能当作 TVM 的结果。", comparison)
 
 
-def _isa_peak(c, dtype, threads, isa):
-    """The measured peak record of one ISA (machine_peak/.../isa=...), or None."""
-    for cur in merge.family(c.current, "machine_peak").values():
-        case = cur.record["case"]
-        if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
-            return cur
-    return None
-
-
 def _numpy_near_peak(c):
     fam = _numpy_best(c, "float32", 1)
     if not fam:
         return _pending()
     best = max(fam, key=lambda x: x.gflops())
     kernel = (best.record["extra"].get("blas_kernel") or {}).get("architecture") or "?"
-    isa = BLAS_ISA.get(kernel.lower())
-    peak = _isa_peak(c, "float32", 1, isa) if isa else None
+    isa = identity.BLAS_ISA.get(kernel.lower())
+    peak = merge.isa_peak(c.current, "float32", 1, isa) if isa else None
     if peak is None:
         return _pending(f"NumPy 用的 BLAS 内核是 {_esc(kernel)}，没有这个内核所用指令集（{isa or '未知'}）的实测峰值记录。")
     share = best.gflops() / peak.gflops()

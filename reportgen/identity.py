@@ -45,8 +45,9 @@ def cpu_name(env):
 
 
 # OpenBLAS kernel names (threadpoolctl's "architecture") and the vector ISA their GEMM uses.
-_BLAS_ISA = {"skylakex": "avx512", "cooperlake": "avx512", "sapphirerapids": "avx512",
-             "haswell": "avx2", "zen": "avx2", "sandybridge": "avx"}
+BLAS_ISA = {"skylakex": "avx512", "cooperlake": "avx512", "sapphirerapids": "avx512",
+            "haswell": "avx2", "zen": "avx2", "sandybridge": "avx", "nehalem": "sse", "core2": "sse",
+            "prescott": "sse"}
 
 
 def kernel_isa(extra):
@@ -59,7 +60,7 @@ def kernel_isa(extra):
         return str(extra["isa"])
     blas = extra.get("blas_kernel") or {}
     if blas.get("architecture"):
-        return _BLAS_ISA.get(str(blas["architecture"]).lower())
+        return BLAS_ISA.get(str(blas["architecture"]).lower())
     counts = extra.get("vector_fma_instructions") or (extra.get("codegen") or {}).get("fma_packed") or {}
     for reg, isa in (("zmm", "avx512"), ("ymm", "avx2")):
         if any(reg in str(k) and v for k, v in counts.items()):

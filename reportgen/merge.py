@@ -70,11 +70,9 @@ def peak(current, dtype, threads, isa=None):
     never divided by the peak of wider vectors it did not use; without it (or when that ISA's peak
     was not measured), the widest measured ISA.
     """
-    if isa is not None:
-        for cur in family(current, "machine_peak").values():
-            case = cur.record["case"]
-            if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
-                return cur
+    exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
+    if exact is not None:
+        return exact
     best = None
     for cur in family(current, "machine_peak").values():
         case = cur.record["case"]
@@ -82,6 +80,15 @@ def peak(current, dtype, threads, isa=None):
             if best is None or cur.gflops("p50") > best.gflops("p50"):
                 best = cur
     return best
+
+
+def isa_peak(current, dtype, threads, isa):
+    """The measured peak record of exactly one ISA (machine_peak/.../isa=...), or None."""
+    for cur in family(current, "machine_peak").values():
+        case = cur.record["case"]
+        if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
+            return cur
+    return None
 
 
 def machine_of(run):

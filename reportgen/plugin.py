@@ -178,9 +178,9 @@ class Templates:
 
     def wide_gain(self):
         """Measured FP64 one-core peak with AVX-512 over AVX2 on the publication machine (0 if unmeasured)."""
-        wide = merge.peak(self.data.current, "float64", 1, "avx512")
-        narrow = merge.peak(self.data.current, "float64", 1, "avx2")
-        if wide is None or narrow is None or wide.record["case"]["isa"] != "avx512":
+        wide = merge.isa_peak(self.data.current, "float64", 1, "avx512")
+        narrow = merge.isa_peak(self.data.current, "float64", 1, "avx2")
+        if wide is None or narrow is None:
             return 0.0
         return wide.gflops() / narrow.gflops()
 

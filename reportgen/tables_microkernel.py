@@ -68,8 +68,8 @@ def _peak_share(book, current, cur, threads):
     """GFLOPS of a kernel as a share of the measured FP32 peak of the ISA it used, same machine and threads."""
     if cur is None or not cur.ok:
         return "—"
-    peak = merge.peak(current, "float32", threads, cur.record["extra"].get("isa"))
-    if peak is None or peak.record["case"].get("isa") != cur.record["extra"].get("isa"):
+    peak = merge.isa_peak(current, "float32", threads, cur.record["extra"].get("isa"))
+    if peak is None:
         return "—（没有该指令集的峰值记录）"
     share = cur.gflops() / peak.gflops()
     return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + \
