@@ -106,7 +106,7 @@ class Page:
 
     def __init__(self, data, book):
         self.data, self.book = data, book
-        found = merge.machines(data.all_runs)
+        found = data.machines
         others = sorted((m for m in found if m != data.machine), key=lambda m: found[m].newest, reverse=True)
         self.order = ([data.machine] if data.machine in found else []) + others
         self.found = found
@@ -191,8 +191,8 @@ def banner(data, page_uri):
     """One line under a topic page's title: which machine its figures come from, and where the others are."""
     if data.machine is None:
         return ""
-    env = merge.machines(data.all_runs)[data.machine].env
-    others = len(merge.machines(data.all_runs)) - 1
+    env = data.machines[data.machine].env
+    others = len(data.machines) - 1
     rel = "../" * page_uri.count("/") + "machines.md"
     text = (f"本页的当前复测全部来自机器 `{data.machine}`（{_esc(identity.cpu_name(env))}，"
             f"{_esc(identity.isa_level(env))}）")

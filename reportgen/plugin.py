@@ -51,8 +51,8 @@ class Data:
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
         self.rules, self.items = coverage.read_items(self.archive_dir)
         # The cross-machine page: each machine's own current records and headline figures.
-        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid))
-                           for mid in merge.machines(self.all_runs)}
+        self.machines = merge.machines(self.all_runs)
+        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid)) for mid in self.machines}
         self.headlines = {mid: machines.headline(cur, merge.latest_environment(merge.runs_of(self.all_runs, mid), cur))
                           for mid, cur in self.by_machine.items()}
 
@@ -134,7 +134,7 @@ class Templates:
             "machines_reading": lambda: machines.Page(d, b).reading(),
             "publication_machine": d.machine or "",
             "publication_by_option": d.machine_reason == "chosen with --machine",
-            "publication_cases": str(len(merge.machines(d.all_runs)[d.machine].thorough_cases)) if d.machine else "0",
+            "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,
             "link": b.link,
