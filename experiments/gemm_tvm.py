@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from experiments import harness
-from reportgen.identity import BLAS_ISA   # ISA of OpenBLAS's kernel, for ISA-matched peaks
+from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 ROLE = "GEMM_TVM_ROLE"

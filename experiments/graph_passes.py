@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from experiments import harness
-from reportgen.schema import EVIDENCE
+from study.schema import EVIDENCE
 
 NONE_CHECK = harness.NONE_CHECK
 

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from reportgen import schema, stats
+from study import schema, stats
 
 
 NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None, "passed": None}

@@ -11,7 +11,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from experiments import build_c, environment, harness
+from experiments import build_c, harness
+from study import environment
 
 SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
 ELEMENT_BYTES = {"float32": 4, "float64": 8}

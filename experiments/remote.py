@@ -141,3 +141,23 @@ class RemoteKernel:
     rt_mod: object
     func: object
     device: object
+
+
+def main(argv=None):
+    """`python -m experiments.remote environment TRACKER KEY`: the device's environment as JSON
+    (retest asks it this way); a failure is one line on stderr and exit status 2."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 3 or args[0] != "environment":
+        print("usage: python -m experiments.remote environment TRACKER KEY", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(Device(args[1], args[2]).environment()))
+    except RemoteError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,7 +15,7 @@ def _register_environment():
 
     import tvm
 
-    from experiments import environment
+    from study import environment
 
     tvm.register_global_func("study.environment", lambda: json.dumps(environment.capture()), override=True)
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from .errors import ReportError
+from reportgen.errors import ReportError
 
 
 class Root(os.PathLike):
@@ -60,7 +60,7 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
 
     Example: reportgen retest --profile quick --only numpy_gemm
     """
-    from . import retest
+    from reportgen.commands import retest
     retest.retest(root, profile, only=only, force=force, argv=sys.argv, rpc_tracker=rpc_tracker,
                   rpc_key=rpc_key, target_json=target_json)
 
@@ -78,7 +78,7 @@ def build_command(root, site_dir, strict, machine):
 
     Example: reportgen build --strict --machine 94ea28a9
     """
-    from . import build
+    from reportgen.commands import build
     build.build(root, site_dir or root / "site", strict=strict, machine=machine)
 
 
@@ -91,7 +91,7 @@ def pdf_command(root, site_dir):
 
     Example: reportgen build && reportgen pdf
     """
-    from . import pdf
+    from reportgen.commands import pdf
     pdf.write_pdf(root, site_dir or root / "site")
 
 
@@ -105,7 +105,7 @@ def serve_command(root, port, site_dir):
 
     Example: reportgen serve --port 8000
     """
-    from . import serve
+    from reportgen.commands import serve
     serve.serve(site_dir or root / "site", port)
 
 
@@ -118,7 +118,7 @@ def verify_command(root, site_dir, strict):
 
     Example: reportgen verify --strict
     """
-    from . import verify
+    from reportgen.site import verify
     verify.verify(root, site_dir or root / "site", strict=strict)
     click.echo("verify: ok")
 
@@ -131,7 +131,7 @@ def trace_command(root, figure_id):
 
     Example: reportgen trace numpy_gemm/dtype=float32/n=1024/threads=1/blas=configured
     """
-    from . import trace
+    from reportgen.commands import trace
     click.echo(trace.trace(root, figure_id))
 
 
@@ -144,7 +144,7 @@ def compare_command(root, run_a, run_b):
 
     Example: reportgen compare 20261129T170000Z-quick-abc 20261130T090000Z-quick-abc
     """
-    from . import compare
+    from reportgen.data import compare
     click.echo(compare.compare(root, run_a, run_b))
 
 

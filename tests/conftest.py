@@ -28,7 +28,7 @@ def project(tmp_path):
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The site built once from the committed results, in a throw-away project copy."""
-    from reportgen import build
+    from reportgen.commands import build
     dest = copy_project(tmp_path_factory.mktemp("built") / "project")
     build.build(dest, dest / "site")
     return dest

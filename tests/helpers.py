@@ -3,7 +3,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from reportgen import schema, stats
+from study import schema, stats
 
 ENV = json.loads((Path(__file__).parent / "data" / "env.json").read_text(encoding="utf-8"))
 

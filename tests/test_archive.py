@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reportgen import archive, derived
+from reportgen.data import archive, derived
 from reportgen.errors import ReportError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -202,7 +202,7 @@ SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
 
 def test_first_screen_of_every_chapter_for_review(built_site, server, browser):
     """Screenshots (1280 px, first screen) of every nav page into tests/output/screens/ (not committed)."""
-    from reportgen import pdf
+    from reportgen.commands import pdf
     os.makedirs(SCREENS, exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()

@@ -13,7 +13,8 @@ import pytest
 from conftest import ROOT, copy_project
 from helpers import record, write_run
 
-from reportgen import build, identity
+from reportgen.commands import build
+from study import identity
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")

@@ -1,5 +1,5 @@
 """Chart specs: a bar on a log scale must not stack (Vega stacks from 0, and log(0) blanks every bar)."""
-from reportgen import charts
+from reportgen.render import charts
 
 
 def _bars_on_log(spec, mark=None):

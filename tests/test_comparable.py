@@ -3,7 +3,10 @@ from pathlib import Path
 
 from helpers import ENV, record
 
-from reportgen import comparable, compare, history, identity, load, merge
+from reportgen.data import compare, load, merge
+from reportgen.render import comparable
+from reportgen.pages import history
+from study import identity
 
 BOARD = {"cpu_family_model": "26/2"}   # another CPU generation behind the same "AMD EPYC" name
 BOARD_ID = identity.machine_id({**ENV, **BOARD})

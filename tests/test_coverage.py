@@ -6,7 +6,11 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from reportgen import archive, build, conclusions, coverage, verify
+from reportgen.data import archive
+from reportgen.commands import build
+from reportgen.pages import conclusions
+from reportgen.data import seed
+from reportgen.site import coverage, verify
 from reportgen.errors import ReportError
 
 
@@ -151,7 +155,7 @@ def test_every_seed_section_maps_to_a_page_and_anchor():
 
 
 def test_every_snippet_names_where_today_lives():
-    code = coverage.read_code(ROOT / "archive")
+    code = seed.read_code(ROOT / "archive")
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
     for snip in code["snippets"]:
         assert snip["today"].split("#")[0] in pages, snip["id"]
@@ -212,7 +216,7 @@ def test_a_code_passage_needs_its_labelled_current_equivalent(tmp_path):
 
 
 def test_the_content_map_covers_the_whole_seed_and_meets_the_rules(built_site):
-    content = coverage.read_content_map(ROOT / "archive")
+    content = seed.read_content_map(ROOT / "archive")
     ids = [p["id"] for p in content["passages"]]
     for section in SEED_SECTIONS:
         if section not in ("32", "34", "35", "参考资料"):

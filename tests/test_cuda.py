@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from reportgen import load, retest
+from reportgen.data import load
+from reportgen.commands import retest
 from reportgen.errors import ReportError
 
 CUDA = json.dumps({"kind": "cuda"})
@@ -46,8 +47,9 @@ def test_a_local_target_must_be_cuda_and_families_must_accept_it(project):
 def test_cuda_records_stay_out_of_the_cpu_tables():
     from helpers import record
 
-    from reportgen import load, merge, tables
-    from reportgen.figures import FigureBook
+    from reportgen.data import load, merge
+    from reportgen.pages import gemm
+    from reportgen.render.figures import FigureBook
     case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": 32, "n": 32, "k": 32, "dtype": "float32",
             "threads": None, "target_kind": "cuda", "target": {"kind": "cuda"}}
     rec = record("r1", case_id="gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/m=32/n=32/k=32/target=cuda", case=case)
@@ -56,5 +58,5 @@ def test_cuda_records_stay_out_of_the_cpu_tables():
     current = merge.current_records([run])
     book = FigureBook()
     book.set_page("gemm.md")
-    assert tables.tvm_shapes(book, current, 2) == "（尚无记录）"
-    assert tables.tvm_codegen(book, current, "data") == "（尚无记录）"
+    assert gemm.tvm_shapes(book, current, 2) == "（尚无记录）"
+    assert gemm.tvm_codegen(book, current, "data") == "（尚无记录）"

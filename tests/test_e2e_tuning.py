@@ -7,7 +7,7 @@ import yaml
 
 from experiments import harness
 from experiments.e2e import tuning
-from reportgen import retest
+from reportgen.commands import retest
 from reportgen.errors import ReportError
 
 
@@ -142,7 +142,7 @@ def test_a_second_retest_continues_the_campaign(project):
         jobs=[{"model": "resnet18_v1", "batch": 1, "budget": 8, "variant": "prepack"}], input_size=32, n_check=1,
         min_trials=0, campaign=True)
     path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
-    from reportgen import load
+    from reportgen.data import load
     steps = []
     for _ in range(2):
         run = retest.retest(project, "quick", only=("e2e_tune",))

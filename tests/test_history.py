@@ -1,7 +1,8 @@
 """The history page: every run listed, consecutive runs on one machine compared from raw samples."""
 from helpers import record, write_run
 
-from reportgen import history, load, merge
+from reportgen.pages import history
+from reportgen.data import load, merge
 
 
 def test_two_runs_on_one_machine_are_compared(tmp_path):

@@ -23,7 +23,12 @@ import yaml
 from conftest import ROOT, copy_project
 from helpers import record, write_run
 
-from reportgen import archive, build, cells, cli, load, provenance, serve, stats, trace, verify
+from reportgen.data import archive, load
+from reportgen.commands import build, serve, trace
+from reportgen.render import cells, provenance
+from reportgen import cli
+from study import stats
+from reportgen.site import verify
 from reportgen.errors import ReportError
 
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
@@ -91,7 +96,7 @@ def _markup(html_text):
 
 class _Book:
     def failed(self, cur):
-        from reportgen.figures import FigureBook
+        from reportgen.render.figures import FigureBook
         book = FigureBook()
         book.set_page("e2e.md")
         return book.failed(cur)
@@ -634,7 +639,7 @@ def _read_only_case(tmp_path):
 
 def test_read_only_results_message_as_root_too(tmp_path, monkeypatch):
     """Root can write anywhere: simulate the refusal the kernel gives other users."""
-    from reportgen import retest
+    from reportgen.commands import retest
     real_touch = Path.touch
 
     def refuse(self, *a, **k):

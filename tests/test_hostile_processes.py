@@ -11,7 +11,7 @@ import psutil
 import pytest
 import yaml
 
-from reportgen import retest
+from reportgen.commands import retest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ import json
 import pytest
 from helpers import record, write_run
 
-from reportgen import load
+from reportgen.data import load
 from reportgen.errors import ReportError
 
 RUN = "20260101T000000Z-quick-test"

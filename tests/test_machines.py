@@ -10,7 +10,9 @@ import pytest
 from conftest import copy_project
 
 from helpers import ENV, record, write_run
-from reportgen import identity, load, merge, retest
+from study import identity
+from reportgen.data import load, merge
+from reportgen.commands import retest
 from reportgen.errors import ReportError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +128,7 @@ GEMM_RUN = "20261129T171403Z-standard-f6ab9f827cfd"
 @pytest.fixture(scope="module")
 def two_machines(tmp_path_factory):
     """The committed results plus the kernel run cloned as a second (Zen 5) machine, built twice."""
-    from reportgen import build
+    from reportgen.commands import build
     dest = tmp_path_factory.mktemp("machines") / "project"
     copy_project(dest)
     for extra in (dest / "results" / "runs").iterdir():   # keep only committed runs
@@ -175,7 +177,7 @@ def test_build_for_the_other_machine(two_machines):
 
 
 def test_verify_refuses_a_topic_figure_of_another_machine(two_machines):
-    from reportgen import verify
+    from reportgen.site import verify
     dest, other = two_machines
     site = dest / "site"
     numbers = _numbers(site)

@@ -1,7 +1,7 @@
 """Which record stands for a case: most thorough profile first, then newest."""
 from helpers import record, write_run
 
-from reportgen import load, merge
+from reportgen.data import load, merge
 
 CASE = "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from reportgen import pdf
+from reportgen.commands import pdf
 
 HISTORICAL = {"s31_int8/inception_v1/framework_time": "560 ms", "s21_numpy/quad_fp32/1024": "225.42"}
 CURRENT = "machine_peak/dtype=float32/isa=avx2/threads=1#gflops_p50"

@@ -1,7 +1,8 @@
 """The FMA peak loop checks itself: every lane ends exactly at the iteration count."""
 import pytest
 
-from experiments import environment, peak
+from study import environment
+from experiments import peak
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Progress lines become a bar on a terminal and sparse plain lines elsewhere."""
 import io
 
-from reportgen import progress
+from study import progress
 
 
 class _Tty(io.StringIO):

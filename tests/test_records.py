@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from reportgen import load, schema
+from reportgen.data import load
+from study import schema
 from reportgen.errors import ReportError
 
 BAD = Path(__file__).parent / "data" / "bad_records"

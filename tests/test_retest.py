@@ -10,7 +10,9 @@ import textwrap
 import pytest
 import yaml
 
-from reportgen import build, load, retest, verify
+from reportgen.commands import build, retest
+from reportgen.data import load
+from reportgen.site import verify
 from reportgen.errors import ReportError
 
 

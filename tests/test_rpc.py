@@ -10,7 +10,8 @@ import time
 import pytest
 import yaml
 
-from reportgen import load, retest
+from reportgen.data import load
+from reportgen.commands import retest
 from reportgen.errors import ReportError
 
 pytest.importorskip("tornado")

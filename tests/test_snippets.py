@@ -1,12 +1,12 @@
 """The current equivalents of the seed's code (docs/snippets/*.py) run on today's TVM and print what
-their closing comment promises; the pages include these very files (reportgen.writeup.current_code)."""
+their closing comment promises; the pages include these very files (reportgen.pages.writeup.current_code)."""
 import subprocess
 import sys
 
 import pytest
 from conftest import ROOT
 
-from reportgen import coverage
+from reportgen.data import seed
 
 SNIPPETS = sorted((ROOT / "docs" / "snippets").glob("*.py"))
 MARKER = "# 期望输出（tests/test_snippets.py 逐行核对）："
@@ -21,7 +21,7 @@ def expected_lines(path):
 
 @pytest.mark.parametrize("path", SNIPPETS, ids=[p.stem for p in SNIPPETS])
 def test_snippet_runs_and_prints_what_it_promises(path):
-    assert path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").startswith(coverage.LABELS)
+    assert path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").startswith(seed.LABELS)
     proc = subprocess.run([sys.executable, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"TVM_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -30,8 +30,8 @@ def test_snippet_runs_and_prints_what_it_promises(path):
 
 
 def test_every_old_code_block_has_a_snippet_file():
-    content = coverage.read_content_map(ROOT / "archive")
-    code = {s["id"] for s in coverage.read_code(ROOT / "archive")["snippets"]}
+    content = seed.read_content_map(ROOT / "archive")
+    code = {s["id"] for s in seed.read_code(ROOT / "archive")["snippets"]}
     mapped = {p["snippet"]: p["today"] for p in content["passages"] if p["kind"] == "code" and "dropped" not in p}
     assert set(mapped) == code
     assert all((ROOT / rel).is_file() for rel in mapped.values())

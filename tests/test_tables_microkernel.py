@@ -1,9 +1,11 @@
-"""Page tables of the micro-kernel study (reportgen/tables_microkernel.py) on synthetic records."""
+"""Page tables of the micro-kernel study (reportgen/pages/gemm_ladder.py) on synthetic records."""
 from helpers import record
 
-from reportgen import merge, tables_microkernel as tm
-from reportgen.charts import tuning_spaces
-from reportgen.figures import FigureBook
+from reportgen.data import merge
+from reportgen.pages import gemm_ladder as tm
+from reportgen.render import charts
+from reportgen.render.charts import tuning_spaces
+from reportgen.render.figures import FigureBook
 
 SHAPE = {"m": 64, "n": 64, "k": 64}
 FLOPS = 2 * 64 ** 3
@@ -70,6 +72,6 @@ def test_skipped_int8_shows_the_reason_not_a_number():
 def test_empty_and_chart():
     book = _book()
     assert tm.microkernel_summary(book, {}, 1).startswith("（") and tm.int8_vnni(book, {}).startswith("（")
-    rows = tm.tuning_space_rows(_current())
+    rows = charts.tuning_space_rows(_current())
     assert {r["series"] for r in rows} == {"MetaSchedule 默认搜索空间（2 线程）", "MetaSchedule 微内核搜索空间（2 线程）"}
     assert tuning_spaces({}, _current(), None).to_dict()["hconcat"]

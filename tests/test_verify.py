@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from reportgen import verify
+from reportgen.site import verify
 from reportgen.errors import ReportError
 
 

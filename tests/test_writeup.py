@@ -7,8 +7,9 @@ import pytest
 from conftest import ROOT
 from helpers import ENV, record
 
-from reportgen import archive, conclusions, merge, writeup
-from reportgen.figures import FigureBook
+from reportgen.data import archive, merge
+from reportgen.pages import conclusions, writeup
+from reportgen.render.figures import FigureBook
 
 TABLES, _ENVS = archive.read_archive(ROOT / "archive")
 
@@ -246,7 +247,7 @@ def _render_pages(tmp_path, *runs):
     """The committed page templates, rendered with the plugin's own names from fixture runs on disk (oldest first)."""
     from helpers import write_run
 
-    from reportgen import plugin
+    from reportgen.site import plugin
     for day, current in enumerate(runs, 1):
         run_id = f"202601{day:02d}T000000Z-standard-test"
         records = [c.record for c in current.values()]
@@ -307,10 +308,10 @@ def test_remote_status_counts_rpc_records():
 
 
 def test_summary_says_which_models_the_int8_study_covers():
-    from reportgen import tables_e2e
+    from reportgen.pages import e2e
     current = dict([_e2e("resnet50", "tf", 0.07), _e2e("resnet50", "tvm_c", 4.2)])
-    table = tables_e2e.summary(FigureBook(), current, "resnet50")
+    table = e2e.summary(FigureBook(), current, "resnet50")
     assert "尚未测量" in table and "INT8 研究未包含" not in table   # no INT8 records at all yet
     current.update([_int8("tvm_int8", 0.3e-3)])
-    table = tables_e2e.summary(FigureBook(), current, "resnet50")
+    table = e2e.summary(FigureBook(), current, "resnet50")
     assert "INT8 研究未包含此模型（它覆盖 digits_cnn" in table and "尚未测量" not in table

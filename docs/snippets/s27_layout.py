@@ -8,7 +8,7 @@ ROLES = {
     "run_gemm.py": "experiments/gemm_tvm.py",
     "run_quantization.py": "experiments/int8_quant.py",
     "validate_outputs.py": "experiments/harness.py",
-    "summarize_results.py": "reportgen/build.py",
+    "summarize_results.py": "reportgen/commands/build.py",
     "configs/cpu-fp32.json": "experiments/configs/standard.yaml",
 }
 for old, new in ROLES.items():

@@ -1,0 +1,140 @@
+"""`reportgen build`: MkDocs (strict) into a temporary folder, verify, then swap into place.
+
+A failed build or a failed verification leaves the previously published site untouched.
+One build at a time publishes a given site (a flock beside it), and --site-dir never
+points at project data: only an empty folder or a previous site (its marker file) is replaced.
+"""
+import errno
+import fcntl
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+from reportgen.errors import ReportError
+
+
+class _Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+MARKER = ".reportgen-site"
+"""Written into every site this command builds: only a folder carrying it is ever replaced."""
+PROTECTED = ("results", "archive", "docs", "experiments", "reportgen", "tests", ".git")
+
+
+def _is_site(path):
+    return (path / MARKER).is_file() or ((path / "index.html").is_file() and (path / "numbers.json").is_file())
+
+
+def check_site_dir(root, site_dir):
+    """Refuse a --site-dir that is project data, the root or above it, or a folder not ours."""
+    root, site_dir = Path(root).resolve(), Path(site_dir).resolve()
+    if root == site_dir or root.is_relative_to(site_dir):
+        raise ReportError(f"--site-dir {site_dir}: is the project root or contains it; "
+                          "the site goes in its own folder (default: <root>/site)")
+    for name in PROTECTED:
+        if site_dir.is_relative_to(root / name):
+            raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "
+                              "choose a folder of its own (default: <root>/site)")
+    for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
+        if path.is_dir() and any(path.iterdir()) and not _is_site(path):
+            raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
+                              f"(no {MARKER}); refusing to replace it")
+    return site_dir
+
+
+class _Lock:
+    """flock on <parent>/.<site>.lock: a second build of the same site waits, then gives up."""
+
+    def __init__(self, site_dir, wait_s):
+        self.path = site_dir.with_name(f".{site_dir.name}.lock")
+        self.wait_s = wait_s
+
+    def __enter__(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+        deadline = time.monotonic() + self.wait_s
+        said = False
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "?"
+            if time.monotonic() >= deadline:
+                os.close(self.fd)
+                raise ReportError(f"{self.path}: another `reportgen build` (pid {holder}) is publishing "
+                                  f"{self.path.parent / self.path.name[1:-5]}; try again when it has finished")
+            if not said:
+                print(f"waiting for another build (pid {holder}) to finish publishing", flush=True)
+                said = True
+            time.sleep(0.5)
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+
+
+def build(root, site_dir, strict=False, wait_s=600, machine=None):
+    """MkDocs into site.tmp, verify (with ``strict``: every coverage item met), then publish.
+
+    ``machine``: the publication machine (id or unique prefix); default: merge.DEFAULT_RULE.
+    """
+    root = Path(root).resolve()
+    site_dir = check_site_dir(root, site_dir)
+    with _Lock(site_dir, wait_s):
+        return _build(root, site_dir, strict, machine)
+
+
+def _build(root, site_dir, strict, machine):
+    from mkdocs.commands import build as mk_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    from reportgen.site import verify
+
+    tmp = site_dir.with_name(site_dir.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    collect = _Collect()
+    logging.getLogger("mkdocs").addHandler(collect)
+    try:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp), strict=True)
+        if machine:
+            config.plugins["reportgen"].config.machine = machine
+        mk_build.build(config)
+    except MkDocsException as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [f"mkdocs: {exc}"],
+                          hint="the published site was left unchanged") from exc
+    except ReportError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
+    finally:
+        logging.getLogger("mkdocs").removeHandler(collect)
+    (tmp / MARKER).write_text("built by `reportgen build`; replaced by the next build\n", encoding="utf-8")
+    try:
+        verify.verify(root, tmp, strict=strict)
+    except ReportError as exc:
+        raise ReportError(exc.problems, hint=f"the new site was kept in {tmp} for inspection; "
+                                             "the published site was left unchanged") from exc
+    old = site_dir.with_name(site_dir.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if site_dir.exists():
+        site_dir.rename(old)
+    tmp.rename(site_dir)
+    shutil.rmtree(old, ignore_errors=True)
+    print(f"built {site_dir}")
+    return site_dir

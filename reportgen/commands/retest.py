@@ -1,0 +1,499 @@
+"""`reportgen retest`: run experiment families as subprocesses and store one run atomically.
+
+The run is written under results/runs/.tmp-<run-id>/ and renamed into place only
+when it is complete, so a killed or failed retest never touches earlier runs or
+the published site.
+"""
+import contextlib
+import datetime as _dt
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+from study import environment
+
+from study import identity, schema
+from reportgen.data import load
+from reportgen.errors import ReportError
+
+PROFILES = ("quick", "standard", "full")
+PACKAGES = ("experiments", "reportgen")   # the repository's own code: what a fingerprint follows
+
+
+def read_profile(root, profile):
+    """The profile's family table, checked field by field."""
+    path = Path(root) / "experiments" / "configs" / f"{profile}.yaml"
+    if profile not in PROFILES:
+        raise ReportError(f"--profile: {profile!r} is not one of {', '.join(PROFILES)}")
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    problems = []
+    families = config.get("families") if isinstance(config, dict) else None
+    if not isinstance(families, dict) or not families:
+        raise ReportError(f"{path}: families: expected a non-empty mapping")
+    for name, fam in families.items():
+        for field, kind in (("module", str), ("timeout_s", int), ("params", dict)):
+            if not isinstance(fam.get(field), kind):
+                problems.append(f"{path}: families.{name}.{field}: expected {kind.__name__}")
+        names = list(families)
+        for used in fam.get("uses", []) or []:
+            if used not in families:
+                problems.append(f"{path}: families.{name}.uses: {used!r} is not a family of this profile")
+            elif names.index(used) > names.index(name):
+                problems.append(f"{path}: families.{name}.uses: {used!r} must come before {name!r} "
+                                f"(families run in file order)")
+    if problems:
+        raise ReportError(problems)
+    return families
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _module_file(root, name, first=False):
+    """The file of a repository module (package __init__ or module.py), or None outside the repo.
+    ``first``: the family's own module, which may live outside the packages."""
+    if name.split(".")[0] not in PACKAGES and not first:
+        return None
+    base = Path(root, *name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def import_closure(root, module):
+    """Repository files the module imports, transitively (relative imports included), as sorted
+    paths relative to root.  Read from the source with ``ast``: nothing is imported or run."""
+    import ast
+    root = Path(root)
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        path = _module_file(root, name, first=name == module)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        parents = name.split(".")
+        for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
+            todo.append(".".join(parents[:part]))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                todo.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                todo.append(prefix)
+                todo.extend(f"{prefix}.{alias.name}" for alias in node.names)   # "from pkg import mod"
+    return sorted(p.relative_to(root).as_posix() for p in seen)
+
+
+def code_files(root, family):
+    """What a family's fingerprint covers: its module's import closure inside the repository
+    (found from the code, so no dependency can be forgotten) plus the non-Python files the
+    profile lists under ``depends:`` (C kernels it compiles, data it reads)."""
+    files = set(import_closure(root, family["module"]))
+    files.update(dep for dep in family.get("depends", []) if not dep.endswith(".py"))
+    return sorted(files)
+
+
+def code_hash(root, family):
+    """sha256 over every file of ``code_files``."""
+    h = hashlib.sha256()
+    for rel in code_files(root, family):
+        h.update(rel.encode())
+        h.update(Path(root, rel).read_bytes())
+    return h.hexdigest()
+
+
+def _git(root):
+    def out(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    return {"commit": out("rev-parse", "HEAD") or "unknown",
+            "dirty": bool(out("status", "--porcelain", "--untracked-files=no"))}
+
+
+def _now():
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _runs_that_measured(runs_dir, machine_id, family):
+    """Run folders on this machine whose manifest lists family, newest first."""
+    for run in sorted(load.run_dirs(runs_dir), reverse=True):
+        try:
+            manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (identity.machine_id(manifest.get("environment", {})) == machine_id
+                and family in manifest.get("experiments", {})):
+            yield run
+
+
+def _previous_records(runs_dir, machine_id, family):
+    """records.jsonl of the newest complete run on this machine that measured family."""
+    run = next(_runs_that_measured(runs_dir, machine_id, family), None)
+    return run / "records.jsonl" if run is not None else None
+
+
+def _upstream_records(runs_dir, tmp, machine_id, families):
+    """Record files of the families a family uses, newest first: this run's, then earlier runs'."""
+    return {family: [str(tmp / "parts" / f"{family}.jsonl")]
+            + [str(run / "records.jsonl") for run in _runs_that_measured(runs_dir, machine_id, family)]
+            for family in families}
+
+
+def _echo_progress(log_path, name, stop):
+    """Print the family's progress lines ([family] ...) while it runs; @progress lines become a bar."""
+    from study.progress import Bar, parse
+    bar = Bar(name)
+    pos = 0
+    while not stop.is_set():
+        time.sleep(0.5)
+        try:
+            with open(log_path, "rb") as fh:
+                fh.seek(pos)
+                chunk = fh.read()
+        except OSError:
+            continue
+        complete = chunk.rfind(b"\n") + 1
+        pos += complete
+        for line in chunk[:complete].decode("utf-8", "replace").splitlines():
+            if line.startswith(f"[{name}]"):
+                fields = parse(line)
+                if fields is not None:
+                    bar.update(fields)
+                else:
+                    bar.line(line)
+
+
+def _killpg(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _run_family(root, name, family, spec_path, log_path, env):
+    """Run one family with a timeout; return (status, exit code, seconds).
+
+    The family runs under reportgen.commands.guard, leader of its own process group: a timeout, a
+    SIGTERM or the death of this process (even by SIGKILL) takes the whole group down.
+    """
+    started = time.monotonic()
+    stop = threading.Event()
+    echo = threading.Thread(target=_echo_progress, args=(log_path, name, stop), daemon=True)
+    command = [sys.executable, "-m", "reportgen.commands.guard", str(os.getpid()), "--",
+               sys.executable, "-u", "-m", family["module"], "--spec", str(spec_path)]
+    with open(log_path, "wb") as log:
+        # stdin: a pipe only this process holds; the guard reads its end-of-file as our death
+        proc = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE, stdout=log,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        echo.start()
+        try:
+            code = proc.wait(timeout=family["timeout_s"])
+            status = "ok" if code == 0 else "run_failed"
+        except subprocess.TimeoutExpired:
+            _killpg(proc.pid)
+            code = proc.wait()
+            status = "timeout"
+        except BaseException:
+            _killpg(proc.pid)
+            proc.wait()
+            raise
+        finally:
+            _killpg(proc.pid)   # workers the family left behind
+            proc.stdin.close()
+            stop.set()
+            echo.join()
+    return status, code, time.monotonic() - started
+
+
+def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
+    lines = max(1, log_path.read_bytes().count(b"\n"))
+    tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or [""]
+    error = (f"family timed out after {timeout_s} s" if status == "timeout"
+             else f"family exited with code {code}: {tail[0][:300]}")
+    return {
+        "schema_version": schema.SCHEMA_VERSION, "id": f"{name}/scope=family", "run_id": run_id,
+        "experiment": name, "case": {"scope": "family"}, "metric": "none", "unit": "none",
+        "samples": [], "warmup": 0, "repeat": 0, "number": 0, "stats": None,
+        "check": {"reference": "none", "max_abs_err": None, "max_rel_err": None,
+                  "threshold": None, "passed": None},
+        "status": status, "error": error,
+        "log": {"path": log_rel, "lines": [1, lines], "sha256": "pending"},
+        "fingerprint": "0" * 64, "reused_from": None, "extra": {},
+    }
+
+
+class Terminated(ReportError):
+    """SIGTERM reached the retest: its family was killed, nothing was published."""
+
+
+def _lock_path(tmp):
+    return tmp.with_name(tmp.name + ".lock")
+
+
+def _hold_lock(path):
+    """Create and flock path (held until this process ends); a live retest holds its tmp's lock."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def _is_live(lock):
+    """True while another retest holds this lock file."""
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def clean_stale(runs_dir):
+    """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
+    removed = []
+    for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
+        if tmp.name.endswith(".lock"):
+            if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
+                tmp.unlink(missing_ok=True)
+            continue
+        if _is_live(_lock_path(tmp)):
+            continue
+        shutil.rmtree(tmp, ignore_errors=True)
+        _lock_path(tmp).unlink(missing_ok=True)
+        removed.append(tmp)
+        print(f"removed {tmp.name}: left by a retest that is no longer running", flush=True)
+    return removed
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM becomes an exception, so the running family's group is killed on the way out."""
+    def handler(signum, _frame):
+        raise Terminated(f"retest: stopped by signal {signal.Signals(signum).name}")
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _unique_run_id(runs_dir, base):
+    """Two retests within the same second must not collide: add -2, -3, ..."""
+    run_id, suffix = base, 1
+    while (runs_dir / run_id).exists() or (runs_dir / f".tmp-{run_id}").exists():
+        suffix += 1
+        run_id = f"{base}-{suffix}"
+    return run_id
+
+
+def _device_environment(tracker, key):
+    """The device's environment, asked by `python -m experiments.remote environment` in a child
+    process: the retest command launches experiments, it does not import them."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-m", "experiments.remote", "environment", tracker, key], cwd=root,
+                          env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ReportError(f"--rpc-tracker {tracker} --rpc-key {key}: {last}")
+    return schema.loads(proc.stdout)
+
+
+def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
+    """Check the RPC options, ask the device for its environment, keep the families that can use it."""
+    if not rpc_tracker:
+        if rpc_key:
+            raise ReportError("--rpc-key needs --rpc-tracker")
+        return None, None, selected
+    if not rpc_key:
+        raise ReportError("--rpc-tracker needs --rpc-key (the device type registered with the tracker)")
+    try:
+        target = json.loads(target_json) if target_json else None
+    except ValueError as exc:
+        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"llvm\", \"mcpu\": \"znver3\"}}'") from exc
+    device_env = _device_environment(rpc_tracker, rpc_key)
+    host = environment.capture()
+    device_env["rpc"] = {"tracker": rpc_tracker, "key": rpc_key, "compiled_on": host["machine_id"],
+                         "compiled_on_cpu": host["cpu_model"]}
+    remote_ok = {k: v for k, v in selected.items() if v.get("rpc")}
+    skipped = sorted(set(selected) - set(remote_ok))
+    if not remote_ok:
+        raise ReportError(f"none of {', '.join(selected)} can run through RPC (families with rpc: true in the profile)")
+    if skipped:
+        print(f"through RPC only: {', '.join(remote_ok)}; not run on the device: {', '.join(skipped)}", flush=True)
+    rpc = {"tracker": rpc_tracker, "key": rpc_key, "target": target or device_env["tvm_target"]}
+    return rpc, device_env, remote_ok
+
+
+def _local_target(target_json, selected):
+    """--target without --rpc-tracker: a CUDA target for this machine's GPU, given to the families
+    that compile for a target (rpc: true in the profile); their params carry it (and its fingerprint)."""
+    if not target_json:
+        return selected
+    try:
+        target = json.loads(target_json)
+    except ValueError as exc:
+        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"cuda\"}}'") from exc
+    if not isinstance(target, dict) or target.get("kind") != "cuda":
+        raise ReportError("--target without --rpc-tracker is for a local CUDA GPU ({\"kind\": \"cuda\", ...}); "
+                          "other targets are measured on their device through --rpc-tracker")
+    other = sorted(k for k, v in selected.items() if not v.get("rpc"))
+    if other:
+        raise ReportError(f"--target: {', '.join(other)} cannot compile for a CUDA target; "
+                          f"use --only with {', '.join(k for k, v in selected.items() if v.get('rpc')) or 'gemm_tvm'}")
+    return {k: dict(v, params=dict(v["params"], target=target)) for k, v in selected.items()}
+
+
+def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_key=None, target_json=None):
+    """Run the profile's families (or only some) and publish one new run directory."""
+    root = Path(root).resolve()
+    families = read_profile(root, profile)
+    unknown = [name for name in only if name not in families]
+    if unknown:
+        raise ReportError(f"--only: unknown famil{'y' if len(unknown) == 1 else 'ies'} "
+                          f"{', '.join(unknown)}; known: {', '.join(families)}")
+    selected = {k: v for k, v in families.items() if not only or k in only}
+    rpc, device_env, selected = _rpc_setup(rpc_tracker, rpc_key, target_json, selected)
+    if rpc is None:
+        selected = _local_target(target_json, selected)
+    runs_dir = root / "results" / "runs"
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        probe = runs_dir / f".tmp-probe-{os.getpid()}.lock"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ReportError(f"{runs_dir}: cannot write a new run here ({exc.strerror})",
+                          hint="make results/ writable, or pass --root to a writable copy") from exc
+    clean_stale(runs_dir)
+
+    env = dict(os.environ)
+    env.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    os.environ["TVM_NUM_THREADS"] = env["TVM_NUM_THREADS"]
+    host = device_env or environment.capture()
+    started = _now()
+    run_id = _unique_run_id(runs_dir, f"{started.replace('-', '').replace(':', '')}-{profile}-{host['machine_id']}")
+    tmp = runs_dir / f".tmp-{run_id}"
+    lock = _hold_lock(_lock_path(tmp))   # before the folder exists: no window for clean_stale
+    try:
+        with _sigterm_raises():
+            return _retest_into(root, profile, families, selected, force, argv, rpc, host, started,
+                                run_id, runs_dir, tmp, env)
+    except Terminated as exc:
+        raise ReportError(exc.problems, hint=f"the family's processes were killed; nothing was published "
+                                             f"({tmp.name} is removed by the next retest)") from exc
+    finally:
+        os.close(lock)
+        if not tmp.exists():
+            _lock_path(tmp).unlink(missing_ok=True)
+
+
+def _retest_into(root, profile, families, selected, force, argv, rpc, host, started, run_id, runs_dir, tmp, env):
+    """The body of retest: run every selected family into tmp, then publish it as runs/<run_id>."""
+    (tmp / "logs").mkdir(parents=True)
+    (tmp / "parts").mkdir()
+    print(f"retest {run_id}: {len(selected)} famil{'y' if len(selected) == 1 else 'ies'} "
+          f"({profile} profile) into {tmp}", flush=True)
+
+    experiments, records = {}, []
+    for index, (name, family) in enumerate(selected.items(), 1):
+        print(f"[{index}/{len(selected)}] {name} (timeout {family['timeout_s']} s)", flush=True)
+        log_rel = f"runs/{run_id}/logs/{name}.log"
+        log_path = tmp / "logs" / f"{name}.log"
+        part = tmp / "parts" / f"{name}.jsonl"
+        base = hashlib.sha256(json.dumps(
+            [family["params"], code_hash(root, family), environment.fingerprint(host)],
+            sort_keys=True).encode()).hexdigest()
+        previous = _previous_records(runs_dir, host["machine_id"], name)
+        spec = {"experiment": name, "run_id": run_id, "params": family["params"],
+                "log_file": str(log_path), "log_ref": log_rel, "records_file": str(part),
+                "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
+                "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc,
+                "results_root": str(runs_dir.parent),
+                "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", [])),
+                # what this profile asks of those families, so a case can say why it found nothing
+                "upstream_params": {f: families[f]["params"] for f in family.get("uses", [])}}
+        spec_path = tmp / "parts" / f"{name}.spec.json"
+        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        load_before = os.getloadavg()
+        status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)
+        fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []
+        if status != "ok":
+            fam_records.append(_failure_record(run_id, name, status, code, log_rel, log_path,
+                                               family["timeout_s"]))
+        sha = _sha256(log_path)
+        for rec in fam_records:
+            if rec["log"]["sha256"] == "pending":
+                rec["log"]["sha256"] = sha
+        records.extend(fam_records)
+        experiments[name] = {"status": status, "exit_code": code, "duration_s": round(seconds, 3),
+                             "log": log_rel, "records": len(fam_records),
+                             "reused": sum(1 for r in fam_records if r["reused_from"]),
+                             # 1-minute load average before and after: a busy machine is visible here
+                             "load_average": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
+        print(f"    {status}: {len(fam_records)} records in {seconds:.1f} s "
+              f"({experiments[name]['reused']} reused)", flush=True)
+
+    problems = [f"{tmp / 'records.jsonl'}: {rec['id']}: {p}"
+                for rec in records for p in schema.record_problems(rec)]
+    if problems:
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
+    with open(tmp / "records.jsonl", "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(schema.dumps(rec) + "\n")
+    shutil.rmtree(tmp / "parts")
+    manifest = {
+        "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
+        "started_at": started, "finished_at": _now(), "command": list(argv) or ["reportgen", "retest"],
+        "git": _git(root), "environment": host, "experiments": experiments,
+        "files": {str(p.relative_to(tmp)): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()},
+    }
+    problems = [f"{tmp / 'run.json'}: {p}" for p in schema.run_problems(manifest)]
+    if problems:
+        raise ReportError(problems, hint=f"the run was left in {tmp} for inspection and not published "
+                                            "(the next retest removes it)")
+    (tmp / "run.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
+                                  encoding="utf-8")
+    final = runs_dir / run_id
+    tmp.rename(final)
+    failed = [n for n, e in experiments.items() if e["status"] != "ok"]
+    print(f"published {final.relative_to(root)}"
+          + (f"; failed families: {', '.join(failed)}" if failed else ""), flush=True)
+    return final

@@ -1,0 +1,42 @@
+"""`reportgen trace ID`: from a figure or record id to its samples, log lines and command."""
+import json
+import re
+from pathlib import Path
+
+from reportgen.data import load, merge
+from reportgen.render import provenance
+from reportgen.errors import ReportError
+
+
+def trace(root, figure_id):
+    root = Path(root)
+    record_id = figure_id.split("#", 1)[0]
+    runs = load.read_runs(root / "results")
+    current = merge.current_records(runs)
+    cur = current.get(record_id)
+    if cur is None:
+        near = [k for k in current if record_id.split("/")[0] in k][:5]
+        raise ReportError(f"trace: no record {record_id!r} in {root / 'results'}",
+                          hint=("similar ids: " + ", ".join(near)) if near else "")
+    rec = cur.record
+    lines = [
+        f"record   {rec['id']}",
+        f"run      {rec['run_id']} ({cur.run.manifest['profile']})"
+        + (f", reused from {rec['reused_from']}" if rec["reused_from"] else ""),
+        f"status   {rec['status']}" + (f": {rec['error']}" if rec["error"] else ""),
+        f"case     {json.dumps(rec['case'], sort_keys=True)}",
+        f"stats    {json.dumps(rec['stats'], sort_keys=True)} ({rec['unit']})",
+        f"samples  {json.dumps(rec['samples'])}",
+        f"check    {json.dumps(rec['check'], sort_keys=True)}",
+        f"log      results/{rec['log']['path']} lines {rec['log']['lines'][0]}-{rec['log']['lines'][1]}"
+        f" sha256 {rec['log']['sha256']}",
+        "--- log excerpt ---",
+        provenance.log_excerpt(root / "results", rec),
+        "--- reproduce ---",
+        provenance.reproduce_command(rec, cur.run.manifest["profile"]),
+    ]
+    # record strings and log lines are untrusted: no escape sequence reaches the terminal
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", "\n".join(lines))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

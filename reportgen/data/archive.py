@@ -1,0 +1,212 @@
+"""The historical tables of the seed, read from archive/ exactly as printed.
+
+archive/ is sealed: archive/SHA256SUMS lists the sha256 of every other file under it, and
+every read checks it, so one changed digit of a historical table is noticed. To change the
+archive deliberately, edit it, then run ``python -m reportgen.data.archive --reseal`` and commit
+both (the diff of SHA256SUMS shows which files changed).
+"""
+import hashlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from reportgen.errors import ReportError
+
+TABLE_FIELDS = ("id", "title", "seed_section", "seed_lines", "unit", "environment",
+                "unit_evidence", "row_header", "columns", "rows")
+SEAL = "SHA256SUMS"
+RESEAL = "python -m reportgen.data.archive --reseal"
+_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(s|ms|%|GFLOPS)?$")
+
+
+@dataclass
+class Cell:
+    """One archived figure or text, with the exact string the seed prints."""
+
+    id: str
+    text: str
+    kind: str          # figure | text
+    unit: str | None
+    join: dict = field(default_factory=dict)
+
+    @property
+    def value(self):
+        """The number inside a figure string ('0.0987 s' -> 0.0987), None for shapes/text."""
+        match = _NUMBER.match(self.text) if self.kind == "figure" else None
+        return float(match.group(1)) if match else None
+
+    @property
+    def decimals(self):
+        match = _NUMBER.match(self.text)
+        if not match or "." not in match.group(1):
+            return 0
+        return len(match.group(1).split(".")[1])
+
+
+@dataclass
+class Table:
+    id: str
+    meta: dict
+    columns: list
+    rows: list   # [{key, label, join, cells: {colkey: Cell}}]
+
+    def cell(self, row, col):
+        for r in self.rows:
+            if r["key"] == row:
+                return r["cells"][col]
+        raise KeyError(f"{self.id}: no row {row!r}")
+
+    def figures(self):
+        return [c for r in self.rows for c in r["cells"].values() if c.kind == "figure"]
+
+
+def _table(path, raw):
+    problems = [f"{path}: {name}: missing" for name in TABLE_FIELDS if name not in raw]
+    if problems:
+        raise ReportError(problems)
+    if raw["id"] != path.stem:
+        problems.append(f"{path}: id: {raw['id']!r} must equal the file name {path.stem!r}")
+    columns = raw["columns"]
+    rows = []
+    for i, row in enumerate(raw["rows"]):
+        where = f"{path}: rows[{i}]"
+        cells = row.get("cells", [])
+        if len(cells) != len(columns):
+            problems.append(f"{where}.cells: {len(cells)} cells for {len(columns)} columns")
+            continue
+        out = {}
+        for col, text in zip(columns, cells):
+            if not isinstance(text, str):
+                problems.append(f"{where}.cells.{col['key']}: expected the printed string, "
+                                f"got {type(text).__name__} {text!r} (quote it to keep every digit)")
+                continue
+            # a row may carry its own unit (a table of figures quoted from prose mixes units)
+            cell = Cell(f"{raw['id']}/{row['key']}/{col['key']}", text, col["kind"],
+                        row.get("unit", col.get("unit")) if col["kind"] == "figure" else col.get("unit"),
+                        {**row.get("join", {}), **col.get("join", {})})
+            if cell.kind == "figure" and cell.unit != "shape" and cell.value is None:
+                problems.append(f"{where}.cells.{col['key']}: {text!r} is not a number with an optional unit")
+            out[col["key"]] = cell
+        rows.append({"key": str(row["key"]), "label": row["label"], "join": row.get("join", {}),
+                     "cells": out})
+    if problems:
+        raise ReportError(problems)
+    return Table(raw["id"], {k: raw[k] for k in TABLE_FIELDS if k not in ("columns", "rows")},
+                 columns, rows)
+
+
+def _sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _sealed_files(archive_dir):
+    """Every file under archive/ but the seal itself (symlinks included, as refusals)."""
+    return sorted(p for p in archive_dir.rglob("*")
+                  if (p.is_file() or p.is_symlink()) and p.relative_to(archive_dir).as_posix() != SEAL)
+
+
+def seal_problems(archive_dir):
+    """Files under archive/ that differ from, are missing from, or were added after its seal."""
+    archive_dir = Path(archive_dir)
+    seal = archive_dir / SEAL
+    try:
+        lines = seal.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return [f"{seal}: missing: the archive is unsealed; run `{RESEAL}` to seal it deliberately"]
+    listed = {}
+    for number, line in enumerate(lines, 1):
+        sha, sep, rel = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", sha) or not rel:
+            return [f"{seal}:{number}: expected '<sha256>  <path>', got {line[:60]!r}; run `{RESEAL}`"]
+        listed[rel] = sha
+    out = []
+    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir)}
+    hint = f"if the change is deliberate, run `{RESEAL}` and commit archive/{SEAL}"
+    for rel in sorted(set(listed) | set(actual)):
+        path = archive_dir / rel
+        if rel not in actual:
+            out.append(f"{path}: sealed in archive/{SEAL} but missing; restore it (git checkout), or {hint}")
+        elif path.is_symlink():
+            out.append(f"{path}: is a symlink; the archive holds only plain files")
+        elif rel not in listed:
+            out.append(f"{path}: not in archive/{SEAL} (added after sealing); {hint}")
+        elif _sha256(path) != listed[rel]:
+            out.append(f"{path}: differs from its sealed sha256 in archive/{SEAL} "
+                       f"(historical figures are never edited); {hint}")
+    return out
+
+
+def reseal(archive_dir):
+    """Write archive/SHA256SUMS for the archive as it is now (a deliberate act: commit it)."""
+    archive_dir = Path(archive_dir)
+    files = _sealed_files(archive_dir)
+    links = [p for p in files if p.is_symlink()]
+    if links:
+        raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
+    text = "".join(f"{_sha256(p)}  {p.relative_to(archive_dir).as_posix()}\n" for p in files)
+    (archive_dir / SEAL).write_text(text, encoding="utf-8")
+    return len(files)
+
+
+def _load_yaml(path, what):
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ReportError(f"{path}: missing: the archive needs its {what}; restore it with "
+                          f"`git checkout -- {path.name}` in {path.parent}") from exc
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror}") from exc
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: invalid YAML: {exc}") from exc
+
+
+def read_archive(archive_dir):
+    """Every table under archive/tables, keyed by id, plus the environments; the seal checked."""
+    archive_dir = Path(archive_dir)
+    if not (archive_dir / "tables").is_dir():
+        raise ReportError(f"{archive_dir / 'tables'}: missing: no historical tables to publish "
+                          "(restore archive/ from git)")
+    tables = {}
+    for path in sorted((archive_dir / "tables").glob("*.yaml")):
+        raw = _load_yaml(path, "historical table")
+        if not isinstance(raw, dict):
+            raise ReportError(f"{path}: expected a mapping of table fields, got {type(raw).__name__}")
+        table = _table(path, raw)
+        tables[table.id] = table
+    if not tables:
+        raise ReportError(f"{archive_dir / 'tables'}: no historical tables (*.yaml); restore archive/ from git")
+    environments = _load_yaml(archive_dir / "environments.yaml", "historical environments")
+    if not isinstance(environments, dict):
+        raise ReportError(f"{archive_dir / 'environments.yaml'}: expected a mapping of environments")
+    missing = [f"{archive_dir / 'tables' / (t.id + '.yaml')}: environment: unknown {t.meta['environment']!r}"
+               for t in tables.values()
+               if t.meta["environment"] is not None and t.meta["environment"] not in environments]
+    if missing:
+        raise ReportError(missing)
+    sealed = seal_problems(archive_dir)
+    if sealed:
+        raise ReportError(sealed)
+    return tables, environments
+
+
+def main(argv=None):
+    """python -m reportgen.data.archive --reseal [ARCHIVE_DIR]: record the archive as it is now."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "--reseal" or len(args) > 2:
+        print("usage: python -m reportgen.data.archive --reseal [ARCHIVE_DIR]", file=sys.stderr)
+        return 2
+    archive_dir = Path(args[1] if len(args) > 1 else "archive")
+    try:
+        count = reseal(archive_dir)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"sealed {count} files of {archive_dir} into {archive_dir / SEAL}; commit it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

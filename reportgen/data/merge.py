@@ -1,0 +1,170 @@
+"""Choose the current record of each case and derive the quantities pages show.
+
+A site is built for one publication machine (see ``publication_machine``): only that
+machine's runs are merged, and of those only the runs of its most thorough profile class
+(standard/full when it has any, else quick smoke tests), so a page never mixes machines and
+a quick run never mixes with standard figures.  Current = for each case id, the record of the
+newest run of the most thorough profile that measured it (full > standard > quick).
+Historical values are never touched here: they stay strings in archive.Table.
+"""
+from dataclasses import dataclass, field
+
+from study import identity
+from reportgen.errors import ReportError
+
+PROFILE_RANK = {"quick": 0, "standard": 1, "full": 2}
+SMOKE = "quick"   # the profile whose records are smoke tests: never findings, never beside standard points
+
+
+@dataclass
+class Current:
+    """A record chosen to stand for its case, with the run it came from."""
+
+    record: dict
+    run: object   # load.Run
+
+    @property
+    def ok(self):
+        return self.record["status"] == "ok"
+
+    def stat(self, name):
+        return self.record["stats"][name]
+
+    @property
+    def machine(self):
+        return machine_of(self.run) if self.run is not None else None
+
+    def gflops(self, stat="p50"):
+        """flops per call ÷ time per call (a slower time gives fewer GFLOPS)."""
+        return self.record["extra"]["flops_per_call"] / self.stat(stat) / 1e9
+
+
+def current_records(runs):
+    """{case id: Current} over all runs."""
+    chosen = {}
+    for run in runs:
+        rank = (PROFILE_RANK.get(run.manifest["profile"], -1), run.manifest["finished_at"])
+        for rec in run.records:
+            best = chosen.get(rec["id"])
+            if best is None or rank >= best[0]:
+                chosen[rec["id"]] = (rank, Current(rec, run))
+    return {key: cur for key, (_rank, cur) in chosen.items()}
+
+
+def family(current, name):
+    """The current records of one experiment family."""
+    return {k: v for k, v in current.items() if v.record["experiment"] == name}
+
+
+def latest_environment(runs, currents):
+    """Environment of the newest run that contributed a current record (runs of one machine)."""
+    used = {c.run.run_id for c in currents.values()}
+    candidates = [r for r in runs if r.run_id in used] or runs
+    return candidates[-1].manifest["environment"] if candidates else None
+
+
+def peak(current, dtype, threads, isa=None):
+    """The measured peak record for dtype and thread count, or None.
+
+    ``isa``: the peak of the ISA a kernel actually used (see identity.kernel_isa), so a kernel is
+    never divided by the peak of wider vectors it did not use; without it (or when that ISA's peak
+    was not measured), the widest measured ISA.
+    """
+    exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
+    if exact is not None:
+        return exact
+    best = None
+    for cur in family(current, "machine_peak").values():
+        case = cur.record["case"]
+        if cur.ok and case["dtype"] == dtype and case["threads"] == threads:
+            if best is None or cur.gflops("p50") > best.gflops("p50"):
+                best = cur
+    return best
+
+
+def isa_peak(current, dtype, threads, isa):
+    """The measured peak record of exactly one ISA (machine_peak/.../isa=...), or None."""
+    for cur in family(current, "machine_peak").values():
+        case = cur.record["case"]
+        if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
+            return cur
+    return None
+
+
+def machine_of(run):
+    """The hardware id of a run, recomputed from its environment (one rule for old and new runs)."""
+    return identity.machine_id(run.manifest["environment"])
+
+
+def is_smoke(run):
+    return run.manifest["profile"] == SMOKE
+
+
+@dataclass
+class Machine:
+    """One machine the study has runs from."""
+
+    id: str
+    runs: list = field(default_factory=list)   # oldest first, every profile
+
+    @property
+    def env(self):
+        """Environment of its newest run of the published profile class."""
+        return published_runs(self.runs)[-1].manifest["environment"]
+
+    @property
+    def thorough_cases(self):
+        """Case ids measured ok by its standard/full runs."""
+        return {r["id"] for run in self.runs if not is_smoke(run) for r in run.records if r["status"] == "ok"}
+
+    @property
+    def smoke_only(self):
+        return all(is_smoke(run) for run in self.runs)
+
+    @property
+    def newest(self):
+        return max(run.manifest["finished_at"] for run in self.runs)
+
+
+def machines(runs):
+    """{machine id: Machine}, in order of first appearance."""
+    out = {}
+    for run in runs:
+        out.setdefault(machine_of(run), Machine(machine_of(run))).runs.append(run)
+    return out
+
+
+DEFAULT_RULE = ("the machine whose standard/full runs measured the most cases ok "
+                "(a tie goes to the machine with the newest run)")
+
+
+def publication_machine(runs, wanted=None):
+    """(machine id, reason) of the machine a site is built for.
+
+    ``wanted`` (``reportgen build --machine``) may be a full id or a unique prefix of one;
+    otherwise DEFAULT_RULE picks it.  None when there are no runs.
+    """
+    found = machines(runs)
+    if wanted:
+        matches = [m for m in found if m.startswith(wanted)]
+        if len(matches) != 1:
+            known = ", ".join(f"{m} ({identity.cpu_name(found[m].env)})" for m in found) or "none"
+            raise ReportError(f"--machine: {wanted!r} {'matches no' if not matches else 'is ambiguous among the'} "
+                              f"machines with runs; known: {known}")
+        return matches[0], "chosen with --machine"
+    if not found:
+        return None, "no runs"
+    best = max(found.values(), key=lambda m: (len(m.thorough_cases), m.newest))
+    return best.id, (f"default rule: {DEFAULT_RULE}; {len(best.thorough_cases)} cases"
+                     + (" (smoke tests only)" if best.smoke_only else ""))
+
+
+def published_runs(runs):
+    """The runs of one machine that a site merges: its standard/full runs, or its quick ones if that is all."""
+    thorough = [run for run in runs if not is_smoke(run)]
+    return thorough or list(runs)
+
+
+def runs_of(runs, machine_id):
+    """The published runs of one machine (oldest first)."""
+    return published_runs([run for run in runs if machine_of(run) == machine_id])

@@ -1,0 +1,77 @@
+"""What the repository says the site must carry: the seed's code (archive/code.yaml), the coverage
+checklist (archive/coverage.yaml), the content map (archive/content_map.yaml) and the current
+equivalents under docs/snippets/.  Read and validated here; evaluated by reportgen.site.coverage."""
+from pathlib import Path
+
+import yaml
+
+from reportgen.errors import ReportError
+
+REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions",
+                "passages", "ratio"}
+
+
+KINDS = {"prose": "正文说明", "code": "代码和命令", "formula": "公式", "data": "实验数据", "conclusion": "原文结论"}
+PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "formula", "today", "dropped",
+                "conclusion", "text", "label"}
+LABELS = ("当前版本建议写法", "实验封装示意")
+
+
+def read_content_map(archive_dir):
+    """archive/content_map.yaml: {rules, passages}; every passage names what proves it is kept."""
+    path = Path(archive_dir) / "content_map.yaml"
+    if not path.exists():
+        return {"rules": {}, "passages": []}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    problems = []
+    ids = []
+    for i, p in enumerate(data.get("passages", [])):
+        where = f"{path}: passages[{i}] ({p.get('id', '?')})"
+        ids.append(p.get("id"))
+        for key in sorted(set(p) - PASSAGE_KEYS):
+            problems.append(f"{where}.{key}: unknown key")
+        if p.get("kind") not in KINDS:
+            problems.append(f"{where}.kind: {p.get('kind')!r} is not one of {', '.join(KINDS)}")
+        if "dropped" in p:
+            continue
+        if "page" not in p:
+            problems.append(f"{where}.page: missing (or say dropped: why)")
+        if not any(k in p for k in ("facts", "figures", "snippet", "formula")):
+            problems.append(f"{where}: nothing to check (facts, figures, snippet or formula)")
+        if p.get("kind") == "code" and "today" not in p:
+            problems.append(f"{where}.today: a code passage names its current equivalent (docs/snippets/...)")
+    problems += [f"{path}: passages: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    if problems:
+        raise ReportError(problems)
+    return data
+
+
+def read_code(archive_dir):
+    """archive/code.yaml: the seed's code, commands and formulas, verbatim."""
+    path = Path(archive_dir) / "code.yaml"
+    if not path.exists():
+        return {"snippets": [], "formulas": []}
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def read_items(archive_dir):
+    path = Path(archive_dir) / "coverage.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    problems = []
+    for i, item in enumerate(data.get("items", [])):
+        for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):
+            if key not in item:
+                problems.append(f"{path}: items[{i}].{key}: missing")
+        for key in sorted(set(item.get("require") or {}) - REQUIREMENTS):
+            problems.append(f"{path}: items[{i}].require.{key}: unknown requirement "
+                            f"(known: {', '.join(sorted(REQUIREMENTS))})")
+    ids = [item.get("id") for item in data.get("items", [])]
+    problems += [f"{path}: items: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    if problems:
+        raise ReportError(problems)
+    return data["rules"], data["items"]
+
+
+def snippet_file(root, rel):
+    """The text of a current-equivalent file, as the page includes it."""
+    return (Path(root) / rel).read_text(encoding="utf-8")

@@ -1,0 +1,343 @@
+"""Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
+throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
+from reportgen.data import merge
+from reportgen.pages import int8
+from reportgen.render.figures import fmt_number
+from reportgen.data.queries import D_ENGINES, TVM_ENGINES
+from reportgen.render.cells import code_span as _code, text as _esc
+from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+
+SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
+    ("tf", "TensorFlow（A 组）", "-", "库实现", "FP32"),
+    ("ort", "ONNX Runtime（A 组对照）", "ORT 图优化", "库实现（MLAS）", "FP32"),
+    ("tflite", "TFLite XNNPACK（A 组对照）", "转换器", "库实现（XNNPACK）", "FP32"),
+    ("tvm_b", "TVM Basic（B 组）", "基础（无融合）", "默认（未调度）", "FP32"),
+    ("tvm_c", "TVM 图优化（C 组）", "有（折叠 + 融合）", "默认（未调度）", "FP32"),
+    ("tvm_d", "TVM 调优（D 组）", "有（折叠 + 融合）", "MetaSchedule 调优", "FP32"),
+    ("tvm_d_prepack", "TVM 调优 + 权重预打包（D 组变体）", "有（折叠 + 融合）", "MetaSchedule 调优，权重布局随调度", "FP32"),
+]
+GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D（预打包）"}
+LATER = [("TVM INT8（E 组）", "有", "默认/调优", "INT8"), ("Combined（F 组）", "有", "调优", "INT8")]
+P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
+
+
+def _fam(current):
+    return merge.family(current, "e2e")
+
+
+def models(current):
+    seen = []
+    for cur in _fam(current).values():
+        model = cur.record["case"].get("model")   # a family-level failure record has none
+        if model and model not in seen:
+            seen.append(model)
+    return seen
+
+
+def _get(current, model, engine, batch=1):
+    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
+                 and c.record["case"].get("engine") == engine and c.record["case"].get("batch") == batch), None)
+
+
+def same_run(a, b):
+    """Ratios compare figures measured in one run (same machine state, same input size)."""
+    return a.record["run_id"] == b.record["run_id"] and \
+        a.record["case"].get("input_size") == b.record["case"].get("input_size")
+
+
+def tuning_record(current, model, batch=1, engine="tvm_d"):
+    """The e2e_tune record behind a group D time (the one the D record names), else the current one
+    of that search space."""
+    variant = "prepack" if engine == "tvm_d_prepack" else "default"
+    d = _get(current, model, engine, batch)
+    wanted = d.record["extra"].get("tuning", {}).get("record") if d is not None and d.ok else None
+    for cur in merge.family(current, "e2e_tune").values():
+        case = cur.record["case"]
+        if case.get("model") == model and case.get("batch") == batch and case.get("variant", "default") == variant \
+                and (wanted is None or cur.record["id"] == wanted):
+            return cur
+    return None
+
+
+def _kernels(tuning):
+    """Kernels of a tuned module, with or without a schedule in the database."""
+    return tuning["scheduled"] + len(tuning["unscheduled"])
+
+
+def tuning_state(book, cur):
+    """What the time of a TVM record rests on: untuned loop nests, or which tuning database."""
+    if cur is None or not cur.ok:
+        return "—"
+    engine = cur.record["case"]["engine"]
+    if not engine.startswith("tvm"):
+        return "库内核（无需调优）"
+    if not cur.record["extra"].get("tuned"):
+        return "未调优：内核是未调度的循环嵌套"
+    t = cur.record["extra"]["tuning"]
+    total = _kernels(t)
+    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + " 次试验，"
+            + book.current(f"{cur.record['id']}#tuning_s", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur)
+            + "，" + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
+            + " 个内核已调度")
+
+
+def _ms(book, cur, stat="p50"):
+    return _ms_cell(book, cur, stat, f"{stat}_ms")
+
+
+def _bottleneck(book, cur):
+    """The slowest operator from the VM profile (TVM only): computed, never typed."""
+    if cur is None or not cur.ok or not cur.record["extra"].get("op_profile"):
+        return "—"
+    top = cur.record["extra"]["op_profile"][0]
+    share = top["seconds"] / cur.record["extra"]["op_profile_total_s"]
+    return (f"{_code(top['op'])}（" + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
+            + " 的时间）")
+
+
+def summary(book, current, model):
+    """Seed §9's table for one model, every number from a record; D/E/F shown as not yet measured."""
+    tf = _get(current, model, "tf")
+    lines = []
+    for engine, scheme, graph, gemm, dtype in SCHEMES:
+        cur = _get(current, model, engine)
+        ratio = "—"
+        if cur is not None and cur.ok and tf is not None and tf.ok and same_run(cur, tf):
+            ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur)
+        agree = "基线" if engine == "tf" else (
+            book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
+            if cur is not None and cur.record["check"].get("max_rel_err") is not None else "—")
+        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), ratio, agree,
+                      _bottleneck(book, cur) if engine.startswith("tvm") else "框架内核库",
+                      tuning_state(book, cur)])
+    for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
+        cur = int8.get(current, model, engine)
+        if cur is None:
+            studied = int8.models(current)
+            why = ("INT8 研究未包含此模型（它覆盖 " + "、".join(_esc(m) for m in studied) + "，见 [INT8 量化](int8.md)）"
+                   if studied else "尚未测量")
+            lines.append([scheme, graph, gemm, dtype, why, "—", "—", "—", "—"])
+            continue
+        agree = (book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
+                 + "（相对 FP32）") if cur.record["check"].get("max_rel_err") is not None else "—"
+        state = tuning_state(book, cur) if engine.endswith("tuned") else "未调优：整数循环嵌套"
+        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), "—（另一族实验）", agree,
+                      _bottleneck(book, cur), state])
+    return markdown(["方案", "图优化", "GEMM 调度", "数据类型", "延迟 p50（batch 1）", "÷ TensorFlow",
+                     "与 TF 的最大相对误差", "主要瓶颈（按测量）", "调优状态"], lines)
+
+
+def _p99(book, cur):
+    if cur is None or not cur.ok:
+        return "—"
+    if cur.stat("n") < P99_MIN_SAMPLES:
+        return f"（n={cur.stat('n')}，不足 {P99_MIN_SAMPLES}）"
+    return _ms(book, cur, "p99")
+
+
+def latency_table(book, current):
+    """Per model and engine: p50 / p95 / p99 of single requests at batch 1, with the sample count."""
+    lines = []
+    for model in models(current):
+        for engine, scheme, *_ in SCHEMES:
+            cur = _get(current, model, engine)
+            if cur is None:
+                continue
+            n = str(cur.stat("n")) if cur.ok else "—"
+            lines.append([_esc(model), scheme, _ms(book, cur), _ms(book, cur, "p95") if cur.ok else "—",
+                          _p99(book, cur), n])
+    return markdown(["模型", "方案", "p50", "p95", "p99", "请求数 n"], lines)
+
+
+def throughput_table(book, current):
+    """Images per second at batch 1 and at every larger batch measured, and the gain from batching."""
+    batches = sorted({c.record["case"]["batch"] for c in _fam(current).values() if "batch" in c.record["case"]} - {1})
+    lines = []
+    for model in models(current):
+        for engine, scheme, *_ in SCHEMES:
+            one = _get(current, model, engine)
+            row = [_esc(model), scheme, _ips(book, one)]
+            big = [_get(current, model, engine, b) for b in batches]
+            if all(c is None for c in big):
+                continue
+            for b, cur in zip(batches, big):
+                row.append(_ips(book, cur))
+                row.append(book.current(f"{cur.record['id']}#batch_gain",
+                                        f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur)
+                           if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
+                           else "—")
+            lines.append(row)
+    heads = ["模型", "方案", "batch 1（图/秒）"]
+    for b in batches:
+        heads += [f"batch {b}（图/秒）", f"batch {b} ÷ batch 1"]
+    return markdown(heads, lines)
+
+
+def _ips(book, cur):
+    if cur is None:
+        return "未测"
+    if not cur.ok:
+        return book.failed(cur)
+    b = cur.record["case"]["batch"]
+    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), "图/秒", cur)
+
+
+def tuning_table(book, current):
+    """Every e2e_tune record: tasks, trials, failures, tuning time, kernels scheduled, check."""
+    lines = []
+    for cur in merge.family(current, "e2e_tune").values():
+        rec, case = cur.record, cur.record["case"]
+        rid = rec["id"]
+        if not cur.ok:
+            lines.append([_esc(case.get("model", "（整个调优任务）")), str(case.get("batch", "—")), "—",
+                          book.failed(cur)] + ["—"] * 5)
+            continue
+        e = rec["extra"]
+        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无")
+        total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
+        lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
+                      book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
+                      + f"（预算 {case['budget']}）", fails,
+                      book.current(f"{rid}#tuning_min", fmt_number(e["tuning"]["seconds"] / 60, "min") + " min", "min", cur),
+                      book.current(f"{rid}#scheduled", f"{len(e['coverage']['scheduled'])}/{total}", "kernels", cur),
+                      book.current(f"{rid}#untuned_ms", fmt_number(e["untuned_kernel_seconds"] * 1e3, "ms") + " ms", "ms", cur),
+                      book.current(f"{rid}#rel_err_vs_c", f"{rec['check']['max_rel_err']:.1e}", "rel", cur)])
+    return markdown(["模型", "batch", "任务数", "已测量试验", "失败（按类别）", "调优耗时", "已调度内核",
+                     "C 组内核总时间（分配依据，调优时测）", "调优后与 C 组的最大相对误差"], lines)
+
+
+def allocation_table(book, current, model, batch=1, top=8):
+    """Where the trial budget went: share of variant C's kernel time, trials, best tuned latency."""
+    cur = tuning_record(current, model, batch)
+    if cur is None or not cur.ok:
+        return "（尚无调优记录）"
+    rows = cur.record["extra"]["allocation"]
+    lines = [[f"{_code(r['task'])}", str(r["weight"]), fmt_number(r["seconds"] * 1e3, "ms") + " ms",
+              f"{r['share'] * 100:.1f}%", str(r["trials"]),
+              fmt_number(r["best_s"] * 1e3, "ms") + " ms" if r.get("best_s") else "—",
+              f"{r['seconds'] / r['weight'] / r['best_s']:.0f}×" if r.get("best_s") and r["seconds"] else "—"]
+             for r in rows[:top]]
+    rest = rows[top:]
+    if rest:
+        lines.append([f"其余 {len(rest)} 个内核", "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
+                      f"{sum(r['share'] for r in rest) * 100:.1f}%", str(sum(r["trials"] for r in rest)), "—", "—"])
+    link = book.current(f"{cur.record['id']}#allocation", f"{len(rows)} 个任务", "tasks", cur)
+    return (f"{_esc(model)}，batch {batch}，{link}（“C 组时间”取自调优任务开始时 C 组的一次插桩运行，"
+            "“调优后单次”是数据库中该内核最好的一次测量；两者都在调优任务里测得，调优时机器不要求安静，"
+            "所以这两列只用来分配预算和看相对大小，发布的延迟以上面的计时表为准）：\n\n"
+            + markdown(["内核（任务）", "每次推理调用", "C 组时间", "占比", "分到的试验", "调优后单次", "单次加速"], lines))
+
+
+def goal(book, current, model="resnet18_v1"):
+    """The issue's goal: TVM's best configuration ≤ 1.0× ONNX Runtime on ResNet-18 batch 1."""
+    ort = _get(current, model, "ort")
+    best = [c for c in (_get(current, model, e) for e in TVM_ENGINES)
+            if c is not None and c.ok and ort is not None and same_run(c, ort)]
+    if ort is None or not ort.ok or not best:
+        return "（尚无同一次运行中的记录，无法判断）"
+    top = min(best, key=lambda c: c.stat("p50"))
+    ratio = top.stat("p50") / ort.stat("p50")
+    cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
+    name = GROUP_NAME[top.record["case"]["engine"]]
+    verdict = "**达到**" if ratio <= 1.0 else "**未达到**"
+    return (f"目标：{_esc(model)} batch 1 上 TVM 最好的配置不慢于 ONNX Runtime（≤ 1.0×）。本次最好的是 {name} 组，"
+            f"延迟为 ONNX Runtime 的 {cell}，目标{verdict}。")
+
+
+def compile_table(book, current):
+    lines = []
+    for model in models(current):
+        for engine in TVM_ENGINES:
+            cur = _get(current, model, engine)
+            if cur is None or not cur.ok:
+                continue
+            e = cur.record["extra"]
+            calls = sum(e.get("kernel_calls", {}).values())
+            lines.append([_esc(model), engine.upper().replace("TVM_", "TVM "),
+                          book.current(f"{cur.record['id']}#import_s", fmt_number(e["import_seconds"], "s") + " s", "s", cur),
+                          book.current(f"{cur.record['id']}#compile_s", fmt_number(e["compile_seconds"], "s") + " s", "s", cur),
+                          book.current(f"{cur.record['id']}#cold_ms", fmt_number(e["cold_seconds"] * 1e3, "ms") + " ms", "ms", cur),
+                          _ms(book, cur), str(len(e.get("kernel_calls", {}))), str(calls)])
+    return markdown(["模型", "变体", "导入（ONNX）", "编译", "首次运行（冷）", "稳定运行 p50", "不同内核数", "每次推理的内核调用"], lines)
+
+
+def op_profile(book, current, model, engine="tvm_c"):
+    cur = _get(current, model, engine)
+    if cur is None or not cur.ok:
+        return "（尚无记录）"
+    e = cur.record["extra"]
+    total = e["op_profile_total_s"]
+    lines = [[f"{_code(op['op'])}", _esc(op["kind"]), str(op["calls"]),
+              fmt_number(op["seconds"] * 1e3, "ms") + " ms", f"{op['seconds'] / total * 100:.1f}%"]
+             for op in e["op_profile"]]
+    return (f"{_esc(model)}，{engine.upper().replace('TVM_', 'TVM ')}，一次推理（VM instrument 计时，含少量插桩开销），"
+            f"合计 " + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
+            + "：\n\n" + markdown(["算子（内核或 VM 内建函数）", "类别", "调用次数", "时间", "占比"], lines))
+
+
+def tuning_effect(book, current):
+    """Per model: C vs D (what tuning bought) and D vs ONNX Runtime (what is left), from one run."""
+    rows = []
+    for model in models(current):
+        for engine in D_ENGINES:
+            c, d, ort = (_get(current, model, e) for e in ("tvm_c", engine, "ort"))
+            if d is None:
+                continue
+            label = f"{_esc(model)}，{GROUP_NAME[engine]}"
+            if not d.ok:
+                rows.append([label, _ms(book, c), book.failed(d), "—", "—", "—", "—"])
+                continue
+            t = d.record["extra"]["tuning"]
+            kernels = _kernels(t)
+            trials = t.get("cumulative_trials", t["trials"])
+            spent = (book.current(f"{d.record['id']}#trials_per_kernel",
+                                  f"{trials}（{trials / kernels:.0f}/内核）", "trials", d) if kernels else "—")
+            gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
+                    if c is not None and c.ok and same_run(c, d) else "—")
+            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
+                    if ort is not None and ort.ok and same_run(d, ort) else "—")
+            rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
+    if not rows:
+        return "（尚无 D 组记录）"
+    return markdown(["模型，D 组搜索空间", "C 组 p50", "D 组 p50", "累计调优试验（平均每内核）", "调优带来的加速（C ÷ D）",
+                     "D ÷ ONNX Runtime", "调优后最慢的算子"], rows)
+
+
+def campaign_table(book, current):
+    """Every tuning campaign behind group D: its steps (run, new trials, cumulative trials, tuning time,
+    estimated kernel time), so progress across retests is visible."""
+    lines = []
+    for cur in merge.family(current, "e2e_tune").values():
+        camp = cur.record["extra"].get("campaign") if cur.ok else None
+        if not camp:
+            continue
+        case, rid = cur.record["case"], cur.record["id"]
+        for i, step in enumerate(camp["steps"]):
+            newest = i == len(camp["steps"]) - 1
+            est = step.get("estimated_kernel_s")
+            est_text = fmt_number(est * 1e3, "ms") + " ms" if est else "—"
+            lines.append([_esc(case["model"]), _esc(case.get("variant", "default")), _code(step["run_id"]),
+                          str(step["trials"]),
+                          book.current(f"{rid}#cumulative_trials", str(step["cumulative_trials"]), "trials", cur)
+                          if newest else str(step["cumulative_trials"]),
+                          fmt_number(step["seconds"] / 60, "min") + " min",
+                          book.current(f"{rid}#estimated_kernel_ms", est_text, "ms", cur) if newest and est else est_text])
+    if not lines:
+        return "（本机还没有调优战役：standard 档的 e2e_tune 开启 `campaign: true` 后，每次复测都会续上同一个数据库。）"
+    return markdown(["模型", "搜索空间", "运行", "本次新增试验", "累计试验", "本次调优耗时", "数据库估计的内核时间"], lines)
+
+
+def threads_table(book, current, model="resnet18_v1"):
+    """Thread and library parity: what each engine of one model was given (intra-/inter-op threads)."""
+    lines = []
+    for engine, scheme, *_ in SCHEMES:
+        cur = _get(current, model, engine)
+        if cur is None or not cur.ok:
+            continue
+        meta = cur.record["extra"].get("engine") or {}
+        inter = meta.get("inter_op_threads", 1 if engine in ("ort", "tflite") else "—")
+        lines.append([scheme, _esc(f"{meta.get('engine', '?')} {meta.get('version', '')}"),
+                      _esc(str(meta.get("threads", "?"))), _esc(str(inter))])
+    if not lines:
+        return "（尚无记录）"
+    return markdown(["方案", "引擎与版本", "算子内线程（intra-op）", "算子间线程（inter-op）"], lines)

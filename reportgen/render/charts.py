@@ -1,0 +1,381 @@
+"""Altair charts built from merged data: a Vega-Lite spec for the page, an SVG fallback."""
+import html
+import json
+
+import altair as alt
+
+from reportgen.data import merge
+from reportgen.data.queries import tvm_main_shape
+from reportgen.render.labels import SPACE_ZH
+
+THREADS_ZH = {1: "1 线程"}
+
+
+def _threads_label(threads):
+    return THREADS_ZH.get(threads, f"{threads} 线程")
+
+
+def numpy_gflops_rows(table, current, env):
+    """Long-form rows: historical §21 and current NumPy GFLOPS per size."""
+    rows = []
+    for row in table.rows:
+        threads_hist = "1 线程" if row["join"]["threads"] == 1 else "4 线程（历史）"
+        for col in table.columns:
+            if col["key"].isdigit():
+                rows.append({"n": int(col["key"]), "gflops": row["cells"][col["key"]].value,
+                             "dtype": row["join"]["dtype"], "threads": threads_hist,
+                             "series": "历史（2.4 GHz AVX2 服务器）"})
+    for cur in merge.family(current, "numpy_gemm").values():
+        if cur.ok:
+            case = cur.record["case"]
+            rows.append({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
+                         "threads": _threads_label(case["threads"]),
+                         "series": f"当前复测（{'配置内核' if case['blas_env'] == 'configured' else '最佳内核'}）"})
+    return rows
+
+
+def peak_rows(current):
+    rows = []
+    for cur in merge.family(current, "machine_peak").values():
+        if cur.ok:
+            case = cur.record["case"]
+            rows.append({"dtype": case["dtype"], "gflops": cur.gflops(),
+                         "label": f"实测峰值 {case['isa']} {_threads_label(case['threads'])}"})
+            theo = cur.record["extra"].get("theoretical")
+            if theo:
+                rows.append({"dtype": case["dtype"], "gflops": theo["gflops"],
+                             "label": f"理论峰值 {_threads_label(case['threads'])}"})
+    return rows
+
+
+def numpy_gflops(table, current, env):
+    data = alt.Data(values=numpy_gflops_rows(table, current, env))
+    base = alt.Chart().encode(  # data goes to the facet, or every panel would show every dtype
+        x=alt.X("n:Q", scale=alt.Scale(type="log"), title="矩阵尺寸 n（n×n×n）"),
+        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS（中位）"),
+        color=alt.Color("series:N", title="来源"),
+        strokeDash=alt.StrokeDash("threads:N", title="线程"),
+        tooltip=["series:N", "threads:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")])
+    chart = (base.mark_line(point=True)
+             .properties(width=300, height=240)
+             .facet(column=alt.Column("dtype:N", title=None), data=data))
+    return chart.properties(title="NumPy GEMM：历史与当前复测")
+
+
+def roofline(table, current, env):
+    """GFLOPS against arithmetic intensity 2n³ / (3n² · bytes), with compute ceilings."""
+    points = []
+    for cur in merge.family(current, "numpy_gemm").values():
+        case = cur.record["case"]
+        if cur.ok and case["blas_env"] == "best":
+            size = 4 if case["dtype"] == "float32" else 8
+            points.append({"ai": 2 * case["n"] / (3 * size), "gflops": cur.gflops(), "n": case["n"],
+                           "dtype": case["dtype"], "label": f"NumPy {_threads_label(case['threads'])}"})
+    for row in table.rows:
+        size = 4 if row["join"]["dtype"] == "float32" else 8
+        for col in table.columns:
+            if col["key"].isdigit():
+                points.append({"ai": 2 * int(col["key"]) / (3 * size),
+                               "gflops": row["cells"][col["key"]].value, "n": int(col["key"]),
+                               "dtype": row["join"]["dtype"], "label": f"历史 {row['label']}"})
+    rows = points + [dict(r, kind="ceiling") for r in peak_rows(current)]
+    data = alt.Data(values=rows)
+    dots = alt.Chart().mark_line(point=True).encode(
+        x=alt.X("ai:Q", scale=alt.Scale(type="log"), title="运算强度（FLOP/字节，按 3n² 次最少访存）"),
+        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS"),
+        color=alt.Color("label:N", title="系列"),
+        tooltip=["label:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")]
+    ).transform_filter("datum.kind != 'ceiling'")
+    rules = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+        y="gflops:Q", color=alt.Color("label:N"),
+        tooltip=["label:N", alt.Tooltip("gflops:Q", format=".1f")]
+    ).transform_filter("datum.kind == 'ceiling'")
+    return (alt.layer(dots, rules, data=data).properties(width=300, height=260)
+            .facet(column=alt.Column("dtype:N", title=None))
+            .properties(title="Roofline 式视图：计算上限（实测与理论）"))
+
+
+STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
+          "parallel", "microkernel", "autotuned", "autotuned_microkernel"]
+
+
+def tvm_stage_rows(table, current, shape):
+    rows = [{"stage": r["key"], "ms": r["cells"][col].value * 1e3, "series": f"历史 {label}"}
+            for r in table.rows for col, label in (("tvm", "TVM"), ("numpy", "NumPy"))]
+    if shape:
+        m, n, k = shape
+        for cur in merge.family(current, "gemm_tvm").values():
+            case = cur.record["case"]
+            if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
+                who = "TVM" if case["impl"] == "tvm" else "NumPy（配置内核）"
+                rows.append({"stage": case["stage"], "ms": cur.stat("p50") * 1e3,
+                             "series": f"当前 {who} {_threads_label(case['threads'])}"})
+    return rows
+
+
+def tvm_stages(tables, current, env):
+    shape = tvm_main_shape(current)
+    data = alt.Data(values=tvm_stage_rows(tables["s23_tvm_stages"], current, shape))
+    title = "GEMM 阶段：历史（1024³）与当前" + (f"（{shape[0]}×{shape[1]}×{shape[2]}）" if shape else "")
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("stage:N", sort=STAGES, title="阶段"),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="中位时间（ms，对数）"),
+        color=alt.Color("series:N", title="系列"),
+        tooltip=["series:N", "stage:N", alt.Tooltip("ms:Q", format=".3f")]
+    ).properties(width=620, height=300, title=title)
+
+
+def tuning_rows(current):
+    rows, refs = [], []
+    for cur in merge.family(current, "gemm_tvm").values():
+        case = cur.record["case"]
+        if case["stage"] == "autotuned" and case["impl"] == "tvm" and cur.ok:
+            label = f"MetaSchedule {case['m']}×{case['n']}×{case['k']} {_threads_label(case['threads'])}"
+            for point in cur.record["extra"].get("curve") or []:
+                if point.get("best_so_far_s"):
+                    rows.append({"trial": point["trial"], "seconds": point["elapsed_s"],
+                                 "ms": point["best_so_far_s"] * 1e3, "series": label})
+            best = current.get(f"gemm_tvm/impl=numpy/stage=any/m={case['m']}/n={case['n']}/k={case['k']}"
+                               f"/threads={case['threads']}/blas=best")
+            if best is not None and best.ok:
+                refs.append({"ms": best.stat("p50") * 1e3, "series": "NumPy 最佳内核（同形状）"})
+            hand = [c for c in merge.family(current, "gemm_hand").values()
+                    if c.ok and c.record["case"]["n"] == case["m"] == case["n"] == case["k"]]
+            if hand:
+                fastest = min(hand, key=lambda c: c.stat("p50"))
+                refs.append({"ms": fastest.stat("p50") * 1e3,
+                             "series": f"手工阶梯最快（{fastest.record['case']['kernel']}，FP64）"})
+    return rows, refs
+
+
+def tuning_curve(tables, current, env):
+    rows, refs = tuning_rows(current)
+    values = [dict(r, kind="curve") for r in rows] + [dict(r, kind="ref") for r in refs]
+    data = alt.Data(values=values)
+
+    def panel(field, title):
+        line = alt.Chart().mark_line(point=True, interpolate="step-after").encode(
+            x=alt.X(f"{field}:Q", title=title),
+            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="目前最佳（ms，对数）"),
+            color=alt.Color("series:N", title="系列"),
+            tooltip=["series:N", f"{field}:Q", alt.Tooltip("ms:Q", format=".3f")]
+        ).transform_filter("datum.kind == 'curve'")
+        rule = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+            y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".3f")]
+        ).transform_filter("datum.kind == 'ref'")
+        return alt.layer(line, rule, data=data).properties(width=300, height=240)
+
+    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
+        title="MetaSchedule 调优曲线")
+
+
+def e2e_ops(tables, current, env):
+    """Per-operator time of one TVM run, before (C) and after tuning (D), per model (log scale)."""
+    rows = []
+    for cur in merge.family(current, "e2e").values():
+        case = cur.record["case"]
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d", "tvm_d_prepack"):
+            for op in cur.record["extra"].get("op_profile", [])[:8]:
+                rows.append({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
+                             "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]})
+    data = alt.Data(values=rows)
+    return (alt.Chart(data).mark_bar().encode(
+        y=alt.Y("op:N", sort="-x", title=None),
+        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title="一次推理中的时间（ms，对数）"),
+        color=alt.Color("variant:N", title="变体"), yOffset="variant:N",
+        tooltip=["model:N", "variant:N", "op:N", "calls:Q", alt.Tooltip("ms:Q", format=".3f")])
+        .properties(width=320, height=alt.Step(9))
+        .facet(row=alt.Row("model:N", title=None)).resolve_scale(y="independent")
+        .properties(title="TVM 每个算子的时间：调优前（C）与调优后（D），各取最慢的 8 个"))
+
+
+def int8_latency(tables, current, env):
+    """Latency per engine of the INT8 study, per model (log scale), p50 with p95 ticks."""
+    rows = []
+    for cur in merge.family(current, "int8").values():
+        case = cur.record["case"]
+        if cur.ok and cur.record["samples"] and case.get("engine"):
+            rows.append({"model": case["model"], "engine": case["engine"], "dtype": "INT8" if "int8" in case["engine"]
+                         or "qdq" in case["engine"] else "FP32",
+                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+    data = alt.Data(values=rows)
+    order = ["tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq", "ort_fp32", "ort_qdq",
+             "tflite_fp32", "tflite_int8"]
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("engine:N", sort=order, title=None),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
+        color=alt.Color("dtype:N", title="数据类型"),
+        tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".3f"), alt.Tooltip("p95_ms:Q", format=".3f")])
+    ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(x=alt.X("engine:N", sort=order), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+    return (alt.layer(bars, ticks, data=data).properties(width=260, height=220)
+            .facet(column=alt.Column("model:N", title=None)).resolve_scale(y="independent")
+            .properties(title="INT8 与 FP32 的延迟（batch 1；黑色刻度为 p95）"))
+
+
+def tuning_spaces(tables, current, env):
+    """Best-so-far GFLOPS of MetaSchedule's default space and of the micro-kernel space,
+    against trials and against tuning seconds (main shape)."""
+    data = alt.Data(values=tuning_space_rows(current))
+
+    def panel(field, title):
+        return alt.Chart(data).mark_line(point=True, interpolate="step-after").encode(
+            x=alt.X(f"{field}:Q", title=title),
+            y=alt.Y("gflops:Q", title="目前最佳（GFLOPS）"),
+            color=alt.Color("series:N", title="搜索空间"),
+            tooltip=["series:N", f"{field}:Q", alt.Tooltip("gflops:Q", format=".1f")]
+        ).properties(width=300, height=240)
+
+    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
+        title="两个搜索空间的调优曲线（同一工作负载、同一试验预算）")
+
+
+def campaign_rows(current):
+    """One point per campaign step of every e2e_tune record: cumulative trials, cumulative tuning
+    seconds and the database's estimate of one run's kernel time (ms); peers' measured p50 as lines."""
+    rows = []
+    for cur in merge.family(current, "e2e_tune").values():
+        camp = cur.record["extra"].get("campaign") if cur.ok else None
+        if not camp:
+            continue
+        case, seconds = cur.record["case"], 0.0
+        for step in camp["steps"]:
+            seconds += step["seconds"]
+            if step.get("estimated_kernel_s"):
+                rows.append({"series": f"{case['model']} · {case.get('variant', 'default')}", "model": case["model"],
+                             "trials": step["cumulative_trials"], "hours": seconds / 3600,
+                             "ms": step["estimated_kernel_s"] * 1e3, "kind": "campaign"})
+    for cur in merge.family(current, "e2e").values():
+        case = cur.record["case"]
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("ort", "tflite") \
+                and any(r["model"] == case["model"] for r in rows):
+            rows.append({"series": f"{case['model']} · {case['engine']}（实测 p50）", "model": case["model"],
+                         "ms": cur.stat("p50") * 1e3, "kind": "peer"})
+    return rows
+
+
+def campaign_curve(tables, current, env):
+    """Tuning campaigns: estimated kernel time vs cumulative trials, ONNX Runtime / TFLite as rules."""
+    data = alt.Data(values=campaign_rows(current))
+    line = alt.Chart().mark_line(point=True).encode(
+        x=alt.X("trials:Q", title="累计调优试验"),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="一次推理的内核时间（ms，对数）"),
+        color=alt.Color("series:N", title="战役 / 对照"),
+        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title="累计调优小时"),
+                 alt.Tooltip("ms:Q", format=".2f")]).transform_filter("datum.kind == 'campaign'")
+    peers = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+        y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".2f")]
+    ).transform_filter("datum.kind == 'peer'")
+    return alt.layer(line, peers, data=data).properties(
+        width=560, height=260, title="调优战役：数据库估计的内核时间随累计试验的变化（虚线为同机实测的 ONNX Runtime / TFLite）")
+
+
+BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
+            "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
+            "tvm_stages": tvm_stages, "tuning_curve": tuning_curve, "tuning_spaces": tuning_spaces,
+            "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency,
+            "campaign_curve": campaign_curve}
+
+
+def build_all(tables, current, env, runs=()):
+    """{name: Vega-Lite spec dict} for every chart the pages may place."""
+    specs = {name: fn(tables, current, env).to_dict() for name, fn in BUILDERS.items()}
+    specs["history"] = history(tables, current, env, runs).to_dict()
+    return specs
+
+
+def svg(spec):
+    """Static SVG fallback rendered without a browser."""
+    import vl_convert as vlc
+    return vlc.vegalite_to_svg(spec)
+
+
+def embed_html(name, spec, svg_href):
+    """The page snippet: a div the bundled vega-embed fills, with the SVG as fallback."""
+    # Inside <script> entities are not decoded: keep the JSON valid and unbreakable instead.
+    payload = json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
+    return (f'<div class="vchart" id="chart-{name}" data-chart="{name}">'
+            f'<img class="vchart-fallback" src="{html.escape(svg_href)}" alt="图表 {name}（静态 SVG）"></div>\n'
+            f'<script type="application/json" id="spec-{name}">{payload}</script>')
+
+
+ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas")
+
+
+def history_rows(runs, limit=12):
+    """p50 of every timed case seen in two or more runs, normalized to its first run, one point per run.
+
+    A series is one case id on one machine and one profile: a quick smoke run is never linked to
+    a standard point, nor one machine's figure to another's (the site passes one machine's runs).
+    """
+    from study.schema import EVIDENCE
+    series = {}
+    for run in runs:
+        for rec in run.records:
+            if rec["status"] == "ok" and rec["metric"] != EVIDENCE and not rec["reused_from"]:
+                key = (rec["id"], merge.machine_of(run), run.manifest["profile"])
+                series.setdefault(key, []).append((run, rec["stats"]["p50"]))
+    repeated = sorted((k for k, v in series.items() if len(v) >= 2), key=lambda k: (-len(series[k]), k))[:limit]
+    rows = []
+    for key in repeated:
+        first = series[key][0][1]
+        for run, p50 in series[key]:
+            rows.append({"run": run.manifest["finished_at"], "case": f"{key[0]} ({key[2]})", "ratio": p50 / first,
+                         "machine": key[1], "kind": "point"})
+    for prev, run in zip(runs, runs[1:]):
+        changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
+        if changed:
+            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": "环境变化：" + "、".join(changed)})
+    return rows
+
+
+def history(tables, current, env, runs=()):
+    rows = history_rows(list(runs))
+    data = alt.Data(values=rows)
+    points = alt.Chart().mark_line(point=True).encode(
+        x=alt.X("run:T", title="运行完成时间（UTC）"),
+        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="中位时间 ÷ 首次运行"),
+        color=alt.Color("case:N", title="用例", legend=alt.Legend(labelLimit=420)),
+        tooltip=["case:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
+    ).transform_filter("datum.kind == 'point'")
+    layers = [points]
+    if any(r["kind"] == "env" for r in rows):   # an empty rule layer has no extent (Vega warns)
+        layers.append(alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
+            x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'"))
+    return alt.layer(*layers, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
+
+
+def e2e_latency(tables, current, env):
+    """Warm latency per engine per model (log scale), p50 with the p95 as a tick."""
+    rows = []
+    for cur in merge.family(current, "e2e").values():
+        if cur.ok and cur.record["case"]["batch"] == 1:
+            case = cur.record["case"]
+            rows.append({"model": case["model"], "engine": case["engine"], "group": case["group"],
+                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+    data = alt.Data(values=rows)
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
+        color=alt.Color("group:N", title="组"),
+        tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
+    ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
+        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+    return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
+            .facet(column=alt.Column("model:N", title=None)).properties(title="端到端延迟（batch 1；黑色刻度为 p95）"))
+
+
+def tuning_space_rows(current):
+    """Points of the GFLOPS-vs-trials / vs-seconds chart: best so far, per space and shape."""
+    rows = []
+    main = tvm_main_shape(current)
+    for cur in merge.family(current, "gemm_tvm").values():
+        case = cur.record["case"]
+        if case["stage"] not in SPACE_ZH or case["impl"] != "tvm" or not cur.ok or (case["m"], case["n"], case["k"]) != main:
+            continue
+        label = f"{SPACE_ZH[case['stage']]}（{case['threads']} 线程）"
+        flops = cur.record["extra"]["flops_per_call"]
+        for point in cur.record["extra"].get("curve") or []:
+            if point.get("best_so_far_s"):
+                rows.append({"trial": point["trial"], "seconds": point.get("elapsed_s"),
+                             "gflops": flops / point["best_so_far_s"] / 1e9, "series": label})
+    return rows

@@ -1,0 +1,95 @@
+"""Every number a page shows goes through a FigureBook: formatted, linked, indexed.
+
+Templates never format or compute; they ask the book for a finished string.
+The book remembers which page used which figure, and that list becomes
+site/numbers.json, the machine-readable index that `verify` checks.
+"""
+import html
+import posixpath
+import re
+
+from reportgen.render.cells import text as _text  # the one escaping point: a figure's text is text, never Markdown
+
+
+def slug(text):
+    """Stable HTML anchor for an id (same id, same anchor, every build)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+GROUP_DEPTH = {"gemm_tvm": 2}   # id segments after the family that name a provenance page (default 1)
+
+
+def provenance_group(record_id):
+    """The provenance page a record's entry lives on: its family and first id segment(s), e.g.
+    ``gemm_tvm/impl=tvm/stage=packing/...`` -> ``impl-tvm-stage-packing``; keeps every page small."""
+    family, *parts = record_id.split("/")
+    return slug("-".join(parts[:GROUP_DEPTH.get(family, 1)])) or "all"
+
+
+def provenance_page(record):
+    return f"provenance/{record['experiment']}/{provenance_group(record['id'])}.md"
+
+
+def fmt_number(value, unit):
+    """Three significant digits, in the unit given: 0.0123 s -> '12.3 ms' is the caller's job."""
+    if value == 0:
+        return "0"
+    digits = max(0, 2 - int(f"{abs(value):e}".split("e")[1]))
+    return f"{value:.{min(digits, 6)}f}"
+
+
+class FigureBook:
+    """Collects the figures of every page as they are rendered."""
+
+    def __init__(self):
+        self.entries = {}    # (page, figure id) -> entry
+        self.page = None
+
+    def set_page(self, src_uri):
+        self.page = src_uri
+
+    def _rel(self, target):
+        here = posixpath.dirname(self.page or "")
+        path, _, anchor = target.partition("#")
+        if path.endswith(".md"):  # raw HTML links are not rewritten by MkDocs
+            path = path[:-3] + ".html"
+        rel = posixpath.relpath(path, here or ".")
+        return f"{rel}#{anchor}" if anchor else rel
+
+    def historical(self, cell):
+        """An archived figure, exactly as printed, marked as history."""
+        self.entries[(self.page, cell.id)] = {
+            "id": cell.id, "page": self.page, "value": cell.text, "unit": cell.unit,
+            "kind": "historical", "record": None, "run": None, "log": None, "sha256": None,
+            "source": f"archive/tables/{cell.id.split('/')[0]}.yaml"}
+        return (f'<span class="num hist" data-num="{html.escape(cell.id)}" '
+                f'title="历史数据（{html.escape(cell.id)}）">{_text(cell.text)}</span>')
+
+    def current(self, figure_id, text, unit, cur, provenance=None):
+        """A measured figure, linked to its provenance entry (``provenance``: another page than
+        the family's, e.g. the entries of a machine that is not the publication machine)."""
+        rec = cur.record
+        self.entries[(self.page, figure_id)] = {
+            "id": figure_id, "page": self.page, "value": text, "unit": unit, "kind": "current",
+            "record": rec["id"], "run": rec["run_id"], "machine": cur.machine, "log": rec["log"]["path"],
+            "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
+        href = self._rel(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}")
+        return (f'<a class="num cur" data-num="{html.escape(figure_id)}" href="{href}" '
+                f'title="当前复测：{html.escape(rec["id"])}">{_text(text)}</a>')
+
+    def failed(self, cur):
+        """A case that did not produce a time is shown as failed, never as a number."""
+        rec = cur.record
+        href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
+        return f'<a class="num failed" href="{href}" title="{_text(rec["error"] or "")}">{_text(rec["status"])}</a>'
+
+    def data_prefix(self):
+        """Relative path from the current page to the published results (site/data)."""
+        return posixpath.relpath("data", posixpath.dirname(self.page or "") or ".")
+
+    def link(self, target, text):
+        return f'<a href="{self._rel(target)}">{_text(text)}</a>'
+
+    def index(self):
+        """numbers.json content: one entry per (page, figure)."""
+        return sorted(self.entries.values(), key=lambda e: (e["page"] or "", e["id"]))

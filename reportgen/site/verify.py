@@ -1,0 +1,213 @@
+"""`reportgen verify`: results, archive, templates and the built site agree.
+
+Fails (ReportError, exit 1) naming file and field for: a record failing the
+schema, a missing or altered log, a figure on a page without a record, an
+archived figure missing from the site, an archived figure shown with other
+digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
+With ``strict``, also for every acceptance item of the coverage page that is not met.
+"""
+import hashlib
+import json
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from reportgen.data import archive, load
+from reportgen.site import coverage
+from study import schema
+from reportgen.errors import ReportError
+
+# A number followed by a unit, outside placeholders and code: a hand-typed result.
+_TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|毫秒|秒|s\b|GFLOPS|GHz|%|倍(?!数)|×(?!\s*\d))")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+
+class _Nums(HTMLParser):
+    """Collect data-num elements (id, kind, text, href) and element ids of one page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.nums, self.ids, self._open = [], set(), None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if "data-num" in attrs:
+            classes = attrs.get("class", "").split()
+            self._open = {"id": attrs["data-num"], "href": attrs.get("href"), "text": "",
+                          "kind": "historical" if "hist" in classes else "current"}
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open["text"] += data
+
+    def handle_endtag(self, tag):
+        if self._open is not None and tag in ("a", "span"):
+            self.nums.append(self._open)
+            self._open = None
+
+
+def typed_figures(docs_dir):
+    """Hand-typed figures in page templates, as 'path:line: text' problems."""
+    out = []
+    for path in sorted(Path(docs_dir).rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for number, line in enumerate(masked.splitlines(), 1):
+            for match in _TYPED.finditer(line):
+                out.append(f"{path}:{number}: hand-typed figure {match.group(0)!r}: "
+                           "take it from a record or the archive through a placeholder")
+    return out
+
+
+def _parse_pages(site_dir):
+    pages = {}
+    for path in sorted(site_dir.rglob("*.html")):
+        rel = path.relative_to(site_dir).as_posix()
+        if rel.startswith(("data/", "assets/")):
+            continue
+        parser = _Nums()
+        parser.feed(path.read_text(encoding="utf-8"))
+        pages[rel] = parser
+    return pages
+
+
+def _check_site(site_dir, tables, records):
+    problems = []
+    index_path = site_dir / "numbers.json"
+    try:
+        index = json.loads(index_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{index_path}: cannot read the figure index: {exc}"]
+    indexed = {e["id"]: e for e in index}
+    cells = {c.id: c for t in tables.values() for c in t.figures()}
+    pages = _parse_pages(site_dir)
+    for rel, parsed in pages.items():
+        for num in parsed.nums:
+            where = f"{site_dir / rel}: figure {num['id']!r}"
+            entry = indexed.get(num["id"])
+            if entry is None:
+                problems.append(f"{where}: not in numbers.json")
+                continue
+            if num["kind"] == "historical":
+                cell = cells.get(num["id"])
+                if cell is None:
+                    problems.append(f"{where}: no such archived figure")
+                elif num["text"] != cell.text:
+                    problems.append(f"{where}: shows {num['text']!r} but the archive has {cell.text!r}")
+                continue
+            rec = records.get((entry["run"], entry["record"]))
+            if rec is None:
+                problems.append(f"{where}: record {entry['record']!r} of run {entry['run']!r} is not in results/")
+            elif rec["log"]["sha256"] != entry["sha256"]:
+                problems.append(f"{where}: sha256 differs from record {entry['record']!r}")
+            problems.extend(_href_problems(site_dir, rel, num, pages, where))
+    problems.extend(_machine_problems(site_dir, index))
+    missing = coverage.archived_missing(index, tables)
+    problems.extend(f"{index_path}: archived figure {m!r} appears on no page" for m in missing)
+    return problems
+
+
+def _machine_problems(site_dir, index):
+    """Every current figure outside the cross-machine page (and its provenance pages) belongs to the
+    publication machine named in site/machine.json."""
+    path = site_dir / "machine.json"
+    try:
+        machine = json.loads(path.read_text(encoding="utf-8"))["publication_machine"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{path}: cannot read the publication machine: {exc}"]
+    out = []
+    for entry in index:
+        if entry["kind"] != "current" or entry["page"] == "machines.md":
+            continue
+        if entry.get("machine") != machine:
+            out.append(f"{site_dir / 'numbers.json'}: figure {entry['id']!r} on {entry['page']}: machine "
+                       f"{entry.get('machine')!r} is not the publication machine {machine!r}")
+    return out
+
+
+def _href_problems(site_dir, rel, num, pages, where):
+    href = num["href"] or ""
+    path, _, anchor = href.partition("#")
+    target = (site_dir / rel).parent.joinpath(path).resolve()
+    try:
+        target_rel = target.relative_to(site_dir.resolve()).as_posix()
+    except ValueError:
+        return [f"{where}: link {href!r} leaves the site"]
+    parsed = pages.get(target_rel)
+    if parsed is None:
+        return [f"{where}: link {href!r} points to a missing page"]
+    if anchor and anchor not in parsed.ids:
+        return [f"{where}: link {href!r}: anchor #{anchor} not found on {target_rel}"]
+    return []
+
+
+def _published_data_problems(site_dir, runs):
+    """site/ holds no symlink, and site/data/runs is exactly the runs' own files (nothing planted)."""
+    out = []
+    for top, dirs, names in os.walk(site_dir):
+        for name in dirs + names:
+            if os.path.islink(os.path.join(top, name)):
+                out.append(f"{os.path.join(top, name)}: is a symlink; a published site holds only plain files")
+    by_id = {run.run_id: run for run in runs}
+    data = site_dir / "data" / "runs"
+    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+        if not path.is_file() or path.is_symlink():
+            continue
+        run_id, rel = path.relative_to(data).parts[0], path.relative_to(data / path.relative_to(data).parts[0])
+        run = by_id.get(run_id)
+        if run is None:
+            out.append(f"{path}: published data of run {run_id!r}, which is not in results/")
+            continue
+        name = rel.as_posix()
+        if name == "run.json":   # the manifest itself, as load read it
+            try:
+                same = json.loads(path.read_text(encoding="utf-8")) == run.manifest
+            except ValueError:
+                same = False
+        elif name not in run.manifest["files"]:
+            out.append(f"{path}: not a file of run {run_id} (run.json files does not list it)")
+            continue
+        else:                    # load checked the run's files against these sha256 sums
+            same = hashlib.sha256(path.read_bytes()).hexdigest() == run.manifest["files"][name]
+        if not same:
+            out.append(f"{path}: differs from results/runs/{run_id}/{name}")
+    return out
+
+
+def verify(root, site_dir=None, strict=False):
+    """Raise ReportError listing every problem; return quietly when all is well.
+
+    ``strict``: an unmet coverage item (site/coverage.json) is a problem too.
+    """
+    root = Path(root)
+    problems = []
+    try:
+        runs = load.read_runs(root / "results")
+    except ReportError as exc:
+        problems.extend(exc.problems)
+        runs = []
+    tables = {}
+    try:
+        tables, _envs = archive.read_archive(root / "archive")
+    except ReportError as exc:
+        problems.extend(exc.problems)
+    problems.extend(typed_figures(root / "docs"))
+    if site_dir is not None and tables and not problems:
+        records = {(rec["run_id"], rec["id"]): rec for run in runs for rec in run.records}
+        site_dir = Path(site_dir)
+        if not site_dir.exists():
+            problems.append(f"{site_dir}: no built site; run `reportgen build`")
+        else:
+            problems.extend(_check_site(site_dir, tables, records))
+            problems.extend(_published_data_problems(site_dir, runs))
+            if strict:
+                problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
+    if problems:
+        raise ReportError(problems)
+    return True
+
+
+__all__ = ["verify", "typed_figures", "schema"]

@@ -1,0 +1,297 @@
+"""The data contracts: run records (records.jsonl) and run manifests (run.json).
+
+Each field is declared once, with a one-line doc. The harness validates before it
+writes and reportgen validates after it reads, with the same functions.
+"""
+import json
+import math
+import re
+
+from study import stats as _stats
+
+SCHEMA_VERSION = 1
+
+STATUSES = ("ok", "compile_failed", "run_failed", "timeout", "check_failed", "skipped")
+"""Failure categories of seed §14: a failed case is recorded and shown as failed, never as a time."""
+
+RECORD_FIELDS = {
+    "schema_version": (int, "contract version; must equal SCHEMA_VERSION"),
+    "id": (str, "stable case id, e.g. numpy_gemm/dtype=float32/n=1024/threads=1/blas=configured"),
+    "run_id": (str, "run that measured this record (a reused record keeps its original run)"),
+    "experiment": (str, "experiment family, e.g. numpy_gemm"),
+    "case": (dict, "case parameters: model, shape, dtype, target, threads, ..."),
+    "metric": (str, "what the samples measure, e.g. time_per_call; 'evidence' = a checked fact without timing"),
+    "unit": (str, "unit of samples and stats, e.g. s"),
+    "samples": (list, "every raw measurement, unaggregated (empty only when status != ok)"),
+    "warmup": (int, "untimed calls before the first sample"),
+    "repeat": (int, "number of samples"),
+    "number": (int, "calls averaged inside one sample"),
+    "stats": ((dict, type(None)), "min, p50, p95, p99, max, mean, std, n of samples"),
+    "check": (dict, "numeric validation against a reference: reference, max_abs_err, max_rel_err, threshold, passed"),
+    "status": (str, "one of STATUSES"),
+    "error": ((str, type(None)), "what went wrong when status != ok"),
+    "log": (dict, "path (relative to results/), lines [first, last] and sha256 of the log"),
+    "fingerprint": (str, "sha256 of case config + experiment code + environment; equal means reusable"),
+    "reused_from": ((str, type(None)), "run id whose measurement this record carries over, if any"),
+    "extra": (dict, "family-specific context (flops, BLAS kernel, formulas)"),
+}
+
+RUN_FIELDS = {
+    "schema_version": (int, "contract version; must equal SCHEMA_VERSION"),
+    "run_id": (str, "unique id: <UTC time>-<profile>-<machine id>"),
+    "profile": (str, "quick | standard | full"),
+    "started_at": (str, "ISO 8601 UTC"),
+    "finished_at": (str, "ISO 8601 UTC"),
+    "command": (list, "argv that produced the run"),
+    "git": (dict, "project commit and whether the tree was dirty"),
+    "environment": (dict, "host environment (seed §11 checklist), see ENV_REQUIRED"),
+    "experiments": (dict, "per family: status, exit code, duration, log, record count"),
+    "files": (dict, "sha256 of every file in the run directory except run.json"),
+}
+
+ENV_REQUIRED = (
+    "machine_id", "os", "kernel", "python_version", "cpu_model", "cpu_vendor", "logical_cores",
+    "simd_flags", "caches", "numpy_version", "blas", "tvm_version", "llvm_version",
+    "tvm_target", "tvm_num_threads", "affinity", "memory_bytes",
+)
+"""Environment fields that must be present and non-empty: without them a figure is not comparable."""
+
+EVIDENCE = "evidence"
+"""Metric of records that prove a structural fact (an IR change, an API that resolves):
+they carry a check, never samples."""
+
+CHECK_FIELDS = ("reference", "max_abs_err", "max_rel_err", "threshold", "passed")
+LOG_FIELDS = ("path", "lines", "sha256")
+STATS_FIELDS = _stats.STAT_KEYS
+"""The nested objects of a record are closed: a key outside these lists is refused."""
+
+TIME_UNITS = ("s", "ms", "us", "ns")
+"""Units of durations: every sample and statistic in them is a finite number > 0."""
+
+GIT_FIELDS = ("commit", "dirty")
+EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reused")
+EXPERIMENT_OPTIONAL = ("load_average",)
+"""run.json's nested objects are closed too (load_average came later: optional)."""
+
+# Labels (ids, case values, units) reach pages in many places: besides markup and control
+# characters, refuse the Markdown specials that make links, attribute lists and table cells.
+_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f]*$")
+_ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _finite(value, where, out):
+    """Append a problem for every NaN/inf reachable inside value."""
+    if isinstance(value, float) and not math.isfinite(value):
+        out.append(f"{where}: not a finite number ({value!r})")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _finite(v, f"{where}.{k}", out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _finite(v, f"{where}[{i}]", out)
+
+
+def _safe_strings(value, where, out):
+    """Strings end up in pages: refuse markup and control characters outright."""
+    if isinstance(value, str) and not _SAFE_TEXT.match(value):
+        bad = sorted({c for c in value if not _SAFE_TEXT.match(c)})
+        out.append(f"{where}: contains characters not allowed in labels {bad!r}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _safe_strings(k, f"{where} key", out)
+            _safe_strings(v, f"{where}.{k}", out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _safe_strings(v, f"{where}[{i}]", out)
+
+
+def _types(obj, fields, out):
+    for name, (types, _doc) in fields.items():
+        if name not in obj:
+            out.append(f"{name}: missing")
+        elif isinstance(obj[name], bool) and types is int:
+            out.append(f"{name}: expected int, got bool")
+        elif not isinstance(obj[name], types):
+            want = types.__name__ if isinstance(types, type) else "/".join(t.__name__ for t in types)
+            out.append(f"{name}: expected {want}, got {type(obj[name]).__name__} {obj[name]!r:.60}")
+    for name in obj:
+        if name not in fields:
+            out.append(f"{name}: unknown field")
+
+
+def record_problems(rec, pending_log=False):
+    """Every contract violation of one record, as 'field: message' strings.
+
+    pending_log: the harness writes records before the log is closed, so the
+    log's sha256 may still be the placeholder "pending".
+    """
+    if not isinstance(rec, dict):
+        return [f"record: expected a JSON object, got {type(rec).__name__}"]
+    out = []
+    _types(rec, RECORD_FIELDS, out)
+    if out:
+        return out
+    if rec["schema_version"] != SCHEMA_VERSION:
+        out.append(f"schema_version: {rec['schema_version']} is not {SCHEMA_VERSION}; "
+                   "re-run `reportgen retest` to regenerate this run")
+    if not _ID.match(rec["id"]):
+        out.append(f"id: {rec['id']!r} is not of the form family/key=value/...")
+    elif not rec["id"].startswith(rec["experiment"] + "/"):
+        out.append(f"id: {rec['id']!r} must start with the experiment name {rec['experiment']!r}")
+    for name in ("id", "run_id", "experiment", "case", "metric", "unit"):
+        _safe_strings(rec[name], name, out)
+    for name in ("samples", "stats", "check", "extra", "case"):
+        _finite(rec[name], name, out)
+    if rec["status"] not in STATUSES:
+        out.append(f"status: {rec['status']!r} is not one of {', '.join(STATUSES)}")
+    nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
+    if rec["stats"] is not None:
+        nested.append(("stats", STATS_FIELDS))
+    for obj, names in nested:
+        for name in names:
+            if name not in rec[obj]:
+                out.append(f"{obj}.{name}: missing")
+        for name in rec[obj]:
+            if name not in names:
+                out.append(f"{obj}.{name}: unknown field")
+    if not out:
+        out.extend(_log_problems(rec["log"], pending_log))
+        out.extend(_sample_problems(rec))
+    return out
+
+
+def _log_problems(log, pending_log):
+    out = []
+    lines = log["lines"]
+    if (not isinstance(lines, list) or len(lines) != 2 or not all(isinstance(x, int) for x in lines)
+            or lines[0] < 1 or lines[1] < lines[0]):
+        out.append(f"log.lines: expected [first, last] with 1 <= first <= last, got {lines!r}")
+    if not (pending_log and log["sha256"] == "pending") and not (
+            isinstance(log["sha256"], str) and _SHA.match(log["sha256"])):
+        out.append(f"log.sha256: expected 64 hex digits, got {log['sha256']!r}")
+    if not isinstance(log["path"], str) or log["path"].startswith("/") or ".." in log["path"]:
+        out.append(f"log.path: expected a path relative to results/, got {log['path']!r}")
+    return out
+
+
+def _sample_problems(rec):
+    out = []
+    samples = rec["samples"]
+    if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
+        out.append("samples: expected a list of numbers")
+        return out
+    evidence = rec["metric"] == EVIDENCE
+    if evidence and (samples or rec["stats"] is not None):
+        out.append("samples: an evidence record carries no samples or stats")
+    if rec["unit"] in TIME_UNITS:
+        out.extend(_positive_problems(rec))
+    out.extend(_check_problems(rec["check"], rec["status"]))
+    if rec["status"] == "ok":
+        if not evidence:
+            out.extend(_timing_problems(rec))
+        if rec["check"].get("passed") is not True:
+            out.append("check.passed: must be true for an ok record (a wrong kernel is never a time)")
+    else:
+        if not rec["error"]:
+            out.append(f"error: required when status is {rec['status']!r}")
+    if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
+        out.append("check.passed: must be false when status is check_failed")
+    return out
+
+
+def _positive_problems(rec):
+    """A duration is finite and > 0: a zero or negative time is a broken timer, not a figure."""
+    out = [f"samples[{i}]: {v!r} is not a duration > 0 {rec['unit']}"
+           for i, v in enumerate(rec["samples"]) if not v > 0]
+    for key, value in (rec["stats"] or {}).items():
+        if key in ("std", "n") or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if not value > 0:
+            out.append(f"stats.{key}: {value!r} is not a duration > 0 {rec['unit']}")
+    return out
+
+
+def _check_problems(check, status):
+    """Errors and threshold are numbers (or null); an ok record's errors are within its threshold."""
+    out = []
+    for name in ("max_abs_err", "max_rel_err", "threshold"):
+        value = check[name]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            out.append(f"check.{name}: expected a number or null, got {value!r:.60}")
+        elif isinstance(value, (int, float)) and value < 0:
+            out.append(f"check.{name}: {value!r} is negative")
+    if check["passed"] not in (True, False, None):
+        out.append(f"check.passed: expected true, false or null, got {check['passed']!r:.60}")
+    if out or status != "ok" or check["threshold"] is None:
+        return out
+    errors = [check[n] for n in ("max_abs_err", "max_rel_err") if check[n] is not None]
+    if errors and min(errors) > check["threshold"]:
+        out.append(f"check: error {min(errors):.3g} exceeds its own threshold {check['threshold']:.3g} "
+                   "but status is ok (it must be check_failed)")
+    return out
+
+
+def _timing_problems(rec):
+    """An ok timed record: samples present, counted by repeat, summarized by stats."""
+    samples = rec["samples"]
+    if not samples:
+        return ["samples: empty, but status is ok"]
+    if len(samples) != rec["repeat"]:
+        return [f"samples: {len(samples)} values but repeat is {rec['repeat']}"]
+    if rec["stats"] is None:
+        return ["stats: missing for an ok record"]
+    if not _stats.same_stats(rec["stats"], _stats.summarize(samples)):
+        return ["stats: do not match a recomputation from samples"]
+    return []
+
+
+def run_problems(run):
+    """Every contract violation of a run manifest, as 'field: message' strings."""
+    if not isinstance(run, dict):
+        return [f"run: expected a JSON object, got {type(run).__name__}"]
+    out = []
+    _types(run, RUN_FIELDS, out)
+    if out:
+        return out
+    if run["schema_version"] != SCHEMA_VERSION:
+        out.append(f"schema_version: {run['schema_version']} is not {SCHEMA_VERSION}; "
+                   "re-run `reportgen retest` to regenerate this run")
+    env = run["environment"]
+    for name in ENV_REQUIRED:
+        if env.get(name) in (None, "", [], {}):
+            out.append(f"environment.{name}: missing or empty")
+    for name in ("environment", "experiments"):
+        _finite(run[name], name, out)
+    _safe_strings(run["run_id"], "run_id", out)
+    for name in GIT_FIELDS:
+        if name not in run["git"]:
+            out.append(f"git.{name}: missing")
+    out.extend(f"git.{name}: unknown field" for name in run["git"] if name not in GIT_FIELDS)
+    for family, entry in run["experiments"].items():
+        if not isinstance(entry, dict):
+            out.append(f"experiments.{family}: expected an object")
+            continue
+        out.extend(f"experiments.{family}.{name}: missing" for name in EXPERIMENT_FIELDS if name not in entry)
+        out.extend(f"experiments.{family}.{name}: unknown field" for name in entry
+                   if name not in EXPERIMENT_FIELDS + EXPERIMENT_OPTIONAL)
+        if entry.get("status") not in ("ok", "run_failed", "timeout"):
+            out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed or timeout")
+    for path, sha in run["files"].items():
+        if not isinstance(sha, str) or not _SHA.match(sha):
+            out.append(f"files.{path}: expected a sha256, got {sha!r}")
+    return out
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON (NaN and Infinity are refused)")
+
+
+def loads(text):
+    """json.loads that refuses NaN/Infinity instead of silently accepting them."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def dumps(obj):
+    """Canonical JSON line: sorted keys, no NaN allowed."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,114 @@
+"""The layout is a contract: a test walks every import and every file read and enforces it.
+
+Packages: ``study`` (record schema, run manifest, environment, identity: the contract both sides
+share) <- ``experiments`` (measure, write records) and ``reportgen`` (read records, publish).
+Inside reportgen the layers run one way: data -> render -> pages -> site -> commands -> cli;
+``errors`` is shared by all.  A module imports only its own layer or a lower one, no presentation
+module (render, pages, site) imports a command, and only ``reportgen/data`` reads result and
+archive files.
+"""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ["errors", "data", "render", "pages", "site", "commands", "cli"]
+PRESENTATION = {"render", "pages", "site"}
+
+
+def _modules(package):
+    for path in sorted((ROOT / package).rglob("*.py")):
+        yield ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"), path
+
+
+def _imports(path):
+    """Absolute names of every module a file imports (relative imports resolved), with line numbers."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = ".".join(path.relative_to(ROOT).parts[:-1])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            yield mod, node.lineno
+            for alias in node.names:   # from reportgen.pages import e2e  ->  reportgen.pages.e2e
+                yield f"{mod}.{alias.name}", node.lineno
+
+
+def _layer(module):
+    parts = module.split(".")
+    if parts[0] != "reportgen" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else None
+
+
+def _project_imports(package):
+    for module, path in _modules(package):
+        for imported, line in _imports(path):
+            top = imported.split(".")[0]
+            if top in ("study", "experiments", "reportgen"):
+                yield module, path, imported, line
+
+
+def test_packages_import_one_way():
+    allowed = {"study": {"study"}, "experiments": {"study", "experiments"}, "reportgen": {"study", "reportgen"}}
+    wrong = [f"{path.relative_to(ROOT)}:{line}: {module} imports {imported}"
+             for package in allowed for module, path, imported, line in _project_imports(package)
+             if imported.split(".")[0] not in allowed[package]]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_reportgen_layers_run_one_way():
+    wrong = []
+    for module, path, imported, line in _project_imports("reportgen"):
+        mine, theirs = _layer(module), _layer(imported)
+        if mine is None or theirs is None:
+            if module != "reportgen" and mine is None:
+                wrong.append(f"{path.relative_to(ROOT)}: module outside the layers {LAYERS}")
+            continue
+        if LAYERS.index(theirs) > LAYERS.index(mine):
+            wrong.append(f"{path.relative_to(ROOT)}:{line}: {mine} module imports {imported} ({theirs} layer)")
+        if mine in PRESENTATION and theirs == "commands":
+            wrong.append(f"{path.relative_to(ROOT)}:{line}: presentation module imports the command {imported}")
+    assert not sorted(set(wrong)), "\n".join(sorted(set(wrong)))
+
+
+READS = {"read_text", "read_bytes", "open", "load", "safe_load", "iterdir", "glob", "rglob"}
+# Files outside data/ that read files, each with what it reads (none of them result or archive files).
+OTHER_READERS = {
+    "reportgen/site/verify.py": "the built site (HTML, numbers.json, machine.json, its data/ copies: checked against the\n"
+                                "sha256 sums of the run manifests that data/load read) and the page templates",
+    "reportgen/site/coverage.py": "the rendered pages of the built site",
+    "reportgen/commands/pdf.py": "mkdocs.yml and the built site's HTML",
+    "reportgen/commands/build.py": "the output folder it replaces (a lock file, is it a site?)",
+    "reportgen/commands/retest.py": "profiles, the code it fingerprints, and the log and records it is writing",
+    "reportgen/commands/serve.py": "the built site",
+    "reportgen/pages/writeup.py": "docs/snippets/*.py, the test-executed code shown on the pages",
+}
+
+
+def _file_reads(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in READS and not (name == "load" and isinstance(func, ast.Attribute)
+                                      and getattr(func.value, "id", "") not in ("json", "yaml")):
+                yield node.lineno, name
+
+
+def test_only_data_reads_result_and_archive_files():
+    wrong = []
+    for _module, path in _modules("reportgen"):
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith("reportgen/data/"):
+            continue
+        reads = list(_file_reads(path))
+        if reads and rel not in OTHER_READERS:
+            wrong += [f"{rel}:{line}: {name}() outside reportgen/data" for line, name in reads]
+    assert not wrong, "\n".join(wrong)
