@@ -51,3 +51,12 @@ def hello_facts(book, current):
     return (f"最小的例子是 Hello Relax：一个只做加一的 Relax 函数，在 `{extra['target'].replace('`', '')}` 上编译，"
             f"输入 {cur.record['case']['input']}，虚拟机返回 {output}（`{extra['output_dtype'].replace('`', '')}`），"
             f"打印出的 TVMScript 能原样解析回同一个模块：{'是' if extra['script_roundtrip'] else '否'}。")
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "codegen_instructions": lambda: instruction_facts(b, d.current, d.env),
+        "codegen_hello": lambda: hello_facts(b, d.current),
+    }

@@ -1,7 +1,7 @@
 """The credibility page: the hostile corpus, one row per class of input and how each ended."""
 from collections import Counter
 
-from reportgen.data.corpus import OUTCOMES, read
+from reportgen.data.corpus import OUTCOMES, counts, read
 from reportgen.render.cells import text as _esc
 from reportgen.render.markdown import markdown
 
@@ -20,3 +20,12 @@ def hostile_table(root):
         rows.append([_esc(CLASS_ZH.get(cls, cls)), str(sum(mine.values()))]
                     + [str(mine[o]) for o in OUTCOMES])
     return markdown(["类别", "尝试", "拒绝（报错并指明文件）", "按纯文本显示", "故障已清理并提示"], rows)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d = site.data
+    return {
+        "hostile": lambda: counts(d.archive_dir.parent),
+        "hostile_table": lambda: hostile_table(d.archive_dir.parent),
+    }

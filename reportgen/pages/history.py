@@ -63,3 +63,12 @@ def comparisons(runs):
                  else f"没有显著且超过 {compare.MIN_EFFECT:.0%} 的变化。", ""]
         parts.append("\n".join(text))
     return "\n".join(parts) or "目前没有两次在同一台机器上、含相同用例的运行，暂无可比较的内容。"
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "history_runs": lambda: runs_table(d.all_runs, b.data_prefix(), d.current),
+        "history_compare": lambda: comparisons(d.all_runs),
+    }

@@ -216,3 +216,13 @@ def unmeasured(data, book, family, anchors):
             + book.link(PAGE, "机器对照") + "，或用 `reportgen build --machine ID` 为它构建站点。") if others else ""
     return (f'{spans}\n\n!!! warning "待复测"\n    {where}还没有 `{_esc(family)}` 实验的记录'
             f'（`reportgen retest --profile standard --only {_esc(family)}`）。{also}\n')
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "machines_table": lambda: Page(d, b).table(),
+        "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
+        "machines_reading": lambda: Page(d, b).reading(),
+    }

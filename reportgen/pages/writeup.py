@@ -1,6 +1,6 @@
 """Template names of the write-up pages (seed §1, §3, §10, §17–§19, §21b–§24b, §26, §28).
 
-``template_functions(data, book)`` returns the names these pages may use; the
+``names(site)`` returns the names these pages may use; the
 plugin merges them into the names every page sees. Every figure goes through
 ``book``; every comparison is computed from the current records, so a retest
 rewrites the sentence (and its direction) rather than leaving a stale claim.
@@ -278,8 +278,9 @@ def historical_code_all(code, book, skip_pages=(), today=None, root=None):
                      if s["today"].split("#")[0] not in skip_pages)
 
 
-def template_functions(data, book):
+def names(site):
     """Names for the write-up pages: finished strings, every figure through ``book``."""
+    data, book = site.data, site.book
     cur, env = data.current, data.env
     code = seed.read_code(data.archive_dir)
     root = data.archive_dir.parent

@@ -18,15 +18,13 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from reportgen.data import archive, compare, corpus, derived, load, merge
-from reportgen.render import comparable
-from reportgen.render import charts, provenance
-from reportgen.data import seed
-from reportgen.site import coverage
-from reportgen.pages import credibility, e2e, gemm, gemm_ladder, graph, history, int8, machines, writeup
-from study import identity
-from reportgen.pages import codegen
+from reportgen import pages
+from reportgen.data import archive, compare, derived, load, merge, seed
 from reportgen.errors import ReportError
+from reportgen.pages import machines
+from reportgen.render import charts, comparable, provenance
+from reportgen.site import coverage
+from study import identity
 from reportgen.render.figures import FigureBook
 
 COVERAGE_PAGE = "coverage.md"
@@ -76,68 +74,11 @@ class Templates:
         d, b = self.data, self.book
         return {
             "hist": lambda table, row, col: b.historical(d.tables[table].cell(row, col)),
-            "archive_table": lambda table: gemm.archive_table(b, d.tables[table]),
             "archive_title": lambda table: d.tables[table].meta["title"],
             "archive_evidence": lambda table: d.tables[table].meta["unit_evidence"],
-            "checks": lambda table: gemm.checks_table(d.checks, table),
-            "numpy_tables": lambda: gemm.numpy_vs_history(b, d.tables["s21_numpy"], d.current, d.env),
-            "utilization": lambda: gemm.utilization(b, d.tables["s21_numpy"], d.current, d.env),
-            "peak_table": lambda: gemm.peak_table(b, d.current),
-            "hand_ladder": lambda: gemm.hand_ladder(b, d.tables["s22_hand_ladder"], d.current),
-            "tvm_stages": lambda threads: gemm.tvm_stages(b, d.tables["s23_tvm_stages"], d.current,
-                                                            self._threads(threads)),
-            "tvm_shapes": lambda threads: gemm.tvm_shapes(b, d.current, self._threads(threads)),
-            "tvm_codegen": lambda: gemm.tvm_codegen(b, d.current, b.data_prefix()),
-            "tuning_summary": lambda: gemm.tuning_summary(b, d.current),
-            "microkernel_summary": lambda threads: gemm_ladder.microkernel_summary(b, d.current,
-                                                                                        self._threads(threads)),
-            "microkernel_grid": lambda: gemm_ladder.microkernel_grid(b, d.current),
-            "tuning_spaces": lambda: gemm_ladder.tuning_spaces(b, d.current),
-            "int8_vnni": lambda: gemm_ladder.int8_vnni(b, d.current),
-            "gemm_goals": lambda: gemm.gemm_goals(b, d.current, d.env),
-            "thread_scaling": lambda: gemm.thread_scaling(b, d.current, d.env),
-            "tvm_excerpts": lambda: gemm.tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
-            "codegen_instructions": lambda: codegen.instruction_facts(b, d.current, d.env),
-            "codegen_hello": lambda: codegen.hello_facts(b, d.current),
-            "graph_steps": lambda variant, subject="conv": graph.step_table(b, d.current, variant, subject),
-            "fusion_summary": lambda variant, subject="conv": graph.fusion_summary(b, d.current, variant, subject),
-            "graph_diffs": lambda variant: graph.step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
-            "graph_hello": lambda: graph.hello(d.current, b.data_prefix()),
-            "pass_map": lambda: graph.pass_map(b, d.current, b.data_prefix()),
-            "api_migration": lambda: graph.migration(b, d.current),
             "not_comparable": lambda *families: comparable.family_note(d.current, families),
-            "e2e_models": lambda: e2e.models(d.current),
-            "e2e_summary": lambda model: e2e.summary(b, d.current, model),
-            "e2e_latency": lambda: e2e.latency_table(b, d.current),
-            "e2e_compile": lambda: e2e.compile_table(b, d.current),
-            "e2e_profile": lambda model, engine="tvm_c": e2e.op_profile(b, d.current, model, engine),
-            "e2e_throughput": lambda: e2e.throughput_table(b, d.current),
-            "e2e_tuning": lambda: e2e.tuning_table(b, d.current),
-            "e2e_allocation": lambda model, batch=1: e2e.allocation_table(b, d.current, model, batch),
-            "e2e_goal": lambda model="resnet18_v1": e2e.goal(b, d.current, model),
-            "e2e_tuning_effect": lambda: e2e.tuning_effect(b, d.current),
-            "e2e_campaigns": lambda: e2e.campaign_table(b, d.current),
-            "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
-            "e2e_threads": lambda model="resnet18_v1": e2e.threads_table(b, d.current, model),
-            "int8_models": lambda: int8.models(d.current),
-            "int8_training": lambda: int8.training(b, d.current),
-            "int8_methods": lambda model: int8.methods(b, d.current, model),
-            "int8_float_ops": lambda model, method=None, scheme=None: int8.float_ops(b, d.current, model, method, scheme),
-            "int8_layers": lambda model, method=None, scheme=None: int8.layers(b, d.current, model, method, scheme),
-            "int8_s08": lambda model: int8.s08(b, d.current, model),
-            "int8_s31": lambda: int8.s31(b, d.tables["s31_int8"], d.current),
-            "int8_isa": lambda: int8.isa(b, d.current),
-            "int8_goals": lambda: int8.goals(b, d.current),
-            "int8_speedups": lambda: int8.speedups(b, d.current),
-            "int8_model_label": lambda model: int8.MODEL_LABEL.get(model, model),
-            "history_runs": lambda: history.runs_table(d.all_runs, b.data_prefix(), d.current),
-            "history_compare": lambda: history.comparisons(d.all_runs),
             "compare_alpha": f"{compare.ALPHA:g}",
             "compare_min_effect": f"{compare.MIN_EFFECT:.0%}",
-            "env_table": lambda: gemm.environment_table(d.env),
-            "machines_table": lambda: machines.Page(d, b).table(),
-            "unmeasured": lambda family, *anchors: machines.unmeasured(d, b, family, anchors),
-            "machines_reading": lambda: machines.Page(d, b).reading(),
             "publication_machine": d.machine or "",
             "publication_by_option": d.machine_reason == "chosen with --machine",
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
@@ -147,8 +88,6 @@ class Templates:
             "measured": self.measured,
             "mismatches": lambda: [c for c in d.checks if c.verdict in ("mismatch", "match_if_truncated", "fails")],
             "runs": [r.run_id for r in d.runs],
-            "numpy_gflops": self.numpy_gflops,
-            "peak_gflops": self.peak_gflops,
             "env": d.env or {},
             # ISA words on pages come from the publication machine, never typed for one CPU
             "isa_level": identity.isa_level(d.env or {}),
@@ -156,31 +95,8 @@ class Templates:
             # does AVX-512 raise the measured FMA peak here (Zen 4 runs 512-bit FMAs as two 256-bit halves)?
             "avx512_doubles_peak": self.wide_gain() > 1.5,
             "widest_register": {"avx512": "zmm", "avx2": "ymm"}.get(identity.isa_level(d.env or {})[:6], "xmm"),
-            "hostile": lambda: corpus.counts(d.archive_dir.parent),
-            "hostile_table": lambda: credibility.hostile_table(d.archive_dir.parent),
-            **writeup.template_functions(d, b),
+            **pages.names(self),
         }
-
-    def numpy_gflops(self, dtype, n, threads, blas="configured"):
-        """One current NumPy figure for prose; threads may be 'all'."""
-        if threads == "all":
-            threads = self.data.env["logical_cores"]
-        cur = self.data.current.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}")
-        if cur is None:
-            return "（未测）"
-        if not cur.ok:
-            return self.book.failed(cur)
-        return self.book.current(f"{cur.record['id']}#gflops_p50", gemm.fmt_number(cur.gflops(), "GFLOPS"),
-                                 "GFLOPS", cur)
-
-    def peak_gflops(self, dtype, threads):
-        if threads == "all":
-            threads = self.data.env["logical_cores"]
-        cur = merge.peak(self.data.current, dtype, threads)
-        if cur is None:
-            return "（未测）"
-        return self.book.current(f"{cur.record['id']}#gflops_p50", gemm.fmt_number(cur.gflops(), "GFLOPS"),
-                                 "GFLOPS", cur)
 
     def wide_gain(self):
         """Measured FP64 one-core peak with AVX-512 over AVX2 on the publication machine (0 if unmeasured)."""
@@ -190,7 +106,8 @@ class Templates:
             return 0.0
         return wide.gflops() / narrow.gflops()
 
-    def _threads(self, threads):
+    def threads(self, threads):
+        """A thread count of a template ('all' = the publication machine's cores)."""
         return self.data.env["logical_cores"] if threads == "all" else threads
 
     def chart(self, name):
