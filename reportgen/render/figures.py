@@ -90,6 +90,20 @@ class FigureBook:
     def link(self, target, text):
         return f'<a href="{self._rel(target)}">{_text(text)}</a>'
 
-    def index(self):
-        """numbers.json content: one entry per (page, figure)."""
-        return sorted(self.entries.values(), key=lambda e: (e["page"] or "", e["id"]))
+    def index(self, pages_html=None):
+        """numbers.json content: one entry per (page, figure). With ``pages_html`` ({page: rendered
+        HTML}), only the figures each page really shows: a figure asked for but left out of the page
+        (a template branch not taken, a table folded away by a condition) is not listed."""
+        entries = self.entries.values()
+        if pages_html is not None:
+            shown = {page: shown_ids(text) for page, text in pages_html.items()}
+            entries = [e for e in entries if e["id"] in shown.get(e["page"], ())]
+        return sorted(entries, key=lambda e: (e["page"] or "", e["id"]))
+
+
+_DATA_NUM = re.compile(r'data-num="([^"]*)"')
+
+
+def shown_ids(page_html):
+    """The figure ids a rendered page shows (its data-num attributes)."""
+    return {html.unescape(m) for m in _DATA_NUM.findall(page_html)}

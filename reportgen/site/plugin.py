@@ -180,23 +180,23 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_env(self, env, config, files):
         content_map = seed.read_content_map(self.data.archive_dir)
-        passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(), self.data.tables,
+        passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              seed.read_code(self.data.archive_dir), self.root)
         today = coverage.evaluate_today(content_map, self.pages_html, self.root)
         ratios = coverage.ratios(content_map, passages, today)
-        results = coverage.evaluate(self.data.items, self.pages_html, self.book.index(), self.data.tables,
+        results = coverage.evaluate(self.data.items, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                     (passages, ratios))
         self.coverage = results
         self.content_rows = coverage.content_problems(passages, today, ratios)
         page = files.get_file_from_path(COVERAGE_PAGE).page
-        page.markdown = coverage_markdown(results, coverage.archived_missing(self.book.index(), self.data.tables),
+        page.markdown = coverage_markdown(results, coverage.archived_missing(self.book.index(self.pages_html), self.data.tables),
                                           self.data.rules, self.pages_html, (passages, today, ratios))
         page.render(config, files)
         return env
 
     def on_post_build(self, config):
         site = Path(config.site_dir)
-        (site / "numbers.json").write_text(json.dumps(self.book.index(), ensure_ascii=False, indent=1),
+        (site / "numbers.json").write_text(json.dumps(self.book.index(self.pages_html), ensure_ascii=False, indent=1),
                                            encoding="utf-8")
         (site / "coverage.json").write_text(json.dumps(
             [{"id": r.item["id"], "page": r.item["page"], "anchor": r.item["anchor"],

@@ -62,6 +62,11 @@ def typed_figures(docs_dir):
     return out
 
 
+def _html_page(src):
+    """numbers.json names a page by its source (gemm.md); the site has gemm.html."""
+    return (src or "")[:-3] + ".html" if (src or "").endswith(".md") else (src or "")
+
+
 def _parse_pages(site_dir):
     pages = {}
     for path in sorted(site_dir.rglob("*.html")):
@@ -81,15 +86,19 @@ def _check_site(site_dir, tables, records):
         index = json.loads(index_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return [f"{index_path}: cannot read the figure index: {exc}"]
-    indexed = {e["id"]: e for e in index}
+    indexed = {(_html_page(e["page"]), e["id"]): e for e in index}
     cells = {c.id: c for t in tables.values() for c in t.figures()}
     pages = _parse_pages(site_dir)
-    for rel, parsed in pages.items():
+    for (rel, figure_id), entry in sorted(indexed.items()):   # numbers.json -> pages
+        if rel not in pages or figure_id not in {n["id"] for n in pages[rel].nums}:
+            problems.append(f"{index_path}: figure {figure_id!r} is listed for {entry['page']} but that page "
+                            "does not show it")
+    for rel, parsed in pages.items():                         # pages -> numbers.json
         for num in parsed.nums:
             where = f"{site_dir / rel}: figure {num['id']!r}"
-            entry = indexed.get(num["id"])
+            entry = indexed.get((rel, num["id"]))
             if entry is None:
-                problems.append(f"{where}: not in numbers.json")
+                problems.append(f"{where}: not in numbers.json for this page")
                 continue
             if num["kind"] == "historical":
                 cell = cells.get(num["id"])
