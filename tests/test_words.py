@@ -126,6 +126,8 @@ def test_lookup_fills_placeholders_as_the_f_string_did(tmp_path, monkeypatch):
     ratio, name = 1.23456, "<b>"
     assert words.W("t.g.a", ratio=ratio, name=name) == f"x {ratio:.3g} y {name} {{{{ kept }}}} {{a/b/c}}"
     assert words.W("t.g.plain") == "{not a placeholder}"
+    # a value (record text, already escaped) is inserted as it is, never read as a template
+    assert words.W("t.g.a", ratio=1, name="{ratio} {name}") == "x 1 y {ratio} {name} {{ kept }} {a/b/c}"
 
 
 def test_a_missing_key_or_value_is_an_error_naming_file_and_key(tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ def instruction_facts(book, current, env):
                      + (W("codegen.instruction_facts.s3", vector=vector) if vector else W("codegen.instruction_facts.s4"))
                      + W("codegen.instruction_facts.s5", replace=str(code.get('widest_register', '?')).replace('`', '')))
     if not parts:
-        return W("codegen.instruction_facts.s6")
+        return W("codegen.instruction_facts.text")
     flags = W("common.punct.enumeration_comma").join(f"`{f.replace('`', '')}`" for f in (env or {}).get("simd_flags", [])) or W("codegen.instruction_facts.s7")
     return W("common.punct.semicolon").join(parts) + W("codegen.instruction_facts.s8", flags=flags)
 
@@ -48,7 +48,7 @@ def hello_facts(book, current):
         return book.failed(cur) if cur is not None else W("codegen.hello_facts.s1")
     extra = cur.record["extra"]
     output = book.current(f"{cur.record['id']}#output", str(extra["output"]), "value", cur)
-    return (W("codegen.hello_facts.s2", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), v=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
+    return (W("codegen.hello_facts.text", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), v=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
 
 
 def names(site):

@@ -44,7 +44,7 @@ def _diff_text(label_a, label_b, result):
     verdict, ratio, p = result
     word = {"better": W("conclusions.diff_text.better", label_b=label_b), "worse": W("conclusions.diff_text.worse", label_b=label_b), "same": W("conclusions.diff_text.same"),
             "noisy": W("conclusions.diff_text.noisy")}[verdict]
-    return W("conclusions.diff_text.s5", label_b=label_b, label_a=label_a, ratio=ratio, p=p, word=word)
+    return W("conclusions.diff_text.text", label_b=label_b, label_a=label_a, ratio=ratio, p=p, word=word)
 
 
 def _near(value, limit):
@@ -290,8 +290,8 @@ def _blocking_limited(c):
     obs = (W("conclusions.blocking_limited.obs", times=times(c.book, block, 'speed_vs_previous_stage', first), times2=times(c.book, perm, 'speed_vs_blocking', later)))
     if ok(vec):
         step = block.stat("p50") / vec.stat("p50")
-        obs += W("conclusions.blocking_limited.s2", times=times(c.book, vec, 'speed_vs_previous_stage', step))
-    obs += W("conclusions.blocking_limited.s3")
+        obs += W("conclusions.blocking_limited.obs_2", times=times(c.book, vec, 'speed_vs_previous_stage', step))
+    obs += W("conclusions.blocking_limited.obs_3")
     comparison = (W("conclusions.blocking_limited.s4") + _diff_text("baseline", "blocking", differ(base, block))
                   + W("common.punct.semicolon") + _diff_text("blocking", "loop permutation", differ(block, perm)))
     if _near(first, later):
@@ -378,12 +378,12 @@ def _int8_needs_tuning(c):
         tests.append(W("conclusions.int8_needs_tuning.s1", model_zh=model_zh(model)) + _diff_text("FP32", "INT8", result))
         text = (W("conclusions.int8_needs_tuning.text", model_zh=model_zh(model), ms=ms(c.book, fp32), ms2=ms(c.book, int8), times=times(c.book, int8, 'int8_over_fp32', int8.stat('p50') / fp32.stat('p50'))))
         if ok(int8_t):
-            text += W("conclusions.int8_needs_tuning.s3", ms=ms(c.book, int8_t))
+            text += W("conclusions.int8_needs_tuning.text_2", ms=ms(c.book, int8_t))
         if ok(int8_t) and ok(fp32_t):
             tuned = differ(fp32_t, int8_t)
             paired.append(tuned[0])
             tests.append(W("conclusions.int8_needs_tuning.s4", model_zh=model_zh(model)) + _diff_text(W("conclusions.int8_needs_tuning.label_a"), W("conclusions.int8_needs_tuning.label_b"), tuned))
-            text += (W("conclusions.int8_needs_tuning.s7", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'))))
+            text += (W("conclusions.int8_needs_tuning.text_3", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'))))
         rows.append(text)
     if not rows:
         return _pending(W("conclusions.int8_needs_tuning.what"))
@@ -448,22 +448,22 @@ class Conclusion:
 
 
 CONCLUSIONS = [   # claims in our words; {table/row/column} is an archived figure, quoted as printed
-    Conclusion("tvm_vs_tf", ("20",), W("conclusions.conclusions.claim"), _tvm_vs_tf),
-    Conclusion("outputs_agree", ("20",), W("conclusions.conclusions.claim_2"), _outputs_agree),
-    Conclusion("fallback_slow", ("20",), W("conclusions.conclusions.claim_3"), _fallback_slow),
-    Conclusion("small_matrix", ("21",), W("conclusions.conclusions.claim_4"), _small_matrix),
-    Conclusion("multicore", ("21",), W("conclusions.conclusions.claim_5"), _multicore),
-    Conclusion("small_single_thread", ("5", "13"), W("conclusions.conclusions.claim_6"), _small_single_thread),
-    Conclusion("numpy_near_peak", ("21",), W("conclusions.conclusions.claim_7"),
+    Conclusion("tvm_vs_tf", ("20",), W("conclusions.claims.tvm_vs_tf"), _tvm_vs_tf),
+    Conclusion("outputs_agree", ("20",), W("conclusions.claims.outputs_agree"), _outputs_agree),
+    Conclusion("fallback_slow", ("20",), W("conclusions.claims.fallback_slow"), _fallback_slow),
+    Conclusion("small_matrix", ("21",), W("conclusions.claims.small_matrix"), _small_matrix),
+    Conclusion("multicore", ("21",), W("conclusions.claims.multicore"), _multicore),
+    Conclusion("small_single_thread", ("5", "13"), W("conclusions.claims.small_single_thread"), _small_single_thread),
+    Conclusion("numpy_near_peak", ("21",), W("conclusions.claims.numpy_near_peak"),
                _numpy_near_peak),
-    Conclusion("hand_gain", ("22",), W("conclusions.conclusions.claim_8"), _hand_gain),
-    Conclusion("ladder_not_monotonic", ("22",), W("conclusions.conclusions.claim_9"), _ladder_monotonic),
-    Conclusion("blocking_limited", ("23",), W("conclusions.conclusions.claim_10"), _blocking_limited),
-    Conclusion("parallel_near_numpy", ("23",), W("conclusions.conclusions.claim_11"), _parallel_near_numpy),
-    Conclusion("autotune_beats_hand", ("23",), W("conclusions.conclusions.claim_12"), _autotune_beats_hand),
-    Conclusion("batching", ("18",), W("conclusions.conclusions.claim_13"), _batching),
-    Conclusion("fusion", ("15", "29"), W("conclusions.conclusions.claim_14"), _fusion),
-    Conclusion("int8_needs_tuning", ("31",), W("conclusions.conclusions.claim_15"), _int8_needs_tuning),
+    Conclusion("hand_gain", ("22",), W("conclusions.claims.hand_gain"), _hand_gain),
+    Conclusion("ladder_not_monotonic", ("22",), W("conclusions.claims.ladder_not_monotonic"), _ladder_monotonic),
+    Conclusion("blocking_limited", ("23",), W("conclusions.claims.blocking_limited"), _blocking_limited),
+    Conclusion("parallel_near_numpy", ("23",), W("conclusions.claims.parallel_near_numpy"), _parallel_near_numpy),
+    Conclusion("autotune_beats_hand", ("23",), W("conclusions.claims.autotune_beats_hand"), _autotune_beats_hand),
+    Conclusion("batching", ("18",), W("conclusions.claims.batching"), _batching),
+    Conclusion("fusion", ("15", "29"), W("conclusions.claims.fusion"), _fusion),
+    Conclusion("int8_needs_tuning", ("31",), W("conclusions.claims.int8_needs_tuning"), _int8_needs_tuning),
 ]
 CONCLUSIONS.sort(key=lambda x: int(x.sections[0]))   # the seed's order (stable within a section)
 BY_ID = {x.id: x for x in CONCLUSIONS}
@@ -487,7 +487,7 @@ def _verdict_cell(conclusion, evidence, before=None):
     cell = (f'<span class="verdict" data-conclusion="{conclusion.id}" data-verdict="{evidence.verdict}">'
             f"{VERDICT_ZH[evidence.verdict]}</span>")
     if before not in (None, PENDING, evidence.verdict) and evidence.verdict != PENDING:
-        cell += (W("conclusions.verdict_cell.s1", id=conclusion.id, verdict_zh=VERDICT_ZH[before]))
+        cell += (W("conclusions.verdict_cell.cell", id=conclusion.id, verdict_zh=VERDICT_ZH[before]))
     return cell
 
 

@@ -20,7 +20,7 @@ def hostile_table(root):
         mine = Counter(c["outcome"] for c in cases if c["class"] == cls)
         rows.append([_esc(CLASS_ZH.get(cls, cls)), str(sum(mine.values()))]
                     + [str(mine[o]) for o in OUTCOMES])
-    return markdown([W("credibility.hostile_table.s1"), W("credibility.hostile_table.s2"), W("credibility.hostile_table.s3"), W("credibility.hostile_table.s4"), W("credibility.hostile_table.s5")], rows)
+    return markdown([W("credibility.hostile_table.head_1"), W("credibility.hostile_table.head_2"), W("credibility.hostile_table.head_3"), W("credibility.hostile_table.head_4"), W("credibility.hostile_table.head_5")], rows)
 
 
 def names(site):

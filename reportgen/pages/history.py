@@ -23,7 +23,7 @@ def runs_table(runs, data_prefix, current):
                       f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
                       _esc(merge.machine_of(run)), _esc(W("history.runs_table.s2", cpu_name=identity.cpu_name(env), isa_level=identity.isa_level(env))), _esc(env["tvm_version"]), _esc(blas),
                       _esc(m["git"]["commit"][:10] + (W("history.runs_table.s3") if m["git"]["dirty"] else "")), fams])
-    table = markdown([W("history.runs_table.s4"), W("history.runs_table.s5"), W("history.runs_table.s6"), W("history.runs_table.s7"), "CPU", "TVM", W("history.runs_table.s8"), W("history.runs_table.s9"), W("history.runs_table.s10")], lines)
+    table = markdown([W("history.runs_table.head_1"), W("history.runs_table.head_2"), W("history.runs_table.head_3"), W("history.runs_table.head_4"), "CPU", "TVM", W("history.runs_table.head_7"), W("history.runs_table.head_8"), W("history.runs_table.head_9")], lines)
     return table + "\n\n" + comparability(current)
 
 
@@ -31,7 +31,7 @@ def comparability(current):
     """Per experiment family: do its current records come from one environment? (see comparable)"""
     notes = comparable.by_family(current)
     if not notes:
-        return W("history.comparability.s1")
+        return W("history.comparability.text")
     return "\n".join([W("history.comparability.s2"), ""]
                      + [W("history.comparability.s3", code=_code(family), text=text) for family, text in notes.items()])
 
@@ -60,7 +60,7 @@ def comparisons(runs):
         if env_diff:
             text.append(W("history.comparisons.s2") + W("common.punct.semicolon").join(
                 W("history.comparisons.s3", k=_esc(k), a=_esc(a), b=_esc(b)) for k, a, b in env_diff) + W("common.punct.period"))
-        text += ["", markdown([W("history.comparisons.s4"), W("history.comparisons.s5"), W("history.comparisons.s6"), "B ÷ A", W("history.comparisons.s7"), W("history.comparisons.s8")], lines) if lines
+        text += ["", markdown([W("history.comparisons.head_1"), W("history.comparisons.head_2"), W("history.comparisons.head_3"), "B ÷ A", W("history.comparisons.head_5"), W("history.comparisons.head_6")], lines) if lines
                  else W("history.comparisons.s9", min_effect=compare.MIN_EFFECT), ""]
         parts.append("\n".join(text))
     return "\n".join(parts) or W("history.comparisons.s10")

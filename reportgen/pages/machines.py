@@ -122,7 +122,7 @@ class Page:
     def table(self):
         d = self.data
         if not self.order:
-            return W("machines.table.s1")
+            return W("machines.table.text")
         heads = ["", W("machines.table.s2")]
         info = {"CPU": ["—"], W("machines.table.s3"): ["AVX2 + FMA"], W("machines.table.s4"): ["—"], "TVM / LLVM": [W("machines.table.s5")],
                 W("machines.table.s6"): [W("machines.table.s7")], W("machines.table.s8"): ["—"]}
@@ -156,7 +156,7 @@ class Page:
         other one (ratios across machines, said to be across machines)."""
         d = self.data
         if d.machine is None or len(self.order) < 2:
-            return W("machines.reading.s1")
+            return W("machines.reading.text")
         base = d.headlines[d.machine]
         base_env = self.found[d.machine].env
         out = []
@@ -198,8 +198,8 @@ def banner(data, page_uri):
     text = (W("machines.banner.text", machine=data.machine, cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env))))
     text += W("machines.banner.s2", others=others, rel=rel) if others else W("common.punct.period")
     if data.smoke:
-        text += (W("machines.banner.s3"))
-    return W("machines.banner.s4", text=text)
+        text += (W("machines.banner.text_2"))
+    return W("machines.banner.text_3", text=text)
 
 
 def unmeasured(data, book, family, anchors):
@@ -211,7 +211,7 @@ def unmeasured(data, book, family, anchors):
               and any(c.record["experiment"] == family for c in cur.values())]
     also = (W("machines.unmeasured.s3", join=W("common.punct.enumeration_comma").join((f'`{_esc(m)}`' for m in others)))
             + book.link(PAGE, W("machines.unmeasured.s4")) + W("machines.unmeasured.s5")) if others else ""
-    return (W("machines.unmeasured.s6", spans=spans, where=where, family=_esc(family), also=also))
+    return (W("machines.unmeasured.text", spans=spans, where=where, family=_esc(family), also=also))
 
 
 def names(site):

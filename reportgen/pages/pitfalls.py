@@ -21,17 +21,17 @@ def compile_vs_run(book, current):
     """Case 1: compile time is not run time. The TVM record whose compile costs most requests."""
     recs = [c for c in e2e_tvm(current) if c.record["extra"].get("compile_seconds") is not None]
     if not recs:
-        return W("pitfalls.compile_vs_run.s1")
+        return W("pitfalls.compile_vs_run.text")
     top = max(recs, key=lambda c: c.record["extra"]["compile_seconds"] / c.stat("p50"))
     e = top.record["extra"]
     ratio = e["compile_seconds"] / top.stat("p50")
     low = min(recs, key=lambda c: c.record["extra"]["compile_seconds"] / c.stat("p50"))
     low_ratio = low.record["extra"]["compile_seconds"] / low.stat("p50")
-    text = (W("pitfalls.compile_vs_run.text", model_zh=model_zh(top.record['case']['model']), engine_zh=engine_zh(top.record['case']['engine']), seconds=seconds(book, top, 'import_time', e['import_seconds']), seconds2=seconds(book, top, 'compile_time', e['compile_seconds']), seconds3=seconds(book, top, 'cold_time', e['cold_seconds']), ms=ms(book, top), times=times(book, top, 'compile_over_p50', ratio), recs=len(recs), model_zh2=model_zh(low.record['case']['model']), engine_zh2=engine_zh(low.record['case']['engine']), times2=times(book, low, 'compile_over_p50', low_ratio)))
+    text = (W("pitfalls.compile_vs_run.text_2", model_zh=model_zh(top.record['case']['model']), engine_zh=engine_zh(top.record['case']['engine']), seconds=seconds(book, top, 'import_time', e['import_seconds']), seconds2=seconds(book, top, 'compile_time', e['compile_seconds']), seconds3=seconds(book, top, 'cold_time', e['cold_seconds']), ms=ms(book, top), times=times(book, top, 'compile_over_p50', ratio), recs=len(recs), model_zh2=model_zh(low.record['case']['model']), engine_zh2=engine_zh(low.record['case']['engine']), times2=times(book, low, 'compile_over_p50', low_ratio)))
     if e["compile_seconds"] > e["cold_seconds"]:
-        text += W("pitfalls.compile_vs_run.s3")
+        text += W("pitfalls.compile_vs_run.text_3")
     else:
-        text += W("pitfalls.compile_vs_run.s4")
+        text += W("pitfalls.compile_vs_run.text_4")
     return text
 
 
@@ -43,24 +43,24 @@ def _shape(cur):
 def one_shape(book, current, env):
     """Case 2: one shape is not many. Two nearly equal GEMM shapes, and the stage where they part most."""
     if env is None:
-        return W("pitfalls.one_shape.s1")
+        return W("pitfalls.one_shape.text")
     threads = env["logical_cores"]
     fam = [c for c in merge.family(current, "gemm_tvm").values()
            if c.ok and c.record["case"]["impl"] == "tvm" and c.record["case"]["threads"] == threads]
     shapes = sorted({_shape(c) for c in fam}, key=lambda s: s[0] * s[1] * s[2])
     if len(shapes) < 2:
-        return W("pitfalls.one_shape.s2")
+        return W("pitfalls.one_shape.text_2")
     flops = {s: s[0] * s[1] * s[2] for s in shapes}
     a, b = min(zip(shapes, shapes[1:]), key=lambda p: flops[p[1]] / flops[p[0]])
     by = {(c.record["case"]["stage"], _shape(c)): c for c in fam}
     pairs = [(st, by[(st, a)], by[(st, b)]) for st in STAGE_ORDER if (st, a) in by and (st, b) in by]
     if not pairs:
-        return W("pitfalls.one_shape.s3")
+        return W("pitfalls.one_shape.text_3")
     stage, ca, cb = max(pairs, key=lambda p: max(p[1].gflops() / p[2].gflops(), p[2].gflops() / p[1].gflops()))
     gap = max(ca.gflops(), cb.gflops()) / min(ca.gflops(), cb.gflops())
     fast, slow = (ca, cb) if ca.gflops() > cb.gflops() else (cb, ca)
     size = (flops[b] / flops[a] - 1) * 100
-    text = (W("pitfalls.one_shape.text", join='×'.join(map(str, a)), join2='×'.join(map(str, b)), size=size, stage=_esc(stage), join3='×'.join(map(str, _shape(fast))), gflops=gflops(book, fast), join4='×'.join(map(str, _shape(slow))), gflops2=gflops(book, slow), times=times(book, fast, 'shape_gap', gap)))
+    text = (W("pitfalls.one_shape.text_4", join='×'.join(map(str, a)), join2='×'.join(map(str, b)), size=size, stage=_esc(stage), join3='×'.join(map(str, _shape(fast))), gflops=gflops(book, fast), join4='×'.join(map(str, _shape(slow))), gflops2=gflops(book, slow), times=times(book, fast, 'shape_gap', gap)))
     turns = []   # a step that speeds one shape up and slows the other down
     steps = [st for st in STAGE_ORDER if st != "autotuned" and (st, a) in by and (st, b) in by]
     for prev, step in zip(steps, steps[1:]):
@@ -81,7 +81,7 @@ def one_shape(book, current, env):
         text += (W("pitfalls.one_shape.s7") + W("common.punct.semicolon").join(
             W("pitfalls.one_shape.s8", join='×'.join(map(str, s)), st=_esc(st)) for s, st in best.items()) + W("common.punct.period"))
     elif names:
-        text += W("pitfalls.one_shape.s9", best=len(best), names=_esc(names[0]))
+        text += W("pitfalls.one_shape.text_5", best=len(best), names=_esc(names[0]))
     return text
 
 
@@ -90,7 +90,7 @@ def mean_vs_median(book, current):
     recs = [c for c in current.values() if c.ok and c.record.get("stats") and c.stat("n") >= 3
             and c.record["unit"] == "s" and c.stat("p50") > 0]
     if not recs:
-        return W("pitfalls.mean_vs_median.s1")
+        return W("pitfalls.mean_vs_median.text")
     top = max(recs, key=lambda c: abs(c.stat("mean") - c.stat("p50")) / c.stat("p50"))
     gap = top.stat("mean") / top.stat("p50")
     word = W("pitfalls.mean_vs_median.s2") if gap >= 1 else W("pitfalls.mean_vs_median.s3")
@@ -102,7 +102,7 @@ def layout_conversion(book, current):
     """Case 4: layout conversion is not free. The layout kernels of the TVM end-to-end records."""
     recs = e2e_tvm(current)
     if not recs:
-        return W("pitfalls.layout_conversion.s1")
+        return W("pitfalls.layout_conversion.text")
     timed, bounded, names = [], [], set()
     for cur in recs:
         e = cur.record["extra"]
@@ -117,14 +117,14 @@ def layout_conversion(book, current):
         else:   # below the profile's cut: at most the time of its last (smallest) entry
             bounded.append((profile[-1]["seconds"] / total, cur, len(profile)))
     if not timed and not bounded:
-        return W("pitfalls.layout_conversion.s2")
-    text = (W("pitfalls.layout_conversion.text", recs=len(recs), timed=len(timed) + len(bounded), join=W("common.punct.enumeration_comma").join((f'{_code(n)}' for n in sorted(names)))))
+        return W("pitfalls.layout_conversion.text_2")
+    text = (W("pitfalls.layout_conversion.text_3", recs=len(recs), timed=len(timed) + len(bounded), join=W("common.punct.enumeration_comma").join((f'{_code(n)}' for n in sorted(names)))))
     if timed:
         share, cur = max(timed, key=lambda t: t[0])
-        text += (W("pitfalls.layout_conversion.s4", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_share', share)))
+        text += (W("pitfalls.layout_conversion.text_4", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_share', share)))
     if bounded:
         share, cur, cut = max(bounded, key=lambda t: t[0])
-        text += (W("pitfalls.layout_conversion.s5", bounded=len(bounded), cut=cut, model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_bound_share', share)))
+        text += (W("pitfalls.layout_conversion.text_5", bounded=len(bounded), cut=cut, model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_bound_share', share)))
     untuned = all(not cur.record["extra"].get("tuned") for _share, cur, *_rest in timed + bounded)
     if untuned:
         return text + (W("pitfalls.layout_conversion.s6"))
@@ -145,12 +145,12 @@ def int8_latency_only(book, current):
     """Case 5: INT8 judged on latency alone. Which INT8 records also carry accuracy and coverage."""
     fam = [c for c in merge.family(current, "int8").values() if c.ok and c.record["metric"] != "evidence"]
     if not fam:
-        return W("pitfalls.int8_latency_only.s1")
+        return W("pitfalls.int8_latency_only.text")
     bare = [c for c in fam if not _int8_quality(c)]
-    text = W("pitfalls.int8_latency_only.text", fam=len(fam), fam2=len(fam) - len(bare))
+    text = W("pitfalls.int8_latency_only.text_2", fam=len(fam), fam2=len(fam) - len(bare))
     if bare:
         ex = bare[0]
-        text += (W("pitfalls.int8_latency_only.s3", bare=len(bare), code=_code(ex.record['id']), ms=ms(book, ex)))
+        text += (W("pitfalls.int8_latency_only.text_3", bare=len(bare), code=_code(ex.record['id']), ms=ms(book, ex)))
     text += W("common.punct.period")
     for cur in fam:
         score = cur.record["extra"].get("score") or {}

@@ -30,8 +30,8 @@ def cold_table(book, current):
             lines.append([model_zh(model), engine_zh(engine), f"{size}×{size}", seconds(book, cur, "cold_time", cold), ms(book, cur),
                           times(book, cur, "cold_over_p50", cold / cur.stat("p50"))])
     if not lines:
-        return W("service.cold_table.s1")
-    return markdown([W("service.cold_table.s2"), W("service.cold_table.s3"), W("service.cold_table.s4"), W("service.cold_table.s5"), W("service.cold_table.s6"), W("service.cold_table.s7")], lines)
+        return W("service.cold_table.text")
+    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), W("service.cold_table.head_3"), W("service.cold_table.head_4"), W("service.cold_table.head_5"), W("service.cold_table.head_6")], lines)
 
 
 def cold_summary(book, current):
@@ -39,25 +39,25 @@ def cold_summary(book, current):
     recs = [c for m in e2e_models(current) for c in (e2e(current, m, e) for e in ENGINES)
             if ok(c) and c.record["extra"].get("cold_seconds") is not None]
     if not recs:
-        return W("service.cold_table.s1")
+        return W("service.cold_table.text")
     key = lambda c: c.record["extra"]["cold_seconds"] / c.stat("p50")  # noqa: E731
     hi, lo = max(recs, key=key), min(recs, key=key)
-    return (W("service.cold_summary.s1", model_zh=model_zh(hi.record['case']['model']), engine_zh=engine_zh(hi.record['case']['engine']), times=times(book, hi, 'cold_over_p50', key(hi)), model_zh2=model_zh(lo.record['case']['model']), engine_zh2=engine_zh(lo.record['case']['engine']), times2=times(book, lo, 'cold_over_p50', key(lo))))
+    return (W("service.cold_summary.text", model_zh=model_zh(hi.record['case']['model']), engine_zh=engine_zh(hi.record['case']['engine']), times=times(book, hi, 'cold_over_p50', key(hi)), model_zh2=model_zh(lo.record['case']['model']), engine_zh2=engine_zh(lo.record['case']['engine']), times2=times(book, lo, 'cold_over_p50', key(lo))))
 
 
 def tail_summary(book, current):
     """How far p95 and p99 sit from p50, and whether there are enough requests to call it a tail."""
     recs = [c for m in e2e_models(current) for c in (e2e(current, m, e) for e in ENGINES) if ok(c)]
     if not recs:
-        return W("service.cold_table.s1")
+        return W("service.cold_table.text")
     widest = max(recs, key=lambda c: c.stat("p99") / c.stat("p50"))
     ns = sorted(c.stat("n") for c in recs)
     text = (W("service.tail_summary.text", recs=len(recs), model_zh=model_zh(widest.record['case']['model']), engine_zh=engine_zh(widest.record['case']['engine']), ms=ms(book, widest), ms2=ms(book, widest, 'p95'), ms3=ms(book, widest, 'p99'), times=times(book, widest, 'p99_over_p50', widest.stat('p99') / widest.stat('p50'))))
     few = [c for c in recs if c.stat("n") < TAIL_MIN_SAMPLES]
     if few:
-        text += (W("service.tail_summary.s2", ns=ns[0], ns2=ns[-1], few=len(few), tail_min_samples=TAIL_MIN_SAMPLES))
+        text += (W("service.tail_summary.text_2", ns=ns[0], ns2=ns[-1], few=len(few), tail_min_samples=TAIL_MIN_SAMPLES))
     else:
-        text += W("service.tail_summary.s3", ns=ns[0])
+        text += W("service.tail_summary.text_3", ns=ns[0])
     return text
 
 
@@ -77,9 +77,9 @@ def batching(book, current):
                               times(book, big, "throughput_gain", gain),
                               times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"))])
     if not lines:
-        return W("service.batching.s1")
-    return markdown([W("service.cold_table.s2"), W("service.cold_table.s3"), "batch", W("service.batching.s2"), W("service.batching.s3"), W("service.batching.s4"),
-                     W("service.batching.s5")], lines)
+        return W("service.batching.text")
+    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), "batch", W("service.batching.head_4"), W("service.batching.head_5"), W("service.batching.head_6"),
+                     W("service.batching.head_7")], lines)
 
 
 def best_batching(current):
@@ -102,14 +102,14 @@ def batching_summary(book, current):
         return ""   # batching() already says that nothing is measured
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
-    return (W("service.batching_summary.s1", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), times2=times(book, cur, 'call_latency_over_b1', slower)))
+    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), times2=times(book, cur, 'call_latency_over_b1', slower)))
 
 
 def amdahl(book, current):
     """How much a request gains if its slowest kernel ran twice as fast (Amdahl's law)."""
     recs = [c for c in e2e_tvm(current) if c.record["extra"].get("op_profile")]
     if not recs:
-        return W("service.amdahl.s1")
+        return W("service.amdahl.text")
     lines = []
     for cur in recs:
         e = cur.record["extra"]
@@ -118,7 +118,7 @@ def amdahl(book, current):
         lines.append([model_zh(cur.record["case"]["model"]), engine_zh(cur.record["case"]["engine"]),
                       _code(top['op']), percent(book, cur, "top_kernel_share", share),
                       times(book, cur, "amdahl_2x_top", 1 / (1 - share / 2))])
-    return markdown([W("service.cold_table.s2"), W("service.amdahl.s2"), W("service.amdahl.s3"), W("service.amdahl.s4"), W("service.amdahl.s5")], lines)
+    return markdown([W("service.cold_table.head_1"), W("service.amdahl.head_2"), W("service.amdahl.head_3"), W("service.amdahl.head_4"), W("service.amdahl.head_5")], lines)
 
 
 def compile_budget(book, current):
@@ -126,13 +126,13 @@ def compile_budget(book, current):
     tvm = e2e_tvm(current)
     tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]
     if not tvm:
-        return W("service.compile_budget.s1")
+        return W("service.compile_budget.text")
     longest = max(tvm, key=lambda c: c.record["extra"].get("compile_seconds", 0))
-    text = (W("service.compile_budget.text", model_zh=model_zh(longest.record['case']['model']), engine_zh=engine_zh(longest.record['case']['engine']), seconds=seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])))
+    text = (W("service.compile_budget.text_2", model_zh=model_zh(longest.record['case']['model']), engine_zh=engine_zh(longest.record['case']['engine']), seconds=seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])))
     if tune:
         t = max(tune, key=lambda c: c.record["extra"]["tuning"]["seconds"])
         minutes = fmt_number(t.record["extra"]["tuning"]["seconds"] / 60, "min") + " min"
-        text += (W("service.compile_budget.s3", model_zh=model_zh(t.record['case']['model']), fig=fig(book, t, 'tuning_min', minutes, 'min')))
+        text += (W("service.compile_budget.text_3", model_zh=model_zh(t.record['case']['model']), fig=fig(book, t, 'tuning_min', minutes, 'min')))
     else:
-        text += W("service.compile_budget.s4")
+        text += W("service.compile_budget.text_4")
     return text

@@ -26,24 +26,24 @@ def chain_facts(book, current, env):
         if ok(cur) and cur.record["extra"].get("compile_seconds") is not None:
             break
     else:
-        return W("writeup.chain_facts.s1")
+        return W("writeup.chain_facts.text")
     e = cur.record["extra"]
     kernels = len(e.get("kernel_calls", {}))
     calls = sum(e.get("kernel_calls", {}).values())
     version = env.get("tvm_version", "?") if env else "?"
     target = _target_dict(e.get("target"))
     where = W("common.punct.comma").join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
-    return (W("writeup.chain_facts.s2", model_zh=model_zh(model), version=_esc(version), where=_esc(where), seconds=seconds(book, cur, 'import_time', e['import_seconds']), seconds2=seconds(book, cur, 'compile_time', e['compile_seconds']), kernels=kernels, calls=calls, seconds3=seconds(book, cur, 'cold_time', e['cold_seconds']), ms=ms(book, cur)))
+    return (W("writeup.chain_facts.text_2", model_zh=model_zh(model), version=_esc(version), where=_esc(where), seconds=seconds(book, cur, 'import_time', e['import_seconds']), seconds2=seconds(book, cur, 'compile_time', e['compile_seconds']), kernels=kernels, calls=calls, seconds3=seconds(book, cur, 'cold_time', e['cold_seconds']), ms=ms(book, cur)))
 
 
 def migration_summary(book, current, env):
     """How many old APIs of the seed resolve to their TVM counterpart today (graph family's checks)."""
     rows = [c for c in merge.family(current, "graph").values() if "old_api" in c.record["case"]]
     if not rows:
-        return W("writeup.migration_summary.s1")
+        return W("writeup.migration_summary.text")
     resolved = [c for c in rows if c.ok]
     version = _esc(env.get("tvm_version", "?")) if env else "?"
-    text = (W("writeup.migration_summary.text", rows=len(rows), version=version, resolved=len(resolved), link=book.link('graph.md#migration', W("writeup.migration_summary.s4"))))
+    text = (W("writeup.migration_summary.text_2", rows=len(rows), version=version, resolved=len(resolved), link=book.link('graph.md#migration', W("writeup.migration_summary.s4"))))
     failed = [c for c in rows if not c.ok]
     if failed:
         text += W("writeup.migration_summary.s3") + W("common.punct.enumeration_comma").join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
@@ -54,14 +54,14 @@ def evidence_summary(book, current, runs):
     """Seed §19's three kinds of evidence, counted over the current records."""
     timed = [c for c in current.values() if c.record["unit"] == "s" and c.record.get("stats")]
     if not timed:
-        return W("writeup.evidence_summary.s1")
+        return W("writeup.evidence_summary.text")
     used = sorted({c.record["run_id"] for c in current.values()})
     failed = [c for c in current.values() if not c.ok]
     fewest = min((c for c in timed if c.ok), key=lambda c: c.stat("n"), default=None)
     checked = sum(1 for c in current.values() if c.record["check"].get("passed"))
-    text = (W("writeup.evidence_summary.text", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
+    text = (W("writeup.evidence_summary.text_2", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
     if fewest is not None:
-        text += (W("writeup.evidence_summary.s3", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
+        text += (W("writeup.evidence_summary.text_3", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
     return text
 
 
@@ -69,7 +69,7 @@ def cache_sizes(env):
     """The cache levels of the publication machine, as run.json records them (sysfs of cpu0)."""
     caches = (env or {}).get("caches") or {}
     if not caches:
-        return W("writeup.cache_sizes.s1")
+        return W("writeup.cache_sizes.text")
     return W("common.punct.enumeration_comma").join(f"{_esc(level)} {_esc(size)}" for level, size in caches.items())
 
 
@@ -109,11 +109,11 @@ def platform_facts(book, current, env):
     where = W("common.punct.enumeration_comma").join(W("writeup.platform_facts.s1", code=_code(k), v=v) for k, v in sorted(kinds.items())) or W("writeup.platform_facts.s2")
     text = W("writeup.platform_facts.text", where=where)
     if any(k in GPU_KINDS for k in kinds):
-        text += W("writeup.platform_facts.s4")
+        text += W("writeup.platform_facts.text_2")
     else:
-        text += W("writeup.platform_facts.s5")
+        text += W("writeup.platform_facts.text_3")
     if env:
-        text += (W("writeup.platform_facts.s6", cpu_model=_esc(env['cpu_model']), logical_cores=env['logical_cores'], join=_esc(W("common.punct.enumeration_comma").join(env['simd_flags']))))
+        text += (W("writeup.platform_facts.text_4", cpu_model=_esc(env['cpu_model']), logical_cores=env['logical_cores'], join=_esc(W("common.punct.enumeration_comma").join(env['simd_flags']))))
     return text
 
 
@@ -122,34 +122,34 @@ def gpu_status(book, current):
     gpu = [c for c in current.values() if _kind(c) in GPU_KINDS]
     done = [c for c in gpu if c.ok]
     if done:
-        return (W("writeup.gpu_status.s1", done=len(done), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in done}))))
+        return (W("writeup.gpu_status.text", done=len(done), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in done}))))
     if gpu:
         reason = next((c.record.get("error") for c in gpu if c.record.get("error")), "")
-        return (W("writeup.gpu_status.s2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), v=_esc(reason) or W("writeup.gpu_status.s4")))
-    return (W("writeup.gpu_status.s3"))
+        return (W("writeup.gpu_status.text_2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), v=_esc(reason) or W("writeup.gpu_status.s4")))
+    return (W("writeup.gpu_status.text_3"))
 
 
 def remote_status(current):
     """Whether any current record was measured on another device through TVM RPC (case.via)."""
     remote = [c for c in current.values() if str(c.record["case"].get("via", "")).startswith("rpc:")]
     if not remote:
-        return W("writeup.remote_status.s1")
+        return W("writeup.remote_status.text")
     keys = sorted({c.record["case"]["via"][4:] for c in remote})
     ok_n = sum(c.ok for c in remote)
-    return (W("writeup.remote_status.s2", remote=len(remote), join=W("common.punct.enumeration_comma").join((f'{_code(k)}' for k in keys)), ok_n=ok_n))
+    return (W("writeup.remote_status.text_2", remote=len(remote), join=W("common.punct.enumeration_comma").join((f'{_code(k)}' for k in keys)), ok_n=ok_n))
 
 
 def thread_pair(book, current, env):
     """One GEMM stage at one thread and at all cores: threads are not free (seed §22b, §13)."""
     if env is None or env["logical_cores"] < 2:
-        return W("writeup.thread_pair.s1")
+        return W("writeup.thread_pair.text")
     one, many = gemm(current, "parallel", threads=1), gemm(current, "parallel", env=env)
     if not (ok(one) and ok(many)):
-        return W("writeup.thread_pair.s2")
+        return W("writeup.thread_pair.text_2")
     speed = one.stat("p50") / many.stat("p50")
     cores = env["logical_cores"]
     verdict = W("writeup.thread_pair.s3") if speed >= 0.9 * cores else W("writeup.thread_pair.s4")
-    return (W("writeup.thread_pair.s5", ms=ms(book, one), cores=cores, ms2=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
+    return (W("writeup.thread_pair.text_3", ms=ms(book, one), cores=cores, ms2=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
 
 
 def roadmap(book, current, env):
@@ -179,7 +179,7 @@ def roadmap(book, current, env):
             [W("writeup.roadmap.s13"), route2, W("writeup.roadmap.s14")],
             [W("writeup.roadmap.s15"), route3, W("writeup.roadmap.s16")],
             [W("writeup.roadmap.s17"), route4, W("writeup.roadmap.s18")]]
-    return markdown([W("writeup.roadmap.s19"), W("writeup.roadmap.s20"), W("writeup.roadmap.s21")], rows)
+    return markdown([W("writeup.roadmap.head_1"), W("writeup.roadmap.head_2"), W("writeup.roadmap.head_3")], rows)
 
 
 def tvm_vs_framework(book, current, peers=False):
@@ -193,15 +193,15 @@ def tvm_vs_framework(book, current, peers=False):
         if ok(tf):
             pairs.append((cur.stat("p50") / tf.stat("p50"), cur))
     if not pairs:
-        return W("writeup.tvm_vs_framework.s1")
+        return W("writeup.tvm_vs_framework.text")
     ratio, cur = max(pairs, key=lambda p: p[0])
     where = W("writeup.tvm_vs_framework.where", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']))
     if ratio > 1:
         why = (W("writeup.tvm_vs_framework.s3") if not cur.record["extra"].get("tuned")
                else W("writeup.tvm_vs_framework.s4"))
-        text = W("writeup.tvm_vs_framework.text", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
+        text = W("writeup.tvm_vs_framework.text_2", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
     else:
-        text = (W("writeup.tvm_vs_framework.text_2", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
+        text = (W("writeup.tvm_vs_framework.text_3", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
     if peers:
         rows = []
         for model in e2e_models(current):
@@ -232,7 +232,7 @@ def current_code(root, rel, book):
         raise ValueError(f"{rel}: the first line must start with one of {seed.LABELS}")
     body = "\n".join("    " + line if line else "" for line in text.rstrip("\n").split("\n"))
     href = book._rel(rel.removeprefix("docs/"))
-    return (W("writeup.current_code.s1", rel=_esc(rel), title=_esc(title), href=href, body=body))
+    return (W("writeup.current_code.text", rel=_esc(rel), title=_esc(title), href=href, body=body))
 
 
 def historical_code(code, snippet_id, book, today=None, root=None):

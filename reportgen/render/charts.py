@@ -294,7 +294,7 @@ def embed_html(name, spec, svg_href):
     """The page snippet: a div the bundled vega-embed fills, with the SVG as fallback."""
     # Inside <script> entities are not decoded: keep the JSON valid and unbreakable instead.
     payload = json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
-    return (W("charts.embed_html.s1", name=name, svg_href=html.escape(svg_href), payload=payload))
+    return (W("charts.embed_html.text", name=name, svg_href=html.escape(svg_href), payload=payload))
 
 
 ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas")

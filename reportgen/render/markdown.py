@@ -13,7 +13,7 @@ def markdown(headers, rows):
 
 def ms_cell(book, cur, stat, suffix):
     if cur is None:
-        return W("markdown.ms_cell.s1")
+        return W("markdown.ms_cell.text")
     if not cur.ok:
         return book.failed(cur)
     return book.current(f"{cur.record['id']}#{suffix}", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)
