@@ -48,7 +48,7 @@ def hello_facts(book, current):
         return book.failed(cur) if cur is not None else W("codegen.hello_facts.s1")
     extra = cur.record["extra"]
     output = book.current(f"{cur.record['id']}#output", str(extra["output"]), "value", cur)
-    return (W("codegen.hello_facts.text", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), v=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
+    return (W("codegen.hello_facts.text", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), script_roundtrip=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
 
 
 def names(site):

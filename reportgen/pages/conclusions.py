@@ -424,7 +424,7 @@ def _numpy_near_peak(c):
     isa = identity.BLAS_ISA.get(kernel.lower())
     peak = merge.isa_peak(c.current, "float32", 1, isa) if isa else None
     if peak is None:
-        return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), v=isa or W("conclusions.numpy_near_peak.s7")))
+        return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), isa=isa or W("conclusions.numpy_near_peak.s7")))
     share = best.gflops() / peak.gflops()
     obs = (W("conclusions.numpy_near_peak.obs", gflops=gflops(c.book, best), kernel=_esc(kernel), upper=isa.upper(), gflops2=gflops(c.book, peak), percent=percent(c.book, best, 'share_of_isa_peak', share)))
     comparison = (W("conclusions.numpy_near_peak.comparison", upper=isa.upper(), kernel=_esc(kernel)))
@@ -496,7 +496,7 @@ def table(ctx):
     lines = [W("conclusions.table.s1"), "|---|---|---|---|---|"]
     before = previous_verdicts(ctx)
     for conclusion, claim, ev in judge_all(ctx):
-        lines.append(W("conclusions.table.s2", join=W("conclusions.table.s3").join(conclusion.sections), claim=claim, observation=ev.observation, v=ev.comparison or '—', verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id))))
+        lines.append(W("conclusions.table.s2", join=W("conclusions.table.s3").join(conclusion.sections), claim=claim, observation=ev.observation, comparison=ev.comparison or '—', verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id))))
     return "\n".join(lines)
 
 
@@ -516,7 +516,7 @@ def statements(ctx, ids):
     for conclusion, claim, ev in judge_all(ctx):
         if conclusion.id not in ids:
             continue
-        out.append(W("conclusions.statements.s1", claim=claim, verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id)), observation=ev.observation, v=ev.comparison or '—', v2=ev.explanation or '—', v3=ev.recommendation or '—'))
+        out.append(W("conclusions.statements.s1", claim=claim, verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id)), observation=ev.observation, comparison=ev.comparison or '—', explanation=ev.explanation or '—', recommendation=ev.recommendation or '—'))
     return "\n".join(out) or W("conclusions.statements.s2")
 
 

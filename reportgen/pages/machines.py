@@ -130,7 +130,7 @@ class Page:
             m = self.found[mid]
             env = m.env
             cur = d.by_machine[mid]
-            heads.append(W("machines.table.s9", mid=_esc(mid), v=W("machines.table.s11") if mid == d.machine else ''))
+            heads.append(W("machines.table.s9", mid=_esc(mid), mid2=W("machines.table.s11") if mid == d.machine else ''))
             info["CPU"].append(_esc(identity.cpu_name(env)))
             info[W("machines.table.s3")].append(_esc(identity.isa_level(env)))
             info[W("machines.table.s4")].append(_esc(str(env["logical_cores"])))

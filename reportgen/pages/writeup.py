@@ -125,7 +125,7 @@ def gpu_status(book, current):
         return (W("writeup.gpu_status.text", done=len(done), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in done}))))
     if gpu:
         reason = next((c.record.get("error") for c in gpu if c.record.get("error")), "")
-        return (W("writeup.gpu_status.text_2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), v=_esc(reason) or W("writeup.gpu_status.s4")))
+        return (W("writeup.gpu_status.text_2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), reason=_esc(reason) or W("writeup.gpu_status.s4")))
     return (W("writeup.gpu_status.text_3"))
 
 

@@ -31,7 +31,7 @@ def numpy_gflops_rows(table, current, env):
             case = cur.record["case"]
             rows.append({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
                          "threads": _threads_label(case["threads"]),
-                         "series": W("charts.numpy_gflops_rows.series_2", v=W("charts.numpy_gflops_rows.s4") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.s5"))})
+                         "series": W("charts.numpy_gflops_rows.series_2", blas_env=W("charts.numpy_gflops_rows.s4") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.s5"))})
     return rows
 
 

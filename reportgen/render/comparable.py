@@ -49,7 +49,7 @@ def note(currents):
         return ""
     parts = []
     for _key, label, values in diffs:
-        listed = W("common.punct.enumeration_comma").join(W("comparable.note.s1", v=_esc(value if value is not None else W("comparable.note.s5")), records=entry['records'], join=W("common.punct.enumeration_comma").join((_esc(r) for r in entry['runs'])))
+        listed = W("common.punct.enumeration_comma").join(W("comparable.note.s1", value=_esc(value if value is not None else W("comparable.note.s5")), records=entry['records'], join=W("common.punct.enumeration_comma").join((_esc(r) for r in entry['runs'])))
                           for value, entry in sorted(values.items(), key=lambda kv: -kv[1]["records"]))
         parts.append(W("comparable.note.s2", label=label, listed=listed))
     return (W("comparable.note.s3") + W("common.punct.semicolon").join(parts)

@@ -242,7 +242,7 @@ def coverage_markdown(results, missing_figures, rules, pages_html, content=None)
         where = f"{item['page']}#{item['anchor']}"
         if f'id="{item["anchor"]}"' in pages_html.get(item["page"], ""):
             where = f"[{where}]({where})"
-        lines.append(W("plugin.coverage_markdown.s5", get=ARTICLE_ZH.get(item['article'], item['article']), content=item['content'], join=W("plugin.coverage_markdown.s11").join(item['seed_sections']), where=where, status_zh=STATUS_ZH[r.covered], v=W("common.punct.semicolon").join(r.reasons) or '—'))
+        lines.append(W("plugin.coverage_markdown.s5", get=ARTICLE_ZH.get(item['article'], item['article']), content=item['content'], join=W("plugin.coverage_markdown.s11").join(item['seed_sections']), where=where, status_zh=STATUS_ZH[r.covered], join2=W("common.punct.semicolon").join(r.reasons) or '—'))
     lines += ["", W("plugin.coverage_markdown.s6"), "", W("plugin.coverage_markdown.s7"), "|---|---|---|"]
     for rule in rules:
         if rule["check"] == "every_archived_figure_on_a_page":
