@@ -15,7 +15,7 @@ REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas
 KINDS = {"prose": W("seed.kinds.prose"), "code": W("seed.kinds.code"), "formula": W("seed.kinds.formula"), "data": W("seed.kinds.data"), "conclusion": W("seed.kinds.conclusion")}
 PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "formula", "today", "dropped",
                 "conclusion", "text", "label"}
-LABELS = (W("seed.labels.s1"), W("seed.labels.s2"))
+LABELS = (W("seed.labels.today"), W("seed.labels.wrapper"))
 
 
 def read_content_map(archive_dir):
