@@ -18,8 +18,9 @@ from reportgen.site import coverage
 from study import schema
 from reportgen.errors import ReportError
 
-# A number followed by a unit, outside placeholders and code: a hand-typed result.
-_TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|毫秒|秒|s\b|GFLOPS|GHz|%|倍(?!数)|×(?!\s*\d))")
+# A number followed by a unit, outside placeholders and code: a hand-typed result (the Chinese
+# units milliseconds, seconds and times are written as \u escapes: no CJK in Python).
+_TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|\u6beb\u79d2|\u79d2|s\b|GFLOPS|GHz|%|\u500d(?!\u6570)|×(?!\s*\d))")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
