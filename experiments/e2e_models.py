@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import harness
+from experiments import harness, targets
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack")
 GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D"}
@@ -69,7 +69,7 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     t0 = time.perf_counter()
     mod = engines.tvm_import_onnx(paths["onnx"], (batch, size, size, 3))
     info["import_seconds"] = time.perf_counter() - t0
-    target = engines.tvm_target(threads)
+    target = targets.host_target(threads)
     t0 = time.perf_counter()
     if variant == "D":
         from experiments.e2e import tuning as tuning_mod
@@ -189,9 +189,8 @@ def measure_model(h, name, p, threads):
 
 
 def run(h):
-    import os
     from experiments.e2e import engines
-    threads = os.cpu_count()
+    threads = targets.threads(h.params)
     engines.configure_tf_threads(threads)   # TF's pools are fixed once any layer is built
     for name in h.params["models"]:
         measure_model(h, name, h.params, threads)

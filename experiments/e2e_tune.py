@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import harness
+from experiments import harness, targets
 
 
 def case_id(model, batch, threads, size, variant="default"):
@@ -51,7 +51,7 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
             "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"], "variant": variant,
             "cost_model": p["cost_model"], "allocation": "op-profile share of variant C"}
     cid = case_id(name, batch, threads, size, variant)
-    target = engines.tvm_target(threads)
+    target = targets.host_target(threads)
     campaign = None
     if p.get("campaign"):
         campaign = tuning.Campaign(h.results_root, {"model": name, "batch": batch, "input_size": size, "seed": p["seed"],
@@ -117,9 +117,8 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
 
 
 def run(h):
-    import os
     from experiments.e2e import engines
-    threads = os.cpu_count()
+    threads = targets.threads(h.params)
     engines.configure_tf_threads(threads)
     for job in h.params["jobs"]:   # {model, batch, budget}: the biggest budget where the goal is
         tune_model(h, job["model"], int(job["batch"]), int(job["budget"]), h.params, threads,

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from experiments import harness
+from experiments import harness, targets
 from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -324,7 +324,7 @@ def _int8_case(h, shape, threads, p, target):
     from experiments.gemm import tvm_ladder, vnni
     import tvm
     m, n, k = shape
-    build_target = target if vnni.target_has_vnni(target) else tvm_ladder.with_num_cores(
+    build_target = target if vnni.target_has_vnni(target) else targets.with_num_cores(
         tvm.target.Target(vnni.VNNI_FALLBACK_TARGET), threads)
     runs_here = build_target is target and vnni.host_has_vnni()
     case = {"impl": "tvm_int8", "stage": "vnni", "m": m, "n": n, "k": k, "dtype": "uint8", "b_dtype": "int8", "acc_dtype": "int32",
@@ -369,13 +369,12 @@ def _int8_case(h, shape, threads, p, target):
 
 def run_tvm(h, threads):
     """Child role: every stage (and tuning) at one thread count, NumPy beside each stage."""
-    from experiments.gemm import tvm_ladder
     p = h.params
-    in_use = tvm_ladder.configure_threads(threads)
-    target = tvm_ladder.host_target(threads)
+    in_use = targets.configure(threads)
+    target = targets.host_target(threads)
     h.say(f"threads={threads} (TVM pool: {in_use}); target {json.dumps(_target_dict(target), sort_keys=True)}")
     for shape in p["shapes"]:
-        save = list(shape) == list(p["artifact_shape"]) and threads == max(_thread_counts(p["threads"]))
+        save = list(shape) == list(p["artifact_shape"]) and threads == max(targets.thread_counts(p["threads"]))
         for stage in p["stages"]:
             if stage == "microkernel":
                 _microkernel_case(h, tuple(shape), threads, p, target, save)
@@ -387,7 +386,7 @@ def run_tvm(h, threads):
                 _tune_case(h, tuple(shape), threads, p, target, space=space)
                 _numpy_case(h, tuple(shape), threads, "configured", TUNE_STAGE[space], p)
         int8 = p.get("int8") or {}
-        if list(shape) in [list(s) for s in int8.get("shapes", [])] and threads in _thread_counts(int8.get("threads", [])):
+        if list(shape) in [list(s) for s in int8.get("shapes", [])] and threads in targets.thread_counts(int8.get("threads", [])):
             _int8_case(h, tuple(shape), threads, p, target)
 
 
@@ -401,9 +400,8 @@ def run_rpc(h):
     device = remote.Device(rpc["tracker"], rpc["key"])
     h.say(f"RPC: tracker {rpc['tracker']}, key {rpc['key']}, target {json.dumps(rpc['target'], sort_keys=True)}; "
           "NumPy peers are not run through RPC; MetaSchedule measures on the device (RPCRunner)")
-    import tvm
-    for threads in _thread_counts(p["threads"]):
-        target = tvm.target.Target(dict(rpc["target"], **{"num-cores": threads}))
+    for threads in targets.thread_counts(p["threads"]):
+        target = targets.with_num_cores(rpc["target"], threads)
         device.drop()
         try:
             device.set_threads(threads)
@@ -424,7 +422,7 @@ def run_rpc(h):
 def _tunes(p, shape, threads):
     """The profile tunes this shape at this thread count."""
     return bool(p["tune"]["trials"]) and list(shape) in [list(s) for s in p["tune"]["shapes"]] \
-        and threads in _thread_counts(p["tune"]["threads"])
+        and threads in targets.thread_counts(p["tune"]["threads"])
 
 
 def _cuda_build(m, n, k, target):
@@ -498,10 +496,6 @@ def run_numpy_best(h, threads):
         _numpy_case(h, tuple(shape), threads, "best", "any", h.params)
 
 
-def _thread_counts(spec):
-    return sorted({os.cpu_count() if t == "all" else int(t) for t in spec})
-
-
 def run(h):
     if h.rpc:
         return run_rpc(h)
@@ -512,7 +506,7 @@ def run(h):
         kind, threads = role.split(":")
         (run_tvm if kind == "tvm" else run_numpy_best)(h, int(threads))
         return
-    for threads in _thread_counts(h.params["threads"]):
+    for threads in targets.thread_counts(h.params["threads"]):
         env = dict(os.environ, TVM_NUM_THREADS=str(threads))
         subprocess.run([sys.executable, "-m", "experiments.gemm_tvm", *sys.argv[1:]],
                        env=dict(env, **{ROLE: f"tvm:{threads}"}), check=True)

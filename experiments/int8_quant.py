@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import harness
+from experiments import harness, targets
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq",
            "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
@@ -448,11 +448,10 @@ def _skip(h, ctx, engine, threads, why):
 
 
 def run(h):
-    import os
     from experiments.e2e import engines
-    threads = os.cpu_count()
+    threads = targets.threads(h.params)
     engines.configure_tf_threads(threads)
-    target = engines.tvm_target(threads)
+    target = targets.host_target(threads)
     for name in h.params["models"]:
         study(h, name, h.params, threads, target)
 

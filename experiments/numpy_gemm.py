@@ -13,7 +13,7 @@ import sys
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from experiments import harness
+from experiments import harness, targets
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 CHECK_ROWS = 64  # rows of C checked against float64 when n is large
@@ -48,7 +48,6 @@ def check_gemm(a, b, c, rng):
 
 def measure(h, blas_env):
     p = h.params
-    all_cores = os.cpu_count()
     kernel = _kernel()
     h.say(f"blas_env={blas_env}: {kernel}")
     for dtype in p["dtypes"]:
@@ -57,7 +56,7 @@ def measure(h, blas_env):
             a = rng.uniform(-1, 1, (n, n)).astype(dtype)
             b = rng.uniform(-1, 1, (n, n)).astype(dtype)
             c = np.empty((n, n), dtype=dtype)
-            for threads in sorted({1, all_cores}):
+            for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "m": n, "n": n, "k": n, "threads": threads,
                         "blas_env": blas_env, "seed": p["seed"]}
                 case_id = f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas_env}"

@@ -6,12 +6,11 @@ vector-FMA loop of our own (experiments/kernels/fma_peak.c), on 1 thread and on
 all cores. Utilization on the GEMM page is reported against both.
 """
 import ctypes
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from experiments import build_c, harness
+from experiments import build_c, harness, targets
 from study import environment
 
 SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
@@ -79,7 +78,6 @@ def _fma_counts(lib_path, symbol):
 def run(h):
     env = environment.capture()
     build_dir = Path(h.params.get("build_dir", ".cache/build")) / "peak"
-    thread_counts = sorted({1, os.cpu_count()})
     for isa, vec_bytes in vector_isas(env["simd_flags"]):
         lib, argv = _load(build_dir, isa, vec_bytes)
         accumulators = lib.peak_accumulators()
@@ -89,7 +87,7 @@ def run(h):
             lanes = vec_bytes // ELEMENT_BYTES[dtype]
             iters = min(int(h.params["iters"]), MAX_EXACT_ITERS[dtype])
             flops_per_call = iters * accumulators * lanes * 2
-            for threads in thread_counts:
+            for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "isa": isa, "threads": threads, "iters": iters}
                 case_id = f"machine_peak/dtype={dtype}/isa={isa}/threads={threads}"
                 old = h.reusable(case_id, case)

@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+from experiments import targets
 from experiments.e2e import engines as E
 from experiments.e2e import models as M
 
@@ -57,7 +58,7 @@ def tvm_module(onnx_path):
 
 @pytest.fixture(scope="module")
 def tvm_executables(tvm_module):
-    target = E.tvm_target(THREADS)
+    target = targets.host_target(THREADS)
     return {v: E.tvm_compile(tvm_module, target, v) for v in ("B", "C")}
 
 
@@ -164,7 +165,7 @@ def test_tvm_variant_c_fuses(tvm_executables):
 
 def test_tvm_unknown_variant(tvm_module):
     with pytest.raises(ValueError):
-        E.tvm_compile(tvm_module, E.tvm_target(THREADS), "A")
+        E.tvm_compile(tvm_module, targets.host_target(THREADS), "A")
 
 
 @pytest.mark.parametrize("variant", ["B", "C"])

@@ -14,6 +14,7 @@ checks are against the QDQ model's own semantics
 import numpy as np
 import pytest
 
+from experiments import targets
 from experiments.e2e import engines as E
 from experiments.int8 import digits as D
 from experiments.int8 import peers as P
@@ -215,7 +216,7 @@ def test_tvm_imports_qdq_as_float_ops_and_runs(qdq, qdq_ort_logits, data):
     assert counts["compute_inputs"] == {"relax.nn.conv2d": {"float32,float32": 3},
                                         "relax.matmul": {"float32,float32": 2}}
     x = data["x_eval"][:N_CHECK]
-    runner = E.prepare_tvm(E.tvm_compile(result["mod"], E.tvm_target(THREADS), "B"), THREADS, "B")
+    runner = E.prepare_tvm(E.tvm_compile(result["mod"], targets.host_target(THREADS), "B"), THREADS, "B")
     logits = P.run_each(runner, x)
     reference = P.onnx_reference_logits(qdq["path"], x)
     a = E.agreement(logits, reference)

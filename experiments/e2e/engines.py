@@ -53,6 +53,8 @@ from typing import Any
 
 import numpy as np
 
+from experiments import targets
+
 TVM_VARIANTS = types.MappingProxyType({
     "B": "tvm.compile default (generic build pipeline: legalize + lower, no folding, no fusion)",
     "C": "relax.get_default_pipeline(target) (legalize, FoldConstant, FuseOps, FuseTIR, lower)",
@@ -197,13 +199,6 @@ def prepare_tflite(tflite_path: str | Path, threads: int) -> Runner:
 # ---------------------------------------------------------------------------
 
 
-def tvm_target(threads: int):
-    """``{"kind": "llvm", "mcpu": <host CPU>, "num-cores": threads}``."""
-    import tvm
-    return tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu(),
-                              "num-cores": int(threads)})
-
-
 def configure_tvm_threads(threads: int) -> int:
     """Size TVM's runtime thread pool for this process; return the size in force.
 
@@ -211,11 +206,7 @@ def configure_tvm_threads(threads: int) -> int:
     this is always set.  Unscheduled Relax kernels are single-threaded loop
     nests anyway; only parallelised kernels use the pool.
     """
-    import tvm
-    import tvm_ffi
-    os.environ["TVM_NUM_THREADS"] = str(int(threads))
-    tvm_ffi.get_global_func("runtime.config_threadpool")(1, int(threads))
-    return int(tvm.runtime.num_threads())
+    return targets.configure(threads)
 
 
 def tvm_import_onnx(onnx_path: str | Path, shape: Sequence[int], input_name: str | None = None):
@@ -296,6 +287,15 @@ def prepare_tvm(executable, threads: int, variant: str = "") -> Runner:
 def _first_tensor(value):
     """The VM's result, or its first element when the function returns a tuple."""
     return value if hasattr(value, "numpy") else value[0]
+
+
+def record_op_profile(runner, x, extra):
+    """Add TVM's per-operator breakdown of one call on ``x`` to a record's ``extra`` (the 12
+    largest entries and the total); return the whole profile."""
+    profile = tvm_op_profile(runner.handle, [x])
+    extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
+    extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
+    return profile
 
 
 def tvm_op_profile(vm, inputs: Sequence[np.ndarray], func_name: str = "main") -> list[dict[str, Any]]:

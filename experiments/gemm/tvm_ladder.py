@@ -75,6 +75,8 @@ import tvm
 import tvm_ffi
 from tvm import s_tir, te
 
+from experiments import targets
+
 STAGES: list[dict[str, str]] = [
     {
         "name": "baseline",
@@ -132,22 +134,8 @@ FAILED_RUN_SECS = 1e8  # MetaSchedule stores 1e9 s for failed trials; anything t
 # --------------------------------------------------------------------------- targets / workload
 
 
-def host_target(num_threads: int | None = None) -> tvm.target.Target:
-    """LLVM target for this CPU (``mcpu`` from LLVM's host detection).
-
-    ``num_threads`` sets ``num-cores``, which MetaSchedule uses to size parallel loops.
-    """
-    config: dict[str, Any] = {"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()}
-    if num_threads is not None:
-        config["num-cores"] = int(num_threads)
-    return tvm.target.Target(config)
-
-
-def with_num_cores(target: tvm.target.Target, num_threads: int) -> tvm.target.Target:
-    """Copy of ``target`` with ``num-cores`` set (needed by MetaSchedule on CPU)."""
-    config = dict(target.export())
-    config["num-cores"] = int(num_threads)
-    return tvm.target.Target(config)
+host_target = targets.host_target        # the one host target (experiments/targets.py)
+with_num_cores = targets.with_num_cores
 
 
 def gemm_prim_func(m: int, n: int, k: int, dtype: str = "float32") -> tvm.tirx.PrimFunc:
@@ -164,18 +152,7 @@ def default_tiles() -> dict[str, int]:
     return {"bm": 32, "bn": 32, "bk": 4}
 
 
-def configure_threads(num_threads: int) -> int:
-    """Set TVM's CPU thread count for this process and its children; return the count in use.
-
-    TVM's default on x86 is ``hardware_concurrency() / 2`` (it assumes SMT), i.e. 1 on a
-    2-core machine without SMT, so always set it.  The thread pool is sized when first used:
-    call this before anything runs in parallel, or set ``TVM_NUM_THREADS`` before starting
-    Python.  The returned value tells whether the request took effect.
-    """
-    os.environ["TVM_NUM_THREADS"] = str(int(num_threads))
-    big_cores_mode = 1
-    tvm_ffi.get_global_func("runtime.config_threadpool")(big_cores_mode, int(num_threads))
-    return int(tvm.runtime.num_threads())
+configure_threads = targets.configure   # sets TVM_NUM_THREADS and sizes the pool
 
 
 # --------------------------------------------------------------------------- the ladder schedules

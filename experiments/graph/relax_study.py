@@ -96,14 +96,16 @@ import tvm_ffi
 from tvm import relax
 from tvm.relax import transform as rt
 
+from experiments import targets
+
 # ---------------------------------------------------------------------------
 # Small shared helpers
 # ---------------------------------------------------------------------------
 
 
 def host_target() -> tvm.target.Target:
-    """The LLVM target for this machine's CPU (``mcpu`` from LLVM's host detection)."""
-    return tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()})
+    """The LLVM target for this machine's CPU (:mod:`experiments.targets`), without num-cores."""
+    return targets.host_target()
 
 
 def make_module(
