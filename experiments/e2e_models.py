@@ -105,58 +105,53 @@ def _check(runner, batches, reference, tolerance):
             "threshold": tolerance, "passed": bool(passed)}, agree
 
 
-def _failed(h, case_id, case, first, status, error):
-    h.say(f"{case_id}: {status}: {error}")
-    h.emit_unmeasured(case_id=case_id, case=case, status=status, error=error, first_line=first)
-
-
 def measure_case(h, ctx, engine, batch):
     """One engine at one batch size: prepare, check against TF, time single calls, profile TVM."""
-    name, p, threads, size = ctx["name"], ctx["p"], ctx["threads"], ctx["size"]
     from experiments.e2e import engines
+    name, p, threads, size = ctx["name"], ctx["p"], ctx["threads"], ctx["size"]
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": batch, "threads": threads,
             "input_size": size, "seed": p["seed"]}
     case_id = f"e2e/model={name}/size={size}/engine={engine}/batch={batch}/threads={threads}"
-    first = h.line() + 1
     tuning = None
     if engine in TUNING_VARIANT:
         tuning = _tuning_record(h, name, batch, threads, p, TUNING_VARIANT[engine])
         if tuning is None:
-            _failed(h, case_id, case, first, "skipped", _no_tuning_reason(h, name, batch, TUNING_VARIANT[engine]))
+            h.skip(case_id, case, _no_tuning_reason(h, name, batch, TUNING_VARIANT[engine]))
             return
         # a new database (a further campaign step has the same case, so its run names it) is a new measurement
         case["tuning_fingerprint"] = tuning["fingerprint"]
         case["tuning_run"] = tuning["run_id"]
-    old = h.reusable(case_id, case)
-    if old:
-        h.emit_reused(old)
-        return
-    try:
-        runner, info = _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch, tuning, h)
-    except Exception as exc:  # noqa: BLE001 - an import/compile failure is a finding
-        _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
-        return
     batches = ctx["batches"][batch]
-    t0 = time.perf_counter()
-    runner(batches[0])
-    info["cold_seconds"] = time.perf_counter() - t0
-    check, agree = _check(runner, batches, ctx["reference"][batch], p["tolerance"])
-    extra = {"engine": runner.metadata(), "agreement": agree, "model_files": ctx["files"][batch],
-             "inputs": ctx["input_names"][:len(batches) * batch], "images_per_call": batch, **info}
-    samples = []
-    if check["passed"]:
-        samples = harness.sample_requests(lambda: runner(batches[0]), p)
+    agreement = {}
+
+    def check(prepared):
+        runner, info = prepared
+        t0 = time.perf_counter()
+        runner(batches[0])
+        info["cold_seconds"] = time.perf_counter() - t0
+        result, agreement["value"] = _check(runner, batches, ctx["reference"][batch], p["tolerance"])
+        return result
+
+    def extra(prepared):
+        runner, info = prepared
+        return {"engine": runner.metadata(), "agreement": agreement["value"], "model_files": ctx["files"][batch],
+                "inputs": ctx["input_names"][:len(batches) * batch], "images_per_call": batch, **info}
+
+    def call(prepared):
+        runner = prepared[0]
+        return lambda: runner(batches[0])
+
+    def after(prepared, info):
         if engine.startswith("tvm"):
-            profile = engines.tvm_op_profile(runner.handle, [batches[0]])
-            extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
-            extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
-    p50 = sorted(samples)[len(samples) // 2] * 1e3 if samples else float("nan")
-    h.say(f"{case_id}: p50 {p50:.2f} ms over {len(samples)} calls, top1 {agree['top1_agree']:.2f}, "
-          f"rel err {agree['max_rel_err']:.1e}")
-    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-           warmup=p["warmup"] if samples else 0, number=1 if samples else 0, check=check, first_line=first,
-           status="ok" if check["passed"] else "check_failed",
-           error=None if check["passed"] else "logits disagree with TensorFlow", extra=extra)
+            engines.record_op_profile(prepared[0], batches[0], info)
+
+    h.measure(case_id, case, build=lambda: _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch,
+                                                    tuning, h),
+              check=check, call=call, time="requests", extra=extra,
+              after=after, mismatch="logits disagree with TensorFlow",
+              note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.2f} ms over {len(o.samples)} calls, "
+                              f"top1 {agreement['value']['top1_agree']:.2f}, "
+                              f"rel err {agreement['value']['max_rel_err']:.1e}"))
 
 
 def measure_model(h, name, p, threads):

@@ -45,7 +45,7 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
     """
     import tvm
 
-    from experiments.e2e import engines, models, tuning
+    from experiments.e2e import tuning
     size = p["input_size"]
     case = {"model": name, "batch": batch, "threads": threads, "input_size": size, "seed": p["seed"],
             "budget": budget, "per_iter": p["per_iter"], "min_trials": p["min_trials"], "variant": variant,
@@ -57,12 +57,14 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
         campaign = tuning.Campaign(h.results_root, {"model": name, "batch": batch, "input_size": size, "seed": p["seed"],
                                                     "variant": variant, "target": str(target),
                                                     "tvm_version": tvm.__version__})
-    else:
-        old = h.reusable(cid, case)
-        if old:
-            h.emit_reused(old)
-            return
-    first = h.line() + 1
+    h.evidence(cid, case, lambda: _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign),
+               mismatch="tuned network disagrees with the untuned one", reuse=campaign is None)
+
+
+def _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign):
+    """Tune, compile with the database, check against variant C: (check, extra) of the record."""
+    from experiments.e2e import engines, models, tuning
+    size = p["input_size"]
     model = models.build(name, seed=p["seed"], input_size=size)
     inputs = models.sample_inputs(max(p["n_check"], batch), seed=p["seed"], input_size=size)
     batches = [inputs[i:i + batch] for i in range(0, len(inputs) - batch + 1, batch)]
@@ -103,17 +105,14 @@ def tune_model(h, name, batch, budget, p, threads, variant="default"):
           f"{len(coverage['unscheduled'])} not; rel err vs C {agree['max_rel_err']:.1e}")
     check = {"reference": "variant C (untuned) logits on the same inputs", "max_abs_err": agree["max_abs_err"],
              "max_rel_err": agree["max_rel_err"], "threshold": p["tolerance"], "passed": bool(passed)}
-    h.emit(case_id=cid, case=case, metric="evidence", unit="", samples=[], warmup=0, number=0,
-           check=check, first_line=first, status="ok" if passed else "check_failed",
-           error=None if passed else "tuned network disagrees with the untuned one",
-           extra={"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",
-                  "variant": variant, "tasks": len(tuned_run["tasks"]), "allocation": tuned_run["allocation"],
-                  "tuning": summary, "estimated_kernel_s": estimate, "campaign": extra_campaign,
-                  "per_task_seconds": tuned_run["per_task"], "coverage": coverage,
-                  "compile_seconds": compile_seconds, "agreement": agree,
-                  "untuned_kernel_seconds": sum(op_seconds.values()),
-                  "artifacts": {"database": work_ref, "trials": f"{work_ref}/{tuning.TRIAL_LOG}",
-                                "allocation": f"{work_ref}/allocation.json"}})
+    return check, {"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",
+                   "variant": variant, "tasks": len(tuned_run["tasks"]), "allocation": tuned_run["allocation"],
+                   "tuning": summary, "estimated_kernel_s": estimate, "campaign": extra_campaign,
+                   "per_task_seconds": tuned_run["per_task"], "coverage": coverage,
+                   "compile_seconds": compile_seconds, "agreement": agree,
+                   "untuned_kernel_seconds": sum(op_seconds.values()),
+                   "artifacts": {"database": work_ref, "trials": f"{work_ref}/{tuning.TRIAL_LOG}",
+                                 "allocation": f"{work_ref}/allocation.json"}}
 
 
 def run(h):

@@ -18,11 +18,8 @@ def _evidence(built, name):
     return hand.count_vector_fma(hand.disassemble(built, name))
 
 
-def _skipped(h, row, n, reason):
-    case = {"kernel": row["name"], "dtype": "float64", "n": n, "threads": 1}
-    h.emit_unmeasured(case_id=f"gemm_hand/kernel={row['name']}/n={n}", case=case, status="skipped", error=reason,
-                      extra={"historical_row": row["historical_row"], "optimizations": row["optimizations"],
-                             "flops_per_call": 2 * n ** 3})
+def _case(row, n):
+    return f"gemm_hand/kernel={row['name']}/n={n}", {"kernel": row["name"], "dtype": "float64", "n": n, "threads": 1}
 
 
 def run(h):
@@ -33,31 +30,24 @@ def run(h):
         name = row["name"]
         evidence = _evidence(built, name) if name in built.available else None
         for n in p["sizes"]:
+            case_id, case = _case(row, n)
+            extra = {"flops_per_call": 2 * n ** 3, "historical_row": row["historical_row"],
+                     "optimizations": row["optimizations"]}
             if name not in built.available:
-                _skipped(h, row, n, built.skipped[name])
+                h.skip(case_id, case, built.skipped[name], extra=extra)
                 continue
-            case = {"kernel": name, "dtype": "float64", "n": n, "threads": 1}
-            case_id = f"gemm_hand/kernel={name}/n={n}"
-            old = h.reusable(case_id, case)
-            if old:
-                h.emit_reused(old)
-                continue
-            first = h.line() + 1
-            check = dict(hand.check(built, name, n, n, n, p["seed"]), reference="NumPy float64 C0 + A@B")
             rng = np.random.default_rng(p["seed"])
             a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
             c = np.zeros((n, n))
-            call = lambda: hand.run(built, name, a, b, c)  # noqa: E731
-            samples, number = harness.sample(call, p) if check["passed"] else ([], 0)
-            gflops = 2 * n ** 3 / sorted(samples)[len(samples) // 2] / 1e9 if samples else 0
-            h.say(f"{case_id}: ~{gflops:.2f} GFLOPS, rel err {check['max_rel_err']:.1e}")
-            h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                   warmup=p["warmup"] if samples else 0, number=number, check=check, first_line=first,
-                   status="ok" if check["passed"] else "check_failed",
-                   error=None if check["passed"] else "kernel result differs from NumPy",
-                   extra={"flops_per_call": 2 * n ** 3, "historical_row": row["historical_row"],
-                          "optimizations": row["optimizations"], "compile_flags": built.flags[name],
-                          "compiler": built.compiler, "vector_fma_instructions": evidence})
+            h.measure(case_id, case,
+                      check=lambda _: dict(hand.check(built, name, n, n, n, p["seed"]),
+                                                           reference="NumPy float64 C0 + A@B"),
+                      call=lambda _: lambda: hand.run(built, name, a, b, c),
+                      mismatch="kernel result differs from NumPy",
+                      note=lambda o: (f"{case_id}: ~{2 * n ** 3 / o.p50() / 1e9:.2f} GFLOPS, "
+                                                            f"rel err {o.check['max_rel_err']:.1e}"),
+                      extra=dict(extra, compile_flags=built.flags[name], compiler=built.compiler,
+                                 vector_fma_instructions=evidence))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import math
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -68,34 +69,40 @@ def _timed(h, fn, args_or_call, p, tvm_module=None):
     return harness.sample(fn, p)
 
 
+def _matmul_call(a, b, c):
+    return lambda: np.matmul(a, b, out=c)
+
+
 def _numpy_case(h, shape, threads, blas, stage, p):
     """Time NumPy on the same shape (the historical table's right-hand column)."""
     from threadpoolctl import threadpool_info, threadpool_limits
+
+    from experiments.gemm import tvm_ladder
     m, n, k = shape
     case = {"impl": "numpy", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "blas_env": blas}
     case_id = f"gemm_tvm/impl=numpy/stage={stage}/{_shape_key(shape)}/threads={threads}/blas={blas}"
-    old = h.reusable(case_id, case)
-    if old:
-        return h.emit_reused(old)
-    first = h.line() + 1
-    rng = np.random.default_rng(p["seed"])
-    a = rng.uniform(-1, 1, (m, k)).astype("float32")
-    b = rng.uniform(-1, 1, (k, n)).astype("float32")
-    c = np.empty((m, n), dtype="float32")
-    with threadpool_limits(limits=threads, user_api="blas"):
+
+    def operands():
+        rng = np.random.default_rng(p["seed"])
+        a = rng.uniform(-1, 1, (m, k)).astype("float32")
+        b = rng.uniform(-1, 1, (k, n)).astype("float32")
+        return a, b, np.empty((m, n), dtype="float32")
+
+    def check(ops):
+        a, b, c = ops
         np.matmul(a, b, out=c)
-        from experiments.gemm import tvm_ladder
-        check = _finite_check(tvm_ladder.error_report(c, a, b), "float64 matmul")
-        samples, number = _timed(h, lambda: np.matmul(a, b, out=c), None, p)
-    kernel = next(({k2: i.get(k2) for k2 in ("internal_api", "version", "architecture")}
-                   for i in threadpool_info() if i.get("user_api") == "blas"), {})
-    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                  warmup=p["warmup"], number=number, check=check, first_line=first,
-                  status="ok" if check["passed"] else "check_failed",
-                  error=None if check["passed"] else "NumPy result differs from float64",
-                  extra={"flops_per_call": 2 * m * n * k, "blas_kernel": kernel,
-                         "isa": BLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")})
+        return _finite_check(tvm_ladder.error_report(c, a, b), "float64 matmul")
+
+    def extra(_):
+        kernel = next(({k2: i.get(k2) for k2 in ("internal_api", "version", "architecture")}
+                       for i in threadpool_info() if i.get("user_api") == "blas"), {})
+        return {"flops_per_call": 2 * m * n * k, "blas_kernel": kernel,
+                "isa": BLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")}
+
+    with threadpool_limits(limits=threads, user_api="blas"):
+        return h.measure(case_id, case, build=operands, check=check, call=lambda ops: _matmul_call(*ops),
+                         extra=extra, mismatch="NumPy result differs from float64")
 
 
 def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None, tiles=None,
@@ -115,72 +122,88 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
     case_id = f"gemm_tvm/impl={impl}/stage={stage}/{_shape_key(shape)}/threads={threads}"
     if impl == "tvm_grid":
         case_id += "".join(f"/{key}={tiles[key]}" for key in ("mr", "nr", "kc"))
-    old = h.reusable(case_id, case)
-    if old:
-        return h.emit_reused(old)
-    first = h.line() + 1
-    try:
-        built = tvm_ladder.build_stage(stage, m, n, k, target, tiles=tiles)
-    except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
-        h.say(f"{case_id}: compile failed: {exc}")
-        return _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
-    evidence = tvm_ladder.codegen_evidence(built.asm)
-    extra = {"flops_per_call": 2 * m * n * k, "compile_seconds": built.compile_seconds,
-             "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False,
-             "isa": tvm_ladder.isa_from_evidence(evidence), **(more or {})}
-    if save_artifacts:
-        base = f"{stage}-{m}x{n}x{k}-t{threads}"
-        extra["artifacts"] = {
-            "tensorir": h.artifact(f"{base}.tir.py", built.lowered_text)[1],
-            "trace": h.artifact(f"{base}.trace.py", built.trace_text)[1],
-            "asm": h.artifact(f"{base}.s", built.asm)[1],
-        }
-        if stage == "baseline":
-            extra["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
-    summary = f"vector FMA {evidence.get('fma_packed', {})}"
+    summary = {}
+
+    def extra(built):
+        evidence = tvm_ladder.codegen_evidence(built.asm)
+        summary["text"] = f"vector FMA {evidence.get('fma_packed', {})}"
+        out = {"flops_per_call": 2 * m * n * k, "compile_seconds": built.compile_seconds,
+               "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False,
+               "isa": tvm_ladder.isa_from_evidence(evidence), **(more or {})}
+        if save_artifacts:
+            base = f"{stage}-{m}x{n}x{k}-t{threads}"
+            out["artifacts"] = {
+                "tensorir": h.artifact(f"{base}.tir.py", built.lowered_text)[1],
+                "trace": h.artifact(f"{base}.trace.py", built.trace_text)[1],
+                "asm": h.artifact(f"{base}.s", built.asm)[1],
+            }
+            if stage == "baseline":
+                out["artifacts"]["c_source"] = h.artifact(f"{base}.c", tvm_ladder.c_source(m, n, k, "baseline"))[1]
+        return out
+
     name = f"{stage}_{m}x{n}x{k}_t{threads}"  # of the uploaded module when measured through RPC
     if impl == "tvm_grid":
         name += "".join(f"_{key}{tiles[key]}" for key in ("mr", "nr", "kc"))
-    return _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra={})
+    return _gemm_case(h, case_id, case, lambda: tvm_ladder.build_stage(stage, m, n, k, target, tiles=tiles),
+                      shape, p, extra, lambda: summary["text"], device=device, name=name, failed_extra=dict)
 
 
-def _measure(h, case_id, case, first, built, shape, p, extra, summary, device, name, failed_extra):
-    """Check and time `built` here, or upload its executable as `name` and do both on `device`."""
-    if device is None:
-        return _check_then_time(h, case_id, case, first, built, shape, p, extra, summary)
-    try:
-        kernel = device.load(built.executable, name)
-        return _check_then_time(h, case_id, case, first, kernel, shape, p, extra, summary + " (RPC)",
-                                dev=kernel.device)
-    except Exception as exc:  # noqa: BLE001 - a lost device fails this case; the run goes on
-        device.drop()
-        h.say(f"{case_id}: device lost: {exc}")
-        return _failed(h, case_id, case, first, "run_failed",
-                       f"device {device.key!r} lost: {type(exc).__name__}: {exc}", extra=failed_extra)
-
-
-def _check_then_time(h, case_id, case, first, compiled, shape, p, extra, summary, dev=None):
-    """Check a compiled GEMM against float64; time it only when the check passes.
-
-    dev is the device holding compiled (a remote device through RPC), default the local CPU.
-    """
-    from experiments.gemm import tvm_ladder
+def _gemm_case(h, case_id, case, build, shape, p, extra, summary, *, device=None, name=None, failed_extra=dict,
+               dev=None, exact=False):
+    """A compiled GEMM: ``build()`` here, then checked against float64 and timed here (on ``dev``,
+    default the CPU), or uploaded to the RPC ``device`` as ``name`` and checked and timed there.
+    ``extra(built)``; ``summary()`` ends the log line; ``failed_extra()`` is the extra of a case
+    whose device was lost. ``exact``: the u8 x s8 -> s32 kernel,
+    checked exactly against NumPy's int32 product."""
     import tvm
-    dev = dev or tvm.cpu(0)
+
+    from experiments.gemm import tvm_ladder, vnni
     m, n, k = shape
-    a, b = tvm_ladder.random_operands(m, n, k, p["seed"])
-    check = _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(compiled.func, a, b, device=dev), a, b),
-                          "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
-    if not check["passed"]:
-        h.say(f"{case_id}: CHECK FAILED {check}")
-        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[],
-                      warmup=0, number=0, check=check, first_line=first, status="check_failed",
-                      error="TVM result differs from float64 reference", extra=extra)
-    args = [tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), "float32"))]
-    samples, number = _timed(h, None, args, p, tvm_module=compiled)
-    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, {summary}")
-    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
+    on_device = _device_step(device, failed_extra)
+    operands = vnni.int8_operands if exact else tvm_ladder.random_operands
+
+    def make():
+        built = build()
+        if device is None:
+            return built, built, dev or tvm.cpu(0)
+        kernel = on_device(device.load, built.executable, name)
+        return built, kernel, kernel.device
+
+    def check(kernel, where):
+        a, b = operands(m, n, k, p["seed"])
+        if exact:
+            return dict(vnni.exact_check(vnni.run_int8(kernel.func, a, b), a, b), reference="numpy int32 matmul, exact")
+        return _finite_check(tvm_ladder.error_report(tvm_ladder.run_gemm(kernel.func, a, b, device=where), a, b),
+                             "float64 matmul, |C-ref| <= K*eps32*(|A||B|)")
+
+    def time(made):
+        _, kernel, where = made
+        a, b = operands(m, n, k, p["seed"])
+        args = [tvm.runtime.tensor(x, where) for x in (a, b, np.zeros((m, n), "int32" if exact else "float32"))]
+        return on_device(_timed, h, None, args, p, tvm_module=kernel)
+
+    rpc = " (RPC)" if device is not None else ""
+    return h.measure(case_id, case, build=make, check=lambda made: on_device(check, *made[1:]), call=None,
+                     time=time, extra=lambda made: extra(made[0]),
+                     mismatch="INT8 result differs from NumPy's int32 product" if exact
+                     else "TVM result differs from float64 reference",
+                     note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.3f} ms, {summary()}{rpc}" if o.check["passed"]
+                                     else f"{case_id}: CHECK FAILED {o.check}"))
+
+
+def _device_step(device, failed_extra):
+    """Runs a step of a case; on an RPC device a failure is the device lost: that case fails
+    (run_failed, with extra ``failed_extra()``), the run goes on."""
+    def step(fn, *args, **kwargs):
+        if device is None:
+            return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - a lost device fails this case; the run goes on
+            device.drop()
+            raise harness.CaseFailed("run_failed", f"device {device.key!r} lost: {type(exc).__name__}: {exc}",
+                                     extra=failed_extra()) from exc
+    return step
 
 
 def _evidence_summary(evidence):
@@ -193,11 +216,6 @@ def _evidence_summary(evidence):
             continue
         keep[key] = value
     return keep
-
-
-def _failed(h, case_id, case, first, status, error, extra=None):
-    return h.emit_unmeasured(case_id=case_id, case=case, status=status, error=error, first_line=first,
-                             extra=extra)
 
 
 def _all_failed_status(failures):
@@ -229,49 +247,51 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
     if device is not None:
         case["via"] = f"rpc:{device.key}"
     case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
-    old = h.reusable(case_id, case)
-    if old:
-        return h.emit_reused(old)
-    runner = None
-    if device is not None:   # its worker process starts now, so only when it will tune
-        from experiments import remote
-        runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
-    first = h.line() + 1
-    work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}" + ("" if space == "default" else f"-{space}"))
-    work_dir.mkdir(parents=True, exist_ok=True)
-    h.say(f"{case_id}: MetaSchedule, {trials} trials" + (f", measured through RPC ({device.key})" if device else ""))
-    if device is not None:
-        device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
-    try:
-        result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
-                                 seed=p["seed"], reuse=False, runner=runner, space=space)
-    except Exception as exc:  # noqa: BLE001
-        if device is not None:   # the tracker or the device went away in the middle of tuning
-            h.say(f"{case_id}: tuning through RPC failed: {exc}")
-            return _failed(h, case_id, case, first, "run_failed",
-                           f"tuning through RPC on {device.key!r} failed: {type(exc).__name__}: {exc}",
-                           extra={"tuned": True, "runner": "RPCRunner", "database": work_ref})
-        return _failed(h, case_id, case, first, "compile_failed", f"tuning failed: {type(exc).__name__}: {exc}")
-    extra = {"flops_per_call": 2 * m * n * k, "tuned": True, "tuner": "MetaSchedule (replaces AutoTVM)",
-             "tvm_version": tvm.__version__, "trials_done": result.trials_done,
-             "total_records": result.total_records, "tuning_seconds": result.tuning_seconds,
-             "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
-             "failures": result.failures, "curve": _with_gflops(result.curve, 2 * m * n * k),
-             "notes": result.notes, "database": work_ref, "runner": result.runner, "space": space}
-    if result.mod is None:
-        status = _all_failed_status(result.failures)
-        h.say(f"{case_id}: no tuning trial succeeded: {result.failures}")
-        return _failed(h, case_id, case, first, status, "no tuning trial succeeded"
-                       + (f" on device {device.key!r} (lost or unreachable?)" if device else "")
-                       + f"; failures {json.dumps(result.failures, sort_keys=True)}", extra=extra)
-    evidence = tvm_ladder.codegen_evidence(result.asm)
-    extra["codegen"] = _evidence_summary(evidence)
-    extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
-    extra["artifacts"] = {"trace": h.artifact(f"{stage}-{m}x{n}x{k}-t{threads}.trace.py",
-                                              result.best_trace or "")[1]}
-    summary = f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s"
-    return _measure(h, case_id, case, first, result, shape, p, extra, summary, device,
-                    f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra=extra)
+    done = {}
+
+    def tune():
+        runner = None
+        if device is not None:   # its worker process starts now, so only when it will tune
+            from experiments import remote
+            try:
+                runner = remote.tuning_runner(device.tracker, device.key, threads, p["tune"].get("rpc_timeout_s", 60))
+            except Exception as exc:  # noqa: BLE001
+                raise harness.CaseFailed("run_failed", f"the RPC runner for {device.key!r} did not start: "
+                                                       f"{type(exc).__name__}: {exc}") from exc
+        work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}" + ("" if space == "default" else f"-{space}"))
+        work_dir.mkdir(parents=True, exist_ok=True)
+        h.say(f"{case_id}: MetaSchedule, {trials} trials" + (f", measured through RPC ({device.key})" if device else ""))
+        if device is not None:
+            device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
+        try:
+            result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
+                                     seed=p["seed"], reuse=False, runner=runner, space=space)
+        except Exception as exc:  # noqa: BLE001
+            if device is not None:   # the tracker or the device went away in the middle of tuning
+                raise harness.CaseFailed(
+                    "run_failed", f"tuning through RPC on {device.key!r} failed: {type(exc).__name__}: {exc}",
+                    extra={"tuned": True, "runner": "RPCRunner", "database": work_ref}) from exc
+            raise harness.CaseFailed("compile_failed", f"tuning failed: {type(exc).__name__}: {exc}") from exc
+        extra = {"flops_per_call": 2 * m * n * k, "tuned": True, "tuner": "MetaSchedule (replaces AutoTVM)",
+                 "tvm_version": tvm.__version__, "trials_done": result.trials_done,
+                 "total_records": result.total_records, "tuning_seconds": result.tuning_seconds,
+                 "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
+                 "failures": result.failures, "curve": _with_gflops(result.curve, 2 * m * n * k),
+                 "notes": result.notes, "database": work_ref, "runner": result.runner, "space": space}
+        if result.mod is None:
+            raise harness.CaseFailed(_all_failed_status(result.failures), "no tuning trial succeeded"
+                                     + (f" on device {device.key!r} (lost or unreachable?)" if device else "")
+                                     + f"; failures {json.dumps(result.failures, sort_keys=True)}", extra=extra)
+        evidence = tvm_ladder.codegen_evidence(result.asm)
+        extra["codegen"] = _evidence_summary(evidence)
+        extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
+        extra["artifacts"] = {"trace": h.artifact(f"{stage}-{m}x{n}x{k}-t{threads}.trace.py",
+                                                  result.best_trace or "")[1]}
+        done.update(extra=extra, summary=f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s")
+        return result
+
+    return _gemm_case(h, case_id, case, tune, shape, p, lambda _: done["extra"], lambda: done["summary"],
+                      device=device, name=f"{stage}_{m}x{n}x{k}_t{threads}", failed_extra=lambda: done["extra"])
 
 
 def _with_gflops(curve, flops):
@@ -330,41 +350,28 @@ def _int8_case(h, shape, threads, p, target):
     case = {"impl": "tvm_int8", "stage": "vnni", "m": m, "n": n, "k": k, "dtype": "uint8", "b_dtype": "int8", "acc_dtype": "int32",
             "threads": threads, "target": _target_dict(build_target), "tiles": vnni.default_tiles()}
     case_id = f"gemm_tvm/impl=tvm_int8/stage=vnni/{_shape_key(shape)}/threads={threads}"
-    old = h.reusable(case_id, case)
-    if old:
-        return h.emit_reused(old)
-    first = h.line() + 1
-    try:
+    done = {}
+
+    def build():
         sch, _, rt_mod, asm, seconds = vnni.build_int8(m, n, k, build_target, load=runs_here)
-    except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
-        h.say(f"{case_id}: compile failed: {exc}")
-        return _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
-    evidence = tvm_ladder.codegen_evidence(asm)
-    extra = {"flops_per_call": 2 * m * n * k, "ops": "integer multiply-adds x 2", "compile_seconds": seconds,
-             "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm),
-             "codegen": _evidence_summary(evidence), "isa": "avx512_vnni",
-             "fp32_peer": f"gemm_tvm/impl=tvm/stage=microkernel/{_shape_key(shape)}/threads={threads}"}
-    extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
-                          "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
-    if not runs_here:
-        lacking = "this host lacks" if build_target is target else "the target lacks"
-        reason = (f"{lacking} AVX-512 VNNI (target {json.dumps(_target_dict(target), sort_keys=True)}, "
-                  f"/proc/cpuinfo avx512_vnni: {vnni.host_has_vnni()}); compiled for "
-                  f"{json.dumps(_target_dict(build_target), sort_keys=True)} as evidence, not run")
-        h.say(f"{case_id}: skipped: {reason}; vpdpbusd {extra['dot_instructions']['vpdpbusd']}")
-        return _failed(h, case_id, case, first, "skipped", reason, extra=extra)
-    a, b = vnni.int8_operands(m, n, k, p["seed"])
-    check = dict(vnni.exact_check(vnni.run_int8(rt_mod["main"], a, b), a, b), reference="numpy int32 matmul, exact")
-    if not check["passed"]:
-        h.say(f"{case_id}: CHECK FAILED {check}")
-        return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
-                      number=0, check=check, first_line=first, status="check_failed",
-                      error="INT8 result differs from NumPy's int32 product", extra=extra)
-    args = [tvm.runtime.tensor(x) for x in (a, b, np.zeros((m, n), "int32"))]
-    samples, number = _timed(h, None, args, p, tvm_module=rt_mod)
-    h.say(f"{case_id}: p50 {sorted(samples)[len(samples) // 2] * 1e3:.3f} ms, vpdpbusd {extra['dot_instructions']['vpdpbusd']}")
-    return h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-                  warmup=p["warmup"], number=number, check=check, first_line=first, extra=extra)
+        evidence = tvm_ladder.codegen_evidence(asm)
+        extra = {"flops_per_call": 2 * m * n * k, "ops": "integer multiply-adds x 2", "compile_seconds": seconds,
+                 "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm),
+                 "codegen": _evidence_summary(evidence), "isa": "avx512_vnni",
+                 "fp32_peer": f"gemm_tvm/impl=tvm/stage=microkernel/{_shape_key(shape)}/threads={threads}"}
+        extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
+                              "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
+        done["extra"] = extra
+        if not runs_here:
+            lacking = "this host lacks" if build_target is target else "the target lacks"
+            reason = (f"{lacking} AVX-512 VNNI (target {json.dumps(_target_dict(target), sort_keys=True)}, "
+                      f"/proc/cpuinfo avx512_vnni: {vnni.host_has_vnni()}); compiled for "
+                      f"{json.dumps(_target_dict(build_target), sort_keys=True)} as evidence, not run")
+            raise harness.CaseFailed("skipped", reason, extra=extra)
+        return SimpleNamespace(rt_mod=rt_mod, func=rt_mod["main"])
+
+    return _gemm_case(h, case_id, case, build, shape, p, lambda _: done["extra"],
+                      lambda: f"vpdpbusd {done['extra']['dot_instructions']['vpdpbusd']}", exact=True)
 
 
 def run_tvm(h, threads):
@@ -448,7 +455,6 @@ def run_cuda(h, config):
     GPU each case is recorded as skipped with the reason; nothing is timed.
     """
     import tvm
-    from types import SimpleNamespace
     p = h.params
     exists = bool(tvm.cuda(0).exist)
     target = tvm.target.Target(config) if exists else None
@@ -459,28 +465,21 @@ def run_cuda(h, config):
                 "threads": None,   # no CPU thread count: the CPU tables never pick it up
                 "target_kind": "cuda", "target": _target_dict(target) if target is not None else config}
         case_id = f"gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/{_shape_key(shape)}/target=cuda"
-        first = h.line() + 1
         if not exists:
-            reason = "no CUDA device on this machine (tvm.cuda(0).exist is False); nothing compiled or timed"
-            h.say(f"{case_id}: skipped: {reason}")
-            _failed(h, case_id, case, first, "skipped", reason)
+            h.skip(case_id, case, "no CUDA device on this machine (tvm.cuda(0).exist is False); "
+                                  "nothing compiled or timed")
             continue
-        old = h.reusable(case_id, case)
-        if old:
-            h.emit_reused(old)
-            continue
-        try:
+
+        def build(m=m, n=n, k=k):
             rt_mod, seconds, script = _cuda_build(m, n, k, target)
-        except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
-            h.say(f"{case_id}: compile failed: {exc}")
-            _failed(h, case_id, case, first, "compile_failed", f"{type(exc).__name__}: {exc}")
-            continue
-        extra = {"flops_per_call": 2 * m * n * k, "compile_seconds": seconds, "tuned": False,
-                 "schedule": "dlight gpu.Matmul", "device_name": str(tvm.cuda(0).device_name),
-                 "artifacts": {"tensorir": h.artifact(f"cuda-{m}x{n}x{k}.tir.py", script)[1]}}
-        compiled = SimpleNamespace(func=rt_mod["main"], rt_mod=rt_mod)
-        _check_then_time(h, case_id, case, first, compiled, tuple(shape), p, extra, "CUDA (dlight)",
-                         dev=tvm.cuda(0))
+            return SimpleNamespace(func=rt_mod["main"], rt_mod=rt_mod, seconds=seconds, script=script)
+
+        def extra(built, m=m, n=n, k=k):
+            return {"flops_per_call": 2 * m * n * k, "compile_seconds": built.seconds, "tuned": False,
+                    "schedule": "dlight gpu.Matmul", "device_name": str(tvm.cuda(0).device_name),
+                    "artifacts": {"tensorir": h.artifact(f"cuda-{m}x{n}x{k}.tir.py", built.script)[1]}}
+
+        _gemm_case(h, case_id, case, build, tuple(shape), p, extra, lambda: "CUDA (dlight)", dev=tvm.cuda(0))
 
 
 def _cuda_config(p):

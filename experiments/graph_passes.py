@@ -18,18 +18,11 @@ import time
 import numpy as np
 
 from experiments import harness
-from study.schema import EVIDENCE
-
-NONE_CHECK = harness.NONE_CHECK
+UNIT = "none"   # of this family's evidence records
 
 
 def _json_safe(value):
     return json.loads(json.dumps(value, default=str))
-
-
-def _evidence(h, case_id, case, first, check, extra, status="ok", error=None):
-    return h.emit(case_id=case_id, case=case, metric=EVIDENCE, unit="none", samples=[], warmup=0, number=0,
-                  check=check, first_line=first, status=status, error=error, extra=extra)
 
 
 def _finite(check, reference):
@@ -41,22 +34,23 @@ def _finite(check, reference):
 
 
 def hello(h, rs, p):
-    case = {"case": "hello_relax", "input": p["hello_input"]}
-    first = h.line() + 1
-    res = rs.hello_relax(p["hello_input"])
-    arts = {name: h.artifact(f"hello.{suffix}", res[key] or "")[1]
-            for name, key, suffix in (("relax_ir", "ir_text", "relax.py"), ("tir", "tir_text", "tir.py"),
-                                      ("vm_bytecode", "vm_text", "vm.txt"), ("llvm_ir", "llvm_ir", "ll"),
-                                      ("asm", "asm", "s"))}
-    ok = res["output"] == res["expected"] and res["script_roundtrip"]
-    h.say(f"hello relax: {res['input']} + 1 = {res['output']} ({res['output_dtype']}), roundtrip {res['script_roundtrip']}")
-    _evidence(h, "graph/case=hello", case, first,
-              {"reference": "input + 1, and the printed IR parses back to the same module",
-               "max_abs_err": float(abs(res["output"] - res["expected"])), "max_rel_err": 0.0,
-               "threshold": 0.0, "passed": bool(ok)},
-              {"ir_text": res["ir_text"], "output": res["output"], "output_dtype": res["output_dtype"],
-               "script_roundtrip": res["script_roundtrip"], "target": res["target"], "artifacts": arts},
-              status="ok" if ok else "check_failed", error=None if ok else "hello relax gave a wrong answer")
+    def run():
+        res = rs.hello_relax(p["hello_input"])
+        arts = {name: h.artifact(f"hello.{suffix}", res[key] or "")[1]
+                for name, key, suffix in (("relax_ir", "ir_text", "relax.py"), ("tir", "tir_text", "tir.py"),
+                                          ("vm_bytecode", "vm_text", "vm.txt"), ("llvm_ir", "llvm_ir", "ll"),
+                                          ("asm", "asm", "s"))}
+        ok = res["output"] == res["expected"] and res["script_roundtrip"]
+        h.say(f"hello relax: {res['input']} + 1 = {res['output']} ({res['output_dtype']}), "
+              f"roundtrip {res['script_roundtrip']}")
+        return ({"reference": "input + 1, and the printed IR parses back to the same module",
+                 "max_abs_err": float(abs(res["output"] - res["expected"])), "max_rel_err": 0.0,
+                 "threshold": 0.0, "passed": bool(ok)},
+                {"ir_text": res["ir_text"], "output": res["output"], "output_dtype": res["output_dtype"],
+                 "script_roundtrip": res["script_roundtrip"], "target": res["target"], "artifacts": arts})
+
+    h.evidence("graph/case=hello", {"case": "hello_relax", "input": p["hello_input"]}, run, unit=UNIT,
+               mismatch="hello relax gave a wrong answer")
 
 
 def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, reference, rtol=1e-4, prefix=""):
@@ -66,36 +60,31 @@ def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, refere
     is compiled here); ``reference`` describes it in the record.  Returns the
     step's output, or None when the record was reused or the compile failed.
     """
-    old = h.reusable(case_id, case)
-    if old:
-        h.emit_reused(old)
-        return None
-    first = h.line() + 1
     extra = {"stats": _json_safe(step.stats), "changed": step.changed, "description_zh": step.description_zh,
-             "artifacts": {"ir": h.artifact(ir_name, step.text)[1]},
              "compiled_with": "LegalizeOps + tvm.compile(relax_pipeline='default')"}
-    try:
+    out = {}
+
+    def build():
+        extra["artifacts"] = {"ir": h.artifact(ir_name, step.text)[1]}
         t0 = time.perf_counter()
         run = rs.compile_step(step.mod)
         extra["compile_seconds"] = time.perf_counter() - t0
-    except Exception as exc:  # noqa: BLE001 - recorded, not hidden
-        h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0, number=0,
-               check=NONE_CHECK, first_line=first, status="compile_failed", error=f"{type(exc).__name__}: {exc}",
-               extra=extra)
-        return None
-    output = run(data)
-    check = _finite(rs.check(output, expected(), rtol), reference)
-    samples, number = harness.sample(lambda: run(data), p, prefix) if check["passed"] else ([], 0)
-    stats = step.stats
-    h.say(f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
-          f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "
-          f"compile {extra['compile_seconds']:.1f} s, max err {check['max_abs_err']}, "
-          f"p50 {sorted(samples)[len(samples) // 2] * 1e3 if samples else float('nan'):.2f} ms")
-    h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=samples,
-           warmup=p["warmup"] if samples else 0, number=number, check=check, first_line=first,
-           status="ok" if check["passed"] else "check_failed",
-           error=None if check["passed"] else f"step output differs from {reference}", extra=extra)
-    return output
+        return run
+
+    def check(run):
+        out["output"] = run(data)
+        return _finite(rs.check(out["output"], expected(), rtol), reference)
+
+    def note(o):
+        stats = step.stats
+        return (f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
+                f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "
+                f"compile {extra['compile_seconds']:.1f} s, max err {o.check['max_abs_err']}, "
+                f"p50 {o.p50() * 1e3:.2f} ms")
+
+    h.measure(case_id, case, build=build, check=check, call=lambda run: lambda: run(data), extra=extra,
+              prefix=prefix, note=note, mismatch=f"step output differs from {reference}")
+    return out.get("output")
 
 
 def pipeline(h, rs, p, variant):
@@ -174,43 +163,46 @@ def pass_map(h, rs, p):
     for row in rs.PASS_MAP:
         case = {"relay_pass": row["relay_pass"], "relax_pass": row["relax_equivalent"] or "none"}
         case_id = f"graph/relay_pass={row['relay_pass']}"
-        first = h.line() + 1
         extra = {"group_zh": row["group_zh"], "note_zh": row["note_zh"], "relax_equivalent": row["relax_equivalent"]}
         if not row["relax_equivalent"]:
-            h.say(f"{case_id}: no Relax equivalent")
-            _evidence(h, case_id, case, first, NONE_CHECK, extra, status="skipped",
-                      error=f"no Relax equivalent in TVM {tvm.__version__}")
+            h.skip(case_id, case, f"no Relax equivalent in TVM {tvm.__version__}", extra=extra, evidence_unit=UNIT)
             continue
-        demo = rs.demonstrate(row["relay_pass"])
-        builders = rs._demo_builders()  # noqa: SLF001 - the same small graph the demo used
-        before, passes = builders[row["relay_pass"]]()
-        after = tvm.transform.Sequential(passes)(before)
-        check = _semantics_check(rs, before, after, p["seed"])
-        check["passed"] = bool(check["passed"] and demo["changed"])
-        extra.update(passes=demo["passes"], changed=demo["changed"],
-                     before_stats=_json_safe(demo["before_stats"]), after_stats=_json_safe(demo["after_stats"]),
-                     artifacts={"before": h.artifact(f"pass-{row['relay_pass']}.before.relax.py", demo["before_text"])[1],
-                                "after": h.artifact(f"pass-{row['relay_pass']}.after.relax.py", demo["after_text"])[1]},
-                     before_text=demo["before_text"], after_text=demo["after_text"])
-        h.say(f"{case_id}: {demo['passes']} changed={demo['changed']} semantics max err {check['max_abs_err']}")
-        _evidence(h, case_id, case, first, check, extra, status="ok" if check["passed"] else "check_failed",
-                  error=None if check["passed"] else "pass did not change the IR or changed the result")
+
+        def run():
+            demo = rs.demonstrate(row["relay_pass"])
+            builders = rs._demo_builders()  # noqa: SLF001 - the same small graph the demo used
+            before, passes = builders[row["relay_pass"]]()
+            after = tvm.transform.Sequential(passes)(before)
+            check = _semantics_check(rs, before, after, p["seed"])
+            check["passed"] = bool(check["passed"] and demo["changed"])
+            extra.update(passes=demo["passes"], changed=demo["changed"],
+                         before_stats=_json_safe(demo["before_stats"]), after_stats=_json_safe(demo["after_stats"]),
+                         artifacts={"before": h.artifact(f"pass-{row['relay_pass']}.before.relax.py",
+                                                         demo["before_text"])[1],
+                                    "after": h.artifact(f"pass-{row['relay_pass']}.after.relax.py",
+                                                        demo["after_text"])[1]},
+                         before_text=demo["before_text"], after_text=demo["after_text"])
+            h.say(f"{case_id}: {demo['passes']} changed={demo['changed']} semantics max err {check['max_abs_err']}")
+            return check, extra
+
+        h.evidence(case_id, case, run, unit=UNIT, mismatch="pass did not change the IR or changed the result")
 
 
 def migration(h, rs):
     for row in rs.MIGRATION:
-        case = {"old_api": row["old_api"], "new_api": row["new_api"]}
-        first = h.line() + 1
-        try:
-            rs.resolve_api(row["new_api"])
-            passed, error = True, None
-        except (ImportError, AttributeError) as exc:
-            passed, error = False, f"{row['new_api']} does not resolve: {exc}"
+        failure = {}
+
+        def run():
+            try:
+                rs.resolve_api(row["new_api"])
+            except (ImportError, AttributeError) as exc:
+                failure["error"] = f"{row['new_api']} does not resolve: {exc}"
+            return ({"reference": "import of the new API path", "max_abs_err": None, "max_rel_err": None,
+                     "threshold": None, "passed": not failure}, dict(row))
+
         slug = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in row["old_api"]).strip("_")
-        _evidence(h, f"graph/api={slug}", case, first,
-                  {"reference": "import of the new API path", "max_abs_err": None, "max_rel_err": None,
-                   "threshold": None, "passed": passed}, dict(row), status="ok" if passed else "check_failed",
-                  error=error)
+        h.evidence(f"graph/api={slug}", {"old_api": row["old_api"], "new_api": row["new_api"]}, run, unit=UNIT,
+                   mismatch=lambda _: failure["error"])
 
 
 def run(h):

@@ -5,7 +5,21 @@ An experiment script is started by `reportgen retest` as
 with its stdout and stderr redirected to the family's log file. SPEC.json says
 where to write records, which log file to cite, the family's parameters, the
 code/environment fingerprint, and the previous records that may be reused.
+
+The contract of a family: declare it once (``FAMILY = Family(...)`` at module level,
+read by retest without importing the module), and hand every case to the harness:
+
+* :meth:`Harness.measure` -- a timed case: reuse of the previous record, the log range,
+  build (an exception is ``compile_failed``), the numeric check *before* timing (a failed
+  check is ``check_failed`` and nothing is timed), timing with the family's params, the
+  record;
+* :meth:`Harness.evidence` -- a checked fact without samples (tuning, IR changes);
+* :meth:`Harness.skip` -- a case that is not run, with the reason.
+
+A step raises :class:`CaseFailed` to record another status (``run_failed`` for a lost
+device, ``skipped`` found only after building, ...).
 """
+import dataclasses
 import argparse
 import hashlib
 import json
@@ -18,6 +32,49 @@ from study import schema, stats
 
 NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None, "passed": None}
 """The check of a case that produced no output to compare (skipped, or failed before running)."""
+
+TIME = "time_per_call"
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """An experiment family, declared once as ``FAMILY = Family(...)`` in its entry module.
+
+    Retest reads the declaration from the source (literal values only, nothing is imported);
+    the profiles give each family its params and nothing else.
+    """
+    name: str
+    """family name: the key of its params in every profile, the prefix of its record ids"""
+    timeout_s: dict
+    """seconds before retest kills the family, per profile: {quick: ..., standard: ..., full: ...}"""
+    rpc: bool = False
+    """whether it can measure on a remote device through a TVM RPC tracker"""
+    uses: tuple = ()
+    """families whose records it reads; they run before it"""
+    depends: tuple = ()
+    """non-Python files its fingerprint covers (C kernels); Python imports are found from the code"""
+
+
+class CaseFailed(Exception):
+    """Raised by a case's step to record it with ``status`` and ``error`` instead of a time."""
+
+    def __init__(self, status, error, extra=None):
+        super().__init__(error)
+        self.status, self.error, self.extra = status, error, extra
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What :meth:`Harness.measure` learned about a case, for its summary line."""
+    built: object
+    check: dict
+    samples: list
+    number: int
+    extra: dict
+
+    def p50(self):
+        """Median seconds per call, or NaN when nothing was timed."""
+        return sorted(self.samples)[len(self.samples) // 2] if self.samples else float("nan")
 
 
 class Harness:
@@ -109,6 +166,106 @@ class Harness:
             return None
         return old if old["fingerprint"] == self.fingerprint(case) else None
 
+    # -- the case contract ----------------------------------------------
+    def measure(self, case_id, case, *, check, call, build=None, extra=None, time="calls", after=None,
+                mismatch="result differs from the reference", note=None, reuse=True, prefix=""):
+        """One timed case, from reuse to record; returns the record written.
+
+        * ``build()`` makes what is checked and timed (default: nothing); any exception is
+          recorded as ``compile_failed``.
+        * ``check(built)`` runs it once and returns the check dict; not passed -> a
+          ``check_failed`` record with error ``mismatch`` (a string, or ``mismatch(check)``)
+          and no samples.
+        * ``call(built)`` returns the zero-argument function that is timed, as is.
+        * ``time``: ``"calls"`` (:func:`sample` with the params under ``prefix``),
+          ``"requests"`` (:func:`sample_requests`: one call per sample), ``"fixed"``
+          (``warmup`` then ``repeat`` single calls), or ``time(built) -> (samples, number)``.
+        * ``extra``: a dict (every record of the case, failures too) or ``extra(built)``,
+          called after the check (records that fail before that get ``{}``).
+        * ``after(built, extra)`` adds to extra once timed (op profiles, assembly).
+        * ``note(outcome)`` is the summary line said before the record is written.
+        * A step raising :class:`CaseFailed` records its status, error and extra.
+        """
+        if reuse:
+            old = self.reusable(case_id, case)
+            if old:
+                return self.emit_reused(old)
+        first = self.line() + 1
+        fixed = extra if isinstance(extra, dict) else None
+        try:
+            try:
+                built = build() if build is not None else None
+            except CaseFailed:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a failed build is a result, recorded as such
+                raise CaseFailed("compile_failed", f"{type(exc).__name__}: {exc}") from exc
+            result = check(built)
+            info = fixed if fixed is not None else (extra(built) if extra is not None else {})
+            outcome = Outcome(built, result, [], 0, info)
+            if result["passed"]:
+                outcome.samples, outcome.number = self._time(time, call, built, prefix)
+                if after is not None:
+                    after(built, info)
+        except CaseFailed as failed:
+            self.say(f"{case_id}: {failed.status}: {failed.error}")
+            return self.emit_unmeasured(case_id=case_id, case=case, status=failed.status, error=failed.error,
+                                        first_line=first, extra=failed.extra if failed.extra is not None else fixed)
+        if note is not None:
+            self.say(note(outcome))
+        passed = bool(result["passed"])
+        return self.emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=outcome.samples,
+                         warmup=self.params["warmup"] if outcome.samples else 0, number=outcome.number,
+                         check=result, first_line=first, status="ok" if passed else "check_failed",
+                         error=None if passed else _text(mismatch, result), extra=info)
+
+    def _time(self, how, call, built, prefix):
+        """(samples, calls per sample) of a case whose check passed."""
+        if callable(how):
+            return how(built)
+        fn, p = call(built), self.params
+        if how == "calls":
+            return sample(fn, p, prefix)
+        if how == "requests":
+            return sample_requests(fn, p), 1
+        if how == "fixed":
+            return time_calls(fn, warmup=p["warmup"], repeat=p["repeat"], number=1), 1
+        raise ValueError(f"time: {how!r} is not calls, requests, fixed or a function")
+
+    def evidence(self, case_id, case, run, *, mismatch="check failed", unit="", reuse=False):
+        """A checked fact without samples: ``run() -> (check, extra)``; returns the record.
+
+        Passed -> ok, else ``check_failed`` with error ``mismatch``; :class:`CaseFailed`
+        records its status. ``reuse``: carry over an unchanged previous record.
+        """
+        if reuse:
+            old = self.reusable(case_id, case)
+            if old:
+                return self.emit_reused(old)
+        first = self.line() + 1
+        try:
+            result, info = run()
+        except CaseFailed as failed:
+            self.say(f"{case_id}: {failed.status}: {failed.error}")
+            return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
+                             number=0, check=NONE_CHECK, first_line=first, status=failed.status,
+                             error=failed.error, extra=failed.extra)
+        passed = bool(result["passed"])
+        return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
+                         number=0, check=result, first_line=first, status="ok" if passed else "check_failed",
+                         error=None if passed else _text(mismatch, result), extra=info)
+
+    def skip(self, case_id, case, reason, *, extra=None, evidence_unit=None):
+        """A case that is not run: a ``skipped`` record with the reason (an evidence record
+        when ``evidence_unit`` is given)."""
+        first = self.line() + 1
+        self.say(f"{case_id}: skipped: {reason}")
+        if evidence_unit is None:
+            return self.emit_unmeasured(case_id=case_id, case=case, status="skipped", error=reason,
+                                        first_line=first, extra=extra)
+        return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=evidence_unit, samples=[],
+                         warmup=0, number=0, check=NONE_CHECK, first_line=first, status="skipped",
+                         error=reason, extra=extra)
+
     # -- emit ----------------------------------------------------------
     def emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
              first_line, status="ok", error=None, extra=None):
@@ -140,7 +297,7 @@ class Harness:
 
     def emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
         """A timing case that produced no time: skipped or failed, with the reason, never a number."""
-        return self.emit(case_id=case_id, case=case, metric="time_per_call", unit="s", samples=[], warmup=0,
+        return self.emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=[], warmup=0,
                          number=0, check=NONE_CHECK, first_line=self.line() + 1 if first_line is None else first_line,
                          status=status, error=error, extra=extra)
 
@@ -157,6 +314,11 @@ class Harness:
             raise ValueError(f"{self.records_file}: record {rec.get('id')!r}: " + "; ".join(problems))
         with self.records_file.open("a", encoding="utf-8") as fh:
             fh.write(schema.dumps(rec) + "\n")
+
+
+def _text(message, check):
+    """An error message given as text or as a function of the failed check."""
+    return message(check) if callable(message) else message
 
 
 def _read_previous(path):

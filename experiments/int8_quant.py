@@ -80,16 +80,16 @@ def _subject(h, name, p):
     if name == "digits_cnn":
         data = digits.splits(seed)
         model = digits.build_cnn(seed)
-        first = h.line() + 1
-        info = digits.train(model, data, epochs=p["epochs"], seed=seed)
-        passed = info["eval_accuracy"] >= p["min_fp32_accuracy"]
-        h.say(f"int8/model=digits_cnn/train: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
-        h.emit(case_id="int8/model=digits_cnn/train", case={"model": name, "seed": seed, "epochs": p["epochs"]},
-               metric="evidence", unit="", samples=[], warmup=0, number=0, first_line=first,
-               check={"reference": "scikit-learn digits evaluation labels", "max_abs_err": None, "max_rel_err": None,
-                      "threshold": p["min_fp32_accuracy"], "passed": bool(passed)},
-               status="ok" if passed else "check_failed",
-               error=None if passed else "the FP32 digits CNN did not learn", extra={"training": info})
+
+        def train():
+            info = digits.train(model, data, epochs=p["epochs"], seed=seed)
+            h.say(f"int8/model=digits_cnn/train: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
+            return ({"reference": "scikit-learn digits evaluation labels", "max_abs_err": None, "max_rel_err": None,
+                     "threshold": p["min_fp32_accuracy"], "passed": bool(info["eval_accuracy"] >= p["min_fp32_accuracy"])},
+                    {"training": info})
+
+        h.evidence("int8/model=digits_cnn/train", {"model": name, "seed": seed, "epochs": p["epochs"]}, train,
+                   mismatch="the FP32 digits CNN did not learn")
         calib = [x[None] for x in data["x_calib"]]
         return {"model": model, "shape": (1, *data["x_eval"].shape[1:]), "calib": calib,
                 "eval_x": data["x_eval"], "eval_y": data["y_eval"], "input_size": data["x_eval"].shape[1]}
@@ -247,33 +247,34 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps):
     chosen = None
     for method in p["methods"]:
         for scheme in p["schemes"]:
-            first = h.line() + 1
-            acts = Q.calibrate(taps, method, scheme)
-            qmod, report = Q.rewrite(mod, acts)
-            runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
-            score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
-            dmod, _, order = Q.rewrite(mod, acts, debug=True)
-            dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
-            outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
-            int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
-            layers = Q.layer_report(eval_taps, int8_taps, acts, order)
-            passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
+            made = {}
+
+            def score_config():
+                acts = Q.calibrate(taps, method, scheme)
+                qmod, report = Q.rewrite(mod, acts)
+                made.update(qmod=qmod, report=report)
+                runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
+                score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
+                dmod, _, order = Q.rewrite(mod, acts, debug=True)
+                dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
+                outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
+                int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
+                layers = Q.layer_report(eval_taps, int8_taps, acts, order)
+                passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
+                acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
+                h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "
+                      f"{report['quantize']} quantize / {report['dequantize']} dequantize")
+                return ({"reference": "FP32 Keras logits on the evaluation set", "max_abs_err": score["max_abs_err"],
+                         "max_rel_err": score["max_rel_err"], "threshold": p["int8_tolerance"], "passed": bool(passed)},
+                        {"score": score, "rewrite": {k: v for k, v in report.items() if k != "groups"},
+                         "groups": report["groups"], "layers": layers, "layer_images": _n_layer(p, name),
+                         "weights_bytes": _const_bytes(qmod), "fp32_weights_bytes": _const_bytes(mod)})
+
             cid = case_id(name, subj["input_size"], f"quant={method}-{scheme}")
-            acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
-            h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "
-                  f"{report['quantize']} quantize / {report['dequantize']} dequantize")
-            h.emit(case_id=cid, case={"model": name, "method": method, "scheme": scheme, "seed": p["seed"],
-                                      "input_size": subj["input_size"]},
-                   metric="evidence", unit="", samples=[], warmup=0, number=0, first_line=first,
-                   check={"reference": "FP32 Keras logits on the evaluation set", "max_abs_err": score["max_abs_err"],
-                          "max_rel_err": score["max_rel_err"], "threshold": p["int8_tolerance"], "passed": bool(passed)},
-                   status="ok" if passed else "check_failed",
-                   error=None if passed else "INT8 logits too far from FP32",
-                   extra={"score": score, "rewrite": {k: v for k, v in report.items() if k != "groups"},
-                          "groups": report["groups"], "layers": layers, "layer_images": _n_layer(p, name),
-                          "weights_bytes": _const_bytes(qmod), "fp32_weights_bytes": _const_bytes(mod)})
+            h.evidence(cid, {"model": name, "method": method, "scheme": scheme, "seed": p["seed"],
+                             "input_size": subj["input_size"]}, score_config, mismatch="INT8 logits too far from FP32")
             if method == p["default"]["method"] and scheme == p["default"]["scheme"]:
-                chosen = (qmod, report)
+                chosen = (made["qmod"], made["report"])
     return chosen
 
 
@@ -341,52 +342,61 @@ def _measure(h, ctx, engine, p, threads, target):
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
             "input_size": ctx["input_size"], "seed": p["seed"], "quant": ctx["quant"] if engine in INT8_ENGINES else None}
     cid = case_id(name, ctx["input_size"], f"engine={engine}/batch=1/threads={threads}")
-    first = h.line() + 1
-    try:
-        runner, info = _runner(engine, ctx, p, threads, target)
-    except Exception as exc:  # noqa: BLE001 - a refusal to import/compile is a finding
-        h.say(f"{cid}: compile_failed: {type(exc).__name__}: {exc}")
-        h.emit_unmeasured(case_id=cid, case=case, status="compile_failed", first_line=first,
-                          error=f"{type(exc).__name__}: {exc}"[:2000])
-        return None
-    executable = info.pop("executable", None)
-    t0 = time.perf_counter()
-    runner(ctx["eval_x"][:1])
-    info["cold_seconds"] = time.perf_counter() - t0
-    score = _score(_logits(runner, ctx["eval_x"]), ctx["reference"], ctx["eval_y"])
-    tol = p["int8_tolerance"] if engine in INT8_ENGINES else p["tolerance"]
-    min_top1 = p["int8_min_top1"] if engine in INT8_ENGINES else 1.0
-    passed = score["max_rel_err"] <= tol and score["top1_agree"] >= min_top1
-    check = {"reference": f"FP32 Keras logits on the evaluation set (and top-1 agreement ≥ {min_top1})",
-             "max_abs_err": score["max_abs_err"], "max_rel_err": score["max_rel_err"], "threshold": tol,
-             "passed": bool(passed)}
-    extra = {"engine": runner.metadata(), "score": score, "isa": ctx["isa"], **info}
-    if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_fp32_tuned"):
-        extra["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
-    samples = []
-    if passed:
-        samples = harness.sample_requests(lambda: runner(ctx["eval_x"][:1]), p)
-        if engine.startswith("tvm"):
-            profile = engines.tvm_op_profile(runner.handle, [ctx["eval_x"][:1]])
-            extra["op_profile"] = [dict(op, seconds=float(op["seconds"])) for op in profile[:12]]
-            extra["op_profile_total_s"] = float(sum(op["seconds"] for op in profile))
-            kernels = [op for op in profile if op["kind"] == "kernel"]
-            if engine in ("tvm_fp32", "tvm_int8"):
-                ctx["op_seconds"]["fp32" if engine == "tvm_fp32" else "int8"] = \
-                    {op["op"]: float(op["seconds"]) for op in kernels}
-            if executable is not None:
-                evidence, asm = asm_evidence(executable, kernels[0]["op"] if kernels else None)
-                extra["asm"] = evidence
-                if engine in ("tvm_int8", "tvm_int8_tuned") and evidence["hottest_kernel"]:
-                    extra["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
-    p50 = sorted(samples)[len(samples) // 2] * 1e3 if samples else float("nan")
-    acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
-    h.say(f"{cid}: p50 {p50:.3f} ms over {len(samples)} calls, rel err {score['max_rel_err']:.2e}{acc}")
-    h.emit(case_id=cid, case=case, metric="time_per_call", unit="s", samples=samples,
-           warmup=p["warmup"] if samples else 0, number=1 if samples else 0, check=check, first_line=first,
-           status="ok" if passed else "check_failed", error=None if passed else "output too far from FP32",
-           extra=extra)
-    return runner
+    x = ctx["eval_x"][:1]
+    scored = {}
+
+    def build():
+        try:
+            runner, info = _runner(engine, ctx, p, threads, target)
+        except Exception as exc:  # noqa: BLE001 - a refusal to import/compile is a finding
+            raise harness.CaseFailed("compile_failed", f"{type(exc).__name__}: {exc}"[:2000]) from exc
+        return runner, info, info.pop("executable", None)
+
+    def check(built):
+        runner, info, _ = built
+        t0 = time.perf_counter()
+        runner(x)
+        info["cold_seconds"] = time.perf_counter() - t0
+        score = scored["score"] = _score(_logits(runner, ctx["eval_x"]), ctx["reference"], ctx["eval_y"])
+        tol = p["int8_tolerance"] if engine in INT8_ENGINES else p["tolerance"]
+        min_top1 = p["int8_min_top1"] if engine in INT8_ENGINES else 1.0
+        return {"reference": f"FP32 Keras logits on the evaluation set (and top-1 agreement ≥ {min_top1})",
+                "max_abs_err": score["max_abs_err"], "max_rel_err": score["max_rel_err"], "threshold": tol,
+                "passed": bool(score["max_rel_err"] <= tol and score["top1_agree"] >= min_top1)}
+
+    def extra(built):
+        runner, info, _ = built
+        out = {"engine": runner.metadata(), "score": scored["score"], "isa": ctx["isa"], **info}
+        if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_fp32_tuned"):
+            out["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
+        return out
+
+    def call(built):
+        runner = built[0]
+        return lambda: runner(ctx["eval_x"][:1])
+
+    def after(built, out):
+        runner, _, executable = built
+        if not engine.startswith("tvm"):
+            return
+        profile = engines.record_op_profile(runner, x, out)
+        kernels = [op for op in profile if op["kind"] == "kernel"]
+        if engine in ("tvm_fp32", "tvm_int8"):
+            ctx["op_seconds"]["fp32" if engine == "tvm_fp32" else "int8"] = \
+                {op["op"]: float(op["seconds"]) for op in kernels}
+        if executable is not None:
+            evidence, asm = asm_evidence(executable, kernels[0]["op"] if kernels else None)
+            out["asm"] = evidence
+            if engine in ("tvm_int8", "tvm_int8_tuned") and evidence["hottest_kernel"]:
+                out["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
+
+    def note(o):
+        score = scored["score"]
+        acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
+        return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
+
+    h.measure(cid, case, build=build, check=check, call=call, time="requests", extra=extra, after=after,
+              mismatch="output too far from FP32", note=note, reuse=False)
 
 
 def study(h, name, p, threads, target):
@@ -440,11 +450,9 @@ def study(h, name, p, threads, target):
 
 
 def _skip(h, ctx, engine, threads, why):
-    cid = case_id(ctx["name"], ctx["input_size"], f"engine={engine}/batch=1/threads={threads}")
-    h.say(f"{cid}: skipped: {why}")
-    h.emit_unmeasured(case_id=cid, case={"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1,
-                                         "threads": threads, "input_size": ctx["input_size"]},
-                      status="skipped", error=why)
+    h.skip(case_id(ctx["name"], ctx["input_size"], f"engine={engine}/batch=1/threads={threads}"),
+           {"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
+            "input_size": ctx["input_size"]}, why)
 
 
 def run(h):

@@ -56,29 +56,24 @@ def measure(h, blas_env):
             a = rng.uniform(-1, 1, (n, n)).astype(dtype)
             b = rng.uniform(-1, 1, (n, n)).astype(dtype)
             c = np.empty((n, n), dtype=dtype)
+            call = lambda: np.matmul(a, b, out=c)  # noqa: E731
+
+            def check(_):   # measure() runs at once: the closures see this iteration's values
+                call()
+                return check_gemm(a, b, c, rng)
+
             for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "m": n, "n": n, "k": n, "threads": threads,
                         "blas_env": blas_env, "seed": p["seed"]}
                 case_id = f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas_env}"
-                old = h.reusable(case_id, case)
-                if old:
-                    h.emit_reused(old)
-                    continue
-                first = h.line() + 1
                 with threadpool_limits(limits=threads, user_api="blas"):
-                    call = lambda: np.matmul(a, b, out=c)  # noqa: E731
-                    call()
-                    check = check_gemm(a, b, c, rng)
-                    samples, number = harness.sample(call, p)
-                status = "ok" if check["passed"] else "check_failed"
-                gflops = 2.0 * n ** 3 / sorted(samples)[len(samples) // 2] / 1e9
-                h.say(f"{case_id}: ~{gflops:.1f} GFLOPS, rel err {check['max_rel_err']:.2e}")
-                h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s",
-                       samples=samples, warmup=p["warmup"], number=number, check=check,
-                       first_line=first, status=status,
-                       error=None if check["passed"] else "result differs from float64 reference",
-                       extra={"flops_per_call": 2 * n ** 3, "blas_kernel": kernel,
-                              "blas_env_vars": {v: os.environ.get(v, "unset") for v in PINNING_VARS}})
+                    h.measure(case_id, case, check=check, call=lambda _: call,
+                              mismatch="result differs from float64 reference",
+                              note=lambda o: (
+                                  f"{case_id}: ~{2.0 * n ** 3 / o.p50() / 1e9:.1f} GFLOPS, "
+                                  f"rel err {o.check['max_rel_err']:.2e}"),
+                              extra={"flops_per_call": 2 * n ** 3, "blas_kernel": kernel,
+                                     "blas_env_vars": {v: os.environ.get(v, "unset") for v in PINNING_VARS}})
 
 
 def run(h):

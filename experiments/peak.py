@@ -87,35 +87,29 @@ def run(h):
             lanes = vec_bytes // ELEMENT_BYTES[dtype]
             iters = min(int(h.params["iters"]), MAX_EXACT_ITERS[dtype])
             flops_per_call = iters * accumulators * lanes * 2
+            expected = float(iters) * accumulators * lanes
             for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "isa": isa, "threads": threads, "iters": iters}
                 case_id = f"machine_peak/dtype={dtype}/isa={isa}/threads={threads}"
-                old = h.reusable(case_id, case)
-                if old:
-                    h.emit_reused(old)
-                    continue
-                first = h.line() + 1
-                expected = float(iters) * accumulators * lanes
                 results = []
 
                 def call_all(fn=fn, iters=iters, threads=threads):
                     with ThreadPoolExecutor(threads) as pool:
                         results[:] = list(pool.map(lambda _: fn(iters, 1.0, 1.0), range(threads)))
 
-                samples = harness.time_calls(call_all, warmup=h.params["warmup"],
-                                             repeat=h.params["repeat"], number=1)
-                err = max(abs(r - expected) for r in results)
-                passed = err == 0.0
-                h.say(f"{case_id}: p50 {sorted(samples)[len(samples)//2]*1e3:.2f} ms/call, "
-                      f"sum check {'ok' if passed else 'FAILED'}")
-                h.emit(case_id=case_id, case=case, metric="time_per_call", unit="s",
-                       samples=samples, warmup=h.params["warmup"], number=1, first_line=first,
-                       status="ok" if passed else "check_failed",
-                       error=None if passed else f"lane sum {results} != {expected}",
-                       check={"reference": "closed form: every lane ends at iters",
-                              "max_abs_err": err, "max_rel_err": err / expected,
-                              "threshold": 0.0, "passed": passed},
-                       extra={"flops_per_call": flops_per_call * threads,
+                def check(_):   # measure() runs at once: the closures see this iteration's values
+                    call_all()
+                    err = max(abs(r - expected) for r in results)
+                    return {"reference": "closed form: every lane ends at iters",
+                            "max_abs_err": err, "max_rel_err": err / expected, "threshold": 0.0, "passed": err == 0.0}
+
+                h.measure(case_id, case, check=check, call=lambda _: call_all, time="fixed",
+                          mismatch=lambda _: f"lane sum {results} != {expected}",
+                          note=lambda o: (
+                              f"{case_id}: p50 {o.p50()*1e3:.2f} ms/call, "
+                              f"sum check {'ok' if o.check['passed'] else 'FAILED'}"),
+                          extra=lambda _: {
+                              "flops_per_call": flops_per_call * threads,
                               "accumulators": accumulators, "lanes": lanes,
                               "compile_argv": argv[:-4] + ["-shared", "-fPIC", SOURCE.name],
                               "compiler": build_c.compiler_version(),

@@ -1,0 +1,124 @@
+"""The case contract of experiments/harness.py: reuse, log range, check before time, statuses.
+
+No real experiment runs: the cases are tiny Python functions, so this is fast and ISA-free.
+"""
+import json
+
+import pytest
+
+from experiments import harness
+from study import schema
+
+PARAMS = {"warmup": 1, "repeat": 3, "min_repeat": 2, "min_sample_s": 0.0001, "budget_s": 0.05}
+PASSED = {"reference": "two", "max_abs_err": 0.0, "max_rel_err": 0.0, "threshold": 0.0, "passed": True}
+FAILED = dict(PASSED, max_abs_err=1.0, max_rel_err=0.5, passed=False)
+
+
+def _harness(tmp_path, previous=None, force=False):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    log = tmp_path / "fam.log"
+    log.write_text("", encoding="utf-8")
+    prev = None
+    if previous:
+        prev = tmp_path / "previous.jsonl"
+        prev.write_text("".join(schema.dumps(r) + "\n" for r in previous), encoding="utf-8")
+    spec = {"experiment": "fam", "params": PARAMS, "run_id": "run-1", "log_file": str(log),
+            "log_ref": "runs/run-1/logs/fam.log", "records_file": str(tmp_path / "fam.jsonl"),
+            "fingerprint": "base", "previous_records": str(prev) if prev else None, "force": force,
+            "artifacts_dir": str(tmp_path / "runs" / "run-1" / "artifacts" / "fam"),
+            "results_root": str(tmp_path)}
+    return harness.Harness(spec)
+
+
+def _records(h):
+    return [json.loads(line) for line in h.records_file.read_text(encoding="utf-8").splitlines()]
+
+
+def test_measure_checks_then_times(tmp_path):
+    h = _harness(tmp_path)
+    calls = []
+    rec = h.measure("fam/x=1", {"x": 1}, build=lambda: 2, check=lambda b: dict(PASSED, reference=str(b)),
+                    call=lambda b: lambda: calls.append(b), extra={"flops_per_call": 1})
+    assert rec["status"] == "ok" and rec["samples"] and rec["warmup"] == 1 and rec["number"] >= 1
+    assert rec["check"]["reference"] == "2" and rec["extra"] == {"flops_per_call": 1}
+    assert schema.record_problems(rec, pending_log=True) == []
+    assert _records(h) == [rec]
+
+
+def test_failed_check_is_never_timed(tmp_path):
+    h = _harness(tmp_path)
+    timed = []
+    rec = h.measure("fam/x=1", {"x": 1}, check=lambda _: FAILED, call=lambda _: lambda: timed.append(1),
+                    mismatch=lambda c: f"off by {c['max_abs_err']}", extra=lambda _: {"seen": True})
+    assert timed == []
+    assert (rec["status"], rec["samples"], rec["warmup"], rec["number"]) == ("check_failed", [], 0, 0)
+    assert rec["error"] == "off by 1.0" and rec["extra"] == {"seen": True}
+
+
+def test_build_exception_is_compile_failed_and_case_failed_keeps_its_status(tmp_path):
+    h = _harness(tmp_path)
+
+    def broken():
+        raise OSError("no compiler")
+
+    def lost(_):
+        raise harness.CaseFailed("run_failed", "device lost", extra={"via": "rpc"})
+
+    rec = h.measure("fam/a", {"a": 1}, build=broken, check=lambda _: PASSED, call=None, extra={"kept": 1})
+    assert (rec["status"], rec["error"], rec["extra"]) == ("compile_failed", "OSError: no compiler", {"kept": 1})
+    rec = h.measure("fam/b", {"b": 1}, check=lost, call=None)
+    assert (rec["status"], rec["error"], rec["extra"]) == ("run_failed", "device lost", {"via": "rpc"})
+    for rec in _records(h):
+        assert rec["check"] == harness.NONE_CHECK
+        assert schema.record_problems(rec, pending_log=True) == []
+
+
+def test_log_range_covers_the_case(tmp_path):
+    h = _harness(tmp_path)
+
+    def say(line):   # what retest does: the family's stdout is its log
+        with h.log_file.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    h.say = say
+    say("before")
+
+    def check(_):
+        say("checking")
+        return PASSED
+
+    rec = h.measure("fam/x=1", {"x": 1}, check=check, call=lambda _: lambda: None, time="fixed",
+                    note=lambda o: f"p50 {o.p50()}")
+    assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]
+
+
+def test_unchanged_case_is_reused_and_force_measures_again(tmp_path):
+    first = _harness(tmp_path / "a")
+    old = first.measure("fam/x=1", {"x": 1}, check=lambda _: PASSED, call=lambda _: lambda: None)
+    built = []
+    for force, want in ((False, "run-1"), (True, None)):
+        h = _harness(tmp_path / f"b{force}", previous=[old], force=force)
+        rec = h.measure("fam/x=1", {"x": 1}, build=lambda: built.append(1), check=lambda _: PASSED,
+                        call=lambda _: lambda: None)
+        assert rec["reused_from"] == want
+    assert built == [1]   # the reused case built nothing
+
+
+def test_evidence_and_skip(tmp_path):
+    h = _harness(tmp_path)
+    ok = h.evidence("fam/e", {"e": 1}, lambda: (PASSED, {"fact": 1}), unit="none")
+    bad = h.evidence("fam/f", {"f": 1}, lambda: (FAILED, {}), mismatch="no change")
+    skipped = h.skip("fam/s", {"s": 1}, "not on this host", extra={"why": 1})
+    skipped_fact = h.skip("fam/t", {"t": 1}, "no equivalent", evidence_unit="none")
+    assert (ok["metric"], ok["status"], ok["unit"], ok["samples"]) == ("evidence", "ok", "none", [])
+    assert (bad["status"], bad["error"]) == ("check_failed", "no change")
+    assert (skipped["metric"], skipped["status"], skipped["error"]) == ("time_per_call", "skipped", "not on this host")
+    assert (skipped_fact["metric"], skipped_fact["status"]) == ("evidence", "skipped")
+    for rec in _records(h):
+        assert schema.record_problems(rec, pending_log=True) == []
+
+
+def test_unknown_timing_mode_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="time: 'sometimes'"):
+        _harness(tmp_path).measure("fam/x", {}, check=lambda _: PASSED, call=lambda _: lambda: None,
+                                   time="sometimes")
