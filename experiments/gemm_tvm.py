@@ -57,16 +57,14 @@ def _shape_key(shape):
     return f"m={m}/n={n}/k={k}"
 
 
-def _timed(h, fn, args_or_call, p, tvm_module=None):
-    """Samples of per-call seconds; number chosen so one sample lasts min_sample_s."""
+def _time_module(kernel, args, p):
+    """Samples of per-call seconds of a compiled kernel (TVM's time_evaluator); number chosen so
+    one sample lasts min_sample_s, repeat cut to the budget."""
     from experiments.gemm import tvm_ladder
-    if tvm_module is not None:
-        once = tvm_ladder.time_module(tvm_module, args_or_call, number=1, repeat=1, warmup=1)[0]
-        number = max(1, math.ceil(p["min_sample_s"] / max(once, 1e-9)))
-        repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
-        return tvm_ladder.time_module(tvm_module, args_or_call, number=number, repeat=repeat,
-                                      warmup=p["warmup"]), number
-    return harness.sample(fn, p)
+    once = tvm_ladder.time_module(kernel, args, number=1, repeat=1, warmup=1)[0]
+    number = max(1, math.ceil(p["min_sample_s"] / max(once, 1e-9)))
+    repeat = harness.repeats_within(once, number, p["repeat"], p["budget_s"], p["min_repeat"])
+    return tvm_ladder.time_module(kernel, args, number=number, repeat=repeat, warmup=p["warmup"]), number
 
 
 def _matmul_call(a, b, c):
@@ -180,7 +178,7 @@ def _gemm_case(h, case_id, case, build, shape, p, extra, summary, *, device=None
         _, kernel, where = made
         a, b = operands(m, n, k, p["seed"])
         args = [tvm.runtime.tensor(x, where) for x in (a, b, np.zeros((m, n), "int32" if exact else "float32"))]
-        return on_device(_timed, h, None, args, p, tvm_module=kernel)
+        return on_device(_time_module, kernel, args, p)
 
     rpc = " (RPC)" if device is not None else ""
     return h.measure(case_id, case, build=make, check=lambda made: on_device(check, *made[1:]), call=None,
