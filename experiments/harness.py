@@ -6,8 +6,9 @@ with its stdout and stderr redirected to the family's log file. SPEC.json says
 where to write records, which log file to cite, the family's parameters, the
 code/environment fingerprint, and the previous records that may be reused.
 
-The contract of a family: declare it once (``FAMILY = Family(...)`` at module level,
-read by retest without importing the module), and hand every case to the harness:
+The contract of a family: declare it once (``FAMILY = Family(...)`` at module level, see
+:mod:`study.family`; retest reads it without importing the module), and hand every case to
+the harness:
 
 * :meth:`Harness.measure` -- a timed case: reuse of the previous record, the log range,
   build (an exception is ``compile_failed``), the numeric check *before* timing (a failed
@@ -19,8 +20,8 @@ read by retest without importing the module), and hand every case to the harness
 A step raises :class:`CaseFailed` to record another status (``run_failed`` for a lost
 device, ``skipped`` found only after building, ...).
 """
-import dataclasses
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
@@ -34,25 +35,6 @@ NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "th
 """The check of a case that produced no output to compare (skipped, or failed before running)."""
 
 TIME = "time_per_call"
-
-
-@dataclasses.dataclass(frozen=True)
-class Family:
-    """An experiment family, declared once as ``FAMILY = Family(...)`` in its entry module.
-
-    Retest reads the declaration from the source (literal values only, nothing is imported);
-    the profiles give each family its params and nothing else.
-    """
-    name: str
-    """family name: the key of its params in every profile, the prefix of its record ids"""
-    timeout_s: dict
-    """seconds before retest kills the family, per profile: {quick: ..., standard: ..., full: ...}"""
-    rpc: bool = False
-    """whether it can measure on a remote device through a TVM RPC tracker"""
-    uses: tuple = ()
-    """families whose records it reads; they run before it"""
-    depends: tuple = ()
-    """non-Python files its fingerprint covers (C kernels); Python imports are found from the code"""
 
 
 class CaseFailed(Exception):
@@ -159,7 +141,7 @@ class Harness:
         key = json.dumps({"case": case, "base": self.base_fingerprint}, sort_keys=True)
         return hashlib.sha256(key.encode()).hexdigest()
 
-    def reusable(self, case_id, case):
+    def _reusable(self, case_id, case):
         """The previous ok record of this case when nothing that matters changed."""
         old = self.previous.get(case_id)
         if self.force or not old or old["status"] != "ok":
@@ -187,9 +169,9 @@ class Harness:
         * A step raising :class:`CaseFailed` records its status, error and extra.
         """
         if reuse:
-            old = self.reusable(case_id, case)
+            old = self._reusable(case_id, case)
             if old:
-                return self.emit_reused(old)
+                return self._emit_reused(old)
         first = self.line() + 1
         fixed = extra if isinstance(extra, dict) else None
         try:
@@ -208,15 +190,15 @@ class Harness:
                     after(built, info)
         except CaseFailed as failed:
             self.say(f"{case_id}: {failed.status}: {failed.error}")
-            return self.emit_unmeasured(case_id=case_id, case=case, status=failed.status, error=failed.error,
-                                        first_line=first, extra=failed.extra if failed.extra is not None else fixed)
+            return self._emit_unmeasured(case_id=case_id, case=case, status=failed.status, error=failed.error,
+                                         first_line=first, extra=failed.extra if failed.extra is not None else fixed)
         if note is not None:
             self.say(note(outcome))
         passed = bool(result["passed"])
-        return self.emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=outcome.samples,
-                         warmup=self.params["warmup"] if outcome.samples else 0, number=outcome.number,
-                         check=result, first_line=first, status="ok" if passed else "check_failed",
-                         error=None if passed else _text(mismatch, result), extra=info)
+        return self._emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=outcome.samples,
+                          warmup=self.params["warmup"] if outcome.samples else 0, number=outcome.number,
+                          check=result, first_line=first, status="ok" if passed else "check_failed",
+                          error=None if passed else _text(mismatch, result), extra=info)
 
     def _time(self, how, call, built, prefix):
         """(samples, calls per sample) of a case whose check passed."""
@@ -238,21 +220,21 @@ class Harness:
         records its status. ``reuse``: carry over an unchanged previous record.
         """
         if reuse:
-            old = self.reusable(case_id, case)
+            old = self._reusable(case_id, case)
             if old:
-                return self.emit_reused(old)
+                return self._emit_reused(old)
         first = self.line() + 1
         try:
             result, info = run()
         except CaseFailed as failed:
             self.say(f"{case_id}: {failed.status}: {failed.error}")
-            return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
-                             number=0, check=NONE_CHECK, first_line=first, status=failed.status,
-                             error=failed.error, extra=failed.extra)
+            return self._emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
+                              number=0, check=NONE_CHECK, first_line=first, status=failed.status,
+                              error=failed.error, extra=failed.extra)
         passed = bool(result["passed"])
-        return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
-                         number=0, check=result, first_line=first, status="ok" if passed else "check_failed",
-                         error=None if passed else _text(mismatch, result), extra=info)
+        return self._emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=unit, samples=[], warmup=0,
+                          number=0, check=result, first_line=first, status="ok" if passed else "check_failed",
+                          error=None if passed else _text(mismatch, result), extra=info)
 
     def skip(self, case_id, case, reason, *, extra=None, evidence_unit=None):
         """A case that is not run: a ``skipped`` record with the reason (an evidence record
@@ -260,15 +242,15 @@ class Harness:
         first = self.line() + 1
         self.say(f"{case_id}: skipped: {reason}")
         if evidence_unit is None:
-            return self.emit_unmeasured(case_id=case_id, case=case, status="skipped", error=reason,
-                                        first_line=first, extra=extra)
-        return self.emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=evidence_unit, samples=[],
-                         warmup=0, number=0, check=NONE_CHECK, first_line=first, status="skipped",
-                         error=reason, extra=extra)
+            return self._emit_unmeasured(case_id=case_id, case=case, status="skipped", error=reason,
+                                         first_line=first, extra=extra)
+        return self._emit(case_id=case_id, case=case, metric=schema.EVIDENCE, unit=evidence_unit, samples=[],
+                          warmup=0, number=0, check=NONE_CHECK, first_line=first, status="skipped",
+                          error=reason, extra=extra)
 
     # -- emit ----------------------------------------------------------
-    def emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
-             first_line, status="ok", error=None, extra=None):
+    def _emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
+              first_line, status="ok", error=None, extra=None):
         """Validate and append one record; raise on a contract violation."""
         last_line = max(self.line(), first_line)
         rec = {
@@ -295,13 +277,13 @@ class Harness:
         self._write(rec)
         return rec
 
-    def emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
+    def _emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
         """A timing case that produced no time: skipped or failed, with the reason, never a number."""
-        return self.emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=[], warmup=0,
-                         number=0, check=NONE_CHECK, first_line=self.line() + 1 if first_line is None else first_line,
-                         status=status, error=error, extra=extra)
+        return self._emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=[], warmup=0,
+                          number=0, check=NONE_CHECK, first_line=self.line() + 1 if first_line is None else first_line,
+                          status=status, error=error, extra=extra)
 
-    def emit_reused(self, old):
+    def _emit_reused(self, old):
         """Carry a previous measurement over unchanged, pointing at its original log."""
         rec = dict(old, reused_from=old["run_id"])
         self._write(rec)
