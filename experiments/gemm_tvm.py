@@ -16,9 +16,6 @@ own child process with TVM_NUM_THREADS set.
 """
 import json
 import math
-import os
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -27,7 +24,6 @@ from experiments import harness, targets
 from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-ROLE = "GEMM_TVM_ROLE"
 
 
 def _finite_check(report, reference):
@@ -498,18 +494,13 @@ def run(h):
         return run_rpc(h)
     if _cuda_config(h.params):
         return run_cuda(h, _cuda_config(h.params))
-    role = os.environ.get(ROLE)
-    if role:
-        kind, threads = role.split(":")
+    if h.role:   # TVM's thread pool is sized once per process: one child per thread count
+        kind, threads = h.role.split(":")
         (run_tvm if kind == "tvm" else run_numpy_best)(h, int(threads))
         return
     for threads in targets.thread_counts(h.params["threads"]):
-        env = dict(os.environ, TVM_NUM_THREADS=str(threads))
-        subprocess.run([sys.executable, "-m", "experiments.gemm_tvm", *sys.argv[1:]],
-                       env=dict(env, **{ROLE: f"tvm:{threads}"}), check=True)
-        best_env = {k: v for k, v in env.items() if k not in PINNING_VARS}
-        subprocess.run([sys.executable, "-m", "experiments.gemm_tvm", *sys.argv[1:]],
-                       env=dict(best_env, **{ROLE: f"numpy:{threads}"}), check=True)
+        h.child(f"tvm:{threads}", env={"TVM_NUM_THREADS": str(threads)})
+        h.child(f"numpy:{threads}", env={"TVM_NUM_THREADS": str(threads)}, unset=PINNING_VARS)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,6 +37,9 @@ NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "th
 """The check of a case that produced no output to compare (skipped, or failed before running)."""
 
 TIME = "time_per_call"
+
+ROLE = "HARNESS_ROLE"
+"""Environment variable naming the part of a family a child process runs (:meth:`Harness.child`)."""
 
 
 class CaseFailed(Exception):
@@ -97,6 +102,21 @@ class Harness:
         """A step of a long job: retest draws these as a progress bar (plain lines off a terminal)."""
         extra = "".join(f" {k}={str(v).replace(' ', '_')}" for k, v in info.items() if v is not None)
         self.say(f"@progress done={int(done)} total={int(total)} unit={unit}{extra}")
+
+    # -- child processes -------------------------------------------------
+    @property
+    def role(self):
+        """The part of the family this process runs (None in the family's first process)."""
+        return os.environ.get(ROLE)
+
+    def child(self, role, env=None, unset=()):
+        """Run this family's module again in a child process as ``role``: same spec, log and
+        records file, with ``env`` set and the variables in ``unset`` removed. For what must
+        be fixed before a library loads (OpenBLAS's kernel choice, TVM's thread pool)."""
+        child_env = {k: v for k, v in os.environ.items() if k not in unset}
+        child_env.update(env or {}, **{ROLE: role})
+        module = sys.modules["__main__"].__spec__.name   # started as python -m experiments.<family>
+        subprocess.run([sys.executable, "-m", module, *sys.argv[1:]], env=child_env, check=True)
 
     # -- artifacts -----------------------------------------------------
     def artifact(self, name, text=None):

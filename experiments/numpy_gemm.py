@@ -7,8 +7,6 @@ child process with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset, which lets
 OpenBLAS pick the machine's best kernel. threadpoolctl says which kernel ran.
 """
 import os
-import subprocess
-import sys
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -77,23 +75,15 @@ def measure(h, blas_env):
 
 
 def run(h):
+    if h.role == "best":
+        return measure(h, "best")
     variants = h.params["blas_env"]
     if "configured" in variants:
         measure(h, "configured")
     if "best" in variants:
         # A child process: OpenBLAS reads these variables once, at load time.
-        env = {k: v for k, v in os.environ.items() if k not in PINNING_VARS}
-        env["NUMPY_GEMM_VARIANT"] = "best"
-        subprocess.run([sys.executable, "-m", "experiments.numpy_gemm", *sys.argv[1:]],
-                       env=env, check=True)
-
-
-def run_variant(h):
-    if os.environ.get("NUMPY_GEMM_VARIANT") == "best":
-        measure(h, "best")
-    else:
-        run(h)
+        h.child("best", unset=PINNING_VARS)
 
 
 if __name__ == "__main__":
-    harness.main(run_variant)
+    harness.main(run)
