@@ -23,6 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from study.family import Family
+
+FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
+                uses=["e2e_tune"])   # group D times the database of the newest matching e2e_tune record
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack")
 GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D"}

@@ -19,6 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from study.family import Family
+
+FAMILY = Family(name="e2e_tune", timeout_s={"quick": 1800, "standard": 14400, "full": 43200})
 
 
 def case_id(model, batch, threads, size, variant="default"):

@@ -12,6 +12,10 @@ import numpy as np
 
 from experiments import harness
 from experiments.gemm import hand
+from study.family import Family
+
+FAMILY = Family(name="gemm_hand", timeout_s={"quick": 600, "standard": 3600, "full": 7200},
+                depends=["experiments/gemm/hand_kernels.c"])
 
 
 def _evidence(built, name):

@@ -21,7 +21,11 @@ from types import SimpleNamespace
 import numpy as np
 
 from experiments import harness, targets
+from study.family import Family
 from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
+
+FAMILY = Family(name="gemm_tvm", rpc=True,   # standard and full tune two search spaces
+                timeout_s={"quick": 900, "standard": 7200, "full": 21600})
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 

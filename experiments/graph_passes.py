@@ -18,6 +18,10 @@ import time
 import numpy as np
 
 from experiments import harness
+from study.family import Family
+
+FAMILY = Family(name="graph", timeout_s={"quick": 1800, "standard": 1800, "full": 3600})
+
 UNIT = "none"   # of this family's evidence records
 
 

@@ -35,6 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from study.family import Family
+
+FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
+                uses=["e2e_tune"])   # D (FP32 tuned) reuses the e2e_tune database of the same model
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq",
            "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")

@@ -12,6 +12,9 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from experiments import harness, targets
+from study.family import Family
+
+FAMILY = Family(name="numpy_gemm", timeout_s={"quick": 600, "standard": 3600, "full": 14400})
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 CHECK_ROWS = 64  # rows of C checked against float64 when n is large

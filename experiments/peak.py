@@ -12,6 +12,10 @@ from pathlib import Path
 
 from experiments import build_c, harness, targets
 from study import environment
+from study.family import Family
+
+FAMILY = Family(name="machine_peak", timeout_s={"quick": 300, "standard": 600, "full": 900},
+                depends=["experiments/kernels/fma_peak.c"])
 
 SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
 ELEMENT_BYTES = {"float32": 4, "float64": 8}

@@ -625,7 +625,7 @@ def test_cli_read_only_results_is_a_message(tmp_path):
 
 def _read_only_case(tmp_path):
     root = tmp_path / "ro"
-    shutil.copytree(ROOT / "experiments" / "configs", root / "experiments" / "configs")
+    shutil.copytree(ROOT / "experiments", root / "experiments", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
     (root / "results").mkdir()
     (root / "results").chmod(0o555)
@@ -647,7 +647,7 @@ def test_read_only_results_message_as_root_too(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(self))
         return real_touch(self, *a, **k)
     monkeypatch.setattr(Path, "touch", refuse)
-    shutil.copytree(ROOT / "experiments" / "configs", tmp_path / "experiments" / "configs")
+    shutil.copytree(ROOT / "experiments", tmp_path / "experiments", ignore=shutil.ignore_patterns("__pycache__"))
     with pytest.raises(ReportError) as err:
         retest.retest(tmp_path, "quick", only=("numpy_gemm",))
     assert CASES["cli_results_read_only"]["expect"] in str(err.value)

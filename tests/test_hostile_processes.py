@@ -31,10 +31,13 @@ def mini_root(tmp_path, monkeypatch):
     """A project with one fake family that starts a sleeping grandchild."""
     root = tmp_path / "mini"
     (root / "experiments" / "configs").mkdir(parents=True)
+    (root / "experiments" / "__init__.py").write_text("", encoding="utf-8")
     (root / "experiments" / "configs" / "quick.yaml").write_text(yaml.dump(
-        {"profile": "quick", "families": {"fake": {"module": "fake_family", "timeout_s": 300, "params": {}}}}),
-        encoding="utf-8")
-    (root / "fake_family.py").write_text(textwrap.dedent(FAMILY), encoding="utf-8")
+        {"profile": "quick", "families": {"fake": {}}}), encoding="utf-8")
+    (root / "experiments" / "fake_family.py").write_text(
+        "from study.family import Family\n"
+        "FAMILY = Family(name='fake', timeout_s={'quick': 300, 'standard': 300, 'full': 300})\n"
+        + textwrap.dedent(FAMILY), encoding="utf-8")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.setenv("PIDS_FILE", str(tmp_path / "pids"))
     return root

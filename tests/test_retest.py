@@ -20,27 +20,31 @@ def _small_quick(project):
     """Shrink the quick profile further so the integration test stays fast."""
     path = project / "experiments" / "configs" / "quick.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    config["families"]["numpy_gemm"]["params"].update(sizes=[32, 64], repeat=3, min_repeat=3, budget_s=0.2)
-    config["families"]["machine_peak"]["params"].update(iters=200000, repeat=3)
-    config["families"]["gemm_hand"]["params"].update(sizes=[16, 33], repeat=3, min_repeat=3, budget_s=0.2)
-    config["families"]["gemm_tvm"]["params"].update(
+    config["families"]["numpy_gemm"].update(sizes=[32, 64], repeat=3, min_repeat=3, budget_s=0.2)
+    config["families"]["machine_peak"].update(iters=200000, repeat=3)
+    config["families"]["gemm_hand"].update(sizes=[16, 33], repeat=3, min_repeat=3, budget_s=0.2)
+    config["families"]["gemm_tvm"].update(
         shapes=[[32, 32, 32], [17, 33, 9]], artifact_shape=[32, 32, 32], stages=["baseline", "parallel"],
         threads=[1], tune={"trials": 0, "shapes": [], "threads": []}, repeat=3, min_repeat=3, budget_s=0.2)
-    config["families"]["e2e_tune"]["params"].update(jobs=[{"model": "resnet18_v1", "batch": 1, "budget": 8}],
-                                                    input_size=32, n_check=1)
-    config["families"]["e2e"]["params"].update(engines=["tf", "tvm_c", "tvm_d"], input_size=32, n_check=1, repeat=3,
-                                               budget_s=0.2, batches=[1, 2], batch_engines=["tf"])
-    config["families"]["int8"]["params"].update(
+    config["families"]["e2e_tune"].update(jobs=[{"model": "resnet18_v1", "batch": 1, "budget": 8}],
+                                          input_size=32, n_check=1)
+    config["families"]["e2e"].update(engines=["tf", "tvm_c", "tvm_d"], input_size=32, n_check=1, repeat=3,
+                                     budget_s=0.2, batches=[1, 2], batch_engines=["tf"])
+    config["families"]["int8"].update(
         methods=["percentile"], engines=["tvm_fp32", "tvm_int8", "ort_qdq", "tvm_int8_tuned"], epochs=3,
         min_fp32_accuracy=0.3, n_layer={"default": 2}, repeat=3, budget_s=0.2)
     path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
 
 
 def _add_family(project, name, body, timeout_s):
-    (project / f"{name}.py").write_text(textwrap.dedent(body), encoding="utf-8")
+    """A family of its own: one module declaring it, and its (empty) params in the quick profile."""
+    timeouts = {profile: timeout_s for profile in ("quick", "standard", "full")}
+    (project / "experiments" / f"{name}.py").write_text(
+        f"from study.family import Family\nFAMILY = Family(name={name!r}, timeout_s={timeouts!r})\n"
+        + textwrap.dedent(body), encoding="utf-8")
     path = project / "experiments" / "configs" / "quick.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    config["families"][name] = {"module": name, "timeout_s": timeout_s, "params": {}}
+    config["families"][name] = {}
     path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
 
 

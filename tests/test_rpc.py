@@ -79,7 +79,7 @@ def _server(project, tmp_path, address, name):
 def _small_rpc_profile(project):
     path = project / "experiments" / "configs" / "quick.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    config["families"]["gemm_tvm"]["params"].update(
+    config["families"]["gemm_tvm"].update(
         shapes=[[96, 96, 96], [64, 64, 64], [48, 48, 48]], threads=[1], repeat=5, min_repeat=5,
         min_sample_s=0.02, budget_s=1, tune={"trials": 0, "shapes": [], "threads": []})
     path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")
@@ -137,7 +137,7 @@ def test_metaschedule_measures_on_the_device_through_rpc(project, tracker, tmp_p
     """A tiny GEMM tuned with MetaSchedule's RPCRunner; the best kernel is checked and timed on the device."""
     path = project / "experiments" / "configs" / "quick.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    config["families"]["gemm_tvm"]["params"].update(
+    config["families"]["gemm_tvm"].update(
         shapes=[[32, 32, 32]], stages=["baseline"], threads=[1], repeat=3, min_repeat=3, min_sample_s=0.005,
         budget_s=1, tune={"trials": 4, "shapes": [[32, 32, 32]], "threads": [1], "rpc_timeout_s": 60})
     path.write_text(yaml.dump(config, sort_keys=False), encoding="utf-8")

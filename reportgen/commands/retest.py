@@ -23,37 +23,70 @@ import yaml
 from study import environment
 
 from study import identity, schema
+from study.family import PROFILES, declared as declared_families
 from reportgen.data import load
 from reportgen.errors import ReportError
 
-PROFILES = ("quick", "standard", "full")
-PACKAGES = ("experiments", "reportgen")   # the repository's own code: what a fingerprint follows
+PACKAGES = ("experiments", "reportgen", "study")   # the repository's own code: what a fingerprint follows
+
+
+PROFILE_FIELDS = {
+    "profile": "the profile's own name (quick, standard or full): the file it is in",
+    "families": "family name -> its params, in the order the families run (a family runs after those it uses)",
+}
+"""The fields of a profile file, each with what it holds; nothing else is allowed."""
 
 
 def read_profile(root, profile):
-    """The profile's family table, checked field by field."""
-    path = Path(root) / "experiments" / "configs" / f"{profile}.yaml"
+    """The profile's families in run order: each declared family (study.family) with its params.
+
+    Every problem is collected and reported at once, one line each naming the file and field.
+    """
     if profile not in PROFILES:
         raise ReportError(f"--profile: {profile!r} is not one of {', '.join(PROFILES)}")
-    config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    problems = []
-    families = config.get("families") if isinstance(config, dict) else None
+    root = Path(root)
+    path = root / "experiments" / "configs" / f"{profile}.yaml"
+    rel = path.relative_to(root).as_posix()
+    declared, problems = declared_families(root)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{rel}: cannot read the profile ({exc.strerror})") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ReportError(f"{rel}{f':{mark.line + 1}' if mark else ''}: not valid YAML "
+                          f"({getattr(exc, 'problem', None) or exc})") from exc
+    if not isinstance(config, dict):
+        raise ReportError(problems + [f"{rel}: expected a mapping with the fields {', '.join(PROFILE_FIELDS)}"])
+    problems += [f"{rel}: {key}: unknown field (known: {', '.join(PROFILE_FIELDS)})"
+                 for key in config if key not in PROFILE_FIELDS]
+    if config.get("profile") != profile:
+        problems.append(f"{rel}: profile: expected {profile!r}, got {config.get('profile')!r}")
+    families = config.get("families")
     if not isinstance(families, dict) or not families:
-        raise ReportError(f"{path}: families: expected a non-empty mapping")
-    for name, fam in families.items():
-        for field, kind in (("module", str), ("timeout_s", int), ("params", dict)):
-            if not isinstance(fam.get(field), kind):
-                problems.append(f"{path}: families.{name}.{field}: expected {kind.__name__}")
-        names = list(families)
-        for used in fam.get("uses", []) or []:
+        raise ReportError(problems + [f"{rel}: families: expected a mapping of family name -> params"])
+    names = list(families)
+    for name, params in families.items():
+        fam = declared.get(name)
+        if fam is None:
+            problems.append(f"{rel}: families.{name}: no module in experiments/ declares it "
+                            f"(FAMILY = Family(name={name!r}, ...))")
+            continue
+        if not isinstance(params, dict):
+            problems.append(f"{rel}: families.{name}: expected a mapping of params, got {type(params).__name__}")
+        for used in fam.uses:
             if used not in families:
-                problems.append(f"{path}: families.{name}.uses: {used!r} is not a family of this profile")
+                problems.append(f"{rel}: families.{name}: it uses {used!r}, which this profile does not list")
             elif names.index(used) > names.index(name):
-                problems.append(f"{path}: families.{name}.uses: {used!r} must come before {name!r} "
+                problems.append(f"{rel}: families.{name}: it uses {used!r}, which must come before it "
                                 f"(families run in file order)")
+    problems += [f"{rel}: families.{name}: missing (declared in {fam.module}); every profile gives every family "
+                 f"its params" for name, fam in declared.items() if name not in families]
     if problems:
         raise ReportError(problems)
-    return families
+    return {name: {"module": declared[name].module, "timeout_s": declared[name].timeout_s[profile],
+                   "params": params, "uses": list(declared[name].uses), "depends": list(declared[name].depends),
+                   "rpc": declared[name].rpc} for name, params in families.items()}
 
 
 def _sha256(path):

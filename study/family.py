@@ -1,0 +1,122 @@
+"""Experiment families, each declared once in its own module; profiles give them params only.
+
+A family is one module ``experiments/<module>.py`` with, at module level::
+
+    FAMILY = Family(name="numpy_gemm", timeout_s={"quick": 600, "standard": 3600, "full": 14400})
+
+``reportgen retest`` finds the declarations by reading the source (:func:`declared`: literal
+values only, nothing is imported or run) and runs the module as ``python -m``; the profiles
+(``experiments/configs/<profile>.yaml``) map every declared family to its params.
+"""
+import ast
+import dataclasses
+from pathlib import Path
+
+PROFILES = ("quick", "standard", "full")
+"""The profiles, least to most thorough; every family has a timeout and params for each."""
+
+FAMILY_DIR = "experiments"
+"""Where family modules live (relative to the project root): one module per family."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """An experiment family, declared once as ``FAMILY = Family(...)`` in its entry module."""
+    name: str
+    """family name: its key in every profile and the first part of its record ids"""
+    timeout_s: dict
+    """seconds before retest stops the family, per profile: {quick: ..., standard: ..., full: ...}"""
+    rpc: bool = False
+    """it can measure on a remote device through a TVM RPC tracker (retest --rpc-tracker)"""
+    uses: tuple = ()
+    """families whose records it reads (Harness.upstream_record); the profile runs them first"""
+    depends: tuple = ()
+    """non-Python files its code fingerprint covers (C kernels); Python imports are found from the code"""
+    module: str = ""
+    """the entry module (set by :func:`declared` from the file it is declared in)"""
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Family) if f.name != "module"}
+
+
+def _literal(node, where, problems):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        problems.append(f"{where}: expected a literal value (the declaration is read, not run)")
+        return None
+
+
+def _declaration(path, rel, problems):
+    """The FAMILY = Family(...) call of one module, as keyword values, or None."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["FAMILY"]):
+            continue
+        call = node.value
+        func = getattr(call, "func", None)
+        if not isinstance(call, ast.Call) or getattr(func, "id", getattr(func, "attr", None)) != "Family":
+            problems.append(f"{rel}:{node.lineno}: FAMILY: expected FAMILY = Family(name=..., timeout_s=...)")
+            return None
+        if call.args:
+            problems.append(f"{rel}:{node.lineno}: FAMILY: give every field by name (name=..., timeout_s=...)")
+            return None
+        return {kw.arg: _literal(kw.value, f"{rel}:{node.lineno}: FAMILY.{kw.arg}", problems) for kw in call.keywords}
+    return None
+
+
+def _check(fields, rel, problems):
+    """Field-by-field problems of one declaration."""
+    out = []
+    for key in fields:
+        if key not in FIELDS:
+            out.append(f"{rel}: FAMILY.{key}: unknown field (known: {', '.join(FIELDS)})")
+    for key in ("name", "timeout_s"):
+        if key not in fields:
+            out.append(f"{rel}: FAMILY.{key}: missing")
+    name = fields.get("name")
+    if "name" in fields and not (isinstance(name, str) and name):
+        out.append(f"{rel}: FAMILY.name: expected a non-empty string, got {name!r}")
+    timeouts = fields.get("timeout_s")
+    if "timeout_s" in fields:
+        if not isinstance(timeouts, dict):
+            out.append(f"{rel}: FAMILY.timeout_s: expected {{profile: seconds}} for {', '.join(PROFILES)}")
+        else:
+            for profile in PROFILES:
+                value = timeouts.get(profile)
+                if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+                    out.append(f"{rel}: FAMILY.timeout_s.{profile}: expected seconds > 0, got {value!r}")
+            for profile in timeouts:
+                if profile not in PROFILES:
+                    out.append(f"{rel}: FAMILY.timeout_s.{profile}: not a profile ({', '.join(PROFILES)})")
+    if not isinstance(fields.get("rpc", False), bool):
+        out.append(f"{rel}: FAMILY.rpc: expected true or false")
+    for key in ("uses", "depends"):
+        value = fields.get(key, ())
+        if not (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
+            out.append(f"{rel}: FAMILY.{key}: expected a list of strings, got {value!r}")
+    for dep in fields.get("depends", ()) if not out else ():
+        if dep.endswith(".py"):
+            out.append(f"{rel}: FAMILY.depends: {dep!r} is Python: imports are found from the code")
+    problems.extend(out)
+    return not out
+
+
+def declared(root):
+    """Every family declared under ``experiments/`` (name -> Family, in file order) and the
+    problems found, as one-line messages naming the file and field."""
+    root = Path(root)
+    families, problems, where = {}, [], {}
+    for path in sorted((root / FAMILY_DIR).glob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        fields = _declaration(path, rel, problems)
+        if fields is None or not _check(fields, rel, problems):
+            continue
+        if fields["name"] in families:
+            problems.append(f"{rel}: FAMILY.name: {fields['name']!r} is already declared in {where[fields['name']]}")
+            continue
+        where[fields["name"]] = rel
+        families[fields["name"]] = Family(**dict(fields, uses=tuple(fields.get("uses", ())),
+                                                 depends=tuple(fields.get("depends", ()))),
+                                          module=f"{FAMILY_DIR}.{path.stem}")
+    return families, problems
