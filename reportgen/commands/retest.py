@@ -363,7 +363,7 @@ def _device_environment(tracker, key):
                           env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        raise ReportError(f"--rpc-tracker {tracker} --rpc-key {key}: {last}")
+        raise ReportError(last)   # the device side names the tracker, the key or the device
     return schema.loads(proc.stdout)
 
 
