@@ -361,4 +361,30 @@ def names(site):
         "e2e_campaigns": lambda: campaign_table(b, d.current),
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
+        "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),
     }
+
+
+def finding(book, current, model="resnet18_v1"):
+    """Facts of the page's opening finding (words in docs/e2e.md): the fastest TVM configuration of
+    one network against ONNX Runtime (ratio of p50, same run), what tuning bought (C over D), and the
+    lever the records point at next (kernels left unscheduled, else the slowest tuned operator)."""
+    from reportgen.pages.gemm_ladder import verdict_of
+    ort, c = _get(current, model, "ort"), _get(current, model, "tvm_c")
+    tuned = [x for x in (_get(current, model, e) for e in D_ENGINES) if x is not None and x.ok]
+    if ort is None or not ort.ok or not tuned or not all(same_run(x, ort) for x in tuned):
+        return None
+    top = min(tuned, key=lambda x: x.stat("p50"))
+    ratio = top.stat("p50") / ort.stat("p50")
+    t = top.record["extra"]["tuning"]
+    out = {"model": model, "group": GROUP_NAME[top.record["case"]["engine"]],
+           "tvm_ms": _ms(book, top), "ort_ms": _ms(book, ort),
+           "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top),
+           "verdict": {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)],
+           "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
+           "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
+           "trials": book.current(f"{top.record['id']}#trials", str(t["trials"]), "trials", top),
+           "bottleneck": _bottleneck(book, top)}
+    if c is not None and c.ok and same_run(c, top):
+        out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top)
+    return out
