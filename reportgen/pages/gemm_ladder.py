@@ -187,12 +187,15 @@ def finding(book, current, threads):
     if base is not None and base.ok:
         gain = base.stat("p50") / top.stat("p50")
         out["vs_baseline"] = book.current(f"{top.record['id']}#speed_vs_baseline", fmt_number(gain, "×") + "×", "×", top)
-    hand = _tvm_get(current, "tvm", "microkernel", shape, threads)
+    hands = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in ("parallel", "microkernel"))
+             if c is not None and c.ok]
     tuned = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in ("autotuned", "autotuned_microkernel"))
              if c is not None and c.ok]
-    if hand is not None and hand.ok and tuned:
-        t = min(tuned, key=lambda c: c.stat("p50"))
-        r = hand.stat("p50") / t.stat("p50")
-        out["tuned_vs_hand"] = book.current(f"{t.record['id']}#speed_vs_microkernel", f"{r:.2f}×", "×", t)
-        out["tuned_verdict"] = verdict_of(r)
+    if hands and tuned:
+        h, t = min(hands, key=lambda c: c.stat("p50")), min(tuned, key=lambda c: c.stat("p50"))
+        r = h.stat("p50") / t.stat("p50")
+        out.update(tuned=_gflops(book, t), tuned_stage=t.record["case"]["stage"], hand_stage=h.record["case"]["stage"],
+                   tuned_vs_hand=book.current(f"{t.record['id']}#speed_vs_hand", f"{r:.2f}×", "×", t),
+                   tuned_verdict=verdict_of(r), tuned_trials=book.current(
+                       f"{t.record['id']}#trials", str(t.record["extra"].get("trials_done")), "trials", t))
     return out

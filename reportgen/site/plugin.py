@@ -164,8 +164,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
             if not shows_current or page.file.src_uri == machines.PAGE:
-                return text
-            return _under_title(text, machines.banner(self.data, page.file.src_uri))
+                return text.replace(BANNER_MARK, "")
+            return _under_title(text, machines.banner(self.data, page.file.src_uri), below_finding=not self.data.smoke)
         except jinja2.UndefinedError as exc:
             raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder: {exc}") from exc
         except jinja2.TemplateSyntaxError as exc:
@@ -212,8 +212,15 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True)
 
 
-def _under_title(markdown, note):
-    """Insert a note after the page's first heading (or at the top when it has none)."""
+BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table
+
+
+def _under_title(markdown, note, below_finding=False):
+    """Insert a note after the page's first heading (or at the top when it has none); where the page
+    opens with its finding, at the page's banner mark instead (a smoke-only warning stays on top)."""
+    if below_finding and note and BANNER_MARK in markdown:
+        return markdown.replace(BANNER_MARK, note, 1)
+    markdown = markdown.replace(BANNER_MARK, "")
     if not note:
         return markdown
     lines = markdown.split("\n")
