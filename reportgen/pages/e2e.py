@@ -295,7 +295,7 @@ def tuning_effect(book, current):
                                   f"{trials}（{trials / kernels:.0f}/内核）", "trials", d) if kernels else "—")
             gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
                     if c is not None and c.ok and same_run(c, d) else "—")
-            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
+            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d)
                     if ort is not None and ort.ok and same_run(d, ort) else "—")
             rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
@@ -365,6 +365,9 @@ def names(site):
     }
 
 
+FEW_TRIALS_PER_KERNEL = 64   # MetaSchedule's default trials per search iteration: below one iteration per kernel is "few"
+
+
 def finding(book, current, model="resnet18_v1"):
     """Facts of the page's opening finding (words in docs/e2e.md): the fastest TVM configuration of
     one network against ONNX Runtime (ratio of p50, same run), what tuning bought (C over D), and the
@@ -384,6 +387,7 @@ def finding(book, current, model="resnet18_v1"):
            "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
            "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
            "trials": book.current(f"{top.record['id']}#trials", str(t["trials"]), "trials", top),
+           "few_trials": t["trials"] < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)), "per_iteration": str(FEW_TRIALS_PER_KERNEL),
            "bottleneck": _bottleneck(book, top)}
     if c is not None and c.ok and same_run(c, top):
         out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top)
