@@ -2,7 +2,7 @@
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
 from reportgen.data import merge
 from reportgen.pages import int8
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
@@ -382,7 +382,8 @@ def finding(book, current, model="resnet18_v1"):
     t = top.record["extra"]["tuning"]
     out = {"model": model, "group": GROUP_NAME[top.record["case"]["engine"]],
            "tvm_ms": _ms(book, top), "ort_ms": _ms(book, ort),
-           "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top),
+           "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
+                                  derived=derive("p50(tvm) / p50(ort)", operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))),
            "verdict": {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)],
            "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
            "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
@@ -390,5 +391,6 @@ def finding(book, current, model="resnet18_v1"):
            "few_trials": t["trials"] < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)), "per_iteration": str(FEW_TRIALS_PER_KERNEL),
            "bottleneck": _bottleneck(book, top)}
     if c is not None and c.ok and same_run(c, top):
-        out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top)
+        out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top,
+                                   derived=derive("p50(tvm_c) / p50(tvm)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)")))
     return out

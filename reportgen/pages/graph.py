@@ -6,6 +6,7 @@ from reportgen.render import cells
 from reportgen.data import load, merge
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.render.figures import derive, fmt_number, operand
 
 
 def _fam(current):
@@ -165,11 +166,14 @@ def finding(book, current, variant="decompose", subject="resnet18", e2e_model="r
     out = {"calls_before": book.current(f"{before.record['id']}#n_calls", str(sb["n_calls"]), "calls", before),
            "calls_after": book.current(f"{after.record['id']}#n_calls", str(sa["n_calls"]), "calls", after),
            "first_ms": _ms_cell(book, first, "p50", "p50_ms"), "last_ms": _ms_cell(book, last, "p50", "p50_ms"),
-           "ratio": book.current(f"{last.record['id']}#vs_imported", f"{ratio:.2f}", "ratio", last),
+           "ratio": book.current(f"{last.record['id']}#vs_imported", f"{ratio:.2f}", "ratio", last,
+                                 derived=derive("median(samples(last)) / median(samples(imported))",
+                                                operand("imported", first, fmt_number(first.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("last", last, fmt_number(last.stat("p50") * 1e3, "ms"), "ms (p50)"))),
            "verdict": verdict, "p": f"{p:.2g}", "first_pass": first.record["case"]["pass"],
            "last_pass": last.record["case"]["pass"]}
     c, d = (queries.e2e(current, e2e_model, e) for e in ("tvm_c", "tvm_d"))
     if c is not None and d is not None and c.ok and d.ok and c.record["run_id"] == d.record["run_id"]:
-        out["tuned_gain"] = book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
+        out["tuned_gain"] = book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d,
+                                         derived=derive("p50(tvm_c) / p50(tvm_d)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm_d", d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)")))
         out["tuned_ms"] = _ms_cell(book, d, "p50", "p50_ms")
     return out

@@ -1,6 +1,6 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
 from reportgen.data import merge
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 
@@ -317,9 +317,15 @@ def finding(book, current, model="resnet18_v1"):
     vnni = bool(((f.record["extra"].get("asm") or {}).get("all_kernels") or {}).get("vpdpbusd"))
     return {"model": MODEL_LABEL.get(model, model),
             "int8_ms": _p50(book, f), "fp32_ms": _p50(book, d), "ort_qdq_ms": _p50(book, oq),
-            "ours": book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ours:.2f}×", "×", f),
+            "ours": book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ours:.2f}×", "×", f,
+                                 derived=derive("p50(fp32_tuned) / p50(int8_tuned)", operand("fp32_tuned", d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                operand("int8_tuned", f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"))),
             "ours_verdict": verdict_of(ours),
-            "theirs": book.current(f"{oq.record['id']}#speedup_vs_ort_fp32", f"{theirs:.2f}×", "×", oq),
+            "theirs": book.current(f"{oq.record['id']}#speedup_vs_ort_fp32", f"{theirs:.2f}×", "×", oq,
+                                   derived=derive("p50(ort_fp32) / p50(ort_qdq)", operand("ort_fp32", of, fmt_number(of.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)"))),
             "theirs_verdict": verdict_of(theirs),
-            "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f),
+            "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f,
+                                   derived=derive("p50(int8_tuned) / p50(ort_qdq)", operand("int8_tuned", f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)"))),
             "gap_verdict": verdict_of(1 / gap), "vpdpbusd": vnni}
