@@ -125,14 +125,17 @@ def verify_command(root, site_dir, strict):
 
 @cli.command(name="trace")
 @click.argument("figure_id")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="built site whose numbers.json lists derived figures (default: site/)")
 @click.pass_obj
-def trace_command(root, figure_id):
-    """Show where a figure comes from: record, raw samples, log lines, command.
+def trace_command(root, figure_id, site_dir):
+    """Show where a figure comes from: record, raw samples, log lines, command; for a derived
+    figure (a ratio, a utilization) also its formula and every operand's record.
 
-    Example: reportgen trace numpy_gemm/dtype=float32/n=1024/threads=1/blas=configured
+    Example: reportgen trace numpy_gemm/dtype=float32/n=1024/threads=1/blas=best#util_measured
     """
     from reportgen.commands import trace
-    click.echo(trace.trace(root, figure_id))
+    click.echo(trace.trace(root, figure_id, site_dir))
 
 
 @cli.command(name="compare")

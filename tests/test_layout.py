@@ -87,6 +87,7 @@ OTHER_READERS = {
     "reportgen/commands/build.py": "the output folder it replaces (a lock file, is it a site?)",
     "reportgen/commands/retest.py": "profiles, the code it fingerprints, and the log and records it is writing",
     "reportgen/commands/serve.py": "the built site",
+    "reportgen/commands/trace.py": "the built site's numbers.json (a derived figure's formula and operands)",
     "reportgen/pages/writeup.py": "docs/snippets/*.py, the test-executed code shown on the pages",
 }
 

@@ -8,7 +8,7 @@ from reportgen.render import provenance
 from reportgen.errors import ReportError
 
 
-def trace(root, figure_id):
+def trace(root, figure_id, site_dir=None):
     root = Path(root)
     record_id = figure_id.split("#", 1)[0]
     runs = load.read_runs(root / "results")
@@ -35,8 +35,27 @@ def trace(root, figure_id):
         "--- reproduce ---",
         provenance.reproduce_command(rec, cur.run.manifest["profile"]),
     ]
+    lines += derived_lines(site_dir or root / "site", figure_id)
     # record strings and log lines are untrusted: no escape sequence reaches the terminal
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", "\n".join(lines))
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def derived_lines(site_dir, figure_id):
+    """A derived figure (a ratio, a share of a peak) as the built site indexed it: the formula, every
+    operand with its record and run, and the result; nothing for a plain figure or an unbuilt site."""
+    try:
+        index = json.loads((Path(site_dir) / "numbers.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    entry = next((e for e in index if e["id"] == figure_id and e.get("derived")), None)
+    if entry is None:
+        return []
+    d = entry["derived"]
+    out = ["--- derived figure ---", f"formula  {d['formula']} = {d['result']}",
+           f"shown on {', '.join(sorted({e['page'] for e in index if e['id'] == figure_id}))}"]
+    out += [f"operand  {o['name']} = {o['value']} {o['unit']}  record {o['record']}  run {o['run']}"
+            for o in d["operands"]]
+    return out

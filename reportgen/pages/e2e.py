@@ -2,7 +2,7 @@
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
 from reportgen.data import merge
 from reportgen.pages import int8
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
@@ -295,7 +295,7 @@ def tuning_effect(book, current):
                                   f"{trials}（{trials / kernels:.0f}/内核）", "trials", d) if kernels else "—")
             gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
                     if c is not None and c.ok and same_run(c, d) else "—")
-            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.1f}×", "×", d)
+            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d)
                     if ort is not None and ort.ok and same_run(d, ort) else "—")
             rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
@@ -361,4 +361,36 @@ def names(site):
         "e2e_campaigns": lambda: campaign_table(b, d.current),
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
+        "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),
     }
+
+
+FEW_TRIALS_PER_KERNEL = 64   # MetaSchedule's default trials per search iteration: below one iteration per kernel is "few"
+
+
+def finding(book, current, model="resnet18_v1"):
+    """Facts of the page's opening finding (words in docs/e2e.md): the fastest TVM configuration of
+    one network against ONNX Runtime (ratio of p50, same run), what tuning bought (C over D), and the
+    lever the records point at next (kernels left unscheduled, else the slowest tuned operator)."""
+    from reportgen.pages.gemm_ladder import verdict_of
+    ort, c = _get(current, model, "ort"), _get(current, model, "tvm_c")
+    tuned = [x for x in (_get(current, model, e) for e in D_ENGINES) if x is not None and x.ok]
+    if ort is None or not ort.ok or not tuned or not all(same_run(x, ort) for x in tuned):
+        return None
+    top = min(tuned, key=lambda x: x.stat("p50"))
+    ratio = top.stat("p50") / ort.stat("p50")
+    t = top.record["extra"]["tuning"]
+    out = {"model": model, "group": GROUP_NAME[top.record["case"]["engine"]],
+           "tvm_ms": _ms(book, top), "ort_ms": _ms(book, ort),
+           "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
+                                  derived=derive("p50(tvm) / p50(ort)", operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+           "verdict": {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)],
+           "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
+           "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
+           "trials": book.current(f"{top.record['id']}#trials", str(t["trials"]), "trials", top),
+           "few_trials": t["trials"] < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)), "per_iteration": str(FEW_TRIALS_PER_KERNEL),
+           "bottleneck": _bottleneck(book, top)}
+    if c is not None and c.ok and same_run(c, top):
+        out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top,
+                                   derived=derive("p50(tvm_c) / p50(tvm)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)")))
+    return out

@@ -6,7 +6,7 @@ from reportgen.render.cells import code_span as _code, text as _esc  # the one e
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main_shape, tvm_record as _tvm_get
 from reportgen.data import merge
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from study.identity import kernel_isa
 
 VERDICT_ZH = {"match": '<span class="ok">吻合</span>',
@@ -91,7 +91,8 @@ def utilization(book, table, current, env):
         lines.append([
             _esc(row["label"]), book.historical(row["cells"]["utilization"]),
             book.current(f"{best.record['id']}#gflops_p50", fmt_number(best.gflops(), "GFLOPS"), "GFLOPS", best),
-            book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best),
+            book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best,
+                         derived=_share_of_peak(best, peak)),
             book.current(f"{best.record['id']}#util_theoretical",
                          f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else "无公式",
             _esc(f"{kernel_label(best.record['extra'])}；峰值 {peak.record['case']['isa']}"),
@@ -413,4 +414,55 @@ def names(site):
         "thread_scaling": lambda: thread_scaling(b, d.current, d.env),
         "tvm_excerpts": lambda: tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
         "env_table": lambda: environment_table(d.env),
+        "gemm_finding": lambda: finding(b, d.current, d.env),
     }
+
+
+NEAR_PEAK, FAR_FROM_PEAK = 0.8, 0.5   # shares of the measured peak that the finding's verdict words follow
+
+
+def _level(share):
+    return "near" if share >= NEAR_PEAK else ("mid" if share >= FAR_FROM_PEAK else "far")
+
+
+def _share_of_peak(kernel, peak):
+    return derive("gflops_p50(kernel) / gflops_p50(peak) * 100",
+                  operand("kernel", kernel, fmt_number(kernel.gflops(), "GFLOPS"), "GFLOPS"),
+                  operand("peak", peak, fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS"))
+
+
+def finding(book, current, env):
+    """Facts of the page's opening finding (the words are in docs/gemm.md): NumPy's best FP32 GEMM
+    against the measured peak of the ISA its kernel used, on one core and on all cores, and the
+    smallest size's share.  None when the records are missing."""
+    if env is None:
+        return None
+    fam = [c for c in merge.family(current, "numpy_gemm").values() if c.ok and c.record["case"]["dtype"] == "float32"]
+    out = {}
+    for key, threads in (("one", 1), ("all", env["logical_cores"])):
+        pool = [c for c in fam if c.record["case"]["threads"] == threads]
+        best = max(pool, key=lambda c: c.gflops()) if pool else None
+        peak = merge.peak(current, "float32", threads, kernel_isa(best.record["extra"])) if best else None
+        if best is None or peak is None:
+            return None
+        share = best.gflops() / peak.gflops()
+        out[key] = {"gflops": book.current(f"{best.record['id']}#gflops_p50", fmt_number(best.gflops(), "GFLOPS"),
+                                           "GFLOPS", best),
+                    "peak": book.current(f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"),
+                                         "GFLOPS", peak),
+                    "share": book.current(f"{best.record['id']}#util_measured", f"{share * 100:.1f}%", "%", best,
+                                          derived=_share_of_peak(best, peak)),
+                    "level": _level(share), "n": str(best.record["case"]["n"]), "threads": str(threads),
+                    "isa": kernel_isa(best.record["extra"]) or "?"}
+        small = min((c for c in pool if c.record["case"].get("blas_env") == "best"), key=lambda c: c.record["case"]["n"],
+                    default=None)
+        if key == "one" and small is not None:
+            s_share = small.gflops() / peak.gflops()
+            out["small"] = {"n": str(small.record["case"]["n"]), "level": _level(s_share),
+                            "share": book.current(f"{small.record['id']}#util_measured_small",
+                                                  f"{s_share * 100:.1f}%", "%", small,
+                                                  derived=_share_of_peak(small, peak))}
+    scale = out["all"]["level"] == "near" and out["one"]["level"] == "near"
+    out["verdict"] = "library_near_peak" if scale else ("library_single_only" if out["one"]["level"] == "near"
+                                                        else "library_below_peak")
+    return out

@@ -5,7 +5,7 @@ Every measured figure links to its record; each row says the ISA its kernel used
 (``extra.isa``, from the FMA registers in the generated code)."""
 from reportgen.data import merge
 from reportgen.render.labels import SPACE_ZH
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.data.queries import tvm_record as _tvm_get, tvm_main_shape
@@ -148,4 +148,60 @@ def names(site):
         "microkernel_grid": lambda: microkernel_grid(b, d.current),
         "tuning_spaces": lambda: tuning_spaces(b, d.current),
         "int8_vnni": lambda: int8_vnni(b, d.current),
+        "ladder_finding": lambda threads="all": finding(b, d.current, site.threads(threads)),
     }
+
+
+BEST_STAGES = ("parallel", "microkernel", "autotuned", "autotuned_microkernel")   # the ladder's finished kernels
+
+
+def verdict_of(ratio):
+    """faster / par / slower for a speed ratio (higher is faster), with the study's minimum effect."""
+    from reportgen.data import compare
+    if ratio >= 1 + compare.MIN_EFFECT:
+        return "faster"
+    if ratio <= 1 - compare.MIN_EFFECT:
+        return "slower"
+    return "par"
+
+
+def finding(book, current, threads):
+    """Facts of the page's opening finding (words in docs/gemm-ladder.md): on the main shape, the
+    fastest finished TVM kernel against NumPy's best kernel and against the baseline stage."""
+    shape = tvm_main_shape(current)
+    if shape is None:
+        return None
+    best_np = _tvm_get(current, "numpy", "any", shape, threads, "best")
+    base = _tvm_get(current, "tvm", "baseline", shape, threads)
+    done = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in BEST_STAGES) if c is not None and c.ok]
+    if best_np is None or not best_np.ok or not done:
+        return None
+    top = min(done, key=lambda c: c.stat("p50"))
+    ratio = best_np.stat("p50") / top.stat("p50")
+    out = {"shape": _shape_text(shape), "threads": str(threads), "stage": top.record["case"]["stage"],
+           "gflops": _gflops(book, top), "numpy": _gflops(book, best_np),
+           "vs_numpy": book.current(f"{top.record['id']}#speed_vs_best_numpy", f"{ratio:.2f}×", "×", top,
+                                    derived=derive("p50(numpy_best) / p50(tvm)", operand("numpy_best", best_np, fmt_number(best_np.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                   operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+           "verdict": verdict_of(ratio)}
+    if top.record["extra"].get("isa"):   # a share of peak needs the ISA the kernel used (older records lack it)
+        out["isa"], out["share"] = top.record["extra"]["isa"], _peak_share(book, current, top, threads)
+    if base is not None and base.ok:
+        gain = base.stat("p50") / top.stat("p50")
+        out["vs_baseline"] = book.current(f"{top.record['id']}#speed_vs_baseline", fmt_number(gain, "×") + "×", "×", top,
+                                          derived=derive("p50(baseline) / p50(tvm)", operand("baseline", base, fmt_number(base.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                         operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)")))
+    hands = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in ("parallel", "microkernel"))
+             if c is not None and c.ok]
+    tuned = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in ("autotuned", "autotuned_microkernel"))
+             if c is not None and c.ok]
+    if hands and tuned:
+        h, t = min(hands, key=lambda c: c.stat("p50")), min(tuned, key=lambda c: c.stat("p50"))
+        r = h.stat("p50") / t.stat("p50")
+        out.update(tuned=_gflops(book, t), tuned_stage=t.record["case"]["stage"], hand_stage=h.record["case"]["stage"],
+                   tuned_vs_hand=book.current(f"{t.record['id']}#speed_vs_hand", f"{r:.2f}×", "×", t,
+                                              derived=derive("p50(hand) / p50(tuned)", operand("hand", h, fmt_number(h.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                             operand("tuned", t, fmt_number(t.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+                   tuned_verdict=verdict_of(r), tuned_trials=book.current(
+                       f"{t.record['id']}#trials", str(t.record["extra"].get("trials_done")), "trials", t))
+    return out

@@ -6,6 +6,7 @@ from reportgen.render import cells
 from reportgen.data import load, merge
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.render.figures import derive, fmt_number, operand
 
 
 def _fam(current):
@@ -145,4 +146,34 @@ def names(site):
         "graph_hello": lambda: hello(d.current, b.data_prefix()),
         "pass_map": lambda: pass_map(b, d.current, b.data_prefix()),
         "api_migration": lambda: migration(b, d.current),
+        "graph_finding": lambda: finding(b, d.current),
     }
+
+
+def finding(book, current, variant="decompose", subject="resnet18", e2e_model="resnet18_v1"):
+    """Facts of the page's opening finding (words in docs/graph.md): what the graph pipeline did to
+    ResNet-18's calls and latency (first step against the last, judged by the study's noise rule),
+    and what scheduling (e2e group D against C) did to the same network."""
+    from reportgen.data import compare, queries
+    steps = {c.record["case"]["pass"]: c for c in _steps(current, variant, subject)}
+    ordered = _steps(current, variant, subject)
+    before, after = steps.get("AnnotateTIROpPattern"), steps.get("FuseTIR")
+    if not ordered or before is None or after is None or not all(c.ok for c in (ordered[0], ordered[-1], before, after)):
+        return None
+    first, last = ordered[0], ordered[-1]
+    verdict, ratio, p = compare.samples_verdict(first.record["samples"], last.record["samples"])
+    sb, sa = before.record["extra"]["stats"], after.record["extra"]["stats"]
+    out = {"calls_before": book.current(f"{before.record['id']}#n_calls", str(sb["n_calls"]), "calls", before),
+           "calls_after": book.current(f"{after.record['id']}#n_calls", str(sa["n_calls"]), "calls", after),
+           "first_ms": _ms_cell(book, first, "p50", "p50_ms"), "last_ms": _ms_cell(book, last, "p50", "p50_ms"),
+           "ratio": book.current(f"{last.record['id']}#vs_imported", f"{ratio:.2f}", "ratio", last,
+                                 derived=derive("median(samples(last)) / median(samples(imported))",
+                                                operand("imported", first, fmt_number(first.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("last", last, fmt_number(last.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+           "verdict": verdict, "p": f"{p:.2g}", "first_pass": first.record["case"]["pass"],
+           "last_pass": last.record["case"]["pass"]}
+    c, d = (queries.e2e(current, e2e_model, e) for e in ("tvm_c", "tvm_d"))
+    if c is not None and d is not None and c.ok and d.ok and c.record["run_id"] == d.record["run_id"]:
+        out["tuned_gain"] = book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d,
+                                         derived=derive("p50(tvm_c) / p50(tvm_d)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm_d", d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)")))
+        out["tuned_ms"] = _ms_cell(book, d, "p50", "p50_ms")
+    return out

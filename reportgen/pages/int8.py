@@ -1,6 +1,6 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
 from reportgen.data import merge
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 
@@ -300,4 +300,32 @@ def names(site):
         "int8_goals": lambda: goals(b, d.current),
         "int8_speedups": lambda: speedups(b, d.current),
         "int8_model_label": lambda model: MODEL_LABEL.get(model, model),
+        "int8_finding": lambda model="resnet18_v1": finding(b, d.current, model),
     }
+
+
+def finding(book, current, model="resnet18_v1"):
+    """Facts of the page's opening finding (words in docs/int8.md): on one network, tuned INT8
+    against tuned FP32 (what our integer path buys), ONNX Runtime's QDQ against its FP32 (what a
+    mature integer path buys on the same machine), and tuned TVM INT8 against ONNX Runtime QDQ."""
+    from reportgen.pages.gemm_ladder import verdict_of
+    f, d = get(current, model, "tvm_int8_tuned"), get(current, model, "tvm_fp32_tuned")
+    of, oq = get(current, model, "ort_fp32"), get(current, model, "ort_qdq")
+    if not all(c is not None and c.ok for c in (f, d, of, oq)) or len({c.record["run_id"] for c in (f, d, of, oq)}) != 1:
+        return None
+    ours, theirs, gap = d.stat("p50") / f.stat("p50"), of.stat("p50") / oq.stat("p50"), f.stat("p50") / oq.stat("p50")
+    vnni = bool(((f.record["extra"].get("asm") or {}).get("all_kernels") or {}).get("vpdpbusd"))
+    return {"model": MODEL_LABEL.get(model, model),
+            "int8_ms": _p50(book, f), "fp32_ms": _p50(book, d), "ort_qdq_ms": _p50(book, oq),
+            "ours": book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ours:.2f}×", "×", f,
+                                 derived=derive("p50(fp32_tuned) / p50(int8_tuned)", operand("fp32_tuned", d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                operand("int8_tuned", f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+            "ours_verdict": verdict_of(ours),
+            "theirs": book.current(f"{oq.record['id']}#speedup_vs_ort_fp32", f"{theirs:.2f}×", "×", oq,
+                                   derived=derive("p50(ort_fp32) / p50(ort_qdq)", operand("ort_fp32", of, fmt_number(of.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+            "theirs_verdict": verdict_of(theirs),
+            "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f,
+                                   derived=derive("p50(int8_tuned) / p50(ort_qdq)", operand("int8_tuned", f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)"))),
+            "gap_verdict": verdict_of(1 / gap), "vpdpbusd": vnni}

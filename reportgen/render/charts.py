@@ -270,11 +270,33 @@ def campaign_curve(tables, current, env):
         width=560, height=260, title=W("charts.campaign_curve.title_5"))
 
 
+def graph_step_rows(current, subject="resnet18"):
+    """p50 of the network after each pass step, per pipeline (the graph page's main chart)."""
+    rows = []
+    for cur in merge.family(current, "graph").values():
+        case = cur.record["case"]
+        if cur.ok and cur.record["samples"] and case.get("model") == subject and case.get("pipeline"):
+            rows.append({"step": int(str(case["step"]).split("-")[0]), "pass": case["pass"], "pipeline": case["pipeline"],
+                         "ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+    return rows
+
+
+def graph_steps(tables, current, env):
+    """Latency after each graph pass (ResNet-18, untuned kernels): flat lines are the finding."""
+    data = alt.Data(values=graph_step_rows(current))
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("step:O", title="pass step (0 = imported)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("ms:Q", scale=alt.Scale(zero=True), title="p50 (ms)"),
+        color=alt.Color("pipeline:N", title="pipeline"),
+        tooltip=["pipeline:N", "step:O", "pass:N", alt.Tooltip("ms:Q", format=".1f"), alt.Tooltip("p95_ms:Q", format=".1f")]
+    ).properties(width=560, height=200, title="ResNet-18: p50 after each graph pass (untuned kernels)")
+
+
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
             "roofline": lambda t, c, e: roofline(t["s21_numpy"], c, e),
             "tvm_stages": tvm_stages, "tuning_curve": tuning_curve, "tuning_spaces": tuning_spaces,
             "e2e_latency": lambda t, c, e: e2e_latency(t, c, e), "e2e_ops": e2e_ops, "int8_latency": int8_latency,
-            "campaign_curve": campaign_curve}
+            "campaign_curve": campaign_curve, "graph_steps": graph_steps}
 
 
 def build_all(tables, current, env, runs=()):

@@ -39,6 +39,31 @@ def fmt_number(value, unit):
     return f"{value:.{min(digits, 6)}f}"
 
 
+def operand(name, cur, value, unit):
+    """One input of a derived figure: what it is, its value as used, and the record it comes from."""
+    rec = cur.record
+    return {"name": name, "value": value, "unit": unit, "record": rec["id"], "run": rec["run_id"],
+            "machine": cur.machine, "page": provenance_page(rec), "anchor": slug(rec["id"])}
+
+
+def derive(formula, *operands):
+    """The provenance of a derived figure: its formula over the operands' names, and the operands."""
+    return {"formula": formula, "operands": list(operands)}
+
+
+def derived_entries(index, provenance_path):
+    """The derived figures (from a book's index) whose own record has its entry on ``provenance_path``,
+    once per figure id, with every page that shows it."""
+    out = {}
+    for entry in index:
+        rid = entry.get("record") or ""
+        if not entry.get("derived") or \
+                f"provenance/{rid.split('/')[0]}/{provenance_group(rid)}.md" != provenance_path:
+            continue
+        out.setdefault(entry["id"], dict(entry, pages=[]))["pages"].append(entry["page"])
+    return list(out.values())
+
+
 class FigureBook:
     """Collects the figures of every page as they are rendered."""
 
@@ -65,15 +90,24 @@ class FigureBook:
             "source": f"archive/tables/{cell.id.split('/')[0]}.yaml"}
         return (W("figures.historical.text", id=html.escape(cell.id), text=_text(cell.text)))
 
-    def current(self, figure_id, text, unit, cur, provenance=None):
+    def current(self, figure_id, text, unit, cur, provenance=None, derived=None):
         """A measured figure, linked to its provenance entry (``provenance``: another page than
-        the family's, e.g. the entries of a machine that is not the publication machine)."""
+        the family's, e.g. the entries of a machine that is not the publication machine).
+        ``derived``: for a figure computed from several records (a ratio, a share of a peak),
+        ``derive(formula, operand(...), ...)``; the index keeps every operand with its record."""
         rec = cur.record
+        before = self.entries.get((self.page, figure_id)) or {}
         self.entries[(self.page, figure_id)] = {
             "id": figure_id, "page": self.page, "value": text, "unit": unit, "kind": "current",
             "record": rec["id"], "run": rec["run_id"], "machine": cur.machine, "log": rec["log"]["path"],
             "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
-        href = self._rel(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}")
+        if derived is not None:
+            self.entries[(self.page, figure_id)]["derived"] = dict(derived, result=text)
+        elif before.get("derived") and before["value"] == text:   # the same figure shown again, e.g. in a table
+            self.entries[(self.page, figure_id)]["derived"] = before["derived"]
+        # a derived figure links to its formula and operands (the derived section of its record's page)
+        anchor = "derived-" + slug(figure_id) if derived is not None and provenance is None else slug(rec["id"])
+        href = self._rel(f"{provenance or provenance_page(rec)}#{anchor}")
         return (W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']), text=_text(text)))
 
     def failed(self, cur):

@@ -1,5 +1,6 @@
 """Provenance pages: for every current record, the evidence behind its figures."""
 import json
+from pathlib import Path
 
 from reportgen.render import cells
 from reportgen.data import load
@@ -78,3 +79,28 @@ def index_page(family, grouped):
              W("provenance.index_page.s1"), ""]
     lines += [W("provenance.index_page.s2", group=group, family=family, entries=len(entries)) for group, entries in grouped.items()]
     return "\n".join(lines) + "\n"
+
+
+_DERIVED = Path(__file__).with_name("derived.md")
+
+
+def derived_section(entries, rel):
+    """Markdown for the derived figures of one provenance page: formula, every operand linked to its
+    record's entry (``rel`` turns a site path into a link from this page), result, and where shown."""
+    if not entries:
+        return ""
+    import jinja2
+    rows = []
+    for e in entries:
+        d = e["derived"]
+        rows.append({
+            "id": cells.code_span(e["id"]), "anchor": "derived-" + slug(e["id"]),
+            "formula": cells.code_span(d["formula"]), "result": cells.text(d["result"]),
+            "pages": ", ".join(f'<a href="{cells.href(rel(p))}">{cells.text(p)}</a>' for p in e["pages"]),
+            "operands": [{"name": cells.code_span(o["name"]), "value": cells.text(f"{o['value']} {o['unit']}".strip()),
+                          "record": f'<a href="{cells.href(rel(o["page"] + "#" + o["anchor"]))}">'
+                                    f'{cells.text(o["record"])}</a>', "run": cells.code_span(o["run"])}
+                         for o in d["operands"]]})
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_DERIVED.parent)), undefined=jinja2.StrictUndefined,
+                             autoescape=False, comment_start_string="{##", comment_end_string="##}")
+    return env.get_template(_DERIVED.name).render(derived=rows)

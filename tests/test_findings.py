@@ -1,0 +1,43 @@
+"""Each topic page reads as an article: its first screen (1280×800) holds the finding (observation,
+explanation, recommendation, computed from the records) and the page's main chart. Screenshots of
+those first screens go to tests/output/findings/ (ignored by git) for review."""
+import os
+
+import pytest
+from test_browser import browser, server  # noqa: F401  (fixtures; the module skips without chromium)
+
+pytestmark = pytest.mark.browser
+TOPICS = ("gemm", "gemm-ladder", "graph", "int8", "e2e")
+SCREEN = {"width": 1280, "height": 800}
+SHOTS = os.path.join(os.path.dirname(__file__), "output", "findings")
+
+_BOXES = """() => {
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect();
+                     return {top: r.top, bottom: r.bottom, height: r.height}; };
+  const finding = document.querySelector('article .finding');
+  return {finding: box(finding), chart: box(document.querySelector('article div.vchart')),
+          parts: finding ? [...finding.querySelectorAll('p')].map(p => p.firstElementChild ? p.firstElementChild.tagName : '') : [],
+          figures: finding ? finding.querySelectorAll('a.num.cur').length : 0};
+}"""
+
+
+@pytest.mark.parametrize("stem", TOPICS)
+def test_first_screen_holds_finding_and_main_chart(built_site, server, browser, stem):  # noqa: F811
+    os.makedirs(SHOTS, exist_ok=True)
+    context = browser.new_context(viewport=SCREEN)
+    pg = context.new_page()
+    pg.goto(f"{server}/{stem}.html", wait_until="networkidle")
+    pg.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
+                         timeout=20000)
+    pg.screenshot(path=os.path.join(SHOTS, f"{stem}-1280x800.png"))
+    boxes = pg.evaluate(_BOXES)
+    context.close()
+    finding, chart = boxes["finding"], boxes["chart"]
+    assert finding is not None, f"{stem}: no finding block"
+    # three paragraphs, each led by its bold label (observation, explanation, recommendation), with
+    # figures linked to their records
+    assert boxes["parts"] == ["STRONG"] * 3, boxes["parts"]
+    assert boxes["figures"] >= 2
+    assert finding["bottom"] <= SCREEN["height"], f"{stem}: the finding ends below the first screen"
+    assert chart is not None and chart["top"] >= finding["bottom"], f"{stem}: no main chart after the finding"
+    assert chart["bottom"] <= SCREEN["height"], f"{stem}: the main chart is cut by the first screen ({chart})"
