@@ -23,6 +23,11 @@ operators:
 * **residual add (+ ReLU)** -- both inputs integer: ``(a·m_a + b·m_b + 2^(n-1)) >> n``.
 * **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
   (same scale).
+* **VNNI** (``rewrite(..., vnni=True)``, for a target with avx512vnni): on a channels-last
+  module (:func:`experiments.int8.vnni_ops.channels_last`) a conv2d / 2-D matmul whose input
+  is uint8 becomes a kernel with weights packed to ``vpdpbusd``'s 16x4 blocks, which
+  MetaSchedule's "vnni" rules tensorize; the arithmetic (int32 accumulator, requantization) is
+  the same, so the integers equal those of the legalized operators.
 * Everything else (``mean``, padding emitted as a float ``call_tir``, ...) runs
   in float on dequantized inputs; :func:`rewrite` lists each such operator with
   the reason and counts every quantize/dequantize conversion left.
