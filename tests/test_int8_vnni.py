@@ -160,7 +160,8 @@ def test_tensorizing_lines_are_counted_per_task(tmp_path):
     from experiments import int8_quant
     from experiments.e2e import tuning
     log = "tvm.s_tir.meta_schedule.logging.task_0_{}.log"
-    (tmp_path / log.format("fused_conv2d_vnni_add")).write_text(
+    (tmp_path / "logs").mkdir()     # tune_tasks writes under <work_dir>/logs
+    (tmp_path / "logs" / log.format("fused_conv2d_vnni_add")).write_text(
         "x [INFO] [multi_level_tiling_with_intrin.cc:68] Tensorizing with dot_16x4_vnni\n", encoding="utf-8")
     (tmp_path / log.format("add")).write_text("nothing\n", encoding="utf-8")
     assert tuning.tensorized(tmp_path, "fused_conv2d_vnni_add") == {"dot_16x4_vnni": 1}

@@ -214,7 +214,7 @@ def tensorized(log_dir, task: str) -> dict[str, int]:
     """
     counts: dict[str, int] = {}
     name = re.compile(rf".*\.task_\d+_{re.escape(task)}\.log")
-    for path in sorted(p for p in Path(log_dir).glob("*.log") if name.fullmatch(p.name)):
+    for path in sorted(p for p in Path(log_dir).rglob("*.log") if name.fullmatch(p.name)):   # tune_tasks adds logs/
         for match in TENSORIZING.finditer(path.read_text(encoding="utf-8", errors="replace")):
             counts[match.group(1)] = counts.get(match.group(1), 0) + 1
     return counts
