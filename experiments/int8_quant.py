@@ -166,7 +166,9 @@ def asm_evidence(executable, hottest):
         if hottest and (name == hottest or name.startswith(hottest + "_compute")):
             for ins, n in counts.items():
                 hot[ins] = hot.get(ins, 0) + n
-    return ({"hottest_kernel": hottest, "hottest": {i: hot.get(i, 0) for i in DOT_INSTRUCTIONS}, "all_kernels": total},
+    kernels_with = {ins: sum(1 for c in per_func.values() if c.get(ins)) for ins in DOT_INSTRUCTIONS}
+    return ({"hottest_kernel": hottest, "hottest": {i: hot.get(i, 0) for i in DOT_INSTRUCTIONS}, "all_kernels": total,
+             "kernels_with": kernels_with},
             "\n".join(hot_lines) + "\n")
 
 
@@ -199,7 +201,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
 
     from experiments.e2e import tuning
     tune = p["tune"][name] if name in p["tune"] else p["tune"]["default"]
-    if variant == "fp32":
+    if variant == "fp32" and name in p.get("fp32_tuned_from_e2e", []):
         up = _e2e_tuning(h, name, threads, p)
         if up is not None:
             ref = up["extra"]["artifacts"]["database"]
@@ -229,7 +231,28 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     summary = tuned_run["trials"]
     return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
                            "valid": summary["valid"], "failures": summary["failures"],
-                           "seconds": round(tuned_run["seconds"], 3), "tasks": len(tuned_run["tasks"])}
+                           "seconds": round(tuned_run["seconds"], 3), "tasks": len(tuned_run["tasks"]),
+                           "tensorized": tensorized_summary(tuned_run["per_task"])}
+
+
+def tensorized_summary(per_task):
+    """Tasks MetaSchedule tiled onto a tensor intrinsic ("Tensorizing with ..." in its task logs)."""
+    tasks = sorted(t for t, row in per_task.items() if row.get("tensorized"))
+    intrinsics: dict[str, int] = {}
+    for task in tasks:
+        for name, n in per_task[task]["tensorized"].items():
+            intrinsics[name] = intrinsics.get(name, 0) + n
+    return {"tasks": tasks, "count": len(tasks), "tuned_tasks": len(per_task), "log_lines": intrinsics}
+
+
+def vnni_layout(p, target):
+    """Whether the integer program uses the packed VNNI kernels (the target has avx512vnni and the
+    profile does not turn it off with ``vnni: false``); registers the byte-operand intrinsic then."""
+    from experiments.gemm import vnni
+    if not p.get("vnni", True) or not vnni.target_has_vnni(target):
+        return False
+    vnni.override_shipped()
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +265,7 @@ def _n_layer(p, name):
     return int(p["n_layer"].get(name, p["n_layer"]["default"]))
 
 
-def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps):
+def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, use_vnni=False):
     """Every calibration method x scheme: rewrite, compile, score, per-layer report (evidence)."""
     import tvm
 
@@ -255,11 +278,11 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps):
 
             def score_config():
                 acts = Q.calibrate(taps, method, scheme)
-                qmod, report = Q.rewrite(mod, acts)
+                qmod, report = Q.rewrite(mod, acts, vnni=use_vnni)
                 made.update(qmod=qmod, report=report)
                 runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
                 score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
-                dmod, _, order = Q.rewrite(mod, acts, debug=True)
+                dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni)
                 dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
                 outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
@@ -407,6 +430,7 @@ def study(h, name, p, threads, target):
     from experiments.e2e import engines
     from experiments.int8 import peers
     from experiments.int8 import quantize as Q
+    from experiments.int8 import vnni_ops
     subj = _subject(h, name, p)
     model = subj["model"]
     reference = np.concatenate([model(x[None], training=False).numpy() for x in subj["eval_x"]])
@@ -415,17 +439,22 @@ def study(h, name, p, threads, target):
         paths = {"onnx": peers.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=1),
                  "tflite": peers.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)}
         fp32_mod = Q.prepare(engines.tvm_import_onnx(paths["onnx"], subj["shape"]))
-        tap_mod, names = Q.tap_module(fp32_mod)
+        use_vnni = vnni_layout(p, target)
+        # the integer program starts from a channels-last copy when it uses the packed VNNI kernels;
+        # the FP32 engines keep the imported NCHW module
+        int8_src = vnni_ops.channels_last(fp32_mod) if use_vnni else fp32_mod
+        h.say(f"{name}: VNNI packed kernels {'on (NHWC, weights in 16x4 blocks)' if use_vnni else 'off'}")
+        tap_mod, names = Q.tap_module(int8_src)
         tap_ex = _compile(tap_mod, target)
         taps = Q.run_taps(tap_ex, subj["calib"], names)
         eval_taps = Q.run_taps(tap_ex, [x[None] for x in subj["eval_x"][:_n_layer(p, name)]], names)
-        chosen = _quant_configs(h, name, subj, fp32_mod, target, taps, reference,
-                                dict(p, threads=threads), eval_taps)
+        chosen = _quant_configs(h, name, subj, int8_src, target, taps, reference,
+                                dict(p, threads=threads), eval_taps, use_vnni)
         qmod, report = chosen
         calib = subj["calib"][:p["n_calib_peers"]]
         ctx = {"h": h, "name": name, "paths": paths, "shape": subj["shape"], "input_size": subj["input_size"],
                "fp32_mod": fp32_mod, "int8_mod": qmod, "quant": quant, "isa": _cpu_isa(),
-               "rewrite": {k: v for k, v in report.items() if k != "groups"},
+               "rewrite": dict({k: v for k, v in report.items() if k != "groups"}, vnni_layout=use_vnni),
                "eval_x": subj["eval_x"], "eval_y": subj["eval_y"], "reference": reference,
                "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}}
         try:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import time
 from pathlib import Path
@@ -190,6 +191,9 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
                 measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"),
                                    _trial_log_callback(start, _TrialLines(sink, row["task"]))])
             per_task[row["task"]] = {"trials": row["trials"], "seconds": round(time.perf_counter() - t0, 3)}
+            found = tensorized(work_dir / "logs", row["task"])
+            if found:
+                per_task[row["task"]]["tensorized"] = found
             progress(f"tuned {row['task']} ({index}/{len(allocation)}, {row['trials']} trials, "
                      f"{per_task[row['task']]['seconds']:.0f} s)")
             if step is not None:   # trials done of the whole allocation, for retest's progress bar
@@ -197,6 +201,23 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
     return {"seconds": time.perf_counter() - start,
             "trials": sum(r["trials"] for r in allocation if r["task"] in per_task),
             "per_task": per_task}
+
+
+TENSORIZING = re.compile(r"Tensorizing with (\S+)")
+
+
+def tensorized(log_dir, task: str) -> dict[str, int]:
+    """Intrinsic -> lines "Tensorizing with <intrinsic>" in MetaSchedule's log of one task.
+
+    MetaSchedule's MultiLevelTilingWithIntrin writes the line when it tiles the task's block onto a
+    tensor intrinsic (e.g. ``dot_16x4_vnni`` under the "vnni" rule set); none for a task it could not.
+    """
+    counts: dict[str, int] = {}
+    name = re.compile(rf".*\.task_\d+_{re.escape(task)}\.log")
+    for path in sorted(p for p in Path(log_dir).rglob("*.log") if name.fullmatch(p.name)):   # tune_tasks adds logs/
+        for match in TENSORIZING.finditer(path.read_text(encoding="utf-8", errors="replace")):
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    return counts
 
 
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,

@@ -23,6 +23,11 @@ operators:
 * **residual add (+ ReLU)** -- both inputs integer: ``(a·m_a + b·m_b + 2^(n-1)) >> n``.
 * **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
   (same scale).
+* **VNNI** (``rewrite(..., vnni=True)``, for a target with avx512vnni): on a channels-last
+  module (:func:`experiments.int8.vnni_ops.channels_last`) a conv2d / 2-D matmul whose input
+  is uint8 becomes a kernel with weights packed to ``vpdpbusd``'s 16x4 blocks, which
+  MetaSchedule's "vnni" rules tensorize; the arithmetic (int32 accumulator, requantization) is
+  the same, so the integers equal those of the legalized operators.
 * Everything else (``mean``, padding emitted as a float ``call_tir``, ...) runs
   in float on dequantized inputs; :func:`rewrite` lists each such operator with
   the reason and counts every quantize/dequantize conversion left.
@@ -38,6 +43,8 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+
+from experiments.int8 import vnni_ops
 
 METHODS = ("minmax", "percentile", "mse")
 SCHEMES = ("int8", "uint8")
@@ -123,6 +130,34 @@ def tap_module(mod):
             out = bb.emit_output(relax.Tuple([remap[func.body.body]] + params + [remap[v] for v in tensors]))
         bb.emit_func_output(out)
     return bb.get(), [p.name for p in params] + [v.name for v in tensors]
+
+
+def unique_names(mod):
+    """``mod`` with every binding of main named uniquely (calibration and the rewrite key tensors by name).
+
+    ConvertLayout names the transposes it inserts after the tensor they transpose (two ``lv``);
+    a duplicate gets ``_2``, ``_3``, ... appended.
+    """
+    from tvm import relax
+    pairs = bindings(mod)
+    taken = {p.name for p in mod["main"].params} | {var.name for var, _ in pairs}
+    if len({var.name for var, _ in pairs}) == len(pairs):
+        return mod
+    func = mod["main"]
+    bb = relax.BlockBuilder(_without_main(mod))
+    params = [relax.Var(p.name, p.ty) for p in func.params]
+    remap, seen = dict(zip(func.params, params)), set()
+    with bb.function("main", params, attrs=_attrs(func)):
+        with bb.dataflow():
+            for var, value in pairs:
+                name, k = var.name, 2
+                while name in seen or (name != var.name and name in taken):
+                    name, k = f"{var.name}_{k}", k + 1
+                seen.add(name)
+                emit = bb.emit_output if var.same_as(func.body.body) else bb.emit
+                remap[var] = emit(_substitute(value, remap), name_hint=name)
+        bb.emit_func_output(remap[func.body.body])
+    return bb.get()
 
 
 def _attrs(func) -> dict:
@@ -235,17 +270,19 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         kinds = Counter(g["kind"] for g in self.groups)
+        packed = Counter(g["kind"] for g in self.groups if g.get("kernel") == "vnni_packed")
         return {"groups": self.groups, "quantized_ops": dict(kinds), "float_ops": self.float_ops,
-                "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"]}
+                "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"],
+                "vnni_packed": dict(packed)}
 
 
 class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
-    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool):
+    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False):
         from tvm import relax
         self.relax = relax
-        self.mod, self.acts, self.debug = mod, acts, debug
+        self.mod, self.acts, self.debug, self.vnni = mod, acts, debug, vnni
         self.pairs = bindings(mod)
         self.users = _users(self.pairs)
         self.index = {var: i for i, (var, _) in enumerate(self.pairs)}
@@ -341,13 +378,26 @@ class _Rewriter:
         s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / 127.0
         w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -127, 127).astype(np.int8)
         x_q, q_x = self._int(x_old)
+        kernel = "legalized"
         if kind == "conv2d":
             a = value.attrs
-            acc = self.bb.emit(op.nn.conv2d(x_q, self._const(w_q, "int8"), a.strides, a.padding, a.dilation,
-                                            a.groups, a.data_layout, a.kernel_layout, a.out_layout, "int32"))
-            shape = (1, -1, 1, 1)
+            if self.vnni and vnni_ops.conv_fits(q_x.dtype, a, w_q.shape):
+                kernel = "vnni_packed"
+                acc = self.bb.emit_te(vnni_ops.conv2d_nhwc_packed, x_q, self._const(vnni_ops.pack_conv(w_q), "int8"),
+                                      [int(s) for s in a.strides], [int(p) for p in a.padding], int(w_q.shape[0]),
+                                      primfunc_name_hint="conv2d_vnni")
+            else:
+                acc = self.bb.emit(op.nn.conv2d(x_q, self._const(w_q, "int8"), a.strides, a.padding, a.dilation,
+                                                a.groups, a.data_layout, a.kernel_layout, a.out_layout, "int32"))
+            shape = [1, 1, 1, 1]
+            shape[str(a.out_layout).index("C")] = -1
         else:
-            acc = self.bb.emit(op.matmul(x_q, self._const(w_q, "int8"), out_dtype="int32"))
+            if self.vnni and vnni_ops.dense_fits(q_x.dtype, len(x_old.ty.shape), w_q.shape):
+                kernel = "vnni_packed"
+                acc = self.bb.emit_te(vnni_ops.dense_packed, x_q, self._const(vnni_ops.pack_dense(w_q), "int8"),
+                                      int(w_q.shape[1]), primfunc_name_hint="dense_vnni")
+            else:
+                acc = self.bb.emit(op.matmul(x_q, self._const(w_q, "int8"), out_dtype="int32"))
             shape = (-1,)
         acc_scale = q_x.scale * s_w
         last, members = var, [index]
@@ -367,6 +417,7 @@ class _Rewriter:
         else:
             q_out, out = None, self._dequant_acc(acc, acc_scale, shape, relu_at is not None)
         self._finish(members, last, out, q_out, kind, relu_at is not None)
+        self.report.groups[-1]["kernel"] = kernel
 
     def _absorb_relu(self, last, members):
         """(new last var, relu binding index or None): a ReLU that alone follows ``last`` joins the group."""
@@ -468,13 +519,16 @@ class _Rewriter:
         return self.bb.get()
 
 
-def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False):
+def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
     and the third element names those groups (for :func:`layer_report`).
+    ``vnni=True``: a conv2d (NHWC, see :func:`experiments.int8.vnni_ops.channels_last`) or 2-D
+    matmul with a uint8 input runs as a packed-weight kernel that MetaSchedule can tensorize with
+    ``vpdpbusd``; its group says ``kernel: vnni_packed`` (others ``legalized``).
     """
-    rewriter = _Rewriter(mod, acts, debug)
+    rewriter = _Rewriter(mod, acts, debug, vnni)
     new = rewriter.run()
     report = rewriter.report.as_dict()
     if debug:

@@ -231,8 +231,38 @@ def isa(book, current):
         ["模型", "引擎", "最热内核"] + [f"`{i}`" for i in INSTRUCTIONS], rows)
 
 
-def goals(book, current, model="resnet18_v1", digits="digits_cnn"):
-    """The issue's goals as computed sentences (shown, never asserted)."""
+def tensorization(book, current, words):
+    """Per tuned INT8 network: packed VNNI kernels in the program, tasks MetaSchedule tensorized
+    ("Tensorizing with ..." in its logs), and whether vpdpbusd reached the hottest kernel.
+
+    ``words`` (from the page template): ``heads`` (six column titles), ``yes``, ``no``, ``none``
+    (the text when no tuned INT8 record exists).
+    """
+    rows = []
+    for cur in _fam(current).values():
+        e = cur.record["extra"]
+        if cur.record["case"].get("engine") != "tvm_int8_tuned" or not cur.ok:
+            continue
+        rid, tuning, asm = cur.record["id"], e.get("tuning", {}), e.get("asm", {})
+        packed = (e.get("rewrite") or {}).get("vnni_packed") or {}
+        tens = tuning.get("tensorized") or {}
+        hot = (asm.get("hottest") or {}).get("vpdpbusd", 0)
+        rows.append([MODEL_LABEL.get(cur.record["case"]["model"], _esc(cur.record["case"]["model"])),
+                     book.current(f"{rid}#vnni_packed", str(sum(packed.values())), "kernels", cur),
+                     (book.current(f"{rid}#tensorized_tasks", f"{tens.get('count', 0)} / {tens.get('tuned_tasks', 0)}",
+                                   "tasks", cur) if tens else "—"),
+                     book.current(f"{rid}#vpdpbusd_kernels", str((asm.get("kernels_with") or {}).get("vpdpbusd", 0)),
+                                  "kernels", cur),
+                     words["yes" if hot else "no"] + f" ({book.current(f'{rid}#vpdpbusd_hot', str(hot), 'instructions', cur)})",
+                     book.current(f"{rid}#trials", str(tuning.get("trials", 0)), "trials", cur)])
+    if not rows:
+        return words["none"]
+    return markdown(list(words["heads"]), rows)
+
+
+def goals(book, current, model="resnet18_v1", digits="digits_cnn", words=None):
+    """The issue's goals as computed sentences (shown, never asserted); ``words["same_budget"]``
+    (from the template) opens the budget sentence when both networks were tuned here alike."""
     out = []
     f, d = get(current, model, "tvm_int8_tuned"), get(current, model, "tvm_fp32_tuned")
     if f is not None and d is not None and f.ok and d.ok and f.record["run_id"] == d.record["run_id"]:
@@ -242,7 +272,8 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn"):
                    f"目标（≥ 2×）{'**达到**' if ratio >= 2 else '**未达到**'}。")
         td, tf = d.record["extra"].get("tuning", {}), f.record["extra"].get("tuning", {})
         if td.get("trials") and tf.get("trials"):
-            out.append("  两者的调优预算不同：FP32 网络用了 "
+            same = td.get("source") == tf.get("source") == "int8 family" and (words or {}).get("same_budget")
+            out.append((words["same_budget"] if same else "  两者的调优预算不同：FP32 网络用了 ")
                        + book.current(f"{d.record['id']}#trials_budget", str(td["trials"]), "trials", d)
                        + " 次试验，INT8 网络用了 "
                        + book.current(f"{f.record['id']}#trials_budget", str(tf["trials"]), "trials", f)
@@ -297,7 +328,8 @@ def names(site):
         "int8_s08": lambda model: s08(b, d.current, model),
         "int8_s31": lambda: s31(b, d.tables["s31_int8"], d.current),
         "int8_isa": lambda: isa(b, d.current),
-        "int8_goals": lambda: goals(b, d.current),
+        "int8_goals": lambda **words: goals(b, d.current, words=words),
+        "int8_tensorization": lambda words: tensorization(b, d.current, words),
         "int8_speedups": lambda: speedups(b, d.current),
         "int8_model_label": lambda model: MODEL_LABEL.get(model, model),
         "int8_finding": lambda model="resnet18_v1": finding(b, d.current, model),
