@@ -8,15 +8,17 @@ import math
 from reportgen.data import merge
 
 
-def measured_points(runs, machine_id, model, engine="tvm_d", batch=1):
+def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None):
     """(cumulative trials, p50 seconds, record id, run id) of every ok group-D timing of one model
-    on one machine, oldest run first; one point per trial count (the newest run's, if repeated)."""
+    (at one input size, if given) on one machine, oldest run first; one point per trial count (the
+    newest run's, if repeated)."""
     points = {}
     for run in sorted(merge.runs_of(runs, machine_id), key=lambda r: r.run_id):
         for rec in run.records:
             case = rec.get("case") or {}
             if rec.get("experiment") != "e2e" or rec.get("status") != "ok" or case.get("model") != model \
-                    or case.get("engine") != engine or case.get("batch", 1) != batch:
+                    or case.get("engine") != engine or case.get("batch", 1) != batch \
+                    or (input_size is not None and case.get("input_size") != input_size):
                 continue
             trials = ((rec.get("extra") or {}).get("tuning") or {}).get("cumulative_trials")
             if trials:

@@ -1,6 +1,6 @@
 """Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
-from reportgen.data import merge
+from reportgen.data import campaigns, merge
 from reportgen.pages import int8
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
@@ -362,6 +362,7 @@ def names(site):
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
         "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),
+        "e2e_projection": lambda model="resnet18_v1": projection(b, d.current, d.all_runs, d.machine, model),
     }
 
 
@@ -394,3 +395,33 @@ def finding(book, current, model="resnet18_v1"):
         out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top,
                                    derived=derive("p50(tvm_c) / p50(tvm)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)")))
     return out
+
+
+def projection(book, current, runs, machine, model="resnet18_v1", engine="tvm_d"):
+    """Where group D's tuning campaign is heading on this machine: facts for the template.
+
+    ``points`` is how many runs timed D at different cumulative trial counts; with two or more and
+    a falling latency, ``trials`` is the cumulative trial count at which the power law through them
+    reaches ONNX Runtime's p50 of the current run, ``per_doubling`` the latency factor per doubling
+    of trials. None when D or ONNX Runtime has no current record."""
+    top, ort = _get(current, model, engine), _get(current, model, "ort")
+    if top is None or ort is None or not top.ok or not ort.ok:
+        return None
+    points = campaigns.measured_points(runs, machine, model, engine, input_size=top.record["case"].get("input_size"))
+    proj = campaigns.projection(points, ort.stat("p50"))
+    facts = {"points": len(points)}
+    if proj is None:
+        return facts
+    fit = " ".join(f"({t}, {fmt_number(s * 1e3, 'ms')} ms @ {run})" for t, s, _rid, run in points)
+    how = derive(f"trials at which a * trials^b = p50(ort), with a, b fitted in log-log through (trials, p50(tvm_d)) "
+                 f"of every run: {fit}",
+                 operand("tvm_d", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                 operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))
+    rid = top.record["id"]
+    facts.update(
+        trials=book.current(f"{rid}#projected_trials", f"{proj['trials']:,.0f}", "trials", top, derived=how),
+        last_trials=book.current(f"{rid}#cumulative_trials", str(proj["last_trials"]), "trials", top),
+        per_doubling=book.current(f"{rid}#per_doubling", f"{proj['per_doubling']:.2f}×", "×", top, derived=how),
+        times_more=f"{proj['trials'] / proj['last_trials']:.0f}")
+    return facts
+
