@@ -6,7 +6,7 @@ import sys
 def test_blas_is_numpys_and_does_not_change_when_scipy_loads_its_own():
     code = (
         "import json, numpy\n"
-        "from experiments import environment as e\n"
+        "from study import environment as e\n"
         "before = e._blas()\n"
         "import scipy.linalg, scipy.stats\n"
         "scipy.linalg.blas.dgemm(1.0, numpy.ones((4, 4)), numpy.ones((4, 4)))\n"
