@@ -70,7 +70,7 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
               help="Output folder (default: <root>/site).")
 @click.option("--strict", is_flag=True, help="Fail unless every item of the coverage page is met.")
 @click.option("--machine", metavar="ID", default=None,
-              help="Publication machine (id or unique prefix, see the 机器对照 page). Default: the machine "
+              help="Publication machine (id or unique prefix, listed on the machines page). Default: the machine "
                    "whose standard/full runs measured the most cases.")
 @click.pass_obj
 def build_command(root, site_dir, strict, machine):

@@ -53,7 +53,23 @@ def test_figure_without_record_is_caught(built_copy):
     page = built_copy / "site" / "gemm.html"
     with open(page, "a", encoding="utf-8") as fh:
         fh.write('<a class="num cur" data-num="numpy_gemm/made-up#gflops" href="x.html">999</a>')
-    assert f"{page}: figure 'numpy_gemm/made-up#gflops': not in numbers.json" in _problems(built_copy)
+    assert f"{page}: figure 'numpy_gemm/made-up#gflops': not in numbers.json for this page" in _problems(built_copy)
+
+
+def test_numbers_json_lists_exactly_what_each_page_shows(built_site, built_copy):
+    """Both ways: a listed figure its page does not show is caught, and so is a shown figure
+    listed only for another page."""
+    index = built_copy / "site" / "numbers.json"
+    numbers = json.loads(index.read_text(encoding="utf-8"))
+    shown = {(e["page"], e["id"]) for e in numbers}
+    pages = {e["page"] for e in numbers}
+    assert len(pages) > 5 and len(shown) == len(numbers)
+    entry = next(e for e in numbers if e["page"] == "gemm.md" and e["kind"] == "current")
+    moved = dict(entry, page="history.md")          # same figure, claimed for a page without it
+    index.write_text(json.dumps([e for e in numbers if e is not entry] + [moved]), encoding="utf-8")
+    problems = _problems(built_copy)
+    assert f"{index}: figure {entry['id']!r} is listed for history.md but that page does not show it" in problems
+    assert f"{built_copy / 'site' / 'gemm.html'}: figure {entry['id']!r}: not in numbers.json for this page" in problems
 
 
 def test_archived_figure_missing_from_site_is_caught(built_copy):

@@ -60,7 +60,7 @@ def _render(template, current, env=ENV):
     book.set_page("credibility.md")
     data = SimpleNamespace(current=current, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
     jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    return jinja.from_string(template).render(**writeup.template_functions(data, book)), book
+    return jinja.from_string(template).render(**writeup.names(SimpleNamespace(data=data, book=book))), book
 
 
 def _figures(html):
@@ -192,7 +192,7 @@ def test_every_function_survives_missing_records(env):
     book = FigureBook()
     book.set_page("x.md")
     data = SimpleNamespace(current={}, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
-    for name, fn in writeup.template_functions(data, book).items():
+    for name, fn in writeup.names(SimpleNamespace(data=data, book=book)).items():
         out = fn(*TEMPLATE_CALLS.get(name, ()))
         assert isinstance(out, str) and (out.strip() or name in SILENT_WHEN_EMPTY), name
         assert 'class="num cur"' not in out, f"{name} shows a current figure without a record"

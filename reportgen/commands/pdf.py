@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+from reportgen.data.words import W
 
 PRINT_PAGE = "print.html"
 PDF_NAME = "study.pdf"
@@ -89,9 +90,7 @@ def assemble(site_dir, pages, site_name):
     first = (site_dir / "index.html").read_text(encoding="utf-8")
     styles = "\n".join(f'<link rel="stylesheet" href="{href}">' for href in _STYLES.findall(first))
     site_name = html.escape(site_name)
-    body = [f'<section class="print-cover md-typeset"><h1>{site_name}</h1>'
-            f'<p>整篇文章的打印版：各章按网站导航的顺序排列。<span class="num hist">棕色虚线</span>为历史数据，'
-            f'<b>加粗</b>为当前复测；每个数字的溯源条目在网站上。</p></section>']
+    body = [W("pdf.assemble.s1", site_name=site_name)]
     for title, md in pages:
         stem = Path(md).with_suffix("").as_posix()
         html_path = site_dir / f"{stem}.html"

@@ -7,6 +7,7 @@ tables ("INT8 alone is slower") are checked the same way.
 """
 import math
 from dataclasses import dataclass, field
+from reportgen.data.words import W
 
 
 @dataclass
@@ -52,7 +53,7 @@ def _peaks(t):
     for row, lanes in (("fp32", 8), ("fp64", 4)):
         clock, peak = t.cell(row, "clock"), t.cell(row, "peak")
         value = clock.value * (lanes + lanes) * 2
-        out.append(_compare(f"s21_peak/{row}", t.id, f"{row.upper()} 单核峰值公式",
+        out.append(_compare(f"s21_peak/{row}", t.id, W("derived.peaks.title", upper=row.upper()),
                             f"{clock.text} × ({lanes}+{lanes}) × 2", value, peak, [clock]))
     return out
 
@@ -66,7 +67,7 @@ def _numpy_util(t, peaks):
         top = row["cells"]["10240"]
         util = row["cells"]["utilization"]
         out.append(_compare(f"s21_numpy/{row['key']}/utilization", t.id,
-                            f"{row['label']} 利用率", f"{top.text} ÷ ({peak.text} × {cores})",
+                            W("derived.numpy_util.title", label=row['label']), f"{top.text} ÷ ({peak.text} × {cores})",
                             top.value / (peak.value * cores), util, [top, peak], scale=100))
     return out
 
@@ -77,20 +78,20 @@ def _ladder_util(t, peaks):
     for row in t.rows:
         top, util = row["cells"]["1024"], row["cells"]["utilization"]
         out.append(_compare(f"s22_hand_ladder/{row['key']}/utilization", t.id,
-                            f"{row['label']} 利用率", f"{top.text} ÷ {peak.text}（FP64 单核峰值）",
+                            W("derived.numpy_util.title", label=row['label']), W("derived.ladder_util.formula", text=top.text, text2=peak.text),
                             top.value / peak.value, util, [top, peak], scale=100))
     return out
 
 
 def _tf_tvm(t, summary):
     tf, tvm = t.cell("tensorflow", "rounded"), t.cell("tvm", "rounded")
-    out = [_compare("s20_summary/speedup", summary.id, "TensorFlow ÷ TVM 速度差异",
+    out = [_compare("s20_summary/speedup", summary.id, W("derived.tf_tvm.title"),
                     f"{tf.text} ÷ {tvm.text}", tf.value / tvm.value,
                     summary.cell("speedup", "value"), [tf, tvm])]
     for row in ("tensorflow", "tvm"):
         long, short = t.cell(row, "long"), t.cell(row, "rounded")
         out.append(_compare(f"s20_tf_vs_tvm/{row}/long_vs_rounded", t.id,
-                            f"{row} 长值四舍五入到六位", f"round({long.text}, 6)",
+                            W("derived.tf_tvm.title_2", row=row), f"round({long.text}, 6)",
                             long.value, short, [long]))
     return out
 
@@ -101,7 +102,7 @@ def _stage_copies(s23, s33):
         for col in ("tvm", "numpy"):
             a, b = row["cells"][col], s33.cell(row["key"], col)
             out.append(_claim(f"s33_tvm_stages_text/{row['key']}/{col}", s33.id,
-                              f"§33 与 §23 的 {row['label']} {col} 为同一数值",
+                              W("derived.stage_copies.title", label=row['label'], col=col),
                               f"{b.text} = {a.text}", math.isclose(a.value, b.value),
                               [a, b], f"{b.value:g} vs {a.value:g}"))
     return out
@@ -117,27 +118,27 @@ def _seed_claims(tables):
     s21, s22, s23, s31 = (tables[k] for k in ("s21_numpy", "s22_hand_ladder", "s23_tvm_stages", "s31_int8"))
     c = []
     quad, single = s21.cell("quad_fp32", "utilization"), s21.cell("single_fp32", "utilization")
-    c.append(_claim("s21_numpy/claim/quad_lower", s21.id, "“四核 FP32 的利用率低于单核”",
+    c.append(_claim("s21_numpy/claim/quad_lower", s21.id, W("derived.seed_claims.title"),
                     f"{quad.text} < {single.text}", quad.value < single.value, [quad, single],
                     f"{quad.text} vs {single.text}"))
     drops = [(a, b) for a, b in zip(s22.rows, s22.rows[1:])
              if b["cells"]["1024"].value < a["cells"]["1024"].value]
     c.append(_claim("s22_hand_ladder/claim/not_monotonic", s22.id,
-                    "“并不意味着每一步都单调改善”", "某一行的 1024 列低于它的上一行", bool(drops),
+                    W("derived.seed_claims.title_2"), W("derived.seed_claims.formula"), bool(drops),
                     [r["cells"]["1024"] for r in s22.rows],
-                    "；".join(f"{b['label']} {b['cells']['1024'].text} < {a['label']} "
-                             f"{a['cells']['1024'].text}" for a, b in drops) or "无"))
+                    W("common.punct.semicolon").join(f"{b['label']} {b['cells']['1024'].text} < {a['label']} "
+                             f"{a['cells']['1024'].text}" for a, b in drops) or W("derived.seed_claims.s4")))
     tvm = {r["key"]: r["cells"]["tvm"] for r in s23.rows}
     npy = {r["key"]: r["cells"]["numpy"] for r in s23.rows}
-    c.append(_ratio_claim("s23_tvm_stages/claim/blocking_limited", s23, "“baseline 到 blocking 只获得有限改善”",
+    c.append(_ratio_claim("s23_tvm_stages/claim/blocking_limited", s23, W("derived.seed_claims.title_3"),
                           tvm["baseline"], tvm["blocking"], lambda r: r < 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/vectorize_big", s23, "“向量化……带来更明显的下降”",
+    c.append(_ratio_claim("s23_tvm_stages/claim/vectorize_big", s23, W("derived.seed_claims.title_4"),
                           tvm["blocking"], tvm["vectorization"], lambda r: r > 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/permute_big", s23, "“……和循环重排带来更明显的下降”",
+    c.append(_ratio_claim("s23_tvm_stages/claim/permute_big", s23, W("derived.seed_claims.title_5"),
                           tvm["vectorization"], tvm["loop_permutation"], lambda r: r > 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/parallel_close", s23, "“并行化让结果接近 NumPy”（parallel ÷ NumPy）",
+    c.append(_ratio_claim("s23_tvm_stages/claim/parallel_close", s23, W("derived.seed_claims.title_6"),
                           tvm["parallel"], npy["parallel"], lambda r: r < 2))
-    c.append(_claim("s23_tvm_stages/claim/autotvm_closer", s23.id, "“AutoTVM ……进一步缩小差距”",
+    c.append(_claim("s23_tvm_stages/claim/autotvm_closer", s23.id, W("derived.seed_claims.title_7"),
                     f"{tvm['autotuned'].text} ÷ {npy['autotuned'].text} < "
                     f"{tvm['parallel'].text} ÷ {npy['parallel'].text}",
                     tvm["autotuned"].value / npy["autotuned"].value < tvm["parallel"].value / npy["parallel"].value,
@@ -147,12 +148,12 @@ def _seed_claims(tables):
     r18 = {k: s31.cell("resnet18_v1", k) for k in ("framework_time", "tvm_fp32", "tvm_int8", "tvm_int8_tuned")}
     inc = {k: s31.cell("inception_v1", k) for k in ("framework_time", "tvm_fp32", "tvm_int8", "tvm_int8_tuned")}
     for cid, title, a, b in (
-            ("r18_fp32_slower", "ResNet18：TVM FP32 慢于原始框架", r18["tvm_fp32"], r18["framework_time"]),
-            ("r18_int8_slower", "ResNet18：直接 INT8 反而更慢", r18["tvm_int8"], r18["tvm_fp32"]),
-            ("r18_tuned_faster", "ResNet18：加入 AutoTVM 后才低于原始框架", r18["framework_time"], r18["tvm_int8_tuned"]),
-            ("inc_fp32_faster", "Inception v1：TVM FP32 明显快于原始框架", inc["framework_time"], inc["tvm_fp32"]),
-            ("inc_int8_slower", "Inception v1：INT8 单独造成回退", inc["tvm_int8"], inc["tvm_fp32"]),
-            ("inc_tuned_better", "Inception v1：调优后进一步改善", inc["tvm_fp32"], inc["tvm_int8_tuned"])):
+            ("r18_fp32_slower", W("derived.seed_claims.s10"), r18["tvm_fp32"], r18["framework_time"]),
+            ("r18_int8_slower", W("derived.seed_claims.s11"), r18["tvm_int8"], r18["tvm_fp32"]),
+            ("r18_tuned_faster", W("derived.seed_claims.s12"), r18["framework_time"], r18["tvm_int8_tuned"]),
+            ("inc_fp32_faster", W("derived.seed_claims.s13"), inc["framework_time"], inc["tvm_fp32"]),
+            ("inc_int8_slower", W("derived.seed_claims.s14"), inc["tvm_int8"], inc["tvm_fp32"]),
+            ("inc_tuned_better", W("derived.seed_claims.s15"), inc["tvm_fp32"], inc["tvm_int8_tuned"])):
         c.append(_ratio_claim(f"s31_int8/claim/{cid}", s31, f"“{title}”", a, b, lambda r: r > 1))
     return c
 
@@ -165,7 +166,7 @@ def _conv_shape(t):
     oh = (h + 2 * 1 - k) // stride + 1
     channels = int(ker.strip("()").split(",")[0])
     want = f"(1, {channels}, {oh}, {oh})"
-    return [_claim("s29_conv_unit/output", t.id, "输出形状由输入、卷积核、步幅与 padding=(1, 1) 推出",
+    return [_claim("s29_conv_unit/output", t.id, W("derived.conv_shape.title"),
                    f"⌊({h} + 2·1 − {k}) / {stride}⌋ + 1 = {oh}", want == out,
                    [t.cell(k, "shape") for k in ("input", "kernel", "stride", "output")], want)]
 
@@ -176,7 +177,7 @@ def _cross_numpy(s21, s23):
     low = min(r["cells"]["numpy"].value for r in s23.rows)
     high = max(r["cells"]["numpy"].value for r in s23.rows)
     return [Check("s23_tvm_stages/cross/numpy_vs_s21", s23.id,
-                  "§21 四核 FP32 在 1024 的 GFLOPS 折算成时间，与 §23 的 NumPy 列对照",
+                  W("derived.cross_numpy.title"),
                   f"2·1024³ ÷ {gflops.text} GFLOPS", f"{implied * 1e3:.2f} ms",
                   f"{low * 1e3:.2f}–{high * 1e3:.2f} ms", "info",
                   [gflops.id] + [r["cells"]["numpy"].id for r in s23.rows])]

@@ -6,15 +6,16 @@ from pathlib import Path
 import yaml
 
 from reportgen.errors import ReportError
+from reportgen.data.words import W
 
 REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions",
                 "passages", "ratio"}
 
 
-KINDS = {"prose": "正文说明", "code": "代码和命令", "formula": "公式", "data": "实验数据", "conclusion": "原文结论"}
+KINDS = {"prose": W("seed.kinds.prose"), "code": W("seed.kinds.code"), "formula": W("seed.kinds.formula"), "data": W("seed.kinds.data"), "conclusion": W("seed.kinds.conclusion")}
 PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "formula", "today", "dropped",
                 "conclusion", "text", "label"}
-LABELS = ("当前版本建议写法", "实验封装示意")
+LABELS = (W("seed.labels.today"), W("seed.labels.wrapper"))
 
 
 def read_content_map(archive_dir):

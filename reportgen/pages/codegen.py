@@ -5,6 +5,7 @@ counts them into ``extra.codegen``); the Hello Relax record shows one module com
 """
 from reportgen.data import merge
 from reportgen.render.cells import text as _esc
+from reportgen.data.words import W
 
 STAGES = ("baseline", "vectorization", "autotuned")   # no SIMD, hand-vectorized, searched
 
@@ -30,24 +31,30 @@ def instruction_facts(book, current, env):
             continue
         case, code = cur.record["case"], cur.record["extra"]["codegen"]
         packed = code.get("fma_packed", {})
-        vector = "、".join(f"{_count(book, cur, 'fma_' + reg, n)} 条 {reg}" for reg, n in packed.items() if n)
-        parts.append(f"`{_esc(stage)}`（{case['m']}×{case['n']}×{case['k']}，{case['threads']} 线程）的汇编里有 "
-                     f"{_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0))} 条标量 FMA、"
-                     + (f"向量 FMA {vector}" if vector else "没有向量 FMA")
-                     + f"，最宽的寄存器是 `{str(code.get('widest_register', '?')).replace('`', '')}`")
+        vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.s1", count=_count(book, cur, 'fma_' + reg, n), reg=reg) for reg, n in packed.items() if n)
+        parts.append(W("codegen.instruction_facts.s2", stage=_esc(stage), m=case['m'], n=case['n'], k=case['k'], threads=case['threads'], count=_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0)))
+                     + (W("codegen.instruction_facts.s3", vector=vector) if vector else W("codegen.instruction_facts.s4"))
+                     + W("codegen.instruction_facts.s5", replace=str(code.get('widest_register', '?')).replace('`', '')))
     if not parts:
-        return "（尚无 TVM 调度阶梯的汇编统计。）"
-    flags = "、".join(f"`{f.replace('`', '')}`" for f in (env or {}).get("simd_flags", [])) or "未记录"
-    return "；".join(parts) + f"。本机 CPU 报告的 SIMD 标志：{flags}。"
+        return W("codegen.instruction_facts.text")
+    flags = W("common.punct.enumeration_comma").join(f"`{f.replace('`', '')}`" for f in (env or {}).get("simd_flags", [])) or W("codegen.instruction_facts.s7")
+    return W("common.punct.semicolon").join(parts) + W("codegen.instruction_facts.s8", flags=flags)
 
 
 def hello_facts(book, current):
     """The smallest module compiled for this machine and run: output, dtype, round trip."""
     cur = merge.family(current, "graph").get("graph/case=hello")
     if cur is None or not cur.ok:
-        return book.failed(cur) if cur is not None else "（尚无 Hello Relax 记录。）"
+        return book.failed(cur) if cur is not None else W("codegen.hello_facts.s1")
     extra = cur.record["extra"]
     output = book.current(f"{cur.record['id']}#output", str(extra["output"]), "value", cur)
-    return (f"最小的例子是 Hello Relax：一个只做加一的 Relax 函数，在 `{extra['target'].replace('`', '')}` 上编译，"
-            f"输入 {cur.record['case']['input']}，虚拟机返回 {output}（`{extra['output_dtype'].replace('`', '')}`），"
-            f"打印出的 TVMScript 能原样解析回同一个模块：{'是' if extra['script_roundtrip'] else '否'}。")
+    return (W("codegen.hello_facts.text", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), script_roundtrip=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "codegen_instructions": lambda: instruction_facts(b, d.current, d.env),
+        "codegen_hello": lambda: hello_facts(b, d.current),
+    }

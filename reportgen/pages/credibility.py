@@ -1,14 +1,15 @@
 """The credibility page: the hostile corpus, one row per class of input and how each ended."""
 from collections import Counter
 
-from reportgen.data.corpus import OUTCOMES, read
+from reportgen.data.corpus import OUTCOMES, counts, read
 from reportgen.render.cells import text as _esc
 from reportgen.render.markdown import markdown
+from reportgen.data.words import W
 
-CLASS_ZH = {"injection": "脚本注入（记录、日志、产物中的字符串）", "paths": "仓库外的文件（符号链接、..）",
-            "figures": "错误的数字（负延迟、校验不符、事后改动、缺失的运行）", "history": "历史数据（归档表格的封存）",
-            "processes": "进程（复测被杀、被终止、遗留的临时目录）", "concurrency": "并发与破坏性选项（--site-dir）",
-            "cli": "命令行故障（端口、子目录、只读或缺失的 results/）"}
+CLASS_ZH = {"injection": W("credibility.class_zh.injection"), "paths": W("credibility.class_zh.paths"),
+            "figures": W("credibility.class_zh.figures"), "history": W("credibility.class_zh.history"),
+            "processes": W("credibility.class_zh.processes"), "concurrency": W("credibility.class_zh.concurrency"),
+            "cli": W("credibility.class_zh.cli")}
 
 
 def hostile_table(root):
@@ -19,4 +20,13 @@ def hostile_table(root):
         mine = Counter(c["outcome"] for c in cases if c["class"] == cls)
         rows.append([_esc(CLASS_ZH.get(cls, cls)), str(sum(mine.values()))]
                     + [str(mine[o]) for o in OUTCOMES])
-    return markdown(["类别", "尝试", "拒绝（报错并指明文件）", "按纯文本显示", "故障已清理并提示"], rows)
+    return markdown([W("credibility.hostile_table.head_1"), W("credibility.hostile_table.head_2"), W("credibility.hostile_table.head_3"), W("credibility.hostile_table.head_4"), W("credibility.hostile_table.head_5")], rows)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d = site.data
+    return {
+        "hostile": lambda: counts(d.archive_dir.parent),
+        "hostile_table": lambda: hostile_table(d.archive_dir.parent),
+    }

@@ -4,6 +4,7 @@ from reportgen.data import merge
 from reportgen.pages import int8
 from reportgen.render.figures import fmt_number
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
+from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 
@@ -341,3 +342,23 @@ def threads_table(book, current, model="resnet18_v1"):
     if not lines:
         return "（尚无记录）"
     return markdown(["方案", "引擎与版本", "算子内线程（intra-op）", "算子间线程（inter-op）"], lines)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "e2e_models": lambda: models(d.current),
+        "e2e_summary": lambda model: summary(b, d.current, model),
+        "e2e_latency": lambda: latency_table(b, d.current),
+        "e2e_compile": lambda: compile_table(b, d.current),
+        "e2e_profile": lambda model, engine="tvm_c": op_profile(b, d.current, model, engine),
+        "e2e_throughput": lambda: throughput_table(b, d.current),
+        "e2e_tuning": lambda: tuning_table(b, d.current),
+        "e2e_allocation": lambda model, batch=1: allocation_table(b, d.current, model, batch),
+        "e2e_goal": lambda model="resnet18_v1": goal(b, d.current, model),
+        "e2e_tuning_effect": lambda: tuning_effect(b, d.current),
+        "e2e_campaigns": lambda: campaign_table(b, d.current),
+        "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
+        "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
+    }

@@ -368,3 +368,49 @@ def thread_scaling(book, current, env):
                                     f"{one.stat('p50') / many.stat('p50'):.2f}×", "×", many))
         lines.append(row)
     return markdown(["dtype"] + [f"n={n}" for n in sizes], lines)
+
+
+def numpy_gflops(site, dtype, n, threads, blas="configured"):
+    """One current NumPy figure for prose; threads may be 'all'."""
+    if threads == "all":
+        threads = site.data.env["logical_cores"]
+    cur = site.data.current.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}")
+    if cur is None:
+        return "（未测）"
+    if not cur.ok:
+        return site.book.failed(cur)
+    return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
+                             "GFLOPS", cur)
+
+def peak_gflops(site, dtype, threads):
+    if threads == "all":
+        threads = site.data.env["logical_cores"]
+    cur = merge.peak(site.data.current, dtype, threads)
+    if cur is None:
+        return "（未测）"
+    return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
+                             "GFLOPS", cur)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "numpy_gflops": lambda *args, **kw: numpy_gflops(site, *args, **kw),
+        "peak_gflops": lambda *args, **kw: peak_gflops(site, *args, **kw),
+        "archive_table": lambda table: archive_table(b, d.tables[table]),
+        "checks": lambda table: checks_table(d.checks, table),
+        "numpy_tables": lambda: numpy_vs_history(b, d.tables["s21_numpy"], d.current, d.env),
+        "utilization": lambda: utilization(b, d.tables["s21_numpy"], d.current, d.env),
+        "peak_table": lambda: peak_table(b, d.current),
+        "hand_ladder": lambda: hand_ladder(b, d.tables["s22_hand_ladder"], d.current),
+        "tvm_stages": lambda threads: tvm_stages(b, d.tables["s23_tvm_stages"], d.current,
+                                                    site.threads(threads)),
+        "tvm_shapes": lambda threads: tvm_shapes(b, d.current, site.threads(threads)),
+        "tvm_codegen": lambda: tvm_codegen(b, d.current, b.data_prefix()),
+        "tuning_summary": lambda: tuning_summary(b, d.current),
+        "gemm_goals": lambda: gemm_goals(b, d.current, d.env),
+        "thread_scaling": lambda: thread_scaling(b, d.current, d.env),
+        "tvm_excerpts": lambda: tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
+        "env_table": lambda: environment_table(d.env),
+    }

@@ -137,3 +137,15 @@ def int8_vnni(book, current):
         return "（尚无 INT8 记录）"
     return markdown(["形状", "线程", "INT8 GOPS", "FP32 微内核 GFLOPS", "INT8 ÷ FP32（速度比）",
                      "`vpdpbusd` 指令数", "结果"], rows)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "microkernel_summary": lambda threads: microkernel_summary(b, d.current,
+                                                                                site.threads(threads)),
+        "microkernel_grid": lambda: microkernel_grid(b, d.current),
+        "tuning_spaces": lambda: tuning_spaces(b, d.current),
+        "int8_vnni": lambda: int8_vnni(b, d.current),
+    }

@@ -133,3 +133,16 @@ def fusion_summary(book, current, variant, subject):
             f"{fig(after, 'intermediate_bytes', bytes_after, 'B')} 字节。"
             f"延迟中位数从 {_ms_cell(book, before, 'p50', 'p50_ms')} 到 {_ms_cell(book, after, 'p50', 'p50_ms')}，"
             f"{trend}（比值 {ratio:.2f}）。")
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "graph_steps": lambda variant, subject="conv": step_table(b, d.current, variant, subject),
+        "fusion_summary": lambda variant, subject="conv": fusion_summary(b, d.current, variant, subject),
+        "graph_diffs": lambda variant: step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
+        "graph_hello": lambda: hello(d.current, b.data_prefix()),
+        "pass_map": lambda: pass_map(b, d.current, b.data_prefix()),
+        "api_migration": lambda: migration(b, d.current),
+    }

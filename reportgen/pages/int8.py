@@ -283,3 +283,21 @@ def speedups(book, current):
     if not rows:
         return "（尚无记录）"
     return markdown(["模型"] + [p[0] for p in PAIRS], rows)
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "int8_models": lambda: models(d.current),
+        "int8_training": lambda: training(b, d.current),
+        "int8_methods": lambda model: methods(b, d.current, model),
+        "int8_float_ops": lambda model, method=None, scheme=None: float_ops(b, d.current, model, method, scheme),
+        "int8_layers": lambda model, method=None, scheme=None: layers(b, d.current, model, method, scheme),
+        "int8_s08": lambda model: s08(b, d.current, model),
+        "int8_s31": lambda: s31(b, d.tables["s31_int8"], d.current),
+        "int8_isa": lambda: isa(b, d.current),
+        "int8_goals": lambda: goals(b, d.current),
+        "int8_speedups": lambda: speedups(b, d.current),
+        "int8_model_label": lambda model: MODEL_LABEL.get(model, model),
+    }

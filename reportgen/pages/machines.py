@@ -1,4 +1,4 @@
-"""The cross-machine page (机器对照): one column per machine for the headline figures.
+"""The cross-machine page (docs/machines.md): one column per machine for the headline figures.
 
 A site is built for one publication machine (merge.publication_machine); this page is the one
 place where other machines' figures appear, each in its own column, each cell linked to its own
@@ -12,6 +12,7 @@ from reportgen.data import merge
 from reportgen.render.figures import fmt_number
 from reportgen.render.cells import text as _esc
 from reportgen.render.markdown import markdown
+from reportgen.data.words import W
 
 PAGE = "machines.md"
 MAIN_SHAPE = (1024, 1024, 1024)
@@ -63,20 +64,20 @@ def _engine(family, model, engine):
 
 
 ROWS = [
-    Row("peak_1", "FP32 FMA 峰值，单核（GFLOPS，最宽指令集）", _peak(1), _gflops, ("s21_peak", "fp32", "peak")),
-    Row("peak_all", "FP32 FMA 峰值，全部核（GFLOPS）", _peak("all"), _gflops),
-    Row("numpy_best_1", "NumPy GEMM 1024³ FP32，最佳 BLAS 内核，单核（GFLOPS）", _numpy(1, "best"), _gflops,
+    Row("peak_1", W("machines.rows.label"), _peak(1), _gflops, ("s21_peak", "fp32", "peak")),
+    Row("peak_all", W("machines.rows.label_2"), _peak("all"), _gflops),
+    Row("numpy_best_1", W("machines.rows.label_3"), _numpy(1, "best"), _gflops,
         ("s21_numpy", "single_fp32", "1024")),
-    Row("numpy_conf_1", "NumPy GEMM 1024³ FP32，配置内核，单核（GFLOPS）", _numpy(1, "configured"), _gflops),
-    Row("numpy_best_all", "NumPy GEMM 1024³ FP32，最佳 BLAS 内核，全部核（GFLOPS）", _numpy("all", "best"), _gflops),
-    *[Row(f"tvm_{s}", f"TVM GEMM 1024³ {s}，全部核（p50，ms）", _stage(s), _ms,
+    Row("numpy_conf_1", W("machines.rows.label_4"), _numpy(1, "configured"), _gflops),
+    Row("numpy_best_all", W("machines.rows.label_5"), _numpy("all", "best"), _gflops),
+    *[Row(f"tvm_{s}", W("machines.rows.label_6", s=s), _stage(s), _ms,
           ("s23_tvm_stages", s, "tvm") if s in ("baseline", "parallel") else None)
       for s in ("baseline", "parallel", "microkernel", "autotuned")],
-    *[Row(f"e2e_{e}", f"ResNet-18 batch 1，{label}（p50，ms）", _engine("e2e", "resnet18_v1", e), _ms)
-      for e, label in (("tf", "TensorFlow"), ("ort", "ONNX Runtime"), ("tflite", "TFLite"), ("tvm_c", "TVM C 组"),
-                       ("tvm_d", "TVM D 组（调优）"))],
-    *[Row(f"int8_{e}", f"ResNet-18 INT8，{label}（p50，ms）", _engine("int8", "resnet18_v1", e), _ms)
-      for e, label in (("tvm_int8", "TVM E 组"), ("tvm_int8_tuned", "TVM F 组（调优）"), ("ort_qdq", "ONNX Runtime QDQ"))],
+    *[Row(f"e2e_{e}", W("machines.rows.label_7", label=label), _engine("e2e", "resnet18_v1", e), _ms)
+      for e, label in (("tf", "TensorFlow"), ("ort", "ONNX Runtime"), ("tflite", "TFLite"), ("tvm_c", W("machines.rows.s8")),
+                       ("tvm_d", W("machines.rows.s9")))],
+    *[Row(f"int8_{e}", W("machines.rows.label_8", label=label), _engine("int8", "resnet18_v1", e), _ms)
+      for e, label in (("tvm_int8", W("machines.rows.s11")), ("tvm_int8_tuned", W("machines.rows.s12")), ("ort_qdq", "ONNX Runtime QDQ"))],
 ]
 
 
@@ -100,7 +101,7 @@ def _blas_kernels(current):
         cur = current.get(f"numpy_gemm/dtype=float32/n=1024/threads=1/blas={blas}")
         if cur is not None:
             kernels[blas] = (cur.record["extra"].get("blas_kernel") or {}).get("architecture", "?")
-    return " / ".join(f"{k}" for k in kernels.values()) or "未测"
+    return " / ".join(f"{k}" for k in kernels.values()) or W("machines.blas_kernels.s1")
 
 
 class Page:
@@ -121,22 +122,22 @@ class Page:
     def table(self):
         d = self.data
         if not self.order:
-            return "（尚无复测运行）"
-        heads = ["", "历史机器（原文）"]
-        info = {"CPU": ["—"], "指令集": ["AVX2 + FMA"], "核心": ["—"], "TVM / LLVM": ["早期 TVM（AutoTVM）"],
-                "BLAS 内核（配置 / 最佳）": ["未记录"], "档位": ["—"]}
+            return W("machines.table.text")
+        heads = ["", W("machines.table.s2")]
+        info = {"CPU": ["—"], W("machines.table.s3"): ["AVX2 + FMA"], W("machines.table.s4"): ["—"], "TVM / LLVM": [W("machines.table.s5")],
+                W("machines.table.s6"): [W("machines.table.s7")], W("machines.table.s8"): ["—"]}
         for mid in self.order:
             m = self.found[mid]
             env = m.env
             cur = d.by_machine[mid]
-            heads.append(f"{_esc(mid)}{'（本站）' if mid == d.machine else ''}")
+            heads.append(W("machines.table.s9", mid=_esc(mid), mid2=W("machines.table.s11") if mid == d.machine else ''))
             info["CPU"].append(_esc(identity.cpu_name(env)))
-            info["指令集"].append(_esc(identity.isa_level(env)))
-            info["核心"].append(_esc(str(env["logical_cores"])))
+            info[W("machines.table.s3")].append(_esc(identity.isa_level(env)))
+            info[W("machines.table.s4")].append(_esc(str(env["logical_cores"])))
             info["TVM / LLVM"].append(_esc(f"{env['tvm_version']} / {env['llvm_version']}"))
-            info["BLAS 内核（配置 / 最佳）"].append(_esc(_blas_kernels(cur)))
+            info[W("machines.table.s6")].append(_esc(_blas_kernels(cur)))
             profiles = sorted({r.manifest["profile"] for r in merge.runs_of(d.all_runs, mid)})
-            info["档位"].append(_esc("、".join(profiles)) + ("（冒烟测试）" if m.smoke_only else ""))
+            info[W("machines.table.s8")].append(_esc(W("common.punct.enumeration_comma").join(profiles)) + (W("machines.table.s10") if m.smoke_only else ""))
         lines = [[f"**{k}**"] + v for k, v in info.items()]
         for row in ROWS:
             cells = [_esc(row.label)]
@@ -145,7 +146,7 @@ class Page:
             for mid in self.order:
                 cur = d.headlines[mid].get(row.key)
                 present |= cur is not None
-                cells.append(self._cell(mid, row, cur) if cur is not None else "未测")
+                cells.append(self._cell(mid, row, cur) if cur is not None else W("machines.blas_kernels.s1"))
             if present:
                 lines.append(cells)
         return markdown(heads, lines)
@@ -155,7 +156,7 @@ class Page:
         other one (ratios across machines, said to be across machines)."""
         d = self.data
         if d.machine is None or len(self.order) < 2:
-            return "目前只有一台机器的复测，没有可对照的其他机器。"
+            return W("machines.reading.text")
         base = d.headlines[d.machine]
         base_env = self.found[d.machine].env
         out = []
@@ -163,29 +164,27 @@ class Page:
             other = d.headlines[mid]
             env = self.found[mid].env
             parts = []
-            for key, what in (("peak_1", "单核 FP32 峰值"), ("numpy_best_1", "NumPy 最佳内核单核 GEMM"),
-                              ("numpy_conf_1", "NumPy 配置内核单核 GEMM")):
+            for key, what in (("peak_1", W("machines.reading.s2")), ("numpy_best_1", W("machines.reading.s3")),
+                              ("numpy_conf_1", W("machines.reading.s4"))):
                 if key in base and key in other:
                     ratio = other[key].gflops() / base[key].gflops()
-                    parts.append(f"{what}是本站机器的 "
+                    parts.append(W("machines.reading.s5", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
                                                      provenance=provenance_page(mid)))
-            for key, what in (("tvm_parallel", "TVM GEMM parallel 阶段"), ("e2e_ort", "ONNX Runtime ResNet-18"),
-                              ("e2e_tvm_d", "TVM D 组 ResNet-18")):
+            for key, what in (("tvm_parallel", W("machines.reading.s6")), ("e2e_ort", "ONNX Runtime ResNet-18"),
+                              ("e2e_tvm_d", W("machines.reading.s7"))):
                 if key in base and key in other:
                     ratio = base[key].stat("p50") / other[key].stat("p50")
-                    parts.append(f"{what}的耗时之比（本站机器 ÷ 该机器）为 "
+                    parts.append(W("machines.reading.s8", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
                                                      provenance=provenance_page(mid)))
-            head = (f"机器 {_esc(mid)}（{_esc(identity.cpu_name(env))}，{_esc(identity.isa_level(env))}）对本站机器 "
-                    f"{_esc(d.machine)}（{_esc(identity.cpu_name(base_env))}，{_esc(identity.isa_level(base_env))}）")
+            head = (W("machines.reading.head", mid=_esc(mid), cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env)), machine=_esc(d.machine), cpu_name2=_esc(identity.cpu_name(base_env)), isa_level2=_esc(identity.isa_level(base_env))))
             if parts:
-                out.append(head + "：" + "；".join(parts) + "。这些比值跨越两台机器，只说明换机器之后的变化，"
-                           "不是同一台机器上的优化效果。")
+                out.append(head + W("common.punct.colon") + W("common.punct.semicolon").join(parts) + W("machines.reading.s10"))
             else:
-                out.append(head + "：两台机器没有共同测过的头条用例，无法相比。")
+                out.append(head + W("machines.reading.s11"))
         return "\n\n".join(out)
 
 
@@ -196,23 +195,30 @@ def banner(data, page_uri):
     env = data.machines[data.machine].env
     others = len(data.machines) - 1
     rel = "../" * page_uri.count("/") + "machines.md"
-    text = (f"本页的当前复测全部来自机器 `{data.machine}`（{_esc(identity.cpu_name(env))}，"
-            f"{_esc(identity.isa_level(env))}）")
-    text += f"；另有 {others} 台机器的复测，见[机器对照]({rel})。" if others else "。"
+    text = (W("machines.banner.text", machine=data.machine, cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env))))
+    text += W("machines.banner.s2", others=others, rel=rel) if others else W("common.punct.period")
     if data.smoke:
-        text += ("**这台机器只有 quick 档冒烟测试**：数字只说明流程能跑通，样本少、形状小，不作为结论；"
-                 "发布结论请先运行 `reportgen retest --profile standard`。")
-    return f'!!! info "数据来源"\n    {text}\n'
+        text += (W("machines.banner.text_2"))
+    return W("machines.banner.text_3", text=text)
 
 
 def unmeasured(data, book, family, anchors):
     """What a section says when the publication machine has no record of its family: which machine,
     where the other machines' figures are, and the section anchors other pages link to."""
     spans = "".join(f'<span id="{_esc(a)}"></span>' for a in anchors)
-    where = f"发布机器 `{_esc(data.machine)}`" if data.machine else "本站"
+    where = W("machines.unmeasured.s1", machine=_esc(data.machine)) if data.machine else W("machines.unmeasured.s2")
     others = [m for m, cur in data.by_machine.items() if m != data.machine
               and any(c.record["experiment"] == family for c in cur.values())]
-    also = (f"机器 {'、'.join(f'`{_esc(m)}`' for m in others)} 有这一部分的复测，见"
-            + book.link(PAGE, "机器对照") + "，或用 `reportgen build --machine ID` 为它构建站点。") if others else ""
-    return (f'{spans}\n\n!!! warning "待复测"\n    {where}还没有 `{_esc(family)}` 实验的记录'
-            f'（`reportgen retest --profile standard --only {_esc(family)}`）。{also}\n')
+    also = (W("machines.unmeasured.s3", join=W("common.punct.enumeration_comma").join((f'`{_esc(m)}`' for m in others)))
+            + book.link(PAGE, W("machines.unmeasured.s4")) + W("machines.unmeasured.s5")) if others else ""
+    return (W("machines.unmeasured.text", spans=spans, where=where, family=_esc(family), also=also))
+
+
+def names(site):
+    """The placeholders this module gives the page templates."""
+    d, b = site.data, site.book
+    return {
+        "machines_table": lambda: Page(d, b).table(),
+        "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
+        "machines_reading": lambda: Page(d, b).reading(),
+    }

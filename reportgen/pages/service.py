@@ -11,6 +11,7 @@ from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import fig, ms, percent, seconds, times
 from reportgen.render.cells import code_span as _code
 from reportgen.render.markdown import markdown
+from reportgen.data.words import W
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d")
 TAIL_MIN_SAMPLES = 100   # fewer samples than this: p99 is close to the maximum of a few calls
@@ -29,8 +30,8 @@ def cold_table(book, current):
             lines.append([model_zh(model), engine_zh(engine), f"{size}×{size}", seconds(book, cur, "cold_time", cold), ms(book, cur),
                           times(book, cur, "cold_over_p50", cold / cur.stat("p50"))])
     if not lines:
-        return "（尚无端到端记录。）"
-    return markdown(["模型", "引擎", "输入", "首次调用（冷）", "稳定运行 p50", "冷 ÷ 热"], lines)
+        return W("service.cold_table.text")
+    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), W("service.cold_table.head_3"), W("service.cold_table.head_4"), W("service.cold_table.head_5"), W("service.cold_table.head_6")], lines)
 
 
 def cold_summary(book, current):
@@ -38,31 +39,25 @@ def cold_summary(book, current):
     recs = [c for m in e2e_models(current) for c in (e2e(current, m, e) for e in ENGINES)
             if ok(c) and c.record["extra"].get("cold_seconds") is not None]
     if not recs:
-        return "（尚无端到端记录。）"
+        return W("service.cold_table.text")
     key = lambda c: c.record["extra"]["cold_seconds"] / c.stat("p50")  # noqa: E731
     hi, lo = max(recs, key=key), min(recs, key=key)
-    return (f"首次调用相对稳定中位数最贵的是 {model_zh(hi.record['case']['model'])} 上的 "
-            f"{engine_zh(hi.record['case']['engine'])}（{times(book, hi, 'cold_over_p50', key(hi))}），最便宜的是 "
-            f"{model_zh(lo.record['case']['model'])} 上的 {engine_zh(lo.record['case']['engine'])}"
-            f"（{times(book, lo, 'cold_over_p50', key(lo))}）。")
+    return (W("service.cold_summary.text", model_zh=model_zh(hi.record['case']['model']), engine_zh=engine_zh(hi.record['case']['engine']), times=times(book, hi, 'cold_over_p50', key(hi)), model_zh2=model_zh(lo.record['case']['model']), engine_zh2=engine_zh(lo.record['case']['engine']), times2=times(book, lo, 'cold_over_p50', key(lo))))
 
 
 def tail_summary(book, current):
     """How far p95 and p99 sit from p50, and whether there are enough requests to call it a tail."""
     recs = [c for m in e2e_models(current) for c in (e2e(current, m, e) for e in ENGINES) if ok(c)]
     if not recs:
-        return "（尚无端到端记录。）"
+        return W("service.cold_table.text")
     widest = max(recs, key=lambda c: c.stat("p99") / c.stat("p50"))
     ns = sorted(c.stat("n") for c in recs)
-    text = (f"{len(recs)} 个 batch 1 用例里，p99 离 p50 最远的是 {model_zh(widest.record['case']['model'])} 上的 "
-            f"{engine_zh(widest.record['case']['engine'])}：p50 {ms(book, widest)}，p95 {ms(book, widest, 'p95')}，"
-            f"p99 {ms(book, widest, 'p99')}，p99 是 p50 的 {times(book, widest, 'p99_over_p50', widest.stat('p99') / widest.stat('p50'))}。")
+    text = (W("service.tail_summary.text", recs=len(recs), model_zh=model_zh(widest.record['case']['model']), engine_zh=engine_zh(widest.record['case']['engine']), ms=ms(book, widest), ms2=ms(book, widest, 'p95'), ms3=ms(book, widest, 'p99'), times=times(book, widest, 'p99_over_p50', widest.stat('p99') / widest.stat('p50'))))
     few = [c for c in recs if c.stat("n") < TAIL_MIN_SAMPLES]
     if few:
-        text += (f"每个用例的请求数在 {ns[0]} 到 {ns[-1]} 之间，其中 {len(few)} 个不足 {TAIL_MIN_SAMPLES} 个："
-                 "这么少的样本里 p99 只是最慢几次调用之间的插值，只能当作趋势，不能当作服务的尾延迟承诺。")
+        text += (W("service.tail_summary.text_2", ns=ns[0], ns2=ns[-1], few=len(few), tail_min_samples=TAIL_MIN_SAMPLES))
     else:
-        text += f"每个用例至少有 {ns[0]} 个请求，p99 可以当作尾部估计。"
+        text += W("service.tail_summary.text_3", ns=ns[0])
     return text
 
 
@@ -82,9 +77,9 @@ def batching(book, current):
                               times(book, big, "throughput_gain", gain),
                               times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"))])
     if not lines:
-        return "尚无与 batch 1 可比的批处理记录（同一模型、引擎、输入尺寸与线程数）：批处理对吞吐和单次延迟的影响待测。"
-    return markdown(["模型", "引擎", "batch", "batch 1 每次调用 p50", "该 batch 每次调用 p50", "吞吐 ÷ batch 1",
-                     "每次调用延迟 ÷ batch 1"], lines)
+        return W("service.batching.text")
+    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), "batch", W("service.batching.head_4"), W("service.batching.head_5"), W("service.batching.head_6"),
+                     W("service.batching.head_7")], lines)
 
 
 def best_batching(current):
@@ -107,16 +102,14 @@ def batching_summary(book, current):
         return ""   # batching() already says that nothing is measured
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
-    return (f"批处理收益最大的是 {model_zh(cur.record['case']['model'])} 上的 {engine_zh(cur.record['case']['engine'])}："
-            f"batch {b} 的吞吐是 batch 1 的 {times(book, cur, 'throughput_gain', gain)}，代价是每次调用的延迟变为 "
-            f"{times(book, cur, 'call_latency_over_b1', slower)}——一个请求若要等凑满一批，它看到的延迟还要再加上排队时间。")
+    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), times2=times(book, cur, 'call_latency_over_b1', slower)))
 
 
 def amdahl(book, current):
     """How much a request gains if its slowest kernel ran twice as fast (Amdahl's law)."""
     recs = [c for c in e2e_tvm(current) if c.record["extra"].get("op_profile")]
     if not recs:
-        return "（尚无 TVM 的算子剖面。）"
+        return W("service.amdahl.text")
     lines = []
     for cur in recs:
         e = cur.record["extra"]
@@ -125,7 +118,7 @@ def amdahl(book, current):
         lines.append([model_zh(cur.record["case"]["model"]), engine_zh(cur.record["case"]["engine"]),
                       _code(top['op']), percent(book, cur, "top_kernel_share", share),
                       times(book, cur, "amdahl_2x_top", 1 / (1 - share / 2))])
-    return markdown(["模型", "变体", "最慢的内核", "占一次推理", "该内核快一倍时整体加速"], lines)
+    return markdown([W("service.cold_table.head_1"), W("service.amdahl.head_2"), W("service.amdahl.head_3"), W("service.amdahl.head_4"), W("service.amdahl.head_5")], lines)
 
 
 def compile_budget(book, current):
@@ -133,16 +126,13 @@ def compile_budget(book, current):
     tvm = e2e_tvm(current)
     tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]
     if not tvm:
-        return "（尚无 TVM 端到端记录。）"
+        return W("service.compile_budget.text")
     longest = max(tvm, key=lambda c: c.record["extra"].get("compile_seconds", 0))
-    text = (f"TVM 编译最久的是 {model_zh(longest.record['case']['model'])} 的 {engine_zh(longest.record['case']['engine'])}"
-            f"（{seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])}）。")
+    text = (W("service.compile_budget.text_2", model_zh=model_zh(longest.record['case']['model']), engine_zh=engine_zh(longest.record['case']['engine']), seconds=seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])))
     if tune:
         t = max(tune, key=lambda c: c.record["extra"]["tuning"]["seconds"])
         minutes = fmt_number(t.record["extra"]["tuning"]["seconds"] / 60, "min") + " min"
-        text += (f"MetaSchedule 调优 {model_zh(t.record['case']['model'])} 用了 "
-                 f"{fig(book, t, 'tuning_min', minutes, 'min')}，"
-                 "这部分在发布阶段离线完成，数据库随产物保存。")
+        text += (W("service.compile_budget.text_3", model_zh=model_zh(t.record['case']['model']), fig=fig(book, t, 'tuning_min', minutes, 'min')))
     else:
-        text += "本次还没有整网调优的记录。"
+        text += W("service.compile_budget.text_4")
     return text

@@ -1,6 +1,6 @@
 """Template names of the write-up pages (seed §1, §3, §10, §17–§19, §21b–§24b, §26, §28).
 
-``template_functions(data, book)`` returns the names these pages may use; the
+``names(site)`` returns the names these pages may use; the
 plugin merges them into the names every page sees. Every figure goes through
 ``book``; every comparison is computed from the current records, so a retest
 rewrites the sentence (and its direction) rather than leaving a stale claim.
@@ -16,6 +16,7 @@ from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import ms, seconds, times
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
+from reportgen.data.words import W
 
 
 def chain_facts(book, current, env):
@@ -25,51 +26,42 @@ def chain_facts(book, current, env):
         if ok(cur) and cur.record["extra"].get("compile_seconds") is not None:
             break
     else:
-        return "（尚无 TVM 端到端记录。）"
+        return W("writeup.chain_facts.text")
     e = cur.record["extra"]
     kernels = len(e.get("kernel_calls", {}))
     calls = sum(e.get("kernel_calls", {}).values())
     version = env.get("tvm_version", "?") if env else "?"
     target = _target_dict(e.get("target"))
-    where = "，".join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
-    return (f"以 {model_zh(model)} 为例（TVM {_esc(version)}，target {_esc(where)}）："
-            f"`from_onnx` 导入用了 {seconds(book, cur, 'import_time', e['import_seconds'])}，"
-            f"`tvm.compile` 走完图级流水线和代码生成用了 {seconds(book, cur, 'compile_time', e['compile_seconds'])}，"
-            f"得到 {kernels} 个不同的内核、每次推理调用 {calls} 次；VM 第一次运行 "
-            f"{seconds(book, cur, 'cold_time', e['cold_seconds'])}，之后稳定在 {ms(book, cur)}。")
+    where = W("common.punct.comma").join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
+    return (W("writeup.chain_facts.text_2", model_zh=model_zh(model), version=_esc(version), where=_esc(where), seconds=seconds(book, cur, 'import_time', e['import_seconds']), seconds2=seconds(book, cur, 'compile_time', e['compile_seconds']), kernels=kernels, calls=calls, seconds3=seconds(book, cur, 'cold_time', e['cold_seconds']), ms=ms(book, cur)))
 
 
 def migration_summary(book, current, env):
     """How many old APIs of the seed resolve to their TVM counterpart today (graph family's checks)."""
     rows = [c for c in merge.family(current, "graph").values() if "old_api" in c.record["case"]]
     if not rows:
-        return "（迁移表的核验记录尚未出现。）"
+        return W("writeup.migration_summary.text")
     resolved = [c for c in rows if c.ok]
     version = _esc(env.get("tvm_version", "?")) if env else "?"
-    text = (f"原文出现过的 {len(rows)} 个旧 API，今天的对应物在 TVM {version} 中有 {len(resolved)} 个实际导入成功"
-            f"（{book.link('graph.md#migration', '逐项核验')}）")
+    text = (W("writeup.migration_summary.text_2", rows=len(rows), version=version, resolved=len(resolved), link=book.link('graph.md#migration', W("writeup.migration_summary.s4"))))
     failed = [c for c in rows if not c.ok]
     if failed:
-        text += "；未能核验的：" + "、".join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
-    return text + "。"
+        text += W("writeup.migration_summary.s3") + W("common.punct.enumeration_comma").join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
+    return text + W("common.punct.period")
 
 
 def evidence_summary(book, current, runs):
     """Seed §19's three kinds of evidence, counted over the current records."""
     timed = [c for c in current.values() if c.record["unit"] == "s" and c.record.get("stats")]
     if not timed:
-        return "（尚无复测记录。）"
+        return W("writeup.evidence_summary.text")
     used = sorted({c.record["run_id"] for c in current.values()})
     failed = [c for c in current.values() if not c.ok]
     fewest = min((c for c in timed if c.ok), key=lambda c: c.stat("n"), default=None)
     checked = sum(1 for c in current.values() if c.record["check"].get("passed"))
-    text = (f"当前复测共 {len(current)} 条记录，来自 {len(used)} 次运行（{len(runs)} 次运行全部保留在运行历史中）。"
-            f"每条记录都带着产生它的配置与代码指纹、运行环境（`run.json`）和日志行号与 sha256；"
-            f"{checked} 条通过了数值校验，{len(failed)} 条失败并按失败类别如实展示。")
+    text = (W("writeup.evidence_summary.text_2", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
     if fewest is not None:
-        text += (f"计时记录都保留全部原始样本；样本最少的是 {_code(fewest.record['id'])}，只有 "
-                 f"{book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)} 个，"
-                 "它的结论只能当作趋势。")
+        text += (W("writeup.evidence_summary.text_3", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
     return text
 
 
@@ -77,8 +69,8 @@ def cache_sizes(env):
     """The cache levels of the publication machine, as run.json records them (sysfs of cpu0)."""
     caches = (env or {}).get("caches") or {}
     if not caches:
-        return "（运行清单没有记录缓存大小）"
-    return "、".join(f"{_esc(level)} {_esc(size)}" for level, size in caches.items())
+        return W("writeup.cache_sizes.text")
+    return W("common.punct.enumeration_comma").join(f"{_esc(level)} {_esc(size)}" for level, size in caches.items())
 
 
 def _target_dict(target):
@@ -114,15 +106,14 @@ def targets(current, measured=True):
 def platform_facts(book, current, env):
     """What this retest can say about CPU and GPU, from the targets of the current records (seed §22b)."""
     kinds = targets(current)
-    where = "、".join(f"{_code(k)} {v} 条" for k, v in sorted(kinds.items())) or "无"
-    text = f"当前记录里有结果、并写明了 TVM target 的，按种类计：{where}。"
+    where = W("common.punct.enumeration_comma").join(W("writeup.platform_facts.s1", code=_code(k), v=v) for k, v in sorted(kinds.items())) or W("writeup.platform_facts.s2")
+    text = W("writeup.platform_facts.text", where=where)
     if any(k in GPU_KINDS for k in kinds):
-        text += "其中包括 GPU 记录；GPU 与 CPU 的数字来自不同的机器或设备，不能直接相比。"
+        text += W("writeup.platform_facts.text_2")
     else:
-        text += "没有一条 GPU 结果：本站的每个 TVM 结论都只对 CPU 成立。"
+        text += W("writeup.platform_facts.text_3")
     if env:
-        text += (f"CPU 是 {_esc(env['cpu_model'])}，{env['logical_cores']} 个逻辑核，SIMD 标志 "
-                 f"{_esc('、'.join(env['simd_flags']))}。")
+        text += (W("writeup.platform_facts.text_4", cpu_model=_esc(env['cpu_model']), logical_cores=env['logical_cores'], join=_esc(W("common.punct.enumeration_comma").join(env['simd_flags']))))
     return text
 
 
@@ -131,39 +122,34 @@ def gpu_status(book, current):
     gpu = [c for c in current.values() if _kind(c) in GPU_KINDS]
     done = [c for c in gpu if c.ok]
     if done:
-        return (f"本站有 {len(done)} 条 GPU 测量记录（target "
-                f"{'、'.join(sorted({_esc(_kind(c)) for c in done}))}），它们与本页的 CPU 数字来自不同设备，只在各自的页面上比较。")
+        return (W("writeup.gpu_status.text", done=len(done), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in done}))))
     if gpu:
         reason = next((c.record.get("error") for c in gpu if c.record.get("error")), "")
-        return (f"实验里有 {len(gpu)} 个 GPU（{'、'.join(sorted({_esc(_kind(c)) for c in gpu}))}）用例，但在本机都没有结果"
-                f"（{_esc(reason) or '没有 GPU'}），所以本站没有任何 GPU 时间。上面关于 GPU 的几点只是原则，不是本站的结论。")
-    return ("当前记录里没有 GPU 用例：本站的复测是在没有 GPU 的机器上做的，没有任何 GPU 时间。"
-            "上面关于 GPU 的几点只是原则，不是本站的结论。")
+        return (W("writeup.gpu_status.text_2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), reason=_esc(reason) or W("writeup.gpu_status.s4")))
+    return (W("writeup.gpu_status.text_3"))
 
 
 def remote_status(current):
     """Whether any current record was measured on another device through TVM RPC (case.via)."""
     remote = [c for c in current.values() if str(c.record["case"].get("via", "")).startswith("rpc:")]
     if not remote:
-        return "当前记录都是在复测机器本机上测得的，没有经 RPC 在其他设备（包括移动设备）上测得的记录。"
+        return W("writeup.remote_status.text")
     keys = sorted({c.record["case"]["via"][4:] for c in remote})
     ok_n = sum(c.ok for c in remote)
-    return (f"当前记录中有 {len(remote)} 条经 RPC 在其他设备上测得（设备键 {'、'.join(f'{_code(k)}' for k in keys)}，"
-            f"其中 {ok_n} 条有结果）；它们按设备分开展示，不与本机数字相比。")
+    return (W("writeup.remote_status.text_2", remote=len(remote), join=W("common.punct.enumeration_comma").join((f'{_code(k)}' for k in keys)), ok_n=ok_n))
 
 
 def thread_pair(book, current, env):
     """One GEMM stage at one thread and at all cores: threads are not free (seed §22b, §13)."""
     if env is None or env["logical_cores"] < 2:
-        return "（只有一个核心，无法比较。）"
+        return W("writeup.thread_pair.text")
     one, many = gemm(current, "parallel", threads=1), gemm(current, "parallel", env=env)
     if not (ok(one) and ok(many)):
-        return "（缺少 parallel 阶段的单线程或多线程记录。）"
+        return W("writeup.thread_pair.text_2")
     speed = one.stat("p50") / many.stat("p50")
     cores = env["logical_cores"]
-    verdict = "接近线性" if speed >= 0.9 * cores else "明显低于线性"
-    return (f"GEMM 的 parallel 阶段，单线程 {ms(book, one)}，{cores} 线程 {ms(book, many)}，加速 "
-            f"{times(book, many, 'speedup_vs_1t', speed)}，{verdict}（理想是 {cores}×）。")
+    verdict = W("writeup.thread_pair.s3") if speed >= 0.9 * cores else W("writeup.thread_pair.s4")
+    return (W("writeup.thread_pair.text_3", ms=ms(book, one), cores=cores, ms2=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
 
 
 def roadmap(book, current, env):
@@ -176,25 +162,24 @@ def roadmap(book, current, env):
                              f"{best.stat('p50') / tuned.stat('p50'):.2f}×", "×", tuned)
         trials = book.current(f"{tuned.record['id']}#trials", str(tuned.record["extra"].get("trials_done")),
                               "trials", tuned)
-        route1 = f"GEMM 调优 {trials} 次试验，达到 NumPy 最佳内核的 {speed}（速度比）"
+        route1 = W("writeup.roadmap.route1", trials=trials, speed=speed)
     else:
-        route1 = "尚无 GEMM 调优记录"
+        route1 = W("writeup.roadmap.route1_2")
     tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]
-    route1 += f"；整网调优记录 {len(tune)} 条" if tune else "；整网调优尚无记录"
+    route1 += W("writeup.roadmap.s3", tune=len(tune)) if tune else W("writeup.roadmap.s4")
     graph = [c for c in merge.family(current, "graph").values() if c.record["case"].get("pass") == "FuseTIR"]
-    route2 = (f"图级融合在 {len(graph)} 条流水线记录上完成（见图级优化页），融合后的内核尚未单独调度"
-              if graph else "尚无融合记录")
+    route2 = (W("writeup.roadmap.s5", graph=len(graph))
+              if graph else W("writeup.roadmap.s6"))
     int8 = merge.family(current, "int8")
-    route3 = f"INT8 实验族有 {len(int8)} 条记录" if int8 else "尚待 INT8 记录；FP16/BF16 尚未纳入"
+    route3 = W("writeup.roadmap.s7", int8=len(int8)) if int8 else W("writeup.roadmap.s8")
     models = e2e_models(current)
     batches = sorted({c.record["case"].get("batch", 1) for c in merge.family(current, "e2e").values()})
-    route4 = (f"端到端覆盖 {len(models)} 个模型、batch {'、'.join(map(str, batches))}，含冷启动与 p50/p95/p99；"
-              "服务线程池、请求排队与监控尚未测量" if models else "尚无端到端记录")
-    rows = [["自动调优", route1, "更多真实形状与试验预算（full 档），并在目标设备上经 RPC 测量"],
-            ["算子融合", route2, "把 GEMM/卷积前后的偏置、激活和布局转换纳入同一调度"],
-            ["低精度", route3, "比较 FP16、BF16、INT8 与混合精度的精度和吞吐"],
-            ["端到端部署", route4, "加入模型加载、线程池、批处理策略与监控指标"]]
-    return markdown(["路线", "本站现状（由记录计算）", "下一步"], rows)
+    route4 = (W("writeup.roadmap.s9", models=len(models), join=W("common.punct.enumeration_comma").join(map(str, batches))) if models else W("writeup.roadmap.s10"))
+    rows = [[W("writeup.roadmap.s11"), route1, W("writeup.roadmap.s12")],
+            [W("writeup.roadmap.s13"), route2, W("writeup.roadmap.s14")],
+            [W("writeup.roadmap.s15"), route3, W("writeup.roadmap.s16")],
+            [W("writeup.roadmap.s17"), route4, W("writeup.roadmap.s18")]]
+    return markdown([W("writeup.roadmap.head_1"), W("writeup.roadmap.head_2"), W("writeup.roadmap.head_3")], rows)
 
 
 def tvm_vs_framework(book, current, peers=False):
@@ -208,16 +193,15 @@ def tvm_vs_framework(book, current, peers=False):
         if ok(tf):
             pairs.append((cur.stat("p50") / tf.stat("p50"), cur))
     if not pairs:
-        return "（尚无可与 TensorFlow 比较的 TVM 端到端记录。）"
+        return W("writeup.tvm_vs_framework.text")
     ratio, cur = max(pairs, key=lambda p: p[0])
-    where = f"{model_zh(cur.record['case']['model'])} 上，{engine_zh(cur.record['case']['engine'])}"
+    where = W("writeup.tvm_vs_framework.where", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']))
     if ratio > 1:
-        why = ("：这个时间来自未调优的内核，默认流水线不做调度" if not cur.record["extra"].get("tuned")
-               else "：即使用了调优数据库")
-        text = f"本站的复测就有反例：{where}的中位延迟是 TensorFlow 的 {times(book, cur, 'vs_tf_p50', ratio)}{why}。"
+        why = (W("writeup.tvm_vs_framework.s3") if not cur.record["extra"].get("tuned")
+               else W("writeup.tvm_vs_framework.s4"))
+        text = W("writeup.tvm_vs_framework.text_2", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
     else:
-        text = (f"本站的复测中，TVM 的每个变体都不慢于 TensorFlow（相对最慢的是{where}，为 TensorFlow 的 "
-                f"{times(book, cur, 'vs_tf_p50', ratio)}）。")
+        text = (W("writeup.tvm_vs_framework.text_3", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
     if peers:
         rows = []
         for model in e2e_models(current):
@@ -228,20 +212,19 @@ def tvm_vs_framework(book, current, peers=False):
                     rows.append(peer.stat("p50") / tf.stat("p50"))
         if rows:
             faster = sum(r < 1 for r in rows)
-            text += (f"同一台机器上，ONNX Runtime 与 TFLite 的 {len(rows)} 个用例里有 {faster} 个快于 TensorFlow，"
-                     "而且不需要任何调优。" if faster else
-                     f"同一台机器上，ONNX Runtime 与 TFLite 的 {len(rows)} 个用例都不快于 TensorFlow。")
+            text += (W("writeup.tvm_vs_framework.s7", rows=len(rows), faster=faster) if faster else
+                     W("writeup.tvm_vs_framework.s8", rows=len(rows)))
     return text
 
 
-DEFAULT_NOTE = "原文逐字转录，TVM 0.6/0.7 时代的接口，今天不能原样运行。"
+DEFAULT_NOTE = W("writeup.default_note")
 
 
 def current_code(root, rel, book):
     """The current equivalent of an old snippet: the very file tests/test_snippets.py runs, with its label.
 
-    The label and title come from the file's first comment line ("# 当前版本建议写法（…）：…" or
-    "# 实验封装示意…"); the block is marked ``data-today`` so the coverage check finds it.
+    The label and title come from the file's first comment line (it starts with one of
+    seed.LABELS, docs/words/seed.yaml); the block is marked ``data-today`` so the coverage check finds it.
     """
     text = (Path(root) / rel).read_text(encoding="utf-8")
     title = text.splitlines()[0].lstrip("# ").strip()
@@ -249,11 +232,7 @@ def current_code(root, rel, book):
         raise ValueError(f"{rel}: the first line must start with one of {seed.LABELS}")
     body = "\n".join("    " + line if line else "" for line in text.rstrip("\n").split("\n"))
     href = book._rel(rel.removeprefix("docs/"))
-    return (f'<div class="today" data-today="{_esc(rel)}" markdown="1">\n\n'
-            f'??? example "{_esc(title)}"\n'
-            f'    源文件 [`{_esc(rel)}`]({href})。`tests/test_snippets.py` 在 TVM 0.27 上运行它，'
-            "并逐行核对文件末尾注释里的期望输出。\n\n"
-            f"    ```python\n{body}\n    ```\n\n</div>\n<!-- /today -->\n")
+    return (W("writeup.current_code.text", rel=_esc(rel), title=_esc(title), href=href, body=body))
 
 
 def historical_code(code, snippet_id, book, today=None, root=None):
@@ -266,9 +245,7 @@ def historical_code(code, snippet_id, book, today=None, root=None):
         raise KeyError(f"archive/code.yaml: no snippet {snippet_id!r}")
     body = "\n".join("    " + line if line else "" for line in snip["text"].rstrip("\n").split("\n"))
     current = (today or {}).get(snippet_id)
-    return (f'???+ quote "历史代码（§{snip["seed_section"]}）：{_esc(snip["title"])}"\n'
-            f"    {_esc(snip.get('note', DEFAULT_NOTE))}{book.link(snip['today'], '今天的对应')}。\n\n"
-            f"    ```{snip['lang']}\n{body}\n    ```\n"
+    return (W("writeup.historical_code.s1", seed_section=snip['seed_section'], title=_esc(snip['title']), get=_esc(snip.get('note', DEFAULT_NOTE)), link=book.link(snip['today'], W("writeup.historical_code.s2")), lang=snip['lang'], body=body)
             + (f"\n{current_code(root, current, book)}" if current else ""))
 
 
@@ -278,8 +255,9 @@ def historical_code_all(code, book, skip_pages=(), today=None, root=None):
                      if s["today"].split("#")[0] not in skip_pages)
 
 
-def template_functions(data, book):
+def names(site):
     """Names for the write-up pages: finished strings, every figure through ``book``."""
+    data, book = site.data, site.book
     cur, env = data.current, data.env
     code = seed.read_code(data.archive_dir)
     root = data.archive_dir.parent

@@ -7,30 +7,31 @@ import altair as alt
 from reportgen.data import merge
 from reportgen.data.queries import tvm_main_shape
 from reportgen.render.labels import SPACE_ZH
+from reportgen.data.words import W
 
-THREADS_ZH = {1: "1 线程"}
+THREADS_ZH = {1: W("charts.threads_zh.v_1")}
 
 
 def _threads_label(threads):
-    return THREADS_ZH.get(threads, f"{threads} 线程")
+    return THREADS_ZH.get(threads, W("charts.threads_label.s1", threads=threads))
 
 
 def numpy_gflops_rows(table, current, env):
     """Long-form rows: historical §21 and current NumPy GFLOPS per size."""
     rows = []
     for row in table.rows:
-        threads_hist = "1 线程" if row["join"]["threads"] == 1 else "4 线程（历史）"
+        threads_hist = W("charts.threads_zh.v_1") if row["join"]["threads"] == 1 else W("charts.numpy_gflops_rows.s1")
         for col in table.columns:
             if col["key"].isdigit():
                 rows.append({"n": int(col["key"]), "gflops": row["cells"][col["key"]].value,
                              "dtype": row["join"]["dtype"], "threads": threads_hist,
-                             "series": "历史（2.4 GHz AVX2 服务器）"})
+                             "series": W("charts.numpy_gflops_rows.series")})
     for cur in merge.family(current, "numpy_gemm").values():
         if cur.ok:
             case = cur.record["case"]
             rows.append({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
                          "threads": _threads_label(case["threads"]),
-                         "series": f"当前复测（{'配置内核' if case['blas_env'] == 'configured' else '最佳内核'}）"})
+                         "series": W("charts.numpy_gflops_rows.series_2", blas_env=W("charts.numpy_gflops_rows.s4") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.s5"))})
     return rows
 
 
@@ -40,26 +41,26 @@ def peak_rows(current):
         if cur.ok:
             case = cur.record["case"]
             rows.append({"dtype": case["dtype"], "gflops": cur.gflops(),
-                         "label": f"实测峰值 {case['isa']} {_threads_label(case['threads'])}"})
+                         "label": W("charts.peak_rows.label", isa=case['isa'], threads_label=_threads_label(case['threads']))})
             theo = cur.record["extra"].get("theoretical")
             if theo:
                 rows.append({"dtype": case["dtype"], "gflops": theo["gflops"],
-                             "label": f"理论峰值 {_threads_label(case['threads'])}"})
+                             "label": W("charts.peak_rows.label_2", threads_label=_threads_label(case['threads']))})
     return rows
 
 
 def numpy_gflops(table, current, env):
     data = alt.Data(values=numpy_gflops_rows(table, current, env))
     base = alt.Chart().encode(  # data goes to the facet, or every panel would show every dtype
-        x=alt.X("n:Q", scale=alt.Scale(type="log"), title="矩阵尺寸 n（n×n×n）"),
-        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS（中位）"),
-        color=alt.Color("series:N", title="来源"),
-        strokeDash=alt.StrokeDash("threads:N", title="线程"),
+        x=alt.X("n:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.title")),
+        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.title_2")),
+        color=alt.Color("series:N", title=W("charts.numpy_gflops.title_3")),
+        strokeDash=alt.StrokeDash("threads:N", title=W("charts.numpy_gflops.title_4")),
         tooltip=["series:N", "threads:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")])
     chart = (base.mark_line(point=True)
              .properties(width=300, height=240)
              .facet(column=alt.Column("dtype:N", title=None), data=data))
-    return chart.properties(title="NumPy GEMM：历史与当前复测")
+    return chart.properties(title=W("charts.numpy_gflops.title_5"))
 
 
 def roofline(table, current, env):
@@ -77,13 +78,13 @@ def roofline(table, current, env):
             if col["key"].isdigit():
                 points.append({"ai": 2 * int(col["key"]) / (3 * size),
                                "gflops": row["cells"][col["key"]].value, "n": int(col["key"]),
-                               "dtype": row["join"]["dtype"], "label": f"历史 {row['label']}"})
+                               "dtype": row["join"]["dtype"], "label": W("charts.roofline.label", label=row['label'])})
     rows = points + [dict(r, kind="ceiling") for r in peak_rows(current)]
     data = alt.Data(values=rows)
     dots = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("ai:Q", scale=alt.Scale(type="log"), title="运算强度（FLOP/字节，按 3n² 次最少访存）"),
+        x=alt.X("ai:Q", scale=alt.Scale(type="log"), title=W("charts.roofline.title")),
         y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS"),
-        color=alt.Color("label:N", title="系列"),
+        color=alt.Color("label:N", title=W("charts.roofline.title_2")),
         tooltip=["label:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")]
     ).transform_filter("datum.kind != 'ceiling'")
     rules = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
@@ -92,7 +93,7 @@ def roofline(table, current, env):
     ).transform_filter("datum.kind == 'ceiling'")
     return (alt.layer(dots, rules, data=data).properties(width=300, height=260)
             .facet(column=alt.Column("dtype:N", title=None))
-            .properties(title="Roofline 式视图：计算上限（实测与理论）"))
+            .properties(title=W("charts.roofline.title_3")))
 
 
 STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
@@ -100,27 +101,27 @@ STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing"
 
 
 def tvm_stage_rows(table, current, shape):
-    rows = [{"stage": r["key"], "ms": r["cells"][col].value * 1e3, "series": f"历史 {label}"}
+    rows = [{"stage": r["key"], "ms": r["cells"][col].value * 1e3, "series": W("charts.roofline.label", label=label)}
             for r in table.rows for col, label in (("tvm", "TVM"), ("numpy", "NumPy"))]
     if shape:
         m, n, k = shape
         for cur in merge.family(current, "gemm_tvm").values():
             case = cur.record["case"]
             if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
-                who = "TVM" if case["impl"] == "tvm" else "NumPy（配置内核）"
+                who = "TVM" if case["impl"] == "tvm" else W("charts.tvm_stage_rows.s1")
                 rows.append({"stage": case["stage"], "ms": cur.stat("p50") * 1e3,
-                             "series": f"当前 {who} {_threads_label(case['threads'])}"})
+                             "series": W("charts.tvm_stage_rows.series", who=who, threads_label=_threads_label(case['threads']))})
     return rows
 
 
 def tvm_stages(tables, current, env):
     shape = tvm_main_shape(current)
     data = alt.Data(values=tvm_stage_rows(tables["s23_tvm_stages"], current, shape))
-    title = "GEMM 阶段：历史（1024³）与当前" + (f"（{shape[0]}×{shape[1]}×{shape[2]}）" if shape else "")
+    title = W("charts.tvm_stages.s1") + (W("charts.tvm_stages.s2", shape=shape[0], shape2=shape[1], shape3=shape[2]) if shape else "")
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("stage:N", sort=STAGES, title="阶段"),
-        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="中位时间（ms，对数）"),
-        color=alt.Color("series:N", title="系列"),
+        x=alt.X("stage:N", sort=STAGES, title=W("charts.tvm_stages.title")),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.tvm_stages.title_2")),
+        color=alt.Color("series:N", title=W("charts.roofline.title_2")),
         tooltip=["series:N", "stage:N", alt.Tooltip("ms:Q", format=".3f")]
     ).properties(width=620, height=300, title=title)
 
@@ -138,13 +139,13 @@ def tuning_rows(current):
             best = current.get(f"gemm_tvm/impl=numpy/stage=any/m={case['m']}/n={case['n']}/k={case['k']}"
                                f"/threads={case['threads']}/blas=best")
             if best is not None and best.ok:
-                refs.append({"ms": best.stat("p50") * 1e3, "series": "NumPy 最佳内核（同形状）"})
+                refs.append({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series")})
             hand = [c for c in merge.family(current, "gemm_hand").values()
                     if c.ok and c.record["case"]["n"] == case["m"] == case["n"] == case["k"]]
             if hand:
                 fastest = min(hand, key=lambda c: c.stat("p50"))
                 refs.append({"ms": fastest.stat("p50") * 1e3,
-                             "series": f"手工阶梯最快（{fastest.record['case']['kernel']}，FP64）"})
+                             "series": W("charts.tuning_rows.series_2", kernel=fastest.record['case']['kernel'])})
     return rows, refs
 
 
@@ -156,8 +157,8 @@ def tuning_curve(tables, current, env):
     def panel(field, title):
         line = alt.Chart().mark_line(point=True, interpolate="step-after").encode(
             x=alt.X(f"{field}:Q", title=title),
-            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="目前最佳（ms，对数）"),
-            color=alt.Color("series:N", title="系列"),
+            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.panel.title")),
+            color=alt.Color("series:N", title=W("charts.roofline.title_2")),
             tooltip=["series:N", f"{field}:Q", alt.Tooltip("ms:Q", format=".3f")]
         ).transform_filter("datum.kind == 'curve'")
         rule = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
@@ -165,8 +166,8 @@ def tuning_curve(tables, current, env):
         ).transform_filter("datum.kind == 'ref'")
         return alt.layer(line, rule, data=data).properties(width=300, height=240)
 
-    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
-        title="MetaSchedule 调优曲线")
+    return alt.hconcat(panel("trial", W("charts.tuning_curve.title_2")), panel("seconds", W("charts.tuning_curve.title_3"))).properties(
+        title=W("charts.tuning_curve.title"))
 
 
 def e2e_ops(tables, current, env):
@@ -181,12 +182,12 @@ def e2e_ops(tables, current, env):
     data = alt.Data(values=rows)
     return (alt.Chart(data).mark_bar().encode(
         y=alt.Y("op:N", sort="-x", title=None),
-        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title="一次推理中的时间（ms，对数）"),
-        color=alt.Color("variant:N", title="变体"), yOffset="variant:N",
+        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.e2e_ops.title_2")),
+        color=alt.Color("variant:N", title=W("charts.e2e_ops.title_3")), yOffset="variant:N",
         tooltip=["model:N", "variant:N", "op:N", "calls:Q", alt.Tooltip("ms:Q", format=".3f")])
         .properties(width=320, height=alt.Step(9))
         .facet(row=alt.Row("model:N", title=None)).resolve_scale(y="independent")
-        .properties(title="TVM 每个算子的时间：调优前（C）与调优后（D），各取最慢的 8 个"))
+        .properties(title=W("charts.e2e_ops.title")))
 
 
 def int8_latency(tables, current, env):
@@ -203,13 +204,13 @@ def int8_latency(tables, current, env):
              "tflite_fp32", "tflite_int8"]
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", sort=order, title=None),
-        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
-        color=alt.Color("dtype:N", title="数据类型"),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
+        color=alt.Color("dtype:N", title=W("charts.int8_latency.title_2")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".3f"), alt.Tooltip("p95_ms:Q", format=".3f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(x=alt.X("engine:N", sort=order), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=260, height=220)
             .facet(column=alt.Column("model:N", title=None)).resolve_scale(y="independent")
-            .properties(title="INT8 与 FP32 的延迟（batch 1；黑色刻度为 p95）"))
+            .properties(title=W("charts.int8_latency.title_3")))
 
 
 def tuning_spaces(tables, current, env):
@@ -220,13 +221,13 @@ def tuning_spaces(tables, current, env):
     def panel(field, title):
         return alt.Chart(data).mark_line(point=True, interpolate="step-after").encode(
             x=alt.X(f"{field}:Q", title=title),
-            y=alt.Y("gflops:Q", title="目前最佳（GFLOPS）"),
-            color=alt.Color("series:N", title="搜索空间"),
+            y=alt.Y("gflops:Q", title=W("charts.panel.title_2")),
+            color=alt.Color("series:N", title=W("charts.panel.title_3")),
             tooltip=["series:N", f"{field}:Q", alt.Tooltip("gflops:Q", format=".1f")]
         ).properties(width=300, height=240)
 
-    return alt.hconcat(panel("trial", "试验次数"), panel("seconds", "调优耗时（秒）")).properties(
-        title="两个搜索空间的调优曲线（同一工作负载、同一试验预算）")
+    return alt.hconcat(panel("trial", W("charts.tuning_curve.title_2")), panel("seconds", W("charts.tuning_curve.title_3"))).properties(
+        title=W("charts.tuning_spaces.title"))
 
 
 def campaign_rows(current):
@@ -248,7 +249,7 @@ def campaign_rows(current):
         case = cur.record["case"]
         if cur.ok and case.get("batch") == 1 and case.get("engine") in ("ort", "tflite") \
                 and any(r["model"] == case["model"] for r in rows):
-            rows.append({"series": f"{case['model']} · {case['engine']}（实测 p50）", "model": case["model"],
+            rows.append({"series": W("charts.campaign_rows.series", model=case['model'], engine=case['engine']), "model": case["model"],
                          "ms": cur.stat("p50") * 1e3, "kind": "peer"})
     return rows
 
@@ -257,16 +258,16 @@ def campaign_curve(tables, current, env):
     """Tuning campaigns: estimated kernel time vs cumulative trials, ONNX Runtime / TFLite as rules."""
     data = alt.Data(values=campaign_rows(current))
     line = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("trials:Q", title="累计调优试验"),
-        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title="一次推理的内核时间（ms，对数）"),
-        color=alt.Color("series:N", title="战役 / 对照"),
-        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title="累计调优小时"),
+        x=alt.X("trials:Q", title=W("charts.campaign_curve.title")),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.campaign_curve.title_2")),
+        color=alt.Color("series:N", title=W("charts.campaign_curve.title_3")),
+        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title=W("charts.campaign_curve.title_4")),
                  alt.Tooltip("ms:Q", format=".2f")]).transform_filter("datum.kind == 'campaign'")
     peers = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
         y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".2f")]
     ).transform_filter("datum.kind == 'peer'")
     return alt.layer(line, peers, data=data).properties(
-        width=560, height=260, title="调优战役：数据库估计的内核时间随累计试验的变化（虚线为同机实测的 ONNX Runtime / TFLite）")
+        width=560, height=260, title=W("charts.campaign_curve.title_5"))
 
 
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
@@ -293,9 +294,7 @@ def embed_html(name, spec, svg_href):
     """The page snippet: a div the bundled vega-embed fills, with the SVG as fallback."""
     # Inside <script> entities are not decoded: keep the JSON valid and unbreakable instead.
     payload = json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
-    return (f'<div class="vchart" id="chart-{name}" data-chart="{name}">'
-            f'<img class="vchart-fallback" src="{html.escape(svg_href)}" alt="图表 {name}（静态 SVG）"></div>\n'
-            f'<script type="application/json" id="spec-{name}">{payload}</script>')
+    return (W("charts.embed_html.text", name=name, svg_href=html.escape(svg_href), payload=payload))
 
 
 ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas")
@@ -324,7 +323,7 @@ def history_rows(runs, limit=12):
     for prev, run in zip(runs, runs[1:]):
         changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
         if changed:
-            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": "环境变化：" + "、".join(changed)})
+            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": W("charts.history_rows.s1") + W("common.punct.enumeration_comma").join(changed)})
     return rows
 
 
@@ -332,16 +331,16 @@ def history(tables, current, env, runs=()):
     rows = history_rows(list(runs))
     data = alt.Data(values=rows)
     points = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("run:T", title="运行完成时间（UTC）"),
-        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="中位时间 ÷ 首次运行"),
-        color=alt.Color("case:N", title="用例", legend=alt.Legend(labelLimit=420)),
+        x=alt.X("run:T", title=W("charts.history.title")),
+        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title=W("charts.history.title_2")),
+        color=alt.Color("case:N", title=W("charts.history.title_3"), legend=alt.Legend(labelLimit=420)),
         tooltip=["case:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
     ).transform_filter("datum.kind == 'point'")
     layers = [points]
     if any(r["kind"] == "env" for r in rows):   # an empty rule layer has no extent (Vega warns)
         layers.append(alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
             x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'"))
-    return alt.layer(*layers, data=data).properties(width=640, height=260, title="同一用例在各次运行中的变化")
+    return alt.layer(*layers, data=data).properties(width=640, height=260, title=W("charts.history.title_4"))
 
 
 def e2e_latency(tables, current, env):
@@ -355,13 +354,13 @@ def e2e_latency(tables, current, env):
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]),
-        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title="延迟 p50（ms，对数）"),
-        color=alt.Color("group:N", title="组"),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
+        color=alt.Color("group:N", title=W("charts.e2e_latency.title")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
         x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
-            .facet(column=alt.Column("model:N", title=None)).properties(title="端到端延迟（batch 1；黑色刻度为 p95）"))
+            .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title_2")))
 
 
 def tuning_space_rows(current):
@@ -372,7 +371,7 @@ def tuning_space_rows(current):
         case = cur.record["case"]
         if case["stage"] not in SPACE_ZH or case["impl"] != "tvm" or not cur.ok or (case["m"], case["n"], case["k"]) != main:
             continue
-        label = f"{SPACE_ZH[case['stage']]}（{case['threads']} 线程）"
+        label = W("charts.tuning_space_rows.label", space_zh=SPACE_ZH[case['stage']], threads=case['threads'])
         flops = cur.record["extra"]["flops_per_call"]
         for point in cur.record["extra"].get("curve") or []:
             if point.get("best_so_far_s"):

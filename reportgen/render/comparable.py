@@ -4,14 +4,15 @@ The site's "current" record of each case is the newest of the most thorough prof
 one table can end up holding records of different runs: another machine (a device
 measured through RPC files its run under the device's machine id), another TVM, another
 BLAS kernel. Such figures must not be read side by side silently; pages print the note
-this module builds ("不可比：…") above the table instead.
+this module builds ("not comparable: ...", docs/words/comparable.yaml) above the table instead.
 """
 from study import identity
 from reportgen.render.cells import text as _esc
+from reportgen.data.words import W
 
 # environment key, label on the page
-KEYS = (("machine_id", "机器"), ("cpu_model", "CPU"), ("tvm_version", "TVM"), ("llvm_version", "LLVM"),
-        ("numpy_version", "NumPy"), ("blas", "BLAS 内核"))
+KEYS = (("machine_id", W("comparable.keys.s1")), ("cpu_model", "CPU"), ("tvm_version", "TVM"), ("llvm_version", "LLVM"),
+        ("numpy_version", "NumPy"), ("blas", W("comparable.keys.s2")))
 
 
 def _value(env, key):
@@ -42,18 +43,17 @@ def differences(currents):
 
 
 def note(currents):
-    """"不可比：…" naming each differing key and how many records carry each value; "" when comparable."""
+    """The not-comparable note naming each differing key and how many records carry each value; "" when comparable."""
     diffs = differences(currents)
     if not diffs:
         return ""
     parts = []
     for _key, label, values in diffs:
-        listed = "、".join(f"{_esc(value if value is not None else '未记录')}（{entry['records']} 条，运行 "
-                          f"{'、'.join(_esc(r) for r in entry['runs'])}）"
+        listed = W("common.punct.enumeration_comma").join(W("comparable.note.s1", value=_esc(value if value is not None else W("comparable.note.s5")), records=entry['records'], join=W("common.punct.enumeration_comma").join((_esc(r) for r in entry['runs'])))
                           for value, entry in sorted(values.items(), key=lambda kv: -kv[1]["records"]))
-        parts.append(f"{label}：{listed}")
-    return ('<span class="warn">不可比：</span>本节的当前复测来自不同环境，' + "；".join(parts)
-            + "。不同环境的数字不能直接相比，差别可能来自环境而不是优化本身。")
+        parts.append(W("comparable.note.s2", label=label, listed=listed))
+    return (W("comparable.note.s3") + W("common.punct.semicolon").join(parts)
+            + W("comparable.note.s4"))
 
 
 def family_note(current, families):

@@ -9,6 +9,7 @@ import posixpath
 import re
 
 from reportgen.render.cells import text as _text  # the one escaping point: a figure's text is text, never Markdown
+from reportgen.data.words import W
 
 
 def slug(text):
@@ -62,8 +63,7 @@ class FigureBook:
             "id": cell.id, "page": self.page, "value": cell.text, "unit": cell.unit,
             "kind": "historical", "record": None, "run": None, "log": None, "sha256": None,
             "source": f"archive/tables/{cell.id.split('/')[0]}.yaml"}
-        return (f'<span class="num hist" data-num="{html.escape(cell.id)}" '
-                f'title="历史数据（{html.escape(cell.id)}）">{_text(cell.text)}</span>')
+        return (W("figures.historical.text", id=html.escape(cell.id), text=_text(cell.text)))
 
     def current(self, figure_id, text, unit, cur, provenance=None):
         """A measured figure, linked to its provenance entry (``provenance``: another page than
@@ -74,8 +74,7 @@ class FigureBook:
             "record": rec["id"], "run": rec["run_id"], "machine": cur.machine, "log": rec["log"]["path"],
             "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
         href = self._rel(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}")
-        return (f'<a class="num cur" data-num="{html.escape(figure_id)}" href="{href}" '
-                f'title="当前复测：{html.escape(rec["id"])}">{_text(text)}</a>')
+        return (W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']), text=_text(text)))
 
     def failed(self, cur):
         """A case that did not produce a time is shown as failed, never as a number."""
@@ -90,6 +89,20 @@ class FigureBook:
     def link(self, target, text):
         return f'<a href="{self._rel(target)}">{_text(text)}</a>'
 
-    def index(self):
-        """numbers.json content: one entry per (page, figure)."""
-        return sorted(self.entries.values(), key=lambda e: (e["page"] or "", e["id"]))
+    def index(self, pages_html=None):
+        """numbers.json content: one entry per (page, figure). With ``pages_html`` ({page: rendered
+        HTML}), only the figures each page really shows: a figure asked for but left out of the page
+        (a template branch not taken, a table folded away by a condition) is not listed."""
+        entries = self.entries.values()
+        if pages_html is not None:
+            shown = {page: shown_ids(text) for page, text in pages_html.items()}
+            entries = [e for e in entries if e["id"] in shown.get(e["page"], ())]
+        return sorted(entries, key=lambda e: (e["page"] or "", e["id"]))
+
+
+_DATA_NUM = re.compile(r'data-num="([^"]*)"')
+
+
+def shown_ids(page_html):
+    """The figure ids a rendered page shows (its data-num attributes)."""
+    return {html.unescape(m) for m in _DATA_NUM.findall(page_html)}

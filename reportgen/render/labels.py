@@ -1,9 +1,10 @@
+from reportgen.data.words import W
 """Display names of models, engines and search spaces (words of the pages)."""
 
 MODEL_ZH = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18", "inception_v1": "Inception v1", "mobilenet_v2": "MobileNetV2",
             "resnet50": "ResNet-50"}
-ENGINE_ZH = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite", "tvm_b": "TVM B 组",
-             "tvm_c": "TVM C 组", "tvm_d": "TVM D 组", "tvm_d_prepack": "TVM D 组（预打包）"}
+ENGINE_ZH = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite", "tvm_b": W("labels.engine_zh.tvm_b"),
+             "tvm_c": W("labels.engine_zh.tvm_c"), "tvm_d": W("labels.engine_zh.tvm_d"), "tvm_d_prepack": W("labels.engine_zh.tvm_d_prepack")}
 
 
 def model_zh(model):
@@ -14,4 +15,4 @@ def engine_zh(engine):
     return ENGINE_ZH.get(engine, engine)
 
 
-SPACE_ZH = {"autotuned": "MetaSchedule 默认搜索空间", "autotuned_microkernel": "MetaSchedule 微内核搜索空间"}
+SPACE_ZH = {"autotuned": W("labels.space_zh.autotuned"), "autotuned_microkernel": W("labels.space_zh.autotuned_microkernel")}

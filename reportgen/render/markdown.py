@@ -1,6 +1,7 @@
 """Markdown building blocks of every page: a table, a timing cell.  Cell text comes escaped
 from reportgen.render.cells (the one escaping point) or from a FigureBook."""
 from reportgen.render.figures import fmt_number
+from reportgen.data.words import W
 
 
 def markdown(headers, rows):
@@ -12,7 +13,7 @@ def markdown(headers, rows):
 
 def ms_cell(book, cur, stat, suffix):
     if cur is None:
-        return "未测"
+        return W("markdown.ms_cell.text")
     if not cur.ok:
         return book.failed(cur)
     return book.current(f"{cur.record['id']}#{suffix}", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)

@@ -4,6 +4,7 @@ import json
 from reportgen.render import cells
 from reportgen.data import load
 from reportgen.render.figures import slug
+from reportgen.data.words import W
 
 
 def log_excerpt(results_dir, rec, context=0, limit=40):
@@ -12,7 +13,7 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     first, last = rec["log"]["lines"]
     chosen = lines[max(0, first - 1 - context): min(len(lines), last + context)]
     if len(chosen) > limit:
-        chosen = chosen[:limit // 2] + [f"… ({len(chosen) - limit} 行略去，见完整日志) …"] + chosen[-limit // 2:]
+        chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.s1", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
     return "\n".join(chosen)
 
 
@@ -32,35 +33,31 @@ def entry(results_dir, cur, data_prefix):
     records_href = f"{data_prefix}/runs/{rec['run_id']}/records.jsonl"
     stats = rec["stats"] or {}
     facts = [
-        ("状态", rec["status"] + (f"：{rec['error']}" if rec["error"] else "")),
-        ("运行", f"{rec['run_id']}（{run.manifest['profile']} 档）"
-                 + (f"，沿用自 {rec['reused_from']}" if rec["reused_from"] else "")),
-        ("指标", f"{rec['metric']}，单位 {rec['unit']}；预热 {rec['warmup']} 次，"
-                 f"{rec['repeat']} 个样本 × 每样本 {rec['number']} 次调用"),
-        ("统计", ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
+        (W("provenance.entry.s1"), rec["status"] + (W("provenance.entry.s2", error=rec['error']) if rec["error"] else "")),
+        (W("provenance.entry.s3"), W("provenance.entry.s4", run_id=rec['run_id'], profile=run.manifest['profile'])
+                 + (W("provenance.entry.s5", reused_from=rec['reused_from']) if rec["reused_from"] else "")),
+        (W("provenance.entry.s6"), W("provenance.entry.s7", metric=rec['metric'], unit=rec['unit'], warmup=rec['warmup'], repeat=rec['repeat'], number=rec['number'])),
+        (W("provenance.entry.s8"), ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
                  + (f", n={stats.get('n')}" if stats else "")),
-        ("数值校验", json.dumps(rec["check"], ensure_ascii=False)),
-        ("日志", f'<a href="{cells.href(log_href)}">{cells.text(rec["log"]["path"])}</a> '
-                 f'第 {rec["log"]["lines"][0]}–{rec["log"]["lines"][1]} 行，sha256 '
-                 f'<code>{cells.text(rec["log"]["sha256"])}</code>'),
-        ("原始记录", f'<a href="{cells.href(records_href)}">records.jsonl</a>'),
+        (W("provenance.entry.s9"), json.dumps(rec["check"], ensure_ascii=False)),
+        (W("provenance.entry.s10"), W("provenance.entry.s11", href=cells.href(log_href), path=cells.text(rec['log']['path']), lines=rec['log']['lines'][0], lines2=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256']))),
+        (W("provenance.entry.s12"), f'<a href="{cells.href(records_href)}">records.jsonl</a>'),
     ]
     parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
-             "| 字段 | 内容 |", "|---|---|"]
-    parts += [f"| {k} | {v if k in ('日志', '原始记录') else cells.text(v)} |"
+             W("provenance.entry.s13"), "|---|---|"]
+    parts += [W("provenance.entry.s14", k=k, v=v if k in (W("provenance.entry.s10"), W("provenance.entry.s12")) else cells.text(v))
               for k, v in facts]
-    parts += ["", "**参数**", "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
-              "", "**全部原始样本**", "", _fence(json.dumps(rec["samples"]), "json"),
-              "", "**日志摘录**", "", _fence(log_excerpt(results_dir, rec), "text"),
-              "", "**复现命令**", "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
+    parts += ["", W("provenance.entry.s15"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
+              "", W("provenance.entry.s16"), "", _fence(json.dumps(rec["samples"]), "json"),
+              "", W("provenance.entry.s17"), "", _fence(log_excerpt(results_dir, rec), "text"),
+              "", W("provenance.entry.s18"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
 
 
 def page(results_dir, family, currents, data_prefix="../data"):
     """The provenance page of one experiment family."""
-    head = [f"# 溯源：{family}", "",
-            "本页由 `reportgen build` 生成。站内每个当前复测数字都链接到这里的一个条目："
-            "条目给出记录 id、运行、全部原始样本、数值校验、日志所在行与 sha256，以及复现命令。", ""]
+    head = [W("provenance.page.s1", family=family), "",
+            W("provenance.page.s2"), ""]
     body = [entry(results_dir, cur, data_prefix)
             for _id, cur in sorted(currents.items())]
     return "\n".join(head + body)
@@ -77,7 +74,7 @@ def groups(currents):
 
 def index_page(family, grouped):
     """The family's provenance index: one line per page of entries, with how many records it holds."""
-    lines = [f"# 溯源：{family}", "",
-             "本实验族的溯源条目按用例分成几页，每页只装一组记录，便于打开和搜索。站内每个当前复测数字都直接链接到它所在的那一页。", ""]
-    lines += [f"- [{group}]({family}/{group}.md)：{len(entries)} 条记录" for group, entries in grouped.items()]
+    lines = [W("provenance.page.s1", family=family), "",
+             W("provenance.index_page.s1"), ""]
+    lines += [W("provenance.index_page.s2", group=group, family=family, entries=len(entries)) for group, entries in grouped.items()]
     return "\n".join(lines) + "\n"

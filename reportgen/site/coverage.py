@@ -34,6 +34,7 @@ from pathlib import Path
 
 from reportgen.data import seed
 from reportgen.errors import ReportError
+from reportgen.data.words import W
 
 _TAG = re.compile(r"<[^>]+>")
 
@@ -82,17 +83,17 @@ def _site_checks(need, texts, numbers, tables):
     """Requirements met anywhere on the site: code, formulas, archived figures."""
     reasons = []
     squashed = None
-    for kind, label in (("snippets", "原文代码"), ("formulas", "公式")):
+    for kind, label in (("snippets", W("coverage.site_checks.s1")), ("formulas", W("coverage.site_checks.s2"))):
         wanted = need.get(kind) or {}
         if wanted:
             squashed = squashed if squashed is not None else [_squash(t) for t in texts.values()]
             missing = [k for k, text in wanted.items() if not any(_squash(text) in t for t in squashed)]
             if missing:
-                reasons.append(f"{label} {len(wanted) - len(missing)}/{len(wanted)} 出现在站内，缺：{', '.join(missing)}")
+                reasons.append(W("coverage.site_checks.s3", label=label, wanted=len(wanted) - len(missing), wanted2=len(wanted), join=', '.join(missing)))
     if need.get("archived") == "all":
         missing = archived_missing(numbers, tables)
         if missing:
-            reasons.append(f"{len(missing)} 个历史数字没有出现在任何页面")
+            reasons.append(W("coverage.site_checks.s4", missing=len(missing)))
     return reasons
 
 
@@ -113,48 +114,48 @@ def evaluate(items, pages_html, numbers, tables, content=None):
         html_text = pages_html.get(page)
         reasons = []
         if html_text is None:
-            results.append(Result(item, False, [f"页面 {page} 不存在"]))
+            results.append(Result(item, False, [W("coverage.evaluate.s1", page=page)]))
             continue
         if f'id="{item["anchor"]}"' not in html_text:
-            reasons.append(f"缺少锚点 #{item['anchor']}")
+            reasons.append(W("coverage.evaluate.s2", anchor=item['anchor']))
         text = texts[page]
         shown = {e["id"] for e in by_page.get(page, [])}
         need = item["require"]
         for term in need.get("terms", []):
             if term not in text:
-                reasons.append(f"缺少术语 “{term}”")
+                reasons.append(W("coverage.evaluate.s3", term=term))
         for table_id in need.get("tables", []):
             missing = [c.id for c in tables[table_id].figures() if c.id not in shown]
             if missing:
-                reasons.append(f"{table_id} 有 {len(missing)} 个历史数字未出现")
+                reasons.append(W("coverage.evaluate.s4", table_id=table_id, missing=len(missing)))
         families = need.get("current") or []
         for family in [families] if isinstance(families, str) else families:
             if not any(e["kind"] == "current" and e["record"].startswith(family + "/")
                        for e in by_page.get(page, [])):
-                reasons.append(f"尚无 {family} 的当前复测数字")
+                reasons.append(W("coverage.evaluate.s5", family=family))
         for other, terms in (need.get("elsewhere") or {}).items():
             missing = [t for t in terms if t not in texts.get(other, "")]
             if missing:
-                reasons.append(f"{other} 缺少 {'、'.join(f'“{t}”' for t in missing)}")
+                reasons.append(W("coverage.evaluate.s6", other=other, join=W("common.punct.enumeration_comma").join((f'“{t}”' for t in missing))))
         reasons += _site_checks(need, texts, numbers, tables)
         wanted = need.get("conclusions") or []
         if wanted:
             found = dict(_VERDICT.findall(html_text))
             missing = [c for c in wanted if c not in found]
             if missing:
-                reasons.append(f"原文结论 {len(wanted) - len(missing)}/{len(wanted)} 条带着当前证据列出，缺：{', '.join(missing)}")
+                reasons.append(W("coverage.evaluate.s7", wanted=len(wanted) - len(missing), wanted2=len(wanted), join=', '.join(missing)))
         for pid in need.get("passages") or []:
             res = by_passage.get(pid)
             if res is None:
-                reasons.append(f"内容映射里没有段落 {pid}")
+                reasons.append(W("coverage.evaluate.s8", pid=pid))
             elif not res.covered:
-                reasons.append(f"{pid} 未保留：{'；'.join(res.reasons)}")
+                reasons.append(W("coverage.evaluate.s9", pid=pid, join=W("common.punct.semicolon").join(res.reasons)))
         if need.get("ratio"):
             ratio = ratio_results.get(need["ratio"])
             if ratio is None:
-                reasons.append(f"未知的比例 {need['ratio']}")
+                reasons.append(W("coverage.evaluate.s10", ratio=need['ratio']))
             elif not ratio["met"]:
-                reasons.append(f"{ratio['label']} {ratio['text']}，低于规则 {ratio['rule_text']}；缺：{', '.join(ratio['missing'])}")
+                reasons.append(W("coverage.evaluate.s11", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing'])))
         results.append(Result(item, not reasons, reasons))
     return results
 
@@ -174,22 +175,22 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
     results = []
     for p in content.get("passages", []):
         if "dropped" in p:
-            results.append(Result(p, False, [f"判定不保留：{p['dropped']}"]))
+            results.append(Result(p, False, [W("coverage.evaluate_content.s1", dropped=p['dropped'])]))
             continue
         page, reasons = p["page"], []
         html_text = pages_html.get(page)
         if html_text is None:
-            results.append(Result(p, False, [f"页面 {page} 不存在"]))
+            results.append(Result(p, False, [W("coverage.evaluate.s1", page=page)]))
             continue
         if p.get("anchor") and f'id="{p["anchor"]}"' not in html_text:
-            reasons.append(f"缺少锚点 #{p['anchor']}")
+            reasons.append(W("coverage.evaluate.s2", anchor=p['anchor']))
         scope = texts[page]
         if p.get("anchor"):     # the key facts must be in the anchored section, not anywhere on the page
             scope = page_text(section_html(html_text, p["anchor"]))
         missing = [f for f in p.get("facts", []) if f not in scope]
         if missing:
             where = f"{page}#{p['anchor']}" if p.get("anchor") else page
-            reasons.append(f"{where} 缺少要点 {'、'.join(f'“{f}”' for f in missing)}")
+            reasons.append(W("coverage.evaluate_content.s2", where=where, join=W("common.punct.enumeration_comma").join((f'“{f}”' for f in missing))))
         wanted, words = [], []
         for fig in p.get("figures", []):
             if fig in tables:      # a whole table: its figures through the archive, its text cells as text
@@ -200,17 +201,17 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
                 wanted.append(fig)
         missing = [f for f in wanted if f not in shown.get(page, set())]
         if missing:
-            reasons.append(f"{page} 没有显示历史数字 {', '.join(missing)}")
+            reasons.append(W("coverage.evaluate_content.s3", page=page, join=', '.join(missing)))
         missing = [w for w in words if w not in texts[page]]
         if missing:
-            reasons.append(f"{page} 缺少表格文字 {'、'.join(f'“{w}”' for w in missing)}")
+            reasons.append(W("coverage.evaluate_content.s4", page=page, join=W("common.punct.enumeration_comma").join((f'“{w}”' for w in missing))))
         if "snippet" in p and _squash(snippets.get(p["snippet"], "\0")) not in squashed[page]:
-            reasons.append(f"{page} 没有逐字显示原文代码 {p['snippet']}")
+            reasons.append(W("coverage.evaluate_content.s5", page=page, snippet=p['snippet']))
         if "formula" in p and _squash(formulas.get(p["formula"], "\0")) not in squashed[page]:
-            reasons.append(f"{page} 没有逐字显示公式 {p['formula']}")
+            reasons.append(W("coverage.evaluate_content.s6", page=page, formula=p['formula']))
         for cid in [p["conclusion"]] if isinstance(p.get("conclusion"), str) else p.get("conclusion", []):
             if f'data-conclusion="{cid}"' not in html_text:
-                reasons.append(f"{page} 没有列出结论 {cid} 及其判断")
+                reasons.append(W("coverage.evaluate_content.s7", page=page, cid=cid))
         results.append(Result(p, not reasons, reasons))
     return results
 
@@ -243,13 +244,13 @@ def evaluate_today(content, pages_html, root):
         try:
             body = _squash(seed.snippet_file(root, p["today"]))
         except OSError as exc:
-            out[p["id"]] = [f"{p['today']} 读不到：{exc}"]
+            out[p["id"]] = [W("coverage.evaluate_today.s1", today=p['today'], exc=exc)]
             continue
         block = _today_block(pages_html.get(p["page"], ""), p["today"])
         if block is None or body not in _squash(page_text(block)):
-            reasons.append(f"{p['page']} 没有完整包含 {p['today']}")
+            reasons.append(W("coverage.evaluate_today.s2", page=p['page'], today=p['today']))
         elif not any(label in page_text(block) for label in seed.LABELS):
-            reasons.append(f"{p['page']} 上 {p['today']} 没有标注“当前版本建议写法”或“实验封装示意”")
+            reasons.append(W("coverage.evaluate_today.s3", page=p['page'], today=p['today']))
         out[p["id"]] = reasons
     return out
 
@@ -284,7 +285,7 @@ def _ratio(key, rule, kept, total, missing):
     value = kept / total if total else 1.0
     low, high = rule.get("min", 0.0), rule.get("max")
     met = value + 1e-12 >= low
-    rule_text = f"≥ {low:.0%}" if high is None else f"{low:.0%}～{high:.0%}"
+    rule_text = f"≥ {low:.0%}" if high is None else W("coverage.ratio.s1", low=low, high=high)
     return {"key": key, "label": rule.get("label", key), "rule": rule.get("rule", ""), "rule_text": rule_text,
             "kept": kept, "total": total, "value": value, "text": f"{kept}/{total} = {value:.1%}", "met": met,
             "above_max": high is not None and value > high + 1e-12, "missing": missing}
@@ -305,7 +306,7 @@ def content_problems(results, today, ratio_results):
     for key, ratio in ratio_results.items():
         rows.append({"id": f"ratio.{key}", "page": "coverage.md", "anchor": "ratios", "covered": ratio["met"],
                      "reasons": [] if ratio["met"] else
-                     [f"{ratio['label']} {ratio['text']} 低于规则 {ratio['rule_text']}；未保留：{', '.join(ratio['missing'])}"]})
+                     [W("coverage.content_problems.s1", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing']))]})
     return rows
 
 

@@ -1,0 +1,45 @@
+"""Where a tuning campaign is heading: the measured network latency of group D at each
+cumulative trial count it was timed at (one point per run), and a power-law projection of the
+trials it would need to reach a peer's latency.  The projection is a trend, not a measurement:
+the pages say so, and show it only when at least two runs timed the campaign at different
+trial counts and the latency fell between them."""
+import math
+
+from reportgen.data import merge
+
+
+def measured_points(runs, machine_id, model, engine="tvm_d", batch=1):
+    """(cumulative trials, p50 seconds, record id, run id) of every ok group-D timing of one model
+    on one machine, oldest run first; one point per trial count (the newest run's, if repeated)."""
+    points = {}
+    for run in sorted(merge.runs_of(runs, machine_id), key=lambda r: r.run_id):
+        for rec in run.records:
+            case = rec.get("case") or {}
+            if rec.get("experiment") != "e2e" or rec.get("status") != "ok" or case.get("model") != model \
+                    or case.get("engine") != engine or case.get("batch", 1) != batch:
+                continue
+            trials = ((rec.get("extra") or {}).get("tuning") or {}).get("cumulative_trials")
+            if trials:
+                points[int(trials)] = (int(trials), float(rec["stats"]["p50"]), rec["id"], run.run_id)
+    return [points[t] for t in sorted(points)]
+
+
+def projection(points, target_s):
+    """Fit p50 = a * trials**b (least squares in log-log) and solve for the trials at which p50
+    would reach ``target_s``.  None unless there are two or more trial counts and b < 0."""
+    if len(points) < 2 or target_s <= 0:
+        return None
+    xs = [math.log(p[0]) for p in points]
+    ys = [math.log(p[1]) for p in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return None
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    if b >= 0:
+        return None
+    a = math.exp(my - b * mx)
+    needed = math.exp((math.log(target_s) - math.log(a)) / b)
+    last_trials, last_s = points[-1][0], points[-1][1]
+    return {"exponent": b, "trials": needed, "last_trials": last_trials, "last_s": last_s,
+            "factor": last_s / target_s, "per_doubling": 2 ** b, "points": len(points)}

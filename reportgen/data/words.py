@@ -1,0 +1,66 @@
+"""The site's words: every sentence, label and table header the code puts on a page.
+
+They live in ``docs/words/<module>.yaml`` (one file per page or render module, grouped by the
+function that uses them; ``exclude_docs`` in mkdocs.yml keeps the folder off the site), so a
+writer changes the prose without touching Python. The code asks by key::
+
+    W("conclusions.diff_text.better", label_b=label_b)
+
+The first part of the key names the file, the rest is the path of mappings inside it. A text
+may hold placeholders ``{name}`` or ``{name:spec}``; W fills them with ``format(value, spec)``,
+exactly as the f-string they came from did, so figures are computed (and escaped through
+reportgen/render/cells.py) by the code and only the words around them live in the file.
+Every other character of a text, braces included, is verbatim. A missing file, a missing key or a
+placeholder the code does not supply is a ReportError naming the file and the key.
+Words are trusted repository text, like the templates.
+"""
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from reportgen.errors import ReportError
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = ROOT / "docs" / "words"
+PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?::([^{}]*))?\}")
+
+
+@lru_cache(maxsize=None)
+def _load(path, mtime_ns):
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ReportError(f"{path.relative_to(ROOT)}: not valid YAML: {e}") from None
+    return data or {}
+
+
+def catalog(name):
+    """The parsed words file docs/words/<name>.yaml (re-read when it changes, e.g. under `serve`)."""
+    path = WORDS / f"{name}.yaml"
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise ReportError(f"{path.relative_to(ROOT)}: no such words file (asked for key '{name}.…')") from None
+    return path, _load(path, mtime)
+
+
+def W(key, /, **values):
+    """The text of a key with its placeholders filled in."""
+    name, *parts = key.split(".")
+    path, node = catalog(name)
+    where = path.relative_to(ROOT)
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            raise ReportError(f"{where}: no text for the key '{key}'")
+        node = node[part]
+    if not isinstance(node, str):
+        raise ReportError(f"{where}: the key '{key}' is not a text")
+
+    def fill(m):
+        if m.group(1) not in values:
+            raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
+                              f"but the code fills in only {sorted(values) or 'none'}")
+        return format(values[m.group(1)], m.group(2) or "")
+    return PLACEHOLDER.sub(fill, node) if values or "{" in node else node
