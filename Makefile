@@ -40,7 +40,8 @@ serve: install
 	$(BIN)/reportgen serve
 
 # Tiers: `test` is the fast tier (unit, site from committed results, browser); `test-slow` runs
-# the real (quick-profile) experiments; `test-all` is both in one run. CI runs `test` then `test-slow`.
+# the real (quick-profile) experiments and every test that compiles with TVM or builds/trains a
+# model; `test-all` is both in one run. CI runs `test` then `test-slow`.
 test: install
 	$(BIN)/python -m pytest -q -rs -m "not slow"
 

@@ -27,8 +27,24 @@ def project(tmp_path):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """The site built once from the committed results, in a throw-away project copy."""
+    """The site built once from the committed results, in a throw-away project copy.
+
+    Shared by the whole session: tests that only read it take it directly; a test that changes
+    the project or its site takes ``built_copy`` instead."""
     from reportgen.commands import build
     dest = copy_project(tmp_path_factory.mktemp("built") / "project")
     build.build(dest, dest / "site")
     return dest
+
+
+def copy_built(built_site, dest):
+    """A copy of the built project (code, results and its published site) at ``dest``: a few
+    seconds of copying instead of a build."""
+    shutil.copytree(built_site, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def built_copy(built_site, tmp_path):
+    """This test's own copy of the built project, free to change (its site is the published one)."""
+    return copy_built(built_site, tmp_path / "copy")

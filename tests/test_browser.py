@@ -78,8 +78,7 @@ def test_every_chart_renders(server, page, path):
     page.goto(f"{server}/{path}", wait_until="networkidle")
     charts = page.locator("div.vchart")
     assert charts.count() >= 1
-    page.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
-                           timeout=20000)
+    page.wait_for_function(RENDERED, timeout=20000)
     for i in range(charts.count()):
         assert charts.nth(i).locator("svg, canvas").count() >= 1
     assert page.errors == []
@@ -166,51 +165,61 @@ _WIDE_TABLES = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_no_table_is_wider_than_its_column(built_site, server, browser, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    pg = context.new_page()
-    wide = {}
-    for path in _site_pages(built_site):
-        pg.goto(f"{server}/{path}", wait_until="load")
-        found = pg.evaluate(_WIDE_TABLES)
-        if found:
-            wide[path] = found
-    context.close()
-    assert wide == {}
+SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
+RENDERED = "[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')"
 
 
-def test_no_console_warning_on_any_page(built_site, server, browser):
-    """Vega warnings (e.g. an empty layer's 'Infinite extent') and errors count, on every page."""
-    context = browser.new_context()
+@pytest.fixture(scope="module")
+def sweep(built_site, server, browser):
+    """Every page visited once per width, its findings shared by the whole-site tests below (one
+    pass at 1280 px serves the console, wide-table and screenshot checks; one at 390 px the
+    phone-width tables) instead of one full pass per test."""
+    from reportgen.commands import pdf
+    os.makedirs(SCREENS, exist_ok=True)
+    nav = {f"{md.removesuffix('.md')}.html": f"{i:02d}-{md.removesuffix('.md')}.png"
+           for i, (_, md) in enumerate(pdf.nav_pages(built_site)[0])}
+    pages = _site_pages(built_site)
+    assert set(nav) <= set(pages)
+    found = {"said": [], "wide": {1280: {}, 390: {}}, "shots": []}
+    here = [None]
+    # 1280 x 800: the first screen of a chapter; the width checks do not depend on the height
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
-    said, here = [], [None]
-    pg.on("console", lambda m: m.type in ("warning", "error") and said.append((here[0], m.type, m.text)))
-    pg.on("pageerror", lambda e: said.append((here[0], "pageerror", str(e))))
-    for path in _site_pages(built_site):
+    pg.on("console", lambda m: m.type in ("warning", "error") and found["said"].append((here[0], m.type, m.text)))
+    pg.on("pageerror", lambda e: found["said"].append((here[0], "pageerror", str(e))))
+    for path in pages:
         here[0] = path
         pg.goto(f"{server}/{path}", wait_until="networkidle")
         if pg.locator("div.vchart").count():
-            pg.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
-                                 timeout=20000)
+            pg.wait_for_function(RENDERED, timeout=20000)
+        if wide := pg.evaluate(_WIDE_TABLES):
+            found["wide"][1280][path] = wide
+        if path in nav:
+            found["shots"].append(os.path.join(SCREENS, nav[path]))
+            pg.screenshot(path=found["shots"][-1])
     context.close()
-    assert said == []
-
-
-SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
-
-
-def test_first_screen_of_every_chapter_for_review(built_site, server, browser):
-    """Screenshots (1280 px, first screen) of every nav page into tests/output/screens/ (not committed)."""
-    from reportgen.commands import pdf
-    os.makedirs(SCREENS, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context = browser.new_context(viewport={"width": 390, "height": 900})
     pg = context.new_page()
-    shots = []
-    for i, (_, md) in enumerate(pdf.nav_pages(built_site)[0]):
-        stem = md.removesuffix(".md")
-        pg.goto(f"{server}/{stem}.html", wait_until="networkidle")
-        shots.append(os.path.join(SCREENS, f"{i:02d}-{stem}.png"))
-        pg.screenshot(path=shots[-1])
+    for path in pages:
+        pg.goto(f"{server}/{path}", wait_until="load")
+        if wide := pg.evaluate(_WIDE_TABLES):
+            found["wide"][390][path] = wide
     context.close()
-    assert all(os.path.getsize(s) > 0 for s in shots)
+    found["nav"] = len(nav)
+    return found
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_table_is_wider_than_its_column(sweep, width):
+    assert sweep["wide"][width] == {}
+
+
+def test_no_console_warning_on_any_page(sweep):
+    """Vega warnings (e.g. an empty layer's 'Infinite extent') and errors count, on every page."""
+    assert sweep["said"] == []
+
+
+def test_first_screen_of_every_chapter_for_review(sweep):
+    """Screenshots (1280 px, first screen) of every nav page into tests/output/screens/ (not committed)."""
+    assert len(sweep["shots"]) == sweep["nav"] > 0
+    assert all(os.path.getsize(s) > 0 for s in sweep["shots"])

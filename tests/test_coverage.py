@@ -89,13 +89,6 @@ def test_strict_problems_name_each_unmet_item(tmp_path):
     assert coverage.strict_problems(tmp_path / "missing.json")[0].startswith(f"{tmp_path / 'missing.json'}: cannot read")
 
 
-@pytest.fixture
-def site_copy(built_site, tmp_path):
-    dest = tmp_path / "copy"
-    shutil.copytree(built_site, dest)
-    return dest
-
-
 def _set_coverage(project, covered):
     path = project / "site" / "coverage.json"
     results = json.loads(path.read_text(encoding="utf-8"))
@@ -105,15 +98,15 @@ def _set_coverage(project, covered):
     return results
 
 
-def test_verify_strict_fails_exactly_on_unmet_items(site_copy):
-    results = _set_coverage(site_copy, lambda r: r["id"] != "intro.why")
-    assert verify.verify(site_copy, site_copy / "site")          # the normal gate does not look at coverage
+def test_verify_strict_fails_exactly_on_unmet_items(built_copy):
+    results = _set_coverage(built_copy, lambda r: r["id"] != "intro.why")
+    assert verify.verify(built_copy, built_copy / "site")          # the normal gate does not look at coverage
     with pytest.raises(ReportError) as err:
-        verify.verify(site_copy, site_copy / "site", strict=True)
-    assert err.value.problems == [f"{site_copy / 'site' / 'coverage.json'}: item 'intro.why' "
+        verify.verify(built_copy, built_copy / "site", strict=True)
+    assert err.value.problems == [f"{built_copy / 'site' / 'coverage.json'}: item 'intro.why' "
                                   f"({results[0]['page']}#{results[0]['anchor']}) not covered: 缺少术语 “x”"]
-    _set_coverage(site_copy, lambda r: True)
-    assert verify.verify(site_copy, site_copy / "site", strict=True)
+    _set_coverage(built_copy, lambda r: True)
+    assert verify.verify(built_copy, built_copy / "site", strict=True)
 
 
 def test_the_built_site_reports_its_coverage(built_site):

@@ -20,6 +20,7 @@ def _run(project, final):
     return run
 
 
+@pytest.mark.slow  # runs the gemm_tvm family through retest
 def test_without_a_gpu_every_cuda_case_is_skipped_with_the_reason(project):
     if _has_gpu():
         pytest.skip("this machine has a CUDA GPU: the skip path is for machines without one")
@@ -29,6 +30,7 @@ def test_without_a_gpu_every_cuda_case_is_skipped_with_the_reason(project):
     assert all(r["case"]["target"]["kind"] == "cuda" for r in records)
 
 
+@pytest.mark.slow  # runs the gemm_tvm family through retest
 def test_on_a_gpu_the_gemm_is_checked_and_timed(project):
     if not _has_gpu():
         pytest.skip("no CUDA GPU on this machine (tvm.cuda(0).exist is False)")

@@ -76,6 +76,7 @@ def _per_image(runner, inputs):
 
 # --- models ----------------------------------------------------------------
 
+@pytest.mark.slow  # builds three Keras ResNets
 def test_build_is_seeded():
     E.configure_tf_threads(THREADS)
     a, b, c = (M.build("resnet18_v1", s, input_size=32, num_classes=10) for s in (3, 3, 4))
@@ -86,12 +87,14 @@ def test_build_is_seeded():
     assert not np.allclose(bn.moving_variance.numpy(), 1.0)  # BN is not the identity
 
 
+@pytest.mark.slow  # builds ResNet-18 and runs TensorFlow
 def test_model_shapes(model, reference):
     assert model.inputs[0].shape[1:] == (SIZE, SIZE, 3)
     assert reference.shape == (N_IMAGES, 1000) and reference.dtype == np.float32
     assert np.isfinite(reference).all() and reference.std() > 0
 
 
+@pytest.mark.slow  # builds a Keras model
 @pytest.mark.parametrize("name", ["inception_v1", "resnet50", "mobilenet_v2"])
 def test_other_models_build(name):
     E.configure_tf_threads(THREADS)
@@ -117,6 +120,7 @@ def test_sample_inputs(inputs):
 
 # --- engines against TensorFlow ---------------------------------------------
 
+@pytest.mark.slow  # ONNX export + ONNX Runtime
 def test_ort_agrees_with_tf(onnx_path, inputs, reference):
     runner = E.prepare_ort(onnx_path, THREADS)
     _assert_agrees(runner(inputs), reference)
@@ -125,6 +129,7 @@ def test_ort_agrees_with_tf(onnx_path, inputs, reference):
     assert meta["providers"] == ["CPUExecutionProvider"]
 
 
+@pytest.mark.slow  # TFLite export
 def test_tflite_agrees_with_tf(tflite_path, inputs, reference):
     runner = E.prepare_tflite(tflite_path, THREADS)
     _assert_agrees(runner(inputs), reference)  # resized from the exported batch 1
@@ -132,17 +137,20 @@ def test_tflite_agrees_with_tf(tflite_path, inputs, reference):
     assert runner.metadata()["engine"] == "tflite"
 
 
+@pytest.mark.slow  # builds ResNet-18
 def test_tf_runner_metadata(model):
     meta = E.prepare_tf(model, THREADS).metadata()
     assert meta["engine"] == "tensorflow" and meta["threads"] == THREADS
     assert meta["jit_compile"] is False and meta["inter_op_threads"] == 1
 
 
+@pytest.mark.slow  # builds ResNet-18
 def test_tf_threads_fixed_after_start(model):
     with pytest.raises(RuntimeError, match="configure_tf_threads"):
         E.configure_tf_threads(THREADS + 1)
 
 
+@pytest.mark.slow  # imports and compiles ResNet-18 in TVM
 @pytest.mark.parametrize("variant", ["B", "C"])
 def test_tvm_agrees_with_tf(tvm_executables, variant, inputs, reference):
     runner = E.prepare_tvm(tvm_executables[variant], THREADS, variant)
@@ -151,11 +159,13 @@ def test_tvm_agrees_with_tf(tvm_executables, variant, inputs, reference):
     assert meta["engine"] == "tvm" and meta["variant"] == variant and meta["threads"] == THREADS
 
 
+@pytest.mark.slow  # imports ResNet-18 into TVM
 def test_tvm_import_binds_weights(tvm_module):
     params = tvm_module["main"].params
     assert len(params) == 1  # only the image; weights are constants
 
 
+@pytest.mark.slow  # compiles ResNet-18 in TVM
 def test_tvm_variant_c_fuses(tvm_executables):
     b, c = (E.tvm_kernel_calls(tvm_executables[v]) for v in ("B", "C"))
     assert sum(c.values()) < sum(b.values())
@@ -163,11 +173,13 @@ def test_tvm_variant_c_fuses(tvm_executables):
     assert any(name.startswith("fused_conv2d") for name in c)
 
 
+@pytest.mark.slow  # imports ResNet-18 into TVM
 def test_tvm_unknown_variant(tvm_module):
     with pytest.raises(ValueError):
         E.tvm_compile(tvm_module, targets.host_target(THREADS), "A")
 
 
+@pytest.mark.slow  # compiles and profiles ResNet-18 in TVM
 @pytest.mark.parametrize("variant", ["B", "C"])
 def test_tvm_op_profile(tvm_executables, variant, inputs):
     runner = E.prepare_tvm(tvm_executables[variant], THREADS, variant)

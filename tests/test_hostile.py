@@ -20,7 +20,7 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
-from conftest import ROOT, copy_project
+from conftest import ROOT, copy_built
 from helpers import record, write_run
 
 from reportgen.data import archive, load
@@ -467,12 +467,10 @@ def _digest(folder):
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    """A project copy with a built site, shared by the build cases (each mutates its own copy)."""
-    dest = tmp_path_factory.mktemp("hostile") / "project"
-    copy_project(dest)
-    build.build(dest, dest / "site")
-    return dest
+def published(built_site, tmp_path_factory):
+    """A project copy with a built site, shared by the build cases (each mutates its own copy).
+    Copied from the session's built site: the same build, without building it again."""
+    return copy_built(built_site, tmp_path_factory.mktemp("hostile") / "project")
 
 
 @pytest.fixture

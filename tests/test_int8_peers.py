@@ -99,6 +99,7 @@ def test_accuracy():
         D.accuracy(logits, np.array([1, 0]))
 
 
+@pytest.mark.slow  # trains the digits CNN
 def test_cnn_trains_on_digits(trained):
     model, report = trained
     assert model.output_shape == (None, 10)
@@ -111,6 +112,7 @@ def test_cnn_trains_on_digits(trained):
         assert key in report
 
 
+@pytest.mark.slow  # trains the CNN twice
 def test_training_is_reproducible(data):
     E.configure_tf_threads(THREADS)
     small = {**data, "x_train": data["x_train"][:256], "y_train": data["y_train"][:256]}
@@ -126,12 +128,14 @@ def test_training_is_reproducible(data):
 
 # --- ONNX Runtime static QDQ ----------------------------------------------------
 
+@pytest.mark.slow  # trains the CNN and exports it to ONNX
 def test_fp32_onnx_matches_keras(fp32_onnx, data, fp32_logits):
     logits = P.run_each(E.prepare_ort(fp32_onnx, THREADS), data["x_eval"][:N_CHECK])
     a = E.agreement(logits, fp32_logits[:N_CHECK])
     assert a["max_rel_err"] < 1e-4 and a["top1_agree"] == 1.0, a
 
 
+@pytest.mark.slow  # trains the CNN and quantizes it with ONNX Runtime
 def test_ort_qdq_model_is_quantized_and_close_to_fp32(qdq, qdq_ort_logits, data, fp32_logits, trained):
     ops = qdq["ops"]
     assert ops["QuantizeLinear"] >= 5 and ops["DequantizeLinear"] >= 10, ops
@@ -149,6 +153,7 @@ def test_ort_qdq_model_is_quantized_and_close_to_fp32(qdq, qdq_ort_logits, data,
     assert int8_acc >= trained[1]["eval_accuracy"] - MAX_ACCURACY_DROP
 
 
+@pytest.mark.slow  # trains the CNN and quantizes it with ONNX Runtime
 def test_ort_qdq_variants(fp32_onnx, data, workdir):
     q = P.ort_static_qdq(fp32_onnx, D.calib_batches(data, batch=16), workdir / "digits_qdq_u8p.onnx",
                          activation_type="uint8", method="percentile", preprocess=False,
@@ -175,6 +180,7 @@ def test_uniform_batches():
 
 # --- TFLite full integer ------------------------------------------------------------
 
+@pytest.mark.slow  # trains the CNN and converts it to TFLite INT8
 def test_tflite_full_int8_runs_int8_kernels(trained, data, workdir, fp32_logits):
     t = P.tflite_full_int8(trained[0], D.calib_batches(data, batch=16), workdir / "digits_int8.tflite")
     convs = [o for o in t["ops"] if o["op"] in ("CONV_2D", "FULLY_CONNECTED")]
@@ -192,6 +198,7 @@ def test_tflite_full_int8_runs_int8_kernels(trained, data, workdir, fp32_logits)
     assert D.accuracy(logits, data["y_eval"]) >= trained[1]["eval_accuracy"] - MAX_ACCURACY_DROP
 
 
+@pytest.mark.slow  # trains the CNN and converts it to TFLite INT8
 def test_tflite_int8_io(trained, data, workdir):
     t = P.tflite_full_int8(trained[0], D.calib_batches(data, batch=60), workdir / "digits_int8io.tflite",
                            io="int8")
@@ -204,6 +211,7 @@ def test_tflite_int8_io(trained, data, workdir):
 
 # --- TVM's import of the QDQ model ----------------------------------------------------
 
+@pytest.mark.slow  # imports the QDQ model into TVM and compiles it
 def test_tvm_imports_qdq_as_float_ops_and_runs(qdq, qdq_ort_logits, data):
     result = P.tvm_import_qdq(qdq["path"], (1, 8, 8, 1))
     assert result["ok"], result["error"]
@@ -225,6 +233,7 @@ def test_tvm_imports_qdq_as_float_ops_and_runs(qdq, qdq_ort_logits, data):
     assert b["max_rel_err"] < MAX_INT8_REL_ERR and b["top1_agree"] >= MIN_TOP1_AGREE, b
 
 
+@pytest.mark.slow  # trains the CNN and imports it into TVM
 def test_tvm_import_failure_is_reported_not_raised(trained, workdir):
     # A Flatten exported with a dynamic batch is a Reshape to a computed shape
     # tensor, which TVM 0.27's ONNX frontend refuses: a finding, returned as text.

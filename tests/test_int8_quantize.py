@@ -44,12 +44,14 @@ def calibrated():
     return mod, taps, rng.normal(0, 1, (6, 4, 8, 8)).astype("float32")
 
 
+@pytest.mark.slow  # compiles the tap module (the calibrated fixture)
 def test_taps_return_every_intermediate(calibrated):
     mod, taps, _ = calibrated
     assert len(taps) == len(Q.bindings(mod)) + 2   # output, input, every binding
     assert all(v.shape[0] == 16 for v in taps.values())
 
 
+@pytest.mark.slow  # compiles the FP32 and INT8 Relax modules per method and scheme
 @pytest.mark.parametrize("method", Q.METHODS)
 @pytest.mark.parametrize("scheme", Q.SCHEMES)
 def test_rewrite_is_integer_and_close_to_fp32(calibrated, method, scheme):
@@ -70,6 +72,7 @@ def test_rewrite_is_integer_and_close_to_fp32(calibrated, method, scheme):
         assert all(g["out_dtype"] in ("int8", "float32") for g in report["groups"])
 
 
+@pytest.mark.slow  # compiles the debug and tap modules
 def test_debug_rewrite_reports_each_group(calibrated):
     mod, taps, xs = calibrated
     acts = Q.calibrate(taps, "percentile", "uint8")

@@ -34,6 +34,7 @@ def _before(results, name):
 
 # --- hello -----------------------------------------------------------------
 
+@pytest.mark.slow  # compiles a Relax module to LLVM
 def test_hello_relax():
     h = rs.hello_relax(41)
     assert h["output"] == 42 == h["expected"]
@@ -47,6 +48,7 @@ def test_hello_relax():
 
 # --- conv unit and reference ----------------------------------------------
 
+@pytest.mark.slow  # builds the conv unit
 def test_conv_unit_shapes_and_params(unit):
     mod, params, data, ref = unit
     main = mod["main"]
@@ -89,6 +91,7 @@ def test_check():
 
 # --- pipeline ---------------------------------------------------------------
 
+@pytest.mark.slow  # runs the Relax pipelines
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_pipeline_passes_exist_and_change_ir(variant, steps):
     results = steps[variant]
@@ -101,6 +104,7 @@ def test_pipeline_passes_exist_and_change_ir(variant, steps):
     assert all(s.text.startswith("# from tvm.script") for s in results)
 
 
+@pytest.mark.slow  # compiles Relax modules
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_compile_first_and_last_step_match_reference(variant, unit, steps):
     _, _, data, ref = unit
@@ -109,6 +113,7 @@ def test_compile_first_and_last_step_match_reference(variant, unit, steps):
         assert result["passed"], (step.name, result)
 
 
+@pytest.mark.slow  # runs the Relax pipelines
 def test_fold_constant_folds_batch_norm(steps):
     dec = steps["decompose"]
     before, after = _before(dec, "FoldConstant").stats, _step(dec, "FoldConstant").stats
@@ -124,6 +129,7 @@ def test_fold_constant_folds_batch_norm(steps):
     assert after["n_constants"] == 2
 
 
+@pytest.mark.slow  # runs the Relax pipelines
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_fusion_reduces_kernels_and_intermediates(variant, steps):
     results = steps[variant]
@@ -159,6 +165,7 @@ def resnet():
     return mod, {name: rs.apply_pipeline(mod, pipeline) for name, pipeline in VARIANTS.items()}
 
 
+@pytest.mark.slow  # builds ResNet-18 (11.7 M parameters) and runs both pipelines
 def test_resnet18_structure(resnet):
     mod, results = resnet
     main, stats = mod["main"], results["decompose"][0].stats
@@ -175,6 +182,7 @@ def test_resnet18_structure(resnet):
     assert rs.resnet18_input(0).shape == (1, 3, 224, 224)
 
 
+@pytest.mark.slow  # ResNet-18 through both pipelines
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_resnet18_fusion_cuts_calls(variant, resnet):
     results = resnet[1][variant]
@@ -187,6 +195,7 @@ def test_resnet18_fusion_cuts_calls(variant, resnet):
     assert sum(fused_convs.values()) == 20 and all(k.startswith("call_tir:fused_") for k in fused_convs)
 
 
+@pytest.mark.slow  # compiles a ResNet
 def test_small_resnet_matches_numpy_and_fused_step():
     mod, reference = rs.resnet18(0, TINY_RESNET)
     data = rs.resnet18_input(0, TINY_RESNET)
@@ -212,6 +221,7 @@ def test_pass_map_matches_seed_table():
             assert rs.resolve_api(f"tvm.relax.transform.{e['relax_equivalent']}")
 
 
+@pytest.mark.slow  # runs a Relax pass per entry
 @pytest.mark.parametrize("entry", [e for e in rs.PASS_MAP if e["relax_equivalent"]],
                          ids=lambda e: e["relay_pass"])
 def test_demonstrate_changes_ir(entry):

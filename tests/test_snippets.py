@@ -19,6 +19,7 @@ def expected_lines(path):
     return [line.removeprefix("# ").rstrip() for line in tail if line.startswith("# ")]
 
 
+@pytest.mark.slow  # each snippet is a fresh process that imports TVM and most compile a module
 @pytest.mark.parametrize("path", SNIPPETS, ids=[p.stem for p in SNIPPETS])
 def test_snippet_runs_and_prints_what_it_promises(path):
     assert path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").startswith(seed.LABELS)

@@ -53,6 +53,7 @@ def test_unknown_stage_rejected(target):
         ladder.build_stage("unrolling", 8, 8, 8, target)
 
 
+@pytest.mark.slow  # builds 16 TVM modules (8 stages x 2 shapes)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("stage", STAGE_NAMES)
 def test_stage_is_numerically_correct(builds, stage, shape):
@@ -61,18 +62,21 @@ def test_stage_is_numerically_correct(builds, stage, shape):
     assert report["threshold"] == pytest.approx(shape[2] * np.finfo(np.float32).eps)
 
 
+@pytest.mark.slow  # compiles a TVM module
 def test_custom_tiles_on_ragged_shape(target):
     built = ladder.build_stage("parallel", 33, 47, 29, target, tiles={"bm": 16, "bn": 8, "bk": 3})
     assert built.params["bm"] == 16 and built.params["bn"] == 8 and built.params["bk"] == 3
     assert ladder.check(built, 33, 47, 29, seed=3)["passed"]
 
 
+@pytest.mark.slow  # needs the 16 TVM builds
 def test_tail_handling_is_reported(builds):
     assert "pad M/N" in builds[("vectorization", (33, 47, 29))].params["tail_handling"]
     assert "guarded k split" in builds[("vectorization", (33, 47, 29))].params["tail_handling"]
     assert builds[("vectorization", (64, 64, 64))].params["tail_handling"] == "M/N divisible, K divisible"
 
 
+@pytest.mark.slow  # needs the 16 TVM builds
 def test_lowered_text_shows_each_stage(builds):
     text = {stage: builds[(stage, (64, 64, 64))].lowered_text for stage in STAGE_NAMES}
     assert "T.vectorized" not in text["baseline"] and "T.parallel" not in text["baseline"]
@@ -127,6 +131,7 @@ def _evidence(stage, shape, config, **kwargs):
     return built, ladder.codegen_evidence(built.asm)
 
 
+@pytest.mark.slow  # compiles all 8 stages for AVX2, up to 1024^3
 @pytest.mark.parametrize("shape", [(64, 64, 64), (1024, 1024, 1024)], ids=["64", "1024"])
 def test_avx2_target_emits_ymm_fma_and_no_zmm(shape):
     evidence = {stage: _evidence(stage, shape, AVX2_TARGET)[1] for stage in STAGE_NAMES}
@@ -138,6 +143,7 @@ def test_avx2_target_emits_ymm_fma_and_no_zmm(shape):
     assert ladder.isa_from_evidence(evidence["microkernel"]) == "avx2"
 
 
+@pytest.mark.slow  # compiles the micro-kernel for AVX-512
 @pytest.mark.parametrize("config", AVX512_TARGETS, ids=lambda c: c["mcpu"])
 @pytest.mark.parametrize("shape", [(64, 64, 64), (127, 255, 63)], ids=["64", "odd"])
 def test_avx512_target_microkernel_emits_zmm_fma(config, shape):
@@ -176,6 +182,7 @@ def _host_runs(config) -> bool:
 MICRO_SHAPES = [(1, 1, 1), (5, 3, 7), (33, 47, 29), (127, 255, 63), (64, 64, 64), (65, 70, 300)]
 
 
+@pytest.mark.slow  # compiles a micro-kernel per shape
 @pytest.mark.parametrize("config", [AVX2_TARGET, AVX512_TARGETS[1]], ids=lambda c: c["mcpu"])
 @pytest.mark.parametrize("shape", MICRO_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_microkernel_numerics_on_odd_shapes(config, shape):
@@ -187,6 +194,7 @@ def test_microkernel_numerics_on_odd_shapes(config, shape):
     assert report["passed"], (built.params, report)
 
 
+@pytest.mark.slow  # TVM C codegen of a stage
 @pytest.mark.parametrize("stage", ["baseline", "vectorization", "parallel"])
 def test_c_source(stage):
     source = ladder.c_source(33, 47, 29, stage=stage)
@@ -196,6 +204,7 @@ def test_c_source(stage):
         assert "B_pad_global" in source and "C_pad_local" in source
 
 
+@pytest.mark.slow  # needs the 16 TVM builds
 def test_time_module_returns_one_value_per_repeat(builds):
     import tvm
 
@@ -206,6 +215,7 @@ def test_time_module_returns_one_value_per_repeat(builds):
     assert len(times) == 3 and all(t > 0 for t in times)
 
 
+@pytest.mark.slow  # a fresh process that builds a TVM stage
 def test_parallel_stage_with_two_threads():
     """Fresh process: the TVM thread pool is sized on first use."""
     script = (
@@ -270,6 +280,7 @@ def _space_schedule(config, shape):
     return target, sch
 
 
+@pytest.mark.slow  # tvm.compile of replayed schedules
 @pytest.mark.parametrize("config", [AVX2_TARGET, AVX512_TARGETS[1]], ids=lambda c: c["mcpu"])
 def test_microkernel_space_replays_with_other_decisions(config):
     """MetaSchedule replays the space's trace with sampled decisions: every perfect tile,
@@ -308,6 +319,7 @@ def test_microkernel_space_rejects_shapes_it_cannot_tile():
         ladder.microkernel_space(tvm.target.Target(AVX2_TARGET), 64, 64, 60)
 
 
+@pytest.mark.slow  # compiles and times every grid candidate
 def test_microkernel_grid_records_each_candidate_and_the_stage_names_its_choice(tmp_path):
     from experiments import gemm_tvm, harness
 

@@ -1,6 +1,5 @@
 """verify: a figure without a record, an altered archive figure, typed figures, broken links."""
 import json
-import shutil
 
 import pytest
 
@@ -35,39 +34,32 @@ def test_built_site_verifies(built_site):
     assert all(e["record"] and e["sha256"] and e["log"] for e in current)
 
 
-@pytest.fixture
-def site_copy(built_site, tmp_path):
-    dest = tmp_path / "copy"
-    shutil.copytree(built_site, dest)
-    return dest
-
-
 def _problems(project):
     with pytest.raises(ReportError) as err:
         verify.verify(project, project / "site")
     return err.value.problems
 
 
-def test_altered_historical_figure_is_caught(site_copy):
-    page = site_copy / "site" / "gemm.html"
+def test_altered_historical_figure_is_caught(built_copy):
+    page = built_copy / "site" / "gemm.html"
     text = page.read_text(encoding="utf-8")
     page.write_text(text.replace('data-num="s21_numpy/single_fp32/32" title="历史数据（s21_numpy/single_fp32/32）">1.82<',
                                  'data-num="s21_numpy/single_fp32/32" title="历史数据（s21_numpy/single_fp32/32）">1.83<'),
                     encoding="utf-8")
-    assert f"{page}: figure 's21_numpy/single_fp32/32': shows '1.83' but the archive has '1.82'" in _problems(site_copy)
+    assert f"{page}: figure 's21_numpy/single_fp32/32': shows '1.83' but the archive has '1.82'" in _problems(built_copy)
 
 
-def test_figure_without_record_is_caught(site_copy):
-    page = site_copy / "site" / "gemm.html"
+def test_figure_without_record_is_caught(built_copy):
+    page = built_copy / "site" / "gemm.html"
     with open(page, "a", encoding="utf-8") as fh:
         fh.write('<a class="num cur" data-num="numpy_gemm/made-up#gflops" href="x.html">999</a>')
-    assert f"{page}: figure 'numpy_gemm/made-up#gflops': not in numbers.json for this page" in _problems(site_copy)
+    assert f"{page}: figure 'numpy_gemm/made-up#gflops': not in numbers.json for this page" in _problems(built_copy)
 
 
-def test_numbers_json_lists_exactly_what_each_page_shows(built_site, site_copy):
+def test_numbers_json_lists_exactly_what_each_page_shows(built_site, built_copy):
     """Both ways: a listed figure its page does not show is caught, and so is a shown figure
     listed only for another page."""
-    index = site_copy / "site" / "numbers.json"
+    index = built_copy / "site" / "numbers.json"
     numbers = json.loads(index.read_text(encoding="utf-8"))
     shown = {(e["page"], e["id"]) for e in numbers}
     pages = {e["page"] for e in numbers}
@@ -75,29 +67,29 @@ def test_numbers_json_lists_exactly_what_each_page_shows(built_site, site_copy):
     entry = next(e for e in numbers if e["page"] == "gemm.md" and e["kind"] == "current")
     moved = dict(entry, page="history.md")          # same figure, claimed for a page without it
     index.write_text(json.dumps([e for e in numbers if e is not entry] + [moved]), encoding="utf-8")
-    problems = _problems(site_copy)
+    problems = _problems(built_copy)
     assert f"{index}: figure {entry['id']!r} is listed for history.md but that page does not show it" in problems
-    assert f"{site_copy / 'site' / 'gemm.html'}: figure {entry['id']!r}: not in numbers.json for this page" in problems
+    assert f"{built_copy / 'site' / 'gemm.html'}: figure {entry['id']!r}: not in numbers.json for this page" in problems
 
 
-def test_archived_figure_missing_from_site_is_caught(site_copy):
-    index = site_copy / "site" / "numbers.json"
+def test_archived_figure_missing_from_site_is_caught(built_copy):
+    index = built_copy / "site" / "numbers.json"
     numbers = [e for e in json.loads(index.read_text(encoding="utf-8")) if e["id"] != "s31_int8/resnet18_v1/tvm_int8"]
     index.write_text(json.dumps(numbers), encoding="utf-8")
-    problems = _problems(site_copy)
+    problems = _problems(built_copy)
     assert f"{index}: archived figure 's31_int8/resnet18_v1/tvm_int8' appears on no page" in problems
 
 
-def test_broken_provenance_anchor_is_caught(site_copy):
-    prov = site_copy / "site" / "provenance" / "numpy_gemm" / "dtype-float32.html"   # the entry's group page
+def test_broken_provenance_anchor_is_caught(built_copy):
+    prov = built_copy / "site" / "provenance" / "numpy_gemm" / "dtype-float32.html"   # the entry's group page
     text = prov.read_text(encoding="utf-8")
     prov.write_text(text.replace('id="numpy-gemm-dtype-float32-n-32-threads-1-blas-configured"', 'id="gone"'),
                     encoding="utf-8")
-    problems = _problems(site_copy)
+    problems = _problems(built_copy)
     assert any("anchor #numpy-gemm-dtype-float32-n-32-threads-1-blas-configured not found" in p for p in problems)
 
 
-def test_altered_log_fails_verify(site_copy):
-    log = next((site_copy / "results" / "runs").glob("*/logs/numpy_gemm.log"))
+def test_altered_log_fails_verify(built_copy):
+    log = next((built_copy / "results" / "runs").glob("*/logs/numpy_gemm.log"))
     log.write_text(log.read_text(encoding="utf-8") + "tampered\n", encoding="utf-8")
-    assert any("log.sha256" in p and "was altered" in p for p in _problems(site_copy))
+    assert any("log.sha256" in p and "was altered" in p for p in _problems(built_copy))

@@ -9,6 +9,7 @@ from experiments.gemm import vnni
 VNNI_TARGETS = [{"kind": "llvm", "mcpu": "znver4"}, {"kind": "llvm", "mcpu": "cascadelake"}]
 
 
+@pytest.mark.slow  # compiles the INT8 GEMM for a VNNI target
 @pytest.mark.parametrize("config", VNNI_TARGETS, ids=lambda c: c["mcpu"])
 def test_vnni_target_emits_vpdpbusd(config):
     target = tvm.target.Target(config)
@@ -30,6 +31,7 @@ def test_shape_limits():
     assert "B_packed" in sch.mod.script()
 
 
+@pytest.mark.slow  # compiles and runs the INT8 GEMM
 @pytest.mark.skipif(not vnni.host_has_vnni(), reason="host CPU lacks AVX-512 VNNI")
 @pytest.mark.parametrize("shape", [(16, 16, 4), (12, 48, 8), (40, 96, 132), (128, 64, 256)],
                          ids=lambda s: "x".join(map(str, s)))
@@ -53,6 +55,7 @@ def _harness(tmp_path):
     return harness.Harness(spec)
 
 
+@pytest.mark.slow  # compiles the INT8 GEMM for the evidence
 def test_int8_case_without_vnni_is_skipped_with_evidence(tmp_path, monkeypatch):
     """A host without VNNI: compiled for an explicit VNNI target, vpdpbusd counted, not timed."""
     from experiments import gemm_tvm
@@ -64,6 +67,7 @@ def test_int8_case_without_vnni_is_skipped_with_evidence(tmp_path, monkeypatch):
     assert rec["extra"]["dot_instructions"]["vpdpbusd"] > 0 and rec["case"]["target"]["mcpu"] == "znver4"
 
 
+@pytest.mark.slow  # compiles and times the INT8 GEMM
 @pytest.mark.skipif(not vnni.host_has_vnni(), reason="host CPU lacks AVX-512 VNNI")
 def test_int8_case_on_a_vnni_host_is_checked_then_timed(tmp_path):
     from experiments import gemm_tvm
