@@ -55,6 +55,7 @@ def _build(tensors, target="llvm"):
     return tvm.compile(tvm.IRModule({"main": te.create_prim_func(tensors)}), target)
 
 
+@pytest.mark.slow  # compiles and runs the packed INT8 conv with TVM
 @pytest.mark.parametrize("case", [((1, 8, 8, 16), 32, 3, 1, (1, 1, 1, 1)), ((1, 9, 9, 8), 20, 3, 2, (1, 1, 0, 0)),
                                   ((1, 7, 7, 4), 16, 1, 1, (0, 0, 0, 0))], ids=["3x3", "stride2-oc20", "1x1"])
 def test_packed_conv_kernel_is_exact(case):
@@ -69,6 +70,7 @@ def test_packed_conv_kernel_is_exact(case):
     assert np.array_equal(got.numpy(), ref)
 
 
+@pytest.mark.slow  # compiles and runs the packed INT8 dense with TVM
 def test_packed_dense_kernel_is_exact():
     x, w = _operands((1, 64), (64, 10))
     xt, wt = te.placeholder(x.shape, "uint8", name="x"), te.placeholder((1, 16, 16, 4), "int8", name="w")
@@ -99,6 +101,7 @@ def _run(mod, xs):
     return np.concatenate([vm["main"](tvm.runtime.tensor(x[None])).numpy() for x in xs])
 
 
+@pytest.mark.slow  # compiles two INT8 programs
 def test_rewrite_uses_packed_kernels_and_matches_the_legalized_program():
     rng = np.random.default_rng(1)
     mod = vnni_ops.channels_last(_net())
@@ -138,6 +141,7 @@ def _tensorized_design(mod, target, attempts=40):
     return None
 
 
+@pytest.mark.slow  # MetaSchedule design-space search and builds
 def test_metaschedule_tensorizes_the_packed_conv_for_a_vnni_target():
     """Compile only (any x86-64 host): the "vnni" rule set maps the packed conv onto dot_16x4_vnni."""
     vnni.override_shipped()
