@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 from reportgen.data.words import W
+from reportgen.site.verify import PRINT_PAGE
 
-PRINT_PAGE = "print.html"
 PDF_NAME = "study.pdf"
 SKIP = "reportgen pdf: skipped, {why}; the site itself is complete (install Debian's chromium for site/study.pdf)"
 

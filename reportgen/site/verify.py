@@ -63,6 +63,11 @@ def typed_figures(docs_dir):
     return out
 
 
+PRINT_PAGE = "print.html"
+"""The whole article on one page, assembled from the built pages by `reportgen pdf`: its figures are
+the pages' figures, so each must be listed for some page (not for print.html itself)."""
+
+
 def _html_page(src):
     """numbers.json names a page by its source (gemm.md); the site has gemm.html."""
     return (src or "")[:-3] + ".html" if (src or "").endswith(".md") else (src or "")
@@ -88,6 +93,7 @@ def _check_site(site_dir, tables, records):
     except (OSError, ValueError) as exc:
         return [f"{index_path}: cannot read the figure index: {exc}"]
     indexed = {(_html_page(e["page"]), e["id"]): e for e in index}
+    by_id = {e["id"]: e for e in index}
     cells = {c.id: c for t in tables.values() for c in t.figures()}
     pages = _parse_pages(site_dir)
     for (rel, figure_id), entry in sorted(indexed.items()):   # numbers.json -> pages
@@ -97,9 +103,10 @@ def _check_site(site_dir, tables, records):
     for rel, parsed in pages.items():                         # pages -> numbers.json
         for num in parsed.nums:
             where = f"{site_dir / rel}: figure {num['id']!r}"
-            entry = indexed.get((rel, num["id"]))
+            entry = indexed.get((rel, num["id"])) if rel != PRINT_PAGE else by_id.get(num["id"])
             if entry is None:
-                problems.append(f"{where}: not in numbers.json for this page")
+                problems.append(f"{where}: not in numbers.json for this page" if rel != PRINT_PAGE
+                                else f"{where}: not in numbers.json")
                 continue
             if num["kind"] == "historical":
                 cell = cells.get(num["id"])
