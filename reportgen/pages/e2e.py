@@ -388,8 +388,11 @@ def finding(book, current, model="resnet18_v1"):
            "verdict": {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)],
            "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
            "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
-           "trials": book.current(f"{top.record['id']}#trials", str(t["trials"]), "trials", top),
-           "few_trials": t["trials"] < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)), "per_iteration": str(FEW_TRIALS_PER_KERNEL),
+           # the timed database holds every trial of its campaign, not only this retest's step
+           "trials": book.current(f"{top.record['id']}#cumulative_trials", str(t.get("cumulative_trials", t["trials"])),
+                                  "trials", top),
+           "few_trials": t.get("cumulative_trials", t["trials"]) < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)),
+           "per_iteration": str(FEW_TRIALS_PER_KERNEL),
            "bottleneck": _bottleneck(book, top)}
     if c is not None and c.ok and same_run(c, top):
         out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top,
