@@ -7,18 +7,19 @@ from reportgen.data.queries import D_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.data.words import W
 
-SCHEMES = [  # (engine, 方案, 图优化, GEMM 调度, 数据类型)
-    ("tf", "TensorFlow（A 组）", "-", "库实现", "FP32"),
-    ("ort", "ONNX Runtime（A 组对照）", "ORT 图优化", "库实现（MLAS）", "FP32"),
-    ("tflite", "TFLite XNNPACK（A 组对照）", "转换器", "库实现（XNNPACK）", "FP32"),
-    ("tvm_b", "TVM Basic（B 组）", "基础（无融合）", "默认（未调度）", "FP32"),
-    ("tvm_c", "TVM 图优化（C 组）", "有（折叠 + 融合）", "默认（未调度）", "FP32"),
-    ("tvm_d", "TVM 调优（D 组）", "有（折叠 + 融合）", "MetaSchedule 调优", "FP32"),
-    ("tvm_d_prepack", "TVM 调优 + 权重预打包（D 组变体）", "有（折叠 + 融合）", "MetaSchedule 调优，权重布局随调度", "FP32"),
+SCHEMES = [  # (engine, scheme, graph optimization, GEMM schedule, data type)
+    ("tf", W("e2e.schemes.s1"), "-", W("e2e.schemes.s2"), "FP32"),
+    ("ort", W("e2e.schemes.s3"), W("e2e.schemes.s4"), W("e2e.schemes.s5"), "FP32"),
+    ("tflite", W("e2e.schemes.s6"), W("e2e.schemes.s7"), W("e2e.schemes.s8"), "FP32"),
+    ("tvm_b", W("e2e.schemes.s9"), W("e2e.schemes.s10"), W("e2e.schemes.s11"), "FP32"),
+    ("tvm_c", W("e2e.schemes.s12"), W("e2e.schemes.s13"), W("e2e.schemes.s11"), "FP32"),
+    ("tvm_d", W("e2e.schemes.s14"), W("e2e.schemes.s13"), W("e2e.schemes.s15"), "FP32"),
+    ("tvm_d_prepack", W("e2e.schemes.s16"), W("e2e.schemes.s13"), W("e2e.schemes.s17"), "FP32"),
 ]
-GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D（预打包）"}
-LATER = [("TVM INT8（E 组）", "有", "默认/调优", "INT8"), ("Combined（F 组）", "有", "调优", "INT8")]
+GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": W("e2e.group_name.tvm_d_prepack")}
+LATER = [(W("e2e.later.s1"), W("e2e.later.s2"), W("e2e.later.s3"), "INT8"), (W("e2e.later.s4"), W("e2e.later.s2"), W("e2e.later.s5"), "INT8")]
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
 
@@ -71,15 +72,15 @@ def tuning_state(book, cur):
         return "—"
     engine = cur.record["case"]["engine"]
     if not engine.startswith("tvm"):
-        return "库内核（无需调优）"
+        return W("e2e.tuning_state.text")
     if not cur.record["extra"].get("tuned"):
-        return "未调优：内核是未调度的循环嵌套"
+        return W("e2e.tuning_state.text_2")
     t = cur.record["extra"]["tuning"]
     total = _kernels(t)
-    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + " 次试验，"
+    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + W("e2e.tuning_state.s3")
             + book.current(f"{cur.record['id']}#tuning_s", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur)
-            + "，" + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
-            + " 个内核已调度")
+            + W("common.punct.comma") + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
+            + W("e2e.tuning_state.s4"))
 
 
 def _ms(book, cur, stat="p50"):
@@ -92,8 +93,8 @@ def _bottleneck(book, cur):
         return "—"
     top = cur.record["extra"]["op_profile"][0]
     share = top["seconds"] / cur.record["extra"]["op_profile_total_s"]
-    return (f"{_code(top['op'])}（" + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
-            + " 的时间）")
+    return (W("e2e.bottleneck.s1", code=_code(top['op'])) + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
+            + W("e2e.bottleneck.s2"))
 
 
 def summary(book, current, model):
@@ -105,34 +106,34 @@ def summary(book, current, model):
         ratio = "—"
         if cur is not None and cur.ok and tf is not None and tf.ok and same_run(cur, tf):
             ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur)
-        agree = "基线" if engine == "tf" else (
+        agree = W("e2e.summary.s1") if engine == "tf" else (
             book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
             if cur is not None and cur.record["check"].get("max_rel_err") is not None else "—")
         lines.append([scheme, graph, gemm, dtype, _ms(book, cur), ratio, agree,
-                      _bottleneck(book, cur) if engine.startswith("tvm") else "框架内核库",
+                      _bottleneck(book, cur) if engine.startswith("tvm") else W("e2e.summary.s2"),
                       tuning_state(book, cur)])
     for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
         cur = int8.get(current, model, engine)
         if cur is None:
             studied = int8.models(current)
-            why = ("INT8 研究未包含此模型（它覆盖 " + "、".join(_esc(m) for m in studied) + "，见 [INT8 量化](int8.md)）"
-                   if studied else "尚未测量")
+            why = (W("e2e.summary.s3") + W("common.punct.enumeration_comma").join(_esc(m) for m in studied) + W("e2e.summary.s4")
+                   if studied else W("e2e.summary.s5"))
             lines.append([scheme, graph, gemm, dtype, why, "—", "—", "—", "—"])
             continue
         agree = (book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
-                 + "（相对 FP32）") if cur.record["check"].get("max_rel_err") is not None else "—"
-        state = tuning_state(book, cur) if engine.endswith("tuned") else "未调优：整数循环嵌套"
-        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), "—（另一族实验）", agree,
+                 + W("e2e.summary.s6")) if cur.record["check"].get("max_rel_err") is not None else "—"
+        state = tuning_state(book, cur) if engine.endswith("tuned") else W("e2e.summary.s7")
+        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), W("e2e.summary.s8"), agree,
                       _bottleneck(book, cur), state])
-    return markdown(["方案", "图优化", "GEMM 调度", "数据类型", "延迟 p50（batch 1）", "÷ TensorFlow",
-                     "与 TF 的最大相对误差", "主要瓶颈（按测量）", "调优状态"], lines)
+    return markdown([W("e2e.summary.head_1"), W("e2e.summary.head_2"), W("e2e.summary.head_3"), W("e2e.summary.head_4"), W("e2e.summary.head_5"), "÷ TensorFlow",
+                     W("e2e.summary.head_7"), W("e2e.summary.head_8"), W("e2e.summary.head_9")], lines)
 
 
 def _p99(book, cur):
     if cur is None or not cur.ok:
         return "—"
     if cur.stat("n") < P99_MIN_SAMPLES:
-        return f"（n={cur.stat('n')}，不足 {P99_MIN_SAMPLES}）"
+        return W("e2e.p99.text", stat=cur.stat('n'), p99_min_samples=P99_MIN_SAMPLES)
     return _ms(book, cur, "p99")
 
 
@@ -147,7 +148,7 @@ def latency_table(book, current):
             n = str(cur.stat("n")) if cur.ok else "—"
             lines.append([_esc(model), scheme, _ms(book, cur), _ms(book, cur, "p95") if cur.ok else "—",
                           _p99(book, cur), n])
-    return markdown(["模型", "方案", "p50", "p95", "p99", "请求数 n"], lines)
+    return markdown([W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), "p50", "p95", "p99", W("e2e.latency_table.head_6")], lines)
 
 
 def throughput_table(book, current):
@@ -168,19 +169,19 @@ def throughput_table(book, current):
                            if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
                            else "—")
             lines.append(row)
-    heads = ["模型", "方案", "batch 1（图/秒）"]
+    heads = [W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), W("e2e.throughput_table.s1")]
     for b in batches:
-        heads += [f"batch {b}（图/秒）", f"batch {b} ÷ batch 1"]
+        heads += [W("e2e.throughput_table.s2", b=b), f"batch {b} ÷ batch 1"]
     return markdown(heads, lines)
 
 
 def _ips(book, cur):
     if cur is None:
-        return "未测"
+        return W("e2e.ips.text")
     if not cur.ok:
         return book.failed(cur)
     b = cur.record["case"]["batch"]
-    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), "图/秒", cur)
+    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), W("e2e.ips.s2"), cur)
 
 
 def tuning_table(book, current):
@@ -190,28 +191,28 @@ def tuning_table(book, current):
         rec, case = cur.record, cur.record["case"]
         rid = rec["id"]
         if not cur.ok:
-            lines.append([_esc(case.get("model", "（整个调优任务）")), str(case.get("batch", "—")), "—",
+            lines.append([_esc(case.get("model", W("e2e.tuning_table.s1"))), str(case.get("batch", "—")), "—",
                           book.failed(cur)] + ["—"] * 5)
             continue
         e = rec["extra"]
-        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or "无")
+        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or W("e2e.tuning_table.s2"))
         total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
         lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
                       book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
-                      + f"（预算 {case['budget']}）", fails,
+                      + W("e2e.tuning_table.s3", budget=case['budget']), fails,
                       book.current(f"{rid}#tuning_min", fmt_number(e["tuning"]["seconds"] / 60, "min") + " min", "min", cur),
                       book.current(f"{rid}#scheduled", f"{len(e['coverage']['scheduled'])}/{total}", "kernels", cur),
                       book.current(f"{rid}#untuned_ms", fmt_number(e["untuned_kernel_seconds"] * 1e3, "ms") + " ms", "ms", cur),
                       book.current(f"{rid}#rel_err_vs_c", f"{rec['check']['max_rel_err']:.1e}", "rel", cur)])
-    return markdown(["模型", "batch", "任务数", "已测量试验", "失败（按类别）", "调优耗时", "已调度内核",
-                     "C 组内核总时间（分配依据，调优时测）", "调优后与 C 组的最大相对误差"], lines)
+    return markdown([W("e2e.latency_table.head_1"), "batch", W("e2e.tuning_table.head_3"), W("e2e.tuning_table.head_4"), W("e2e.tuning_table.head_5"), W("e2e.tuning_table.head_6"), W("e2e.tuning_table.head_7"),
+                     W("e2e.tuning_table.head_8"), W("e2e.tuning_table.head_9")], lines)
 
 
 def allocation_table(book, current, model, batch=1, top=8):
     """Where the trial budget went: share of variant C's kernel time, trials, best tuned latency."""
     cur = tuning_record(current, model, batch)
     if cur is None or not cur.ok:
-        return "（尚无调优记录）"
+        return W("e2e.allocation_table.text")
     rows = cur.record["extra"]["allocation"]
     lines = [[f"{_code(r['task'])}", str(r["weight"]), fmt_number(r["seconds"] * 1e3, "ms") + " ms",
               f"{r['share'] * 100:.1f}%", str(r["trials"]),
@@ -220,13 +221,11 @@ def allocation_table(book, current, model, batch=1, top=8):
              for r in rows[:top]]
     rest = rows[top:]
     if rest:
-        lines.append([f"其余 {len(rest)} 个内核", "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
+        lines.append([W("e2e.allocation_table.s2", rest=len(rest)), "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
                       f"{sum(r['share'] for r in rest) * 100:.1f}%", str(sum(r["trials"] for r in rest)), "—", "—"])
-    link = book.current(f"{cur.record['id']}#allocation", f"{len(rows)} 个任务", "tasks", cur)
-    return (f"{_esc(model)}，batch {batch}，{link}（“C 组时间”取自调优任务开始时 C 组的一次插桩运行，"
-            "“调优后单次”是数据库中该内核最好的一次测量；两者都在调优任务里测得，调优时机器不要求安静，"
-            "所以这两列只用来分配预算和看相对大小，发布的延迟以上面的计时表为准）：\n\n"
-            + markdown(["内核（任务）", "每次推理调用", "C 组时间", "占比", "分到的试验", "调优后单次", "单次加速"], lines))
+    link = book.current(f"{cur.record['id']}#allocation", W("e2e.allocation_table.s3", rows=len(rows)), "tasks", cur)
+    return (W("e2e.allocation_table.s4", model=_esc(model), batch=batch, link=link)
+            + markdown([W("e2e.allocation_table.head_1"), W("e2e.allocation_table.head_2"), W("e2e.allocation_table.head_3"), W("e2e.allocation_table.head_4"), W("e2e.allocation_table.head_5"), W("e2e.allocation_table.head_6"), W("e2e.allocation_table.head_7")], lines))
 
 
 def goal(book, current, model="resnet18_v1"):
@@ -235,14 +234,13 @@ def goal(book, current, model="resnet18_v1"):
     best = [c for c in (_get(current, model, e) for e in TVM_ENGINES)
             if c is not None and c.ok and ort is not None and same_run(c, ort)]
     if ort is None or not ort.ok or not best:
-        return "（尚无同一次运行中的记录，无法判断）"
+        return W("e2e.goal.text")
     top = min(best, key=lambda c: c.stat("p50"))
     ratio = top.stat("p50") / ort.stat("p50")
     cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
     name = GROUP_NAME[top.record["case"]["engine"]]
-    verdict = "**达到**" if ratio <= 1.0 else "**未达到**"
-    return (f"目标：{_esc(model)} batch 1 上 TVM 最好的配置不慢于 ONNX Runtime（≤ 1.0×）。本次最好的是 {name} 组，"
-            f"延迟为 ONNX Runtime 的 {cell}，目标{verdict}。")
+    verdict = W("e2e.goal.s2") if ratio <= 1.0 else W("e2e.goal.s3")
+    return (W("e2e.goal.text_2", model=_esc(model), name=name, cell=cell, verdict=verdict))
 
 
 def compile_table(book, current):
@@ -259,21 +257,20 @@ def compile_table(book, current):
                           book.current(f"{cur.record['id']}#compile_s", fmt_number(e["compile_seconds"], "s") + " s", "s", cur),
                           book.current(f"{cur.record['id']}#cold_ms", fmt_number(e["cold_seconds"] * 1e3, "ms") + " ms", "ms", cur),
                           _ms(book, cur), str(len(e.get("kernel_calls", {}))), str(calls)])
-    return markdown(["模型", "变体", "导入（ONNX）", "编译", "首次运行（冷）", "稳定运行 p50", "不同内核数", "每次推理的内核调用"], lines)
+    return markdown([W("e2e.latency_table.head_1"), W("e2e.compile_table.head_2"), W("e2e.compile_table.head_3"), W("e2e.compile_table.head_4"), W("e2e.compile_table.head_5"), W("e2e.compile_table.head_6"), W("e2e.compile_table.head_7"), W("e2e.compile_table.head_8")], lines)
 
 
 def op_profile(book, current, model, engine="tvm_c"):
     cur = _get(current, model, engine)
     if cur is None or not cur.ok:
-        return "（尚无记录）"
+        return W("e2e.op_profile.text")
     e = cur.record["extra"]
     total = e["op_profile_total_s"]
     lines = [[f"{_code(op['op'])}", _esc(op["kind"]), str(op["calls"]),
               fmt_number(op["seconds"] * 1e3, "ms") + " ms", f"{op['seconds'] / total * 100:.1f}%"]
              for op in e["op_profile"]]
-    return (f"{_esc(model)}，{engine.upper().replace('TVM_', 'TVM ')}，一次推理（VM instrument 计时，含少量插桩开销），"
-            f"合计 " + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
-            + "：\n\n" + markdown(["算子（内核或 VM 内建函数）", "类别", "调用次数", "时间", "占比"], lines))
+    return (W("e2e.op_profile.s2", model=_esc(model), replace=engine.upper().replace('TVM_', 'TVM ')) + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
+            + W("e2e.op_profile.s3") + markdown([W("e2e.op_profile.head_1"), W("e2e.op_profile.head_2"), W("e2e.op_profile.head_3"), W("e2e.op_profile.head_4"), W("e2e.allocation_table.head_4")], lines))
 
 
 def tuning_effect(book, current):
@@ -284,7 +281,7 @@ def tuning_effect(book, current):
             c, d, ort = (_get(current, model, e) for e in ("tvm_c", engine, "ort"))
             if d is None:
                 continue
-            label = f"{_esc(model)}，{GROUP_NAME[engine]}"
+            label = W("e2e.tuning_effect.label", model=_esc(model), group_name=GROUP_NAME[engine])
             if not d.ok:
                 rows.append([label, _ms(book, c), book.failed(d), "—", "—", "—", "—"])
                 continue
@@ -292,16 +289,16 @@ def tuning_effect(book, current):
             kernels = _kernels(t)
             trials = t.get("cumulative_trials", t["trials"])
             spent = (book.current(f"{d.record['id']}#trials_per_kernel",
-                                  f"{trials}（{trials / kernels:.0f}/内核）", "trials", d) if kernels else "—")
+                                  W("e2e.tuning_effect.s2", trials=trials, trials2=trials / kernels), "trials", d) if kernels else "—")
             gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
                     if c is not None and c.ok and same_run(c, d) else "—")
             left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d)
                     if ort is not None and ort.ok and same_run(d, ort) else "—")
             rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
-        return "（尚无 D 组记录）"
-    return markdown(["模型，D 组搜索空间", "C 组 p50", "D 组 p50", "累计调优试验（平均每内核）", "调优带来的加速（C ÷ D）",
-                     "D ÷ ONNX Runtime", "调优后最慢的算子"], rows)
+        return W("e2e.tuning_effect.text")
+    return markdown([W("e2e.tuning_effect.head_1"), W("e2e.tuning_effect.head_2"), W("e2e.tuning_effect.head_3"), W("e2e.tuning_effect.head_4"), W("e2e.tuning_effect.head_5"),
+                     "D ÷ ONNX Runtime", W("e2e.tuning_effect.head_7")], rows)
 
 
 def campaign_table(book, current):
@@ -324,8 +321,8 @@ def campaign_table(book, current):
                           fmt_number(step["seconds"] / 60, "min") + " min",
                           book.current(f"{rid}#estimated_kernel_ms", est_text, "ms", cur) if newest and est else est_text])
     if not lines:
-        return "（本机还没有调优战役：standard 档的 e2e_tune 开启 `campaign: true` 后，每次复测都会续上同一个数据库。）"
-    return markdown(["模型", "搜索空间", "运行", "本次新增试验", "累计试验", "本次调优耗时", "数据库估计的内核时间"], lines)
+        return W("e2e.campaign_table.text")
+    return markdown([W("e2e.latency_table.head_1"), W("e2e.campaign_table.head_2"), W("e2e.campaign_table.head_3"), W("e2e.campaign_table.head_4"), W("e2e.campaign_table.head_5"), W("e2e.campaign_table.head_6"), W("e2e.campaign_table.head_7")], lines)
 
 
 def threads_table(book, current, model="resnet18_v1"):
@@ -340,8 +337,8 @@ def threads_table(book, current, model="resnet18_v1"):
         lines.append([scheme, _esc(f"{meta.get('engine', '?')} {meta.get('version', '')}"),
                       _esc(str(meta.get("threads", "?"))), _esc(str(inter))])
     if not lines:
-        return "（尚无记录）"
-    return markdown(["方案", "引擎与版本", "算子内线程（intra-op）", "算子间线程（inter-op）"], lines)
+        return W("e2e.op_profile.text")
+    return markdown([W("e2e.summary.head_1"), W("e2e.threads_table.head_2"), W("e2e.threads_table.head_3"), W("e2e.threads_table.head_4")], lines)
 
 
 def names(site):

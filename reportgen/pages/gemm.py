@@ -8,12 +8,13 @@ from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main
 from reportgen.data import merge
 from reportgen.render.figures import derive, fmt_number, operand
 from study.identity import kernel_isa
+from reportgen.data.words import W
 
-VERDICT_ZH = {"match": '<span class="ok">吻合</span>',
-              "match_if_truncated": '<span class="warn">仅按截断吻合</span>',
-              "mismatch": '<span class="bad">不吻合</span>',
-              "holds": '<span class="ok">成立</span>', "fails": '<span class="bad">不成立</span>',
-              "info": '<span class="info">对照</span>'}
+VERDICT_ZH = {"match": W("gemm.verdict_zh.match"),
+              "match_if_truncated": W("gemm.verdict_zh.match_if_truncated"),
+              "mismatch": W("gemm.verdict_zh.mismatch"),
+              "holds": W("gemm.verdict_zh.holds"), "fails": W("gemm.verdict_zh.fails"),
+              "info": W("gemm.verdict_zh.info")}
 
 
 def archive_table(book, table):
@@ -35,12 +36,12 @@ def checks_table(checks, table_id):
              VERDICT_ZH[c.verdict]] for c in checks if c.table == table_id]
     if not rows:
         return ""
-    return markdown(["检查", "算式", "重算", "原文", "结论"], rows)
+    return markdown([W("gemm.checks_table.head_1"), W("gemm.checks_table.head_2"), W("gemm.checks_table.head_3"), W("gemm.checks_table.head_4"), W("gemm.checks_table.head_5")], rows)
 
 
 def _gflops_cell(book, cur, stat, figure_suffix):
     if cur is None:
-        return "未测"
+        return W("gemm.gflops_cell.text")
     if not cur.ok:
         return book.failed(cur)
     value = cur.gflops(stat)
@@ -49,7 +50,7 @@ def _gflops_cell(book, cur, stat, figure_suffix):
 
 
 def numpy_vs_history(book, table, current, env):
-    """One sub-table per historical row of §21: sizes down, 历史 and 当前复测 side by side."""
+    """One sub-table per historical row of §21: sizes down, historical and current columns side by side."""
     out = {}
     all_cores = env["logical_cores"] if env else None
     sizes = sorted({c.record["case"]["n"] for c in merge.family(current, "numpy_gemm").values()}
@@ -67,8 +68,8 @@ def numpy_vs_history(book, table, current, env):
                 cells.append(_gflops_cell(book, cur, "p95", "gflops_p95"))
             lines.append(cells)
         out[row["key"]] = markdown(
-            ["n", f"历史：{_esc(row['label'])}", "当前复测·配置内核 p50", "p95",
-             "当前复测·最佳内核 p50", "p95"], lines)
+            ["n", W("gemm.numpy_vs_history.head_2", label=_esc(row['label'])), W("gemm.numpy_vs_history.head_3"), "p95",
+             W("gemm.numpy_vs_history.head_5"), "p95"], lines)
     return out
 
 
@@ -84,7 +85,7 @@ def utilization(book, table, current, env):
         best = max(fam, key=lambda c: c.gflops()) if fam else None
         peak = merge.peak(current, dtype, threads, kernel_isa(best.record["extra"])) if best else None
         if best is None or peak is None:
-            lines.append([_esc(row["label"]), book.historical(row["cells"]["utilization"]), "未测", "未测", "未测", "—"])
+            lines.append([_esc(row["label"]), book.historical(row["cells"]["utilization"]), W("gemm.gflops_cell.text"), W("gemm.gflops_cell.text"), W("gemm.gflops_cell.text"), "—"])
             continue
         measured = best.gflops() / peak.gflops() * 100
         theo = peak.record["extra"].get("theoretical")
@@ -94,18 +95,18 @@ def utilization(book, table, current, env):
             book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best,
                          derived=_share_of_peak(best, peak)),
             book.current(f"{best.record['id']}#util_theoretical",
-                         f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else "无公式",
-            _esc(f"{kernel_label(best.record['extra'])}；峰值 {peak.record['case']['isa']}"),
+                         f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else W("gemm.utilization.s1"),
+            _esc(W("gemm.utilization.s2", kernel_label=kernel_label(best.record['extra']), isa=peak.record['case']['isa'])),
         ])
-    return markdown(["配置", "历史利用率", "当前最佳 GFLOPS（p50）", "对实测峰值", "对理论峰值",
-                     "内核与所比峰值的指令集"], lines)
+    return markdown([W("gemm.utilization.head_1"), W("gemm.utilization.head_2"), W("gemm.utilization.head_3"), W("gemm.utilization.head_4"), W("gemm.utilization.head_5"),
+                     W("gemm.utilization.head_6")], lines)
 
 
 def kernel_label(extra):
-    """'OpenBLAS Haswell 内核（avx2）' or the ISA alone: what a utilization figure was measured with."""
+    """'OpenBLAS Haswell kernel (avx2)' (in the page's words) or the ISA alone: what a utilization figure was measured with."""
     blas = extra.get("blas_kernel") or {}
-    isa = kernel_isa(extra) or "未知"
-    return f"OpenBLAS {blas['architecture']} 内核（{isa}）" if blas.get("architecture") else isa
+    isa = kernel_isa(extra) or W("gemm.kernel_label.s1")
+    return W("gemm.kernel_label.s2", architecture=blas['architecture'], isa=isa) if blas.get("architecture") else isa
 
 
 def peak_table(book, current):
@@ -123,47 +124,46 @@ def peak_table(book, current):
         lines.append([
             case["dtype"], case["isa"], case["threads"],
             book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"), "GFLOPS", cur),
-            _esc(f"{theo['formula']} = {theo['gflops']:.1f}") if theo else "未知（CPU 不在表中）",
+            _esc(f"{theo['formula']} = {theo['gflops']:.1f}") if theo else W("gemm.peak_table.s1"),
             _esc(", ".join(f"{k}: {v}" for k, v in fma.items() if v)),
         ])
-    return markdown(["dtype", "指令集", "线程", "实测峰值 GFLOPS（p50）", "理论公式", "循环中的向量 FMA 指令"], lines)
+    return markdown(["dtype", W("gemm.peak_table.head_2"), W("gemm.peak_table.head_3"), W("gemm.peak_table.head_4"), W("gemm.peak_table.head_5"), W("gemm.peak_table.head_6")], lines)
 
 
 def environment_table(env):
     """The seed §11 checklist, filled from the run manifest."""
     if not env:
-        return "（尚无复测运行）"
-    blas = "; ".join(f"{b.get('internal_api')} {b.get('version')} ({b.get('architecture')}, "
-                     f"{b.get('num_threads')} 线程)" for b in env["blas"])
+        return W("gemm.environment_table.text")
+    blas = "; ".join(W("gemm.environment_table.s2", get=b.get('internal_api'), get2=b.get('version'), get3=b.get('architecture'), get4=b.get('num_threads')) for b in env["blas"])
     rows = [
-        ("CPU", f"{env['cpu_model']}（{env['cpu_vendor']}，family/model {env['cpu_family_model']}）"),
-        ("核心 / 亲和性", f"{env['logical_cores']} 逻辑核，{env['physical_cores']} 物理核；亲和 CPU {env['affinity']}"),
-        ("主频", f"{env['cpu_mhz']['value']} MHz（来源：{env['cpu_mhz']['source']}）"),
-        ("缓存", ", ".join(f"{k} {v}" for k, v in env["caches"].items())),
+        ("CPU", W("gemm.environment_table.s3", cpu_model=env['cpu_model'], cpu_vendor=env['cpu_vendor'], cpu_family_model=env['cpu_family_model'])),
+        (W("gemm.environment_table.s4"), W("gemm.environment_table.s5", logical_cores=env['logical_cores'], physical_cores=env['physical_cores'], affinity=env['affinity'])),
+        (W("gemm.environment_table.s6"), W("gemm.environment_table.s7", value=env['cpu_mhz']['value'], source=env['cpu_mhz']['source'])),
+        (W("gemm.environment_table.s8"), ", ".join(f"{k} {v}" for k, v in env["caches"].items())),
         ("SIMD", ", ".join(env["simd_flags"])),
-        ("内存", f"{env['memory_bytes'] / 2**30:.1f} GiB"),
-        ("操作系统 / 内核", f"{env['os']} / {env['kernel']}"),
+        (W("gemm.environment_table.s9"), f"{env['memory_bytes'] / 2**30:.1f} GiB"),
+        (W("gemm.environment_table.s10"), f"{env['os']} / {env['kernel']}"),
         ("Python / NumPy", f"{env['python_version']} / {env['numpy_version']}"),
         ("BLAS", blas),
-        ("BLAS 环境变量", ", ".join(f"{k}={v}" for k, v in env["blas_env"].items())),
+        (W("gemm.environment_table.s11"), ", ".join(f"{k}={v}" for k, v in env["blas_env"].items())),
         ("TVM / tvm-ffi / LLVM", f"{env['tvm_version']} / {env.get('tvm_ffi_version')} / {env['llvm_version']}"),
         ("TVM target", str(env["tvm_target"])),
         ("TVM_NUM_THREADS", env["tvm_num_threads"]),
-        ("C 编译器", env.get("compiler", "")),
-        ("机器 id", env["machine_id"]),
+        (W("gemm.environment_table.s12"), env.get("compiler", "")),
+        (W("gemm.environment_table.s13"), env["machine_id"]),
     ]
-    return markdown(["项目", "值"], [[_esc(k), _esc(v)] for k, v in rows])
+    return markdown([W("gemm.environment_table.head_1"), W("gemm.environment_table.head_2")], [[_esc(k), _esc(v)] for k, v in rows])
 
 
 def _fma_text(evidence):
     if not evidence:
         return "—"
     used = [f"{k} {v}" for k, v in evidence.items() if v]
-    return _esc("、".join(used) if used else "无")
+    return _esc(W("common.punct.enumeration_comma").join(used) if used else W("gemm.fma_text.s1"))
 
 
 def hand_ladder(book, table, current):
-    """§22 beside its retest: one row per kernel, 历史 and 当前 columns per size."""
+    """§22 beside its retest: one row per kernel, historical and current columns per size."""
     fam = [c for c in merge.family(current, "gemm_hand").values()]
     kernels = []
     for cur in fam:
@@ -173,15 +173,15 @@ def hand_ladder(book, table, current):
     hist_rows = {r["key"]: r for r in table.rows}
     kernels.sort(key=lambda k: (k not in hist_rows, list(hist_rows).index(k) if k in hist_rows else 0))
     sizes = sorted({c.record["case"]["n"] for c in fam} | {int(c["key"]) for c in table.columns if c["key"].isdigit()})
-    speed_headers = ["实现"] + [f"{kind} {n}" for n in sizes for kind in ("历史", "当前")]
-    detail_headers = ["实现", "主要优化（本文实现）", "历史利用率",
-                      "当前利用率（对本机同指令集的实测 FP64 单核峰值）", "向量 FMA 指令"]
+    speed_headers = [W("gemm.hand_ladder.s1")] + [f"{kind} {n}" for n in sizes for kind in (W("gemm.hand_ladder.s2"), W("gemm.hand_ladder.s3"))]
+    detail_headers = [W("gemm.hand_ladder.s1"), W("gemm.hand_ladder.s4"), W("gemm.utilization.head_2"),
+                      W("gemm.hand_ladder.s5"), W("gemm.hand_ladder.s6")]
     speed, detail = [], []
     for name in kernels:
         by_n = {c.record["case"]["n"]: c for c in fam if c.record["case"]["kernel"] == name}
         any_rec = next(iter(by_n.values())).record
         hist = hist_rows.get(name)
-        label = _esc(name) + ("" if hist else "（新增）")
+        label = _esc(name) + ("" if hist else W("gemm.hand_ladder.s7"))
         cells = [label]
         for n in sizes:
             h_cell = hist["cells"].get(str(n)) if hist else None
@@ -194,7 +194,7 @@ def hand_ladder(book, table, current):
         if top is not None and top.ok and peak is not None:
             util = book.current(f"{top.record['id']}#util_measured",
                                 f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
-                f"（{_esc(peak.record['case']['isa'])} 峰值）"
+                W("gemm.hand_ladder.s8", isa=_esc(peak.record['case']['isa']))
         detail.append([label, _esc(any_rec["extra"].get("optimizations", "")),
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
                        _fma_text(any_rec["extra"].get("vector_fma_instructions"))])
@@ -211,7 +211,7 @@ def tvm_stages(book, table, current, threads):
     """§23 beside its retest on the main shape: TVM and NumPy, historical and current."""
     shape = tvm_main_shape(current)
     if shape is None:
-        return "（尚无记录）"
+        return W("gemm.tvm_stages.text")
     best = _tvm_get(current, "numpy", "any", shape, threads, "best")
     hist = {r["key"]: r for r in table.rows}
     lines = []
@@ -232,11 +232,11 @@ def tvm_stages(book, table, current, threads):
             if tvm is not None and tvm.ok else "—",
         ])
     m, n, k = shape
-    note = (f"形状 {m}×{n}×{k}（M×N×K），{threads} 线程。同一运行中 NumPy 最佳内核："
+    note = (W("gemm.tvm_stages.s2", m=m, n=n, k=k, threads=threads)
             + _ms_cell(book, best, "p50", "p50_ms"))
     return note + "\n\n" + markdown(
-        ["阶段", "历史 TVM", "历史 NumPy", "当前 TVM p50", "p95", "当前 NumPy（配置内核，同一轮）p50",
-         "TVM ÷ NumPy 最佳内核", "ymm FMA 指令"], lines)
+        [W("gemm.tvm_stages.head_1"), W("gemm.tvm_stages.head_2"), W("gemm.tvm_stages.head_3"), W("gemm.tvm_stages.head_4"), "p95", W("gemm.tvm_stages.head_6"),
+         W("gemm.tvm_stages.head_7"), W("gemm.tvm_stages.head_8")], lines)
 
 
 def tvm_shapes(book, current, threads):
@@ -245,16 +245,16 @@ def tvm_shapes(book, current, threads):
     shapes = sorted({(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam},
                     key=lambda s: s[0] * s[1] * s[2])
     if not shapes:
-        return "（尚无记录）"
+        return W("gemm.tvm_stages.text")
     lines = []
     for stage in STAGE_ORDER:
         cells = [_tvm_get(current, "tvm", stage, s, threads) for s in shapes]
         if all(c is None for c in cells):
             continue
         lines.append([_esc(stage)] + [_gflops_cell(book, c, "p50", "gflops_p50") for c in cells])
-    lines.append(["NumPy 最佳内核"] + [_gflops_cell(book, _tvm_get(current, "numpy", "any", s, threads, "best"),
+    lines.append([W("gemm.tvm_shapes.s1")] + [_gflops_cell(book, _tvm_get(current, "numpy", "any", s, threads, "best"),
                                                  "p50", "gflops_p50") for s in shapes])
-    return markdown(["阶段"] + [f"{m}×{n}×{k}" for m, n, k in shapes], lines)
+    return markdown([W("gemm.tvm_stages.head_1")] + [f"{m}×{n}×{k}" for m, n, k in shapes], lines)
 
 
 def tvm_codegen(book, current, data_prefix):
@@ -269,13 +269,13 @@ def tvm_codegen(book, current, data_prefix):
         links = " ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                          for name, ref in sorted(extra["artifacts"].items()))
         lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or "无"),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.s1")),
                       _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or "无"),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.s1")),
                       links])
     if not lines:
-        return "（尚无记录）"
-    return markdown(["阶段", "形状", "线程", "向量 FMA", "标量 FMA", "最宽寄存器", "向量指令总数", "完整产物"], lines)
+        return W("gemm.tvm_stages.text")
+    return markdown([W("gemm.tvm_stages.head_1"), W("gemm.tvm_codegen.head_2"), W("gemm.peak_table.head_3"), W("gemm.tvm_codegen.head_4"), W("gemm.tvm_codegen.head_5"), W("gemm.tvm_codegen.head_6"), W("gemm.tvm_codegen.head_7"), W("gemm.tvm_codegen.head_8")], lines)
 
 
 def tuning_summary(book, current):
@@ -289,18 +289,18 @@ def tuning_summary(book, current):
                       book.current(f"{cur.record['id']}#tuning_s", fmt_number(e.get("tuning_seconds", 0), "s") + " s",
                                    "s", cur),
                       _esc(e.get("cost_model", "")),
-                      _esc("，".join(f"{k} {v}" for k, v in fails.items()) or "未知"),
+                      _esc(W("common.punct.comma").join(f"{k} {v}" for k, v in fails.items()) or W("gemm.kernel_label.s1")),
                       _ms_cell(book, cur, "p50", "p50_ms")])
     if not lines:
-        return "（尚无调优记录）"
-    return markdown(["形状", "线程", "试验次数", "调优耗时", "代价模型", "失败（按类别）", "最佳核 p50"], lines)
+        return W("gemm.tuning_summary.text")
+    return markdown([W("gemm.tvm_codegen.head_2"), W("gemm.peak_table.head_3"), W("gemm.tuning_summary.head_3"), W("gemm.tuning_summary.head_4"), W("gemm.tuning_summary.head_5"), W("gemm.tuning_summary.head_6"), W("gemm.tuning_summary.head_7")], lines)
 
 
 def gemm_goals(book, current, env):
     """The performance goals of the GEMM study as ratios measured in one run (shown, never asserted)."""
     shape = tvm_main_shape(current)
     if shape is None or env is None:
-        return "（尚无记录）"
+        return W("gemm.tvm_stages.text")
     threads = env["logical_cores"]
     best = _tvm_get(current, "numpy", "any", shape, threads, "best")
     tuned = _tvm_get(current, "tvm", "autotuned", shape, threads)
@@ -310,22 +310,22 @@ def gemm_goals(book, current, env):
 
     def speed_row(label, cur, goal, suffix):
         if cur is None or best is None or not cur.ok or not best.ok:
-            rows.append([label, f"≥ {goal}×", "未测", "—"])
+            rows.append([label, f"≥ {goal}×", W("gemm.gflops_cell.text"), "—"])
             return
         ratio = best.stat("p50") / cur.stat("p50")
         rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur),
-                     '<span class="ok">达到</span>' if ratio >= goal else '<span class="bad">未达到</span>'])
+                     W("gemm.speed_row.s1") if ratio >= goal else W("gemm.speed_row.s2")])
 
-    speed_row("MetaSchedule 调优后 ÷ NumPy 最佳内核（速度比）", tuned, 1.0, "speed_vs_best_numpy")
-    speed_row("手写 parallel 阶段 ÷ NumPy 最佳内核（速度比）", parallel, 0.5, "speed_vs_best_numpy")
+    speed_row(W("gemm.gemm_goals.label"), tuned, 1.0, "speed_vs_best_numpy")
+    speed_row(W("gemm.gemm_goals.label_2"), parallel, 0.5, "speed_vs_best_numpy")
     if tuned is not None and tuned.ok and peak is not None:
         share = tuned.gflops() / peak.gflops()
-        rows.append(["MetaSchedule 调优后 ÷ 实测 FMA 峰值（全部核心）", "≥ 85%",
+        rows.append([W("gemm.gemm_goals.s3"), "≥ 85%",
                      book.current(f"{tuned.record['id']}#share_of_peak", f"{share * 100:.1f}%", "%", tuned),
-                     '<span class="ok">达到</span>' if share >= 0.85 else '<span class="bad">未达到</span>'])
+                     W("gemm.speed_row.s1") if share >= 0.85 else W("gemm.speed_row.s2")])
     m, n, k = shape
-    return (f"形状 {m}×{n}×{k}，{threads} 线程，同一次运行中测得：\n\n"
-            + markdown(["目标", "要求", "实测", "结论"], rows))
+    return (W("gemm.gemm_goals.s4", m=m, n=n, k=k, threads=threads)
+            + markdown([W("gemm.gemm_goals.head_1"), W("gemm.gemm_goals.head_2"), W("gemm.gemm_goals.head_3"), W("gemm.checks_table.head_5")], rows))
 
 
 def tvm_excerpts(results_dir, current, data_prefix, lines=60):
@@ -336,23 +336,23 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
                        and "artifacts" in c.record["extra"]),
                       key=lambda c: STAGE_ORDER.index(c.record["case"]["stage"])):
         case, arts = cur.record["case"], cur.record["extra"]["artifacts"]
-        for kind, lang, label in (("tensorir", "python", "TensorIR"), ("trace", "python", "调度轨迹"),
-                                  ("c_source", "c", "C 目标源码")):
+        for kind, lang, label in (("tensorir", "python", "TensorIR"), ("trace", "python", W("gemm.tvm_excerpts.s1")),
+                                  ("c_source", "c", W("gemm.tvm_excerpts.s2"))):
             if kind not in arts:
                 continue
             text = load.read_artifact(results_dir, arts[kind]).splitlines()
-            more = [f"# … 共 {len(text)} 行，完整文件见链接"] if len(text) > lines else []
-            link = f'<a href="{cells.href(data_prefix + "/" + arts[kind])}">完整文件</a>'
-            title = _esc(f'{case["stage"]}：{label}（{case["m"]}×{case["n"]}×{case["k"]}）')
+            more = [W("gemm.tvm_excerpts.s3", text=len(text))] if len(text) > lines else []
+            link = W("gemm.tvm_excerpts.link", href=cells.href(data_prefix + '/' + arts[kind]))
+            title = _esc(W("gemm.tvm_excerpts.s5", stage=case['stage'], label=label, m=case['m'], n=case['n'], k=case['k']))
             parts.append(f'??? abstract "{title}"\n    {link}\n\n'
                          + cells.code_block("\n".join(text[:lines] + more), lang, "    ") + "\n")
-    return "\n".join(parts) or "（尚无产物）"
+    return "\n".join(parts) or W("gemm.tvm_excerpts.s6")
 
 
 def thread_scaling(book, current, env):
     """All-core over single-thread speed of NumPy per size (best kernel): where threads pay."""
     if env is None:
-        return "（尚无记录）"
+        return W("gemm.tvm_stages.text")
     cores = env["logical_cores"]
     fam = merge.family(current, "numpy_gemm")
     sizes = sorted({c.record["case"]["n"] for c in fam.values()})
@@ -377,7 +377,7 @@ def numpy_gflops(site, dtype, n, threads, blas="configured"):
         threads = site.data.env["logical_cores"]
     cur = site.data.current.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}")
     if cur is None:
-        return "（未测）"
+        return W("gemm.numpy_gflops.text")
     if not cur.ok:
         return site.book.failed(cur)
     return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
@@ -388,7 +388,7 @@ def peak_gflops(site, dtype, threads):
         threads = site.data.env["logical_cores"]
     cur = merge.peak(site.data.current, dtype, threads)
     if cur is None:
-        return "（未测）"
+        return W("gemm.numpy_gflops.text")
     return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
                              "GFLOPS", cur)
 

@@ -9,9 +9,10 @@ from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.data.queries import tvm_record as _tvm_get, tvm_main_shape
+from reportgen.data.words import W
 
-ISA_ZH = {"avx512": "AVX-512（zmm）", "avx2": "AVX2（ymm）", "sse": "SSE（xmm）", "scalar": "标量",
-          "avx512_vnni": "AVX-512 VNNI（zmm）"}
+ISA_ZH = {"avx512": W("gemm_ladder.isa_zh.avx512"), "avx2": W("gemm_ladder.isa_zh.avx2"), "sse": W("gemm_ladder.isa_zh.sse"), "scalar": W("gemm_ladder.isa_zh.scalar"),
+          "avx512_vnni": W("gemm_ladder.isa_zh.avx512_vnni")}
 
 
 def _fam(current):
@@ -33,7 +34,7 @@ def _isa(cur):
 
 def _gflops(book, cur, unit="GFLOPS"):
     if cur is None:
-        return "未测"
+        return W("gemm_ladder.gflops.text")
     if not cur.ok:
         return book.failed(cur)
     return book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), unit), unit, cur)
@@ -51,20 +52,20 @@ def microkernel_summary(book, current, threads):
     fam = [c for c in _fam(current) if c.record["case"]["stage"] == "microkernel"
            and c.record["case"]["impl"] == "tvm" and c.record["case"]["threads"] == threads]
     if not fam:
-        return "（尚无记录）"
+        return W("gemm_ladder.microkernel_summary.text")
     rows = []
     for cur in sorted(fam, key=lambda c: _shape(c.record["case"])):
         shape = _shape(cur.record["case"])
         params = cur.record["extra"].get("schedule_params") or {}
         best = _tvm_get(current, "numpy", "any", shape, threads, "best")
         parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
-        tiles = (f"{params['mr']}×{params['nr']}，KC {params['kc']}" if {"mr", "nr", "kc"} <= params.keys()
+        tiles = (W("gemm_ladder.microkernel_summary.s2", mr=params['mr'], nr=params['nr'], kc=params['kc']) if {"mr", "nr", "kc"} <= params.keys()
                  else "—")
         rows.append([_shape_text(shape), _gflops(book, cur), _isa(cur), _peak_share(book, current, cur, threads),
                      _esc(tiles), _esc(params.get("tail_handling", "—")), _vs(book, cur, parallel, "speed_vs_parallel"),
                      _vs(book, cur, best, "speed_vs_best_numpy"), _gflops(book, best)])
-    return markdown(["形状", "微内核 GFLOPS", "指令集", "对同机同指令集的实测 FMA 峰值", "MR×NR，KC", "尾部处理",
-                     "速度比：÷ parallel 阶段", "速度比：÷ NumPy 最佳内核", "NumPy 最佳内核 GFLOPS"], rows)
+    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_summary.head_2"), W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_summary.head_4"), W("gemm_ladder.microkernel_summary.head_5"), W("gemm_ladder.microkernel_summary.head_6"),
+                     W("gemm_ladder.microkernel_summary.head_7"), W("gemm_ladder.microkernel_summary.head_8"), W("gemm_ladder.microkernel_summary.head_9")], rows)
 
 
 def _peak_share(book, current, cur, threads):
@@ -73,18 +74,18 @@ def _peak_share(book, current, cur, threads):
         return "—"
     peak = merge.isa_peak(current, "float32", threads, cur.record["extra"].get("isa"))
     if peak is None:
-        return "—（没有该指令集的峰值记录）"
+        return W("gemm_ladder.peak_share.text")
     share = cur.gflops() / peak.gflops()
     return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + \
-        f"（{_esc(peak.record['case']['isa'])} 峰值 " + book.current(
-            f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + "）"
+        W("gemm_ladder.peak_share.s2", isa=_esc(peak.record['case']['isa'])) + book.current(
+            f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + W("common.punct.close_paren")
 
 
 def microkernel_grid(book, current):
     """The recorded MR/NR/KC grid per thread count; the chosen candidate is marked."""
     fam = [c for c in _fam(current) if c.record["case"]["impl"] == "tvm_grid"]
     if not fam:
-        return "（尚无网格搜索记录）"
+        return W("gemm_ladder.microkernel_grid.text")
     chosen = {c.record["extra"].get("tiles_chosen_by") for c in _fam(current)
               if c.record["case"]["stage"] == "microkernel" and c.record["case"]["impl"] == "tvm"}
     rows = []
@@ -93,8 +94,8 @@ def microkernel_grid(book, current):
         tiles = case.get("tiles") or {}
         rows.append([_shape_text(_shape(case)), str(case["threads"]), str(tiles.get("mr", "—")),
                      str(tiles.get("nr", "—")), str(tiles.get("kc", "—")), _isa(cur), _gflops(book, cur),
-                     '<span class="ok">选中</span>' if cur.record["id"] in chosen else ""])
-    return markdown(["形状", "线程", "MR", "NR", "KC", "指令集", "GFLOPS（中位数）", "选用"], rows)
+                     W("gemm_ladder.microkernel_grid.s2") if cur.record["id"] in chosen else ""])
+    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "MR", "NR", "KC", W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_grid.head_7"), W("gemm_ladder.microkernel_grid.head_8")], rows)
 
 
 def tuning_spaces(book, current):
@@ -114,9 +115,9 @@ def tuning_spaces(book, current):
                      _gflops(book, cur), _isa(cur), _vs(book, cur, hand, "speed_vs_microkernel"),
                      _vs(book, cur, best, "speed_vs_best_numpy")])
     if not rows:
-        return "（尚无调优记录）"
-    return markdown(["搜索空间", "形状", "线程", "试验次数", "调优耗时", "最佳核 GFLOPS", "指令集",
-                     "速度比：÷ 手写微内核", "速度比：÷ NumPy 最佳内核"], rows)
+        return W("gemm_ladder.tuning_spaces.text")
+    return markdown([W("gemm_ladder.tuning_spaces.head_1"), W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), W("gemm_ladder.tuning_spaces.head_4"), W("gemm_ladder.tuning_spaces.head_5"), W("gemm_ladder.tuning_spaces.head_6"), W("gemm_ladder.microkernel_summary.head_3"),
+                     W("gemm_ladder.tuning_spaces.head_8"), W("gemm_ladder.microkernel_summary.head_8")], rows)
 
 
 def int8_vnni(book, current):
@@ -128,15 +129,15 @@ def int8_vnni(book, current):
         shape = _shape(case)
         fp32 = current.get(extra.get("fp32_peer") or "")
         dots = (extra.get("dot_instructions") or {}).get("vpdpbusd")
-        state = ('<span class="ok">与 NumPy int32 完全一致</span>' if cur.ok else
-                 f'{book.failed(cur)}：{_esc(cur.record.get("error") or "")}')
+        state = (W("gemm_ladder.int8_vnni.s1") if cur.ok else
+                 W("gemm_ladder.int8_vnni.s2", failed=book.failed(cur), get=_esc(cur.record.get('error') or '')))
         rows.append([_shape_text(shape), str(case["threads"]), _gflops(book, cur, "GOPS") if cur.ok else "—",
                      _gflops(book, fp32), _vs(book, cur, fp32, "speed_vs_fp32") if cur.ok else "—",
                      _esc(str(dots) if dots is not None else "—"), state])
     if not rows:
-        return "（尚无 INT8 记录）"
-    return markdown(["形状", "线程", "INT8 GOPS", "FP32 微内核 GFLOPS", "INT8 ÷ FP32（速度比）",
-                     "`vpdpbusd` 指令数", "结果"], rows)
+        return W("gemm_ladder.int8_vnni.text")
+    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "INT8 GOPS", W("gemm_ladder.int8_vnni.head_4"), W("gemm_ladder.int8_vnni.head_5"),
+                     W("gemm_ladder.int8_vnni.head_6"), W("gemm_ladder.int8_vnni.head_7")], rows)
 
 
 def names(site):

@@ -7,6 +7,7 @@ from reportgen.data import load, merge
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.data.words import W
 
 
 def _fam(current):
@@ -30,7 +31,7 @@ def step_table(book, current, variant, subject="conv"):
     lines = []
     steps = _steps(current, variant, subject)
     if not steps:
-        return "（尚无记录）"
+        return W("graph.step_table.text")
     many = subject != "conv"   # a network has too many distinct calls to list
     for cur in steps:
         rec, stats = cur.record, cur.record["extra"]["stats"]
@@ -39,9 +40,9 @@ def step_table(book, current, variant, subject="conv"):
                       str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
                       str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
                       book.current(f"{rec['id']}#intermediate_bytes", f"{stats['intermediate_bytes']:,}", "B", cur),
-                      f"{stats['tir_alloc_bytes']:,}", "是" if rec["extra"]["changed"] else "否", latency])
-    return markdown(["步", "Pass", "main 中的调用（按算子）", "Relax 函数", "TIR 函数", "中间张量字节（图级）",
-                     "TIR 内部分配字节", "IR 改变", "该步编译后延迟 p50"], lines)
+                      f"{stats['tir_alloc_bytes']:,}", W("graph.step_table.s2") if rec["extra"]["changed"] else W("graph.step_table.s3"), latency])
+    return markdown([W("graph.step_table.head_1"), "Pass", W("graph.step_table.head_3"), W("graph.step_table.head_4"), W("graph.step_table.head_5"), W("graph.step_table.head_6"),
+                     W("graph.step_table.head_7"), W("graph.step_table.head_8"), W("graph.step_table.head_9")], lines)
 
 
 def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
@@ -53,11 +54,11 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"])
         after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
-        title = f"第 {rec['case']['step']} 步 {rec['case']['pass']}：{rec['extra']['description_zh']}"
-        link = f'<a href="{cells.href(data_prefix + "/" + rec["extra"]["artifacts"]["ir"])}">完整 IR</a>'
-        body = "\n".join(diff[:400]) if diff else "（IR 文本没有变化）"
+        title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], description_zh=rec['extra']['description_zh'])
+        link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
+        body = "\n".join(diff[:400]) if diff else W("graph.step_diffs.s3")
         if len(diff) > 400:
-            body += f"\n… 另有 {len(diff) - 400} 行差异，见完整 IR"
+            body += W("graph.step_diffs.body", diff=len(diff) - 400)
         parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n' + cells.code_block(body, "diff", "    ") + "\n")
     return "\n".join(parts)
 
@@ -65,14 +66,11 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
 def hello(current, data_prefix):
     cur = _fam(current).get("graph/case=hello")
     if cur is None:
-        return "（尚无记录）"
+        return W("graph.step_table.text")
     extra = cur.record["extra"]
     links = " · ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                        for name, ref in sorted(extra["artifacts"].items()))
-    return (cells.code_block(extra['ir_text'].rstrip(), "python") + "\n\n"
-            f"在 {_code(extra['target'])} 上编译运行，输入 {_esc(cur.record['case']['input'])} 得到 "
-            f"{_esc(extra['output'])}（{_esc(extra['output_dtype'])}），打印出的 IR 可以原样解析回同一个模块："
-            f"{'是' if extra['script_roundtrip'] else '否'}。生成物：{links}")
+    return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.s1", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.s2") if extra['script_roundtrip'] else W("graph.step_table.s3"), links=links))
 
 
 def pass_map(book, current, data_prefix):
@@ -82,25 +80,25 @@ def pass_map(book, current, data_prefix):
         rec, extra = cur.record, cur.record["extra"]
         if cur.ok:
             check = rec["check"]
-            verdict = book.current(f"{rec['id']}#semantics", "IR 改变，输出一致", "evidence", cur)
-            err = f"最大误差 {check['max_abs_err']:.2g}" if check["max_abs_err"] is not None else ""
+            verdict = book.current(f"{rec['id']}#semantics", W("graph.pass_map.s1"), "evidence", cur)
+            err = W("graph.pass_map.s2", max_abs_err=check['max_abs_err']) if check["max_abs_err"] is not None else ""
             before = extra["before_stats"]["n_calls"]
             after = extra["after_stats"]["n_calls"]
-            detail = f"调用 {before} → {after}；{err}"
+            detail = W("graph.pass_map.detail", before=before, after=after, err=err)
             details.append(_demo_details(rec, extra, data_prefix))
         else:
             verdict = book.failed(cur)
             detail = "—"
         lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(extra["group_zh"]),
-                      f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else "无",
+                      f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else W("graph.pass_map.s4"),
                       _esc(extra["note_zh"]), verdict, _esc(detail)])
-    return markdown(["Relay Pass（§24）", "分组", "Relax 对应", "说明", "演示", "结构变化"], lines) + "\n\n" + "\n".join(details)
+    return markdown([W("graph.pass_map.head_1"), W("graph.pass_map.head_2"), W("graph.pass_map.head_3"), W("graph.pass_map.head_4"), W("graph.pass_map.head_5"), W("graph.pass_map.head_6")], lines) + "\n\n" + "\n".join(details)
 
 
 def _demo_details(rec, extra, data_prefix):
     diff = difflib.unified_diff(extra["before_text"].splitlines(), extra["after_text"].splitlines(),
                                 "before", "after", lineterm="", n=2)
-    title = f"{rec['case']['relay_pass']} → {' + '.join(extra['passes'])}：演示图上的 IR 差异"
+    title = W("graph.demo_details.title", relay_pass=rec['case']['relay_pass'], join=' + '.join(extra['passes']))
     return f'??? example "{_esc(title)}"\n' + cells.code_block("\n".join(diff), "diff", "    ") + "\n"
 
 
@@ -109,10 +107,10 @@ def migration(book, current):
     lines = []
     for cur in rows:
         extra = cur.record["extra"]
-        status = book.current(f"{cur.record['id']}#resolves", "可导入", "evidence", cur) if cur.ok else book.failed(cur)
+        status = book.current(f"{cur.record['id']}#resolves", W("graph.migration.s1"), "evidence", cur) if cur.ok else book.failed(cur)
         lines.append([f"{_code(extra['old_api'])}", _esc(extra["era"]), f"{_code(extra['new_api'])}",
                       _esc(extra["note_zh"]), status])
-    return markdown(["旧 API", "年代", "TVM 0.27 对应", "说明", "核验"], lines)
+    return markdown([W("graph.migration.head_1"), W("graph.migration.head_2"), W("graph.migration.head_3"), W("graph.pass_map.head_4"), W("graph.migration.head_5")], lines)
 
 
 def fusion_summary(book, current, variant, subject):
@@ -120,20 +118,15 @@ def fusion_summary(book, current, variant, subject):
     steps = {c.record["case"]["pass"]: c for c in _steps(current, variant, subject)}
     before, after = steps.get("AnnotateTIROpPattern"), steps.get("FuseTIR")
     if before is None or after is None or not (before.ok and after.ok):
-        return "（融合前后的记录不全，无法比较。）"
+        return W("graph.fusion_summary.text")
     sb, sa = before.record["extra"]["stats"], after.record["extra"]["stats"]
     ratio = after.stat("p50") / before.stat("p50")
-    trend = "基本不变" if abs(ratio - 1) < 0.05 else ("变快" if ratio < 1 else "变慢")
+    trend = W("graph.fusion_summary.s2") if abs(ratio - 1) < 0.05 else (W("graph.fusion_summary.s3") if ratio < 1 else W("graph.fusion_summary.s4"))
 
     def fig(cur, suffix, text, unit):
         return book.current(f"{cur.record['id']}#{suffix}", text, unit, cur)
     bytes_before, bytes_after = f"{sb['intermediate_bytes']:,}", f"{sa['intermediate_bytes']:,}"
-    return (f"融合前（AnnotateTIROpPattern 之后）main 中有 {fig(before, 'n_calls', str(sb['n_calls']), 'calls')} 次调用、"
-            f"{fig(before, 'intermediate_bytes', bytes_before, 'B')} 字节图级中间张量；"
-            f"FuseTIR 之后是 {fig(after, 'n_calls', str(sa['n_calls']), 'calls')} 次调用、"
-            f"{fig(after, 'intermediate_bytes', bytes_after, 'B')} 字节。"
-            f"延迟中位数从 {_ms_cell(book, before, 'p50', 'p50_ms')} 到 {_ms_cell(book, after, 'p50', 'p50_ms')}，"
-            f"{trend}（比值 {ratio:.2f}）。")
+    return (W("graph.fusion_summary.text_2", fig=fig(before, 'n_calls', str(sb['n_calls']), 'calls'), fig2=fig(before, 'intermediate_bytes', bytes_before, 'B'), fig3=fig(after, 'n_calls', str(sa['n_calls']), 'calls'), fig4=fig(after, 'intermediate_bytes', bytes_after, 'B'), ms_cell=_ms_cell(book, before, 'p50', 'p50_ms'), ms_cell2=_ms_cell(book, after, 'p50', 'p50_ms'), trend=trend, ratio=ratio))
 
 
 def names(site):

@@ -3,10 +3,11 @@ from reportgen.data import merge
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.data.words import W
 
 ENGINES = [  # (engine, label)
-    ("tvm_fp32", "TVM FP32（C）"), ("tvm_int8", "TVM INT8（E）"), ("tvm_fp32_tuned", "TVM FP32 调优（D）"),
-    ("tvm_int8_tuned", "TVM INT8 调优（F）"), ("tvm_qdq", "TVM 导入 QDQ"), ("ort_fp32", "ORT FP32"),
+    ("tvm_fp32", W("int8.engines.s1")), ("tvm_int8", W("int8.engines.s2")), ("tvm_fp32_tuned", W("int8.engines.s3")),
+    ("tvm_int8_tuned", W("int8.engines.s4")), ("tvm_qdq", W("int8.engines.s5")), ("ort_fp32", "ORT FP32"),
     ("ort_qdq", "ORT QDQ INT8"), ("tflite_fp32", "TFLite FP32"), ("tflite_int8", "TFLite INT8"),
 ]
 LABEL = dict(ENGINES)
@@ -49,24 +50,23 @@ def _quality(book, cur):
     """Accuracy when the model has labels (digits), else top-1 agreement with FP32."""
     score = cur.record["extra"]["score"]
     if "accuracy" in score:
-        return "准确率 " + _pct(book, cur, "accuracy", score["accuracy"])
-    return "top-1 一致 " + _pct(book, cur, "top1_agree", score["top1_agree"])
+        return W("int8.quality.s1") + _pct(book, cur, "accuracy", score["accuracy"])
+    return W("int8.quality.s2") + _pct(book, cur, "top1_agree", score["top1_agree"])
 
 
 def training(book, current):
     cur = current.get("int8/model=digits_cnn/train")
     if cur is None:
-        return "（尚无记录）"
+        return W("int8.training.text")
     if not cur.ok:
         return book.failed(cur)
     t = cur.record["extra"]["training"]
     rid = cur.record["id"]
     counts = t.get("counts", {})
-    return (f"训练集 {counts.get('train', '?')} 张、校准集 {counts.get('calib', '?')} 张、评估集 {counts.get('eval', '?')} 张，"
-            f"{t['epochs']} 轮，用时 "
+    return (W("int8.training.s2", get=counts.get('train', '?'), get2=counts.get('calib', '?'), get3=counts.get('eval', '?'), epochs=t['epochs'])
             + book.current(f"{rid}#seconds", fmt_number(t["seconds"], "s") + " s", "s", cur)
-            + "；评估集准确率 " + book.current(f"{rid}#eval_accuracy", f"{t['eval_accuracy'] * 100:.2f}%", "%", cur)
-            + "（FP32 基线，量化后的准确率都和它比）。")
+            + W("int8.training.s3") + book.current(f"{rid}#eval_accuracy", f"{t['eval_accuracy'] * 100:.2f}%", "%", cur)
+            + W("int8.training.s4"))
 
 
 def methods(book, current, model):
@@ -82,15 +82,15 @@ def methods(book, current, model):
         rows.append([case["method"], case["scheme"], _quality(book, cur),
                      book.current(f"{rid}#max_rel_err", f"{cur.record['check']['max_rel_err']:.3f}", "rel", cur),
                      book.current(f"{rid}#conversions", f"{e['rewrite']['quantize']} / {e['rewrite']['dequantize']}",
-                                  "次", cur),
-                     "、".join(f"{k} {v}" for k, v in sorted(ops.items())),
+                                  W("int8.methods.s1"), cur),
+                     W("common.punct.enumeration_comma").join(f"{k} {v}" for k, v in sorted(ops.items())),
                      str(len([f for f in e["rewrite"]["float_ops"] if f["op"] not in ("reshape", "squeeze")])),
                      book.current(f"{rid}#weights_kib", fmt_number(e["weights_bytes"] / 1024, "KiB") + " KiB", "KiB", cur)
                      + " / " + fmt_number(e["fp32_weights_bytes"] / 1024, "KiB") + " KiB"])
     if not rows:
-        return "（尚无记录）"
-    return markdown(["校准方法", "激活方案", "质量", "最大相对误差", "量化 / 反量化次数", "整数算子", "浮点算子数",
-                     "常量大小 INT8 / FP32"], rows)
+        return W("int8.training.text")
+    return markdown([W("int8.methods.head_1"), W("int8.methods.head_2"), W("int8.methods.head_3"), W("int8.methods.head_4"), W("int8.methods.head_5"), W("int8.methods.head_6"), W("int8.methods.head_7"),
+                     W("int8.methods.head_8")], rows)
 
 
 def _config(current, model, method, scheme):
@@ -108,18 +108,18 @@ def _config(current, model, method, scheme):
 def float_ops(book, current, model, method=None, scheme=None):
     cur = _config(current, model, method, scheme)
     if cur is None or not cur.ok:
-        return "（尚无记录）"
+        return W("int8.training.text")
     rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(f["reason"])]
             for f in cur.record["extra"]["rewrite"]["float_ops"]]
-    link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), "个", cur)
-    return f"留在浮点的算子共 {link} 个：\n\n" + markdown(["变量", "算子", "输入", "原因"], rows)
+    link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.s1"), cur)
+    return W("int8.float_ops.s2", link=link) + markdown([W("int8.float_ops.head_1"), W("int8.float_ops.head_2"), W("int8.float_ops.head_3"), W("int8.float_ops.head_4")], rows)
 
 
 def layers(book, current, model, method=None, scheme=None, limit=40):
     """FP32 vs INT8 per quantized group: where the error starts to grow."""
     cur = _config(current, model, method, scheme)
     if cur is None or not cur.ok:
-        return "（尚无记录）"
+        return W("int8.training.text")
     e = cur.record["extra"]
     method, scheme = cur.record["case"]["method"], cur.record["case"]["scheme"]
     rows = []
@@ -128,14 +128,14 @@ def layers(book, current, model, method=None, scheme=None, limit=40):
         rows.append([str(index), f"{_code(r['layer'])}", r["dtype"], f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
                      f"{r['fp32_mean']:.3g} / {r['int8_mean']:.3g}", f"{r['fp32_var']:.3g} / {r['int8_var']:.3g}",
                      f"{r['max_abs_err']:.3g}", f"{r['rel_err'] * 100:.2f}%", f"{r['saturation'] * 100:.3f}%"])
-    head = (f"{MODEL_LABEL.get(model, _esc(model))}，{method} 校准，{scheme} 方案，"
-            + book.current(f"{cur.record['id']}#layer_images", str(e["layer_images"]), "张", cur)
-            + " 张评估图像；相对误差 = 最大绝对误差 ÷ 该层 FP32 的最大绝对值；饱和 = FP32 值落在截断范围之外的比例。")
+    head = (W("int8.layers.s1", get=MODEL_LABEL.get(model, _esc(model)), method=method, scheme=scheme)
+            + book.current(f"{cur.record['id']}#layer_images", str(e["layer_images"]), W("int8.layers.s2"), cur)
+            + W("int8.layers.s3"))
     if worst is not None:
-        head += (" 相对误差最大的是第 " + str(e["layers"].index(worst) + 1) + " 层 `" + _esc(worst["layer"]) + "`（"
-                 + book.current(f"{cur.record['id']}#worst_layer", f"{worst['rel_err'] * 100:.2f}%", "%", cur) + "）。")
-    return head + "\n\n" + markdown(["#", "层（组输出）", "类型", "FP32 范围", "均值 FP32 / INT8", "方差 FP32 / INT8",
-                                     "最大绝对误差", "相对误差", "饱和"], rows)
+        head += (W("int8.layers.s4") + str(e["layers"].index(worst) + 1) + W("int8.layers.s5") + _esc(worst["layer"]) + W("int8.layers.s6")
+                 + book.current(f"{cur.record['id']}#worst_layer", f"{worst['rel_err'] * 100:.2f}%", "%", cur) + W("int8.layers.s7"))
+    return head + "\n\n" + markdown(["#", W("int8.layers.head_2"), W("int8.layers.head_3"), W("int8.layers.head_4"), W("int8.layers.head_5"), W("int8.layers.head_6"),
+                                     W("int8.layers.head_7"), W("int8.layers.head_8"), W("int8.layers.head_9")], rows)
 
 
 def _p50(book, cur):
@@ -147,27 +147,26 @@ def _size(book, cur):
     size = e.get("bytes", e.get("weights_bytes"))
     if size is None:
         return "—"
-    kind = "文件" if "bytes" in e else "常量"
-    return book.current(f"{cur.record['id']}#size_kib", fmt_number(size / 1024, "KiB") + " KiB", "KiB", cur) + f"（{kind}）"
+    kind = W("int8.size.s1") if "bytes" in e else W("int8.size.s2")
+    return book.current(f"{cur.record['id']}#size_kib", fmt_number(size / 1024, "KiB") + " KiB", "KiB", cur) + W("int8.size.s3", kind=kind)
 
 
 def _coverage(book, cur):
     e = cur.record["extra"]
     if e.get("rewrite"):
         ops = sum(e["rewrite"]["quantized_ops"].values())
-        return f"整数组 {ops}，量化/反量化 {e['rewrite']['quantize']}/{e['rewrite']['dequantize']}"
+        return W("int8.coverage.text", ops=ops, quantize=e['rewrite']['quantize'], dequantize=e['rewrite']['dequantize'])
     if e.get("relax_ops"):
         q = e["relax_ops"].get("relax.quantize", 0) + e["relax_ops"].get("relax.dequantize", 0)
-        return f"QDQ 导入为浮点算子，quantize/dequantize {q}"
+        return W("int8.coverage.text_2", q=q)
     cov = (e.get("ort_coverage") or {}).get("by_op") or {}
     if cov:
-        return "、".join(f"{op} 整数 {v.get('integer', 0)} / 浮点 {v.get('float', 0)}" for op, v in sorted(cov.items()))
+        return W("common.punct.enumeration_comma").join(W("int8.coverage.s3", op=op, get=v.get('integer', 0), get2=v.get('float', 0)) for op, v in sorted(cov.items()))
     conv = e.get("converter") or {}
     if "int8_compute_ops" in conv:
         count = lambda v: v if isinstance(v, int) else len(v)  # noqa: E731
-        return (f"整数计算算子 {count(conv['int8_compute_ops'])}，浮点计算算子 {count(conv['float_compute_ops'])}，"
-                f"XNNPACK 分区 {conv.get('xnnpack_partitions', '?')}")
-    return "全部 FP32"
+        return (W("int8.coverage.text_3", count=count(conv['int8_compute_ops']), count2=count(conv['float_compute_ops']), get=conv.get('xnnpack_partitions', '?')))
+    return W("int8.coverage.text_4")
 
 
 def s08(book, current, model):
@@ -181,11 +180,11 @@ def s08(book, current, model):
             rows.append([label, book.failed(cur), "—", "—", "—", "—"])
             continue
         rows.append([label, _size(book, cur), _p50(book, cur),
-                     book.current(f"{cur.record['id']}#images_per_s", fmt_number(1 / cur.stat("p50"), "ips"), "图/秒", cur),
+                     book.current(f"{cur.record['id']}#images_per_s", fmt_number(1 / cur.stat("p50"), "ips"), W("int8.s08.s1"), cur),
                      _quality(book, cur), _coverage(book, cur)])
     if not rows:
-        return "（尚无记录）"
-    return markdown(["方案", "模型或权重大小", "单次延迟 p50", "吞吐（batch 1）", "精度", "算子覆盖"], rows)
+        return W("int8.training.text")
+    return markdown([W("int8.s08.head_1"), W("int8.s08.head_2"), W("int8.s08.head_3"), W("int8.s08.head_4"), W("int8.s08.head_5"), W("int8.s08.head_6")], rows)
 
 
 def s31(book, table, current):
@@ -198,12 +197,12 @@ def s31(book, table, current):
         hist = [book.historical(c) if c.kind == "figure" else _esc(c.text) for c in cells]
         tf = next((c for c in e2e.values() if c.record["case"]["model"] == model and c.record["case"]["engine"] == "tf"
                    and c.record["case"]["batch"] == 1), None)
-        cur = [_p50(book, tf) if tf is not None else "未测"]
+        cur = [_p50(book, tf) if tf is not None else W("int8.s31.s1")]
         for engine in ("tvm_fp32_tuned", "tvm_int8", "tvm_int8_tuned"):
-            cur.append(_p50(book, get(current, model, engine)) if get(current, model, engine) is not None else "未测")
+            cur.append(_p50(book, get(current, model, engine)) if get(current, model, engine) is not None else W("int8.s31.s1"))
         rows.append([_esc(row["label"])] + hist + cur)
-    heads = ["模型"] + [c["label"] + "（历史）" for c in table.columns] + \
-        ["TensorFlow（今天）", "TVM FP32 调优（今天）", "TVM INT8（今天）", "TVM INT8 + MetaSchedule（今天）"]
+    heads = [W("int8.s31.s2")] + [c["label"] + W("int8.s31.s3") for c in table.columns] + \
+        [W("int8.s31.s4"), W("int8.s31.s5"), W("int8.s31.s6"), W("int8.s31.s7")]
     return markdown(heads, rows)
 
 
@@ -219,16 +218,15 @@ def isa(book, current):
         rows.append([MODEL_LABEL.get(cur.record["case"]["model"], cur.record["case"]["model"]),
                      LABEL[cur.record["case"]["engine"]], f"{_code(e['asm']['hottest_kernel'] or '—')}"]
                     + [book.current(f"{cur.record['id']}#asm_{i}", f"{hot.get(i, 0)} / {e['asm']['all_kernels'].get(i, 0)}",
-                                    "条", cur) for i in INSTRUCTIONS])
+                                    W("int8.isa.s1"), cur) for i in INSTRUCTIONS])
     if not rows:
-        return "（尚无记录）"
+        return W("int8.training.text")
     if flags and not (flags.get("avx512_vnni") or flags.get("avx_vnni")):
-        lead = ("本机 CPU 没有 VNNI（`/proc/cpuinfo` 中既无 `avx512_vnni` 也无 `avx_vnni`），`vpdpbusd` 不可用；"
-                "整数点积只能用 AVX2 的 `vpmaddubsw`（u8×s8→s16，会饱和）或 `vpmaddwd`（s16×s16→s32）。")
+        lead = (W("int8.isa.lead"))
     else:
-        lead = "本机 CPU 有 VNNI：整数点积可以用 `vpdpbusd`（u8×s8 累加到 s32）一条指令完成。"
-    return lead + "下表数的是这些指令在汇编里出现的次数（最热内核 / 全部内核）：\n\n" + markdown(
-        ["模型", "引擎", "最热内核"] + [f"`{i}`" for i in INSTRUCTIONS], rows)
+        lead = W("int8.isa.lead_2")
+    return lead + W("int8.isa.s4") + markdown(
+        [W("int8.s31.s2"), W("int8.isa.s5"), W("int8.isa.s6")] + [f"`{i}`" for i in INSTRUCTIONS], rows)
 
 
 def tensorization(book, current, words):
@@ -268,33 +266,31 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn", words=None):
     if f is not None and d is not None and f.ok and d.ok and f.record["run_id"] == d.record["run_id"]:
         ratio = d.stat("p50") / f.stat("p50")
         cell = book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ratio:.2f}×", "×", f)
-        out.append(f"- {MODEL_LABEL.get(model, model)}：INT8 调优比 FP32 调优快 {cell}，"
-                   f"目标（≥ 2×）{'**达到**' if ratio >= 2 else '**未达到**'}。")
+        out.append(W("int8.goals.s1", get=MODEL_LABEL.get(model, model), cell=cell, ratio=W("int8.goals.s9") if ratio >= 2 else W("int8.goals.s10")))
         td, tf = d.record["extra"].get("tuning", {}), f.record["extra"].get("tuning", {})
         if td.get("trials") and tf.get("trials"):
             same = td.get("source") == tf.get("source") == "int8 family" and (words or {}).get("same_budget")
-            out.append((words["same_budget"] if same else "  两者的调优预算不同：FP32 网络用了 ")
+            out.append((words["same_budget"] if same else W("int8.goals.s2"))
                        + book.current(f"{d.record['id']}#trials_budget", str(td["trials"]), "trials", d)
-                       + " 次试验，INT8 网络用了 "
+                       + W("int8.goals.s3")
                        + book.current(f"{f.record['id']}#trials_budget", str(tf["trials"]), "trials", f)
-                       + " 次；比较时要把预算和指令集一起看。")
+                       + W("int8.goals.s4"))
     t = get(current, model, "tflite_int8")
     if f is not None and t is not None and f.ok and t.ok and f.record["run_id"] == t.record["run_id"]:
         cell = book.current(f"{f.record['id']}#vs_tflite_int8", f"{f.stat('p50') / t.stat('p50'):.2f}×", "×", f)
-        out.append(f"- 同一模型上 TVM INT8 调优的延迟是 TFLite INT8 的 {cell}。")
+        out.append(W("int8.goals.s5", cell=cell))
     q = get(current, digits, "tvm_int8")
     if q is not None and q.ok and "accuracy" in q.record["extra"]["score"]:
         s = q.record["extra"]["score"]
         drop = (s["fp32_accuracy"] - s["accuracy"]) * 100
-        cell = book.current(f"{q.record['id']}#accuracy_drop", f"{drop:.2f}", "点", q)
-        out.append(f"- digits CNN：INT8 相对 FP32 的准确率下降 {cell} 个百分点，"
-                   f"目标（≤ 1 点）{'**达到**' if drop <= 1 else '**未达到**'}。")
-    return "\n".join(out) if out else "（尚无同一次运行中的记录，无法判断）"
+        cell = book.current(f"{q.record['id']}#accuracy_drop", f"{drop:.2f}", W("int8.goals.s6"), q)
+        out.append(W("int8.goals.s7", cell=cell, drop=W("int8.goals.s9") if drop <= 1 else W("int8.goals.s10")))
+    return "\n".join(out) if out else W("int8.goals.s8")
 
 
-PAIRS = [("TVM 未调优（C → E）", "tvm_fp32", "tvm_int8"), ("TVM 调优（D → F）", "tvm_fp32_tuned", "tvm_int8_tuned"),
-         ("ONNX Runtime（FP32 → QDQ）", "ort_fp32", "ort_qdq"), ("TFLite（FP32 → INT8）", "tflite_fp32", "tflite_int8"),
-         ("TVM：FP32 → 导入的 QDQ", "tvm_fp32", "tvm_qdq")]
+PAIRS = [(W("int8.pairs.s1"), "tvm_fp32", "tvm_int8"), (W("int8.pairs.s2"), "tvm_fp32_tuned", "tvm_int8_tuned"),
+         (W("int8.pairs.s3"), "ort_fp32", "ort_qdq"), (W("int8.pairs.s4"), "tflite_fp32", "tflite_int8"),
+         (W("int8.pairs.s5"), "tvm_fp32", "tvm_qdq")]
 
 
 def speedups(book, current):
@@ -309,11 +305,11 @@ def speedups(book, current):
                 continue
             ratio = a.stat("p50") / b.stat("p50")
             row.append(book.current(f"{b.record['id']}#speedup_vs_{fp32}", f"{ratio:.2f}×", "×", b)
-                       + ("" if ratio >= 1 else "（变慢）"))
+                       + ("" if ratio >= 1 else W("int8.speedups.s1")))
         rows.append(row)
     if not rows:
-        return "（尚无记录）"
-    return markdown(["模型"] + [p[0] for p in PAIRS], rows)
+        return W("int8.training.text")
+    return markdown([W("int8.s31.s2")] + [p[0] for p in PAIRS], rows)
 
 
 def names(site):
