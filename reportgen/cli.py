@@ -118,7 +118,7 @@ def verify_command(root, site_dir, strict):
 
     Example: reportgen verify --strict
     """
-    from reportgen.site import verify
+    from reportgen.publish import verify
     verify.verify(root, site_dir or root / "site", strict=strict)
     click.echo("verify: ok")
 

@@ -10,7 +10,7 @@ from reportgen.data import archive
 from reportgen.commands import build
 from reportgen.pages import conclusions
 from reportgen.data import seed
-from reportgen.site import coverage, verify
+from reportgen.publish import coverage, verify
 from reportgen.errors import ReportError
 
 

@@ -28,7 +28,7 @@ from reportgen.commands import build, serve, trace
 from reportgen.render import cells, provenance
 from reportgen import cli
 from study import stats
-from reportgen.site import verify
+from reportgen.publish import verify
 from reportgen.errors import ReportError
 
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]

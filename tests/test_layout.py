@@ -2,17 +2,17 @@
 
 Packages: ``study`` (record schema, run manifest, environment, identity: the contract both sides
 share) <- ``experiments`` (measure, write records) and ``reportgen`` (read records, publish).
-Inside reportgen the layers run one way: data -> render -> pages -> site -> commands -> cli;
+Inside reportgen the layers run one way: data -> render -> pages -> publish -> commands -> cli;
 ``errors`` is shared by all.  A module imports only its own layer or a lower one, no presentation
-module (render, pages, site) imports a command, and only ``reportgen/data`` reads result and
+module (render, pages, publish) imports a command, and only ``reportgen/data`` reads result and
 archive files.
 """
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["errors", "data", "render", "pages", "site", "commands", "cli"]
-PRESENTATION = {"render", "pages", "site"}
+LAYERS = ["errors", "data", "render", "pages", "publish", "commands", "cli"]
+PRESENTATION = {"render", "pages", "publish"}
 
 
 def _modules(package):
@@ -80,9 +80,9 @@ def test_reportgen_layers_run_one_way():
 READS = {"read_text", "read_bytes", "open", "load", "safe_load", "iterdir", "glob", "rglob"}
 # Files outside data/ that read files, each with what it reads (none of them result or archive files).
 OTHER_READERS = {
-    "reportgen/site/verify.py": "the built site (HTML, numbers.json, machine.json, its data/ copies: checked against the\n"
+    "reportgen/publish/verify.py": "the built site (HTML, numbers.json, machine.json, its data/ copies: checked against the\n"
                                 "sha256 sums of the run manifests that data/load read) and the page templates",
-    "reportgen/site/coverage.py": "the rendered pages of the built site",
+    "reportgen/publish/coverage.py": "the rendered pages of the built site",
     "reportgen/commands/pdf.py": "mkdocs.yml and the built site's HTML",
     "reportgen/commands/build.py": "the output folder it replaces (a lock file, is it a site?)",
     "reportgen/commands/retest.py": "profiles, the code it fingerprints, and the log and records it is writing",

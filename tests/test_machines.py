@@ -177,7 +177,7 @@ def test_build_for_the_other_machine(two_machines):
 
 
 def test_verify_refuses_a_topic_figure_of_another_machine(two_machines):
-    from reportgen.site import verify
+    from reportgen.publish import verify
     dest, other = two_machines
     site = dest / "site"
     numbers = _numbers(site)

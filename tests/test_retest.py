@@ -12,7 +12,7 @@ import yaml
 
 from reportgen.commands import build, retest
 from reportgen.data import load
-from reportgen.site import verify
+from reportgen.publish import verify
 from reportgen.errors import ReportError
 
 

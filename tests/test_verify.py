@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from reportgen.site import verify
+from reportgen.publish import verify
 from reportgen.errors import ReportError
 
 

@@ -247,7 +247,7 @@ def _render_pages(tmp_path, *runs):
     """The committed page templates, rendered with the plugin's own names from fixture runs on disk (oldest first)."""
     from helpers import write_run
 
-    from reportgen.site import plugin
+    from reportgen.publish import plugin
     for day, current in enumerate(runs, 1):
         run_id = f"202601{day:02d}T000000Z-standard-test"
         records = [c.record for c in current.values()]

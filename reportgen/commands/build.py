@@ -104,7 +104,7 @@ def _build(root, site_dir, strict, machine):
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    from reportgen.site import verify
+    from reportgen.publish import verify
 
     tmp = site_dir.with_name(site_dir.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)

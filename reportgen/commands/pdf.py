@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 from reportgen.data.words import W
-from reportgen.site.verify import PRINT_PAGE
+from reportgen.publish.verify import PRINT_PAGE
 
 PDF_NAME = "study.pdf"
 SKIP = "reportgen pdf: skipped, {why}; the site itself is complete (install Debian's chromium for site/study.pdf)"

@@ -1,6 +1,6 @@
 """What the repository says the site must carry: the seed's code (archive/code.yaml), the coverage
 checklist (archive/coverage.yaml), the content map (archive/content_map.yaml) and the current
-equivalents under docs/snippets/.  Read and validated here; evaluated by reportgen.site.coverage."""
+equivalents under docs/snippets/.  Read and validated here; evaluated by reportgen.publish.coverage."""
 from pathlib import Path
 
 import yaml

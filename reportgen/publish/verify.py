@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from reportgen.data import archive, load
-from reportgen.site import coverage
+from reportgen.publish import coverage
 from study import schema
 from reportgen.errors import ReportError
 

@@ -23,7 +23,7 @@ from reportgen.data import archive, compare, derived, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import machines
 from reportgen.render import charts, comparable, provenance
-from reportgen.site import coverage
+from reportgen.publish import coverage
 from study import identity
 from reportgen.data.words import W
 from reportgen.render.figures import FigureBook, derived_entries
