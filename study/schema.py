@@ -275,8 +275,9 @@ def run_problems(run):
         out.extend(f"experiments.{family}.{name}: missing" for name in EXPERIMENT_FIELDS if name not in entry)
         out.extend(f"experiments.{family}.{name}: unknown field" for name in entry
                    if name not in EXPERIMENT_FIELDS + EXPERIMENT_OPTIONAL)
-        if entry.get("status") not in ("ok", "run_failed", "timeout"):
-            out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed or timeout")
+        if entry.get("status") not in ("ok", "run_failed", "timeout", "stopped"):
+            out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed, "
+                       f"timeout or stopped")
     for path, sha in run["files"].items():
         if not isinstance(sha, str) or not _SHA.match(sha):
             out.append(f"files.{path}: expected a sha256, got {sha!r}")

@@ -1,4 +1,5 @@
 """Hostile faults, process side: a killed or terminated retest leaves no process and no litter."""
+import json
 import os
 import signal
 import subprocess
@@ -98,6 +99,63 @@ def test_sigterm_of_retest_kills_family_and_says_so(mini_root, tmp_path):
     finally:
         for pid in _alive(pids):
             os.kill(pid, signal.SIGKILL)
+
+
+FINISHING_FAMILY = """
+    import json, os, sys, time
+    spec = json.load(open(sys.argv[sys.argv.index("--spec") + 1]))
+    print("[fake] one case done", flush=True)
+    print("[fake] still going", flush=True)
+    record = json.loads(os.environ["RECORD_JSON"])
+    record.update(run_id=spec["run_id"], log={"path": spec["log_ref"], "lines": [1, 2], "sha256": "pending"})
+    with open(spec["records_file"], "a") as fh:
+        fh.write(json.dumps(record) + "\\n")
+        fh.write('{"id": "cut off mid-wri')   # the stop lands in the middle of the next record
+    with open(os.environ["PIDS_FILE"] + ".part", "w") as fh:
+        fh.write(f"{os.getppid()} {os.getpid()} {os.getpid()}\\n")
+    os.rename(os.environ["PIDS_FILE"] + ".part", os.environ["PIDS_FILE"])
+    time.sleep(120)
+"""
+
+
+def test_sigterm_publishes_the_cases_a_family_finished(mini_root, tmp_path, monkeypatch):
+    """Hours of tuning are not lost to a stop: finished records are published, the family says stopped."""
+    from helpers import record
+    from reportgen.data import load
+
+    (mini_root / "experiments" / "fake_family.py").write_text(
+        "from study.family import Family\n"
+        "FAMILY = Family(name='fake', timeout_s={'quick': 300, 'standard': 300, 'full': 300})\n"
+        + textwrap.dedent(FINISHING_FAMILY), encoding="utf-8")
+    (mini_root / "experiments" / "later_family.py").write_text(
+        "from study.family import Family\n"
+        "FAMILY = Family(name='later', timeout_s={'quick': 300, 'standard': 300, 'full': 300})\n",
+        encoding="utf-8")
+    (mini_root / "experiments" / "configs" / "quick.yaml").write_text(yaml.dump(
+        {"profile": "quick", "families": {"fake": {}, "later": {}}}), encoding="utf-8")
+    monkeypatch.setenv("RECORD_JSON", json.dumps(record(case_id="fake/n=1", experiment="fake")))
+    proc = subprocess.Popen([sys.executable, "-m", "reportgen.cli", "--root", str(mini_root), "retest"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (tmp_path / "pids").exists():
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, (out, err)
+    assert "retest: stopped by signal SIGTERM" in err and "Traceback" not in err
+    runs = [p for p in (mini_root / "results" / "runs").iterdir() if not p.name.startswith(".")]
+    assert len(runs) == 1 and f"published results/runs/{runs[0].name} with the 1 case fake had finished; " \
+                               f"not run: later" in err
+    manifest = json.loads((runs[0] / "run.json").read_text())
+    assert manifest["experiments"]["fake"]["status"] == "stopped"
+    assert "later" not in manifest["experiments"]
+    recs = [json.loads(line) for line in (runs[0] / "records.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["status"]) for r in recs] == [("fake/n=1", "ok"), ("fake/scope=family", "run_failed")]
+    torn = len('{"id": "cut off mid-wri')
+    assert f"dropped {torn} bytes of a record cut off by the stop" in out
+    [published] = load.read_runs(mini_root / "results")   # logs, shas and records all check out
+    assert [r["id"] for r in published.records] == ["fake/n=1", "fake/scope=family"]
 
 
 def test_stale_tmp_folders_are_removed_live_ones_kept(tmp_path, capsys):

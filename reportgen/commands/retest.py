@@ -2,7 +2,8 @@
 
 The run is written under results/runs/.tmp-<run-id>/ and renamed into place only
 when it is complete, so a killed or failed retest never touches earlier runs or
-the published site.
+the published site.  A SIGTERM publishes the cases finished so far (the stopped family is
+marked ``stopped``, the families after it are not run); a SIGKILL publishes nothing.
 """
 import contextlib
 import datetime as _dt
@@ -179,8 +180,10 @@ def _runs_that_measured(runs_dir, machine_id, family):
             manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        entry = manifest.get("experiments", {}).get(family)
+        # a stopped family's records are the cases it finished: not a whole run to reuse from
         if (identity.machine_id(manifest.get("environment", {})) == machine_id
-                and family in manifest.get("experiments", {})):
+                and isinstance(entry, dict) and entry.get("status") != STOPPED):
             yield run
 
 
@@ -281,7 +284,26 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
 
 
 class Terminated(ReportError):
-    """SIGTERM reached the retest: its family was killed, nothing was published."""
+    """SIGTERM reached the retest: its family was killed."""
+
+
+STOPPED = "stopped"   # a family's status in run.json when SIGTERM stopped it midway
+
+
+def _ignore_sigterm():
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+
+
+def _whole_lines(path):
+    """Cut a record file back to its last complete line (a family killed mid-write); say how much went."""
+    data = path.read_bytes()
+    keep = data[:data.rfind(b"\n") + 1]
+    if len(keep) < len(data):
+        path.write_bytes(keep)
+        print(f"    dropped {len(data) - len(keep)} bytes of a record cut off by the stop", flush=True)
 
 
 def _lock_path(tmp):
@@ -451,20 +473,33 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     except Terminated as exc:
         raise ReportError(exc.problems, hint=f"the family's processes were killed; nothing was published "
                                              f"({tmp.name} is removed by the next retest)") from exc
+    except _StoppedAfterPublishing as exc:
+        raise ReportError(exc.problems, hint=exc.hint) from None
     finally:
         os.close(lock)
         if not tmp.exists():
             _lock_path(tmp).unlink(missing_ok=True)
 
 
+class _StoppedAfterPublishing(ReportError):
+    """SIGTERM stopped a family; the cases finished before it were published as a run."""
+
+
 def _retest_into(root, profile, families, selected, force, argv, rpc, host, started, run_id, runs_dir, tmp, env):
-    """The body of retest: run every selected family into tmp, then publish it as runs/<run_id>."""
+    """The body of retest: run every selected family into tmp, then publish it as runs/<run_id>.
+
+    A SIGTERM kills the running family's process group; the records it had finished (each one
+    complete, checked and with its log) are still published, with the family marked ``stopped``
+    and the families after it not run, so hours of tuning are not lost to a stop.  With no
+    finished record at all nothing is published.  Further SIGTERMs while publishing are ignored;
+    a SIGKILL then leaves the run unpublished (the rename into place is atomic).
+    """
     (tmp / "logs").mkdir(parents=True)
     (tmp / "parts").mkdir()
     print(f"retest {run_id}: {len(selected)} famil{'y' if len(selected) == 1 else 'ies'} "
           f"({profile} profile) into {tmp}", flush=True)
 
-    experiments, records = {}, []
+    experiments, records, stopped, not_run = {}, [], None, []
     for index, (name, family) in enumerate(selected.items(), 1):
         print(f"[{index}/{len(selected)}] {name} (timeout {family['timeout_s']} s)", flush=True)
         log_rel = f"runs/{run_id}/logs/{name}.log"
@@ -485,9 +520,26 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
         spec_path = tmp / "parts" / f"{name}.spec.json"
         spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
         load_before = os.getloadavg()
-        status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)
+        family_start = time.monotonic()
+        try:
+            status, code, seconds = _run_family(root, name, family, spec_path, log_path, env)
+        except Terminated as exc:
+            stopped = exc
+            status, code, seconds = STOPPED, -signal.SIGTERM, time.monotonic() - family_start
+            _ignore_sigterm()   # publishing takes a moment; kill -9 still stops it, publishing nothing
+            if part.exists():
+                _whole_lines(part)
         fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []
-        if status != "ok":
+        if status == STOPPED:
+            not_run = list(selected)[index:]
+            if not any(rec["status"] == "ok" for rec in records + fam_records):
+                raise stopped
+            with open(log_path, "a", encoding="utf-8") as log:
+                log.write(f"[retest] {name} stopped by SIGTERM after {seconds:.0f} s; "
+                          f"{len(fam_records)} finished records kept\n")
+            fam_records.append(_failure_record(run_id, name, "run_failed", code, log_rel, log_path,
+                                               family["timeout_s"]))
+        elif status != "ok":
             fam_records.append(_failure_record(run_id, name, status, code, log_rel, log_path,
                                                family["timeout_s"]))
         sha = _sha256(log_path)
@@ -502,6 +554,8 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
                              "load_average": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
         print(f"    {status}: {len(fam_records)} records in {seconds:.1f} s "
               f"({experiments[name]['reused']} reused)", flush=True)
+        if status == STOPPED:
+            break
 
     problems = [f"{tmp / 'records.jsonl'}: {rec['id']}: {p}"
                 for rec in records for p in schema.record_problems(rec)]
@@ -526,7 +580,14 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
                                   encoding="utf-8")
     final = runs_dir / run_id
     tmp.rename(final)
-    failed = [n for n, e in experiments.items() if e["status"] != "ok"]
+    failed = [n for n, e in experiments.items() if e["status"] not in ("ok", STOPPED)]
     print(f"published {final.relative_to(root)}"
           + (f"; failed families: {', '.join(failed)}" if failed else ""), flush=True)
+    if stopped is not None:
+        name = next(reversed(experiments))
+        finished = experiments[name]["records"] - 1   # the family's own stop record aside
+        raise _StoppedAfterPublishing(
+            stopped.problems,
+            hint=f"published {final.relative_to(root)} with the {finished} case{'' if finished == 1 else 's'} "
+                 f"{name} had finished" + (f"; not run: {', '.join(not_run)}" if not_run else ""))
     return final
