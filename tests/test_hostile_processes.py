@@ -118,7 +118,8 @@ FINISHING_FAMILY = """
 """
 
 
-def test_sigterm_publishes_the_cases_a_family_finished(mini_root, tmp_path, monkeypatch):
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_publishes_the_cases_a_family_finished(mini_root, tmp_path, monkeypatch, stop):
     """Hours of tuning are not lost to a stop: finished records are published, the family says stopped."""
     from helpers import record
     from reportgen.data import load
@@ -140,10 +141,10 @@ def test_sigterm_publishes_the_cases_a_family_finished(mini_root, tmp_path, monk
     while time.time() < deadline and not (tmp_path / "pids").exists():
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 1, (out, err)
-    assert "retest: stopped by signal SIGTERM" in err and "Traceback" not in err
+    assert f"retest: stopped by signal {stop.name}" in err and "Traceback" not in err
     runs = [p for p in (mini_root / "results" / "runs").iterdir() if not p.name.startswith(".")]
     assert len(runs) == 1 and f"published results/runs/{runs[0].name} with the 1 case fake had finished; " \
                                f"not run: later" in err

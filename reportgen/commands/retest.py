@@ -288,11 +288,13 @@ class Terminated(ReportError):
 
 
 STOPPED = "stopped"   # a family's status in run.json when SIGTERM stopped it midway
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def _ignore_sigterm():
     try:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
     except ValueError:  # not the main thread: leave signals alone
         pass
 
@@ -353,18 +355,20 @@ def clean_stale(runs_dir):
 
 @contextlib.contextmanager
 def _sigterm_raises():
-    """SIGTERM becomes an exception, so the running family's group is killed on the way out."""
+    """SIGTERM and SIGINT (Ctrl-C) become an exception, so the running family's group is killed on
+    the way out and the cases it finished are published."""
     def handler(signum, _frame):
         raise Terminated(f"retest: stopped by signal {signal.Signals(signum).name}")
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _unique_run_id(runs_dir, base):
