@@ -2,9 +2,11 @@
 
 Every Chinese text the code puts on a page is looked up by key (``W("module.group.item")``,
 reportgen/data/words.py) in ``docs/words/<module>.yaml``, so a writer changes the prose without
-touching Python. The count covers every ``.py`` file under reportgen/ and experiments/ (string
-literals, comments and docstrings alike); only the text of ``raise`` statements (error messages)
-is not counted, and tests/ (fixtures) is not scanned.
+touching Python; words about a fact a record carries are filed under that fact
+(``W_for("graph.pass_map.note", relay_pass)``), so the experiments write keys, never sentences.
+The count covers every ``.py`` file under reportgen/ and experiments/ (string literals, comments
+and docstrings alike); only the text of ``raise`` statements (error messages) is not counted, and
+tests/ (fixtures) is not scanned.
 
 ALLOWANCE is a ratchet for the modules not converted yet: each holds at most the CJK characters
 it held when the words moved out of the others (counted this way). A module that is not listed
@@ -62,24 +64,28 @@ def test_no_cjk_in_python_beyond_the_allowance():
     assert not wrong, "\n".join(wrong)
 
 
-def _keys_in_code():
-    """(file, line, key) of every W("literal key") call under reportgen/ and experiments/."""
+def _calls_in_code(name):
+    """(file, line, first argument) of every name("literal") call under reportgen/ and experiments/."""
     for path in _python_files():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "W"
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 yield path.relative_to(ROOT), node.lineno, node.args[0].value
 
 
+def _keys_in_code():
+    """(file, line, key) of every W("literal key") call."""
+    return _calls_in_code("W")
+
+
+def _groups_in_code():
+    """(file, line, group) of every W_for("literal group", fact...) call: the group's texts are keyed by facts."""
+    return _calls_in_code("W_for")
+
+
 def _keys_in_catalogs():
     for path in sorted(words.WORDS.glob("*.yaml")):
-        def walk(node, prefix):
-            for k, v in node.items():
-                if isinstance(v, dict):
-                    yield from walk(v, f"{prefix}.{k}")
-                else:
-                    yield f"{prefix}.{k}"
-        yield from walk(yaml.safe_load(path.read_text(encoding="utf-8")) or {}, path.stem)
+        yield from (key for key, _text in _leaves(yaml.safe_load(path.read_text(encoding="utf-8")) or {}, path.stem))
 
 
 def test_every_key_the_code_asks_for_has_a_text():
@@ -89,7 +95,27 @@ def test_every_key_the_code_asks_for_has_a_text():
             words.W(key, **{m.group(1): 0 for m in words.PLACEHOLDER.finditer(_raw(key))})
         except ReportError as e:
             wrong.append(f"{rel}:{line}: {e}")
+    for rel, line, group in _groups_in_code():
+        try:
+            node = words._walk(group, group.split(".")[1:])[1]
+        except ReportError as e:
+            wrong.append(f"{rel}:{line}: {e}")
+            continue
+        if not isinstance(node, dict) or not node:
+            wrong.append(f"{rel}:{line}: '{group}' must be a mapping of facts to texts")
+            continue
+        wrong += [f"{rel}:{line}: '{key}' is not a text" for key, text in _leaves(node, group)
+                  if not isinstance(text, str) or not text]
     assert not wrong, "\n".join(wrong)
+
+
+def _leaves(node, prefix):
+    """(dotted key, value) of every text under a mapping."""
+    for k, v in node.items():
+        if isinstance(v, dict):
+            yield from _leaves(v, f"{prefix}.{k}")
+        else:
+            yield f"{prefix}.{k}", v
 
 
 def _raw(key):
@@ -102,7 +128,8 @@ def _raw(key):
 
 def test_every_text_in_the_catalogs_is_used():
     used = {key for _rel, _line, key in _keys_in_code()}
-    unused = [key for key in _keys_in_catalogs() if key not in used]
+    groups = tuple(f"{group}." for _rel, _line, group in _groups_in_code())
+    unused = [key for key in _keys_in_catalogs() if key not in used and not key.startswith(groups)]
     assert not unused, "texts in docs/words/ that no code asks for:\n" + "\n".join(unused)
 
 
@@ -134,3 +161,22 @@ def test_a_missing_key_or_value_is_an_error_naming_file_and_key(tmp_path, monkey
         words.W("t.g.a", other=1)
     with pytest.raises(ReportError, match=r"nope\.yaml: no such words file"):
         words.W("nope.x")
+
+
+def test_words_for_a_fact_take_the_fact_whole(tmp_path, monkeypatch):
+    (tmp_path / "t.yaml").write_text("g:\n  note:\n    relay.expr.var / relay.var: 'x {n}'\n"
+                                     "    '{n}': plain\n  step:\n    p1:\n      Fold: a\n", encoding="utf-8")
+    monkeypatch.setattr(words, "WORDS", tmp_path)
+    monkeypatch.setattr(words, "ROOT", tmp_path.parent)
+    assert words.W_for("t.g.note", "relay.expr.var / relay.var", n=3) == "x 3"
+    assert words.W_for("t.g.step", "p1", "Fold") == "a"
+    # a record string is only a key: one that looks like a placeholder is looked up, not filled
+    assert words.W_for("t.g.note", "{n}", n=3) == "plain"
+    with pytest.raises(ReportError, match=r"t\.yaml: no text for 'relay' in 't\.g\.note'"):
+        words.W_for("t.g.note", "relay")
+    with pytest.raises(ReportError, match=r"t\.yaml: no text for 'Other' in 't\.g\.step\[p1\]'"):
+        words.W_for("t.g.step", "p1", "Other")
+    with pytest.raises(ReportError, match=r"t\.yaml: no text for None in 't\.g\.note'"):
+        words.W_for("t.g.note", None)
+    with pytest.raises(ReportError, match=r"t\.yaml: the key 't\.g\.step\[p1\]' is not a text"):
+        words.W_for("t.g.step", "p1")
