@@ -14,6 +14,7 @@ module that is not listed must hold none, so a Chinese string added to any modul
 Never add an entry: move the words out.
 """
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -173,6 +174,41 @@ def test_words_for_a_fact_take_the_fact_whole(tmp_path, monkeypatch):
         words.W_for("t.g.note", None)
     with pytest.raises(ReportError, match=r"t\.yaml: the key 't\.g\.step\[p1\]' is not a text"):
         words.W_for("t.g.step", "p1")
+
+
+def _committed_records():
+    for path in sorted((ROOT / "results" / "runs").glob("*/records.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            yield path.parent.name, json.loads(line)
+
+
+def test_every_fact_in_committed_records_has_its_words():
+    """The pages say what a record's facts mean from the words files, for old records as for new:
+    every pass, API, kernel and float-kept operator a committed record names has its text."""
+    from reportgen.data.archive import read_archive
+    from reportgen.pages import gemm, graph, int8
+    passes = read_archive(ROOT / "archive")[0]["s24_passes"]
+    asked, wrong = 0, []
+    for run, rec in _committed_records():
+        case, extra, family = rec["case"], rec.get("extra") or {}, rec["id"].split("/")[0]
+        looks = []
+        if family == "graph" and "pipeline" in case:
+            looks.append(lambda: graph.step_words(case))
+        if family == "graph" and "relay_pass" in case:
+            looks += [lambda: graph.pass_note(case), lambda: graph.pass_group(passes, case["relay_pass"])]
+        if family == "graph" and "old_api" in case:
+            looks.append(lambda: graph.migration_note(case))
+        if family == "gemm_hand":
+            looks.append(lambda: gemm.hand_optimizations(case["kernel"]))
+        for op in (extra.get("rewrite") or {}).get("float_ops", []):
+            looks.append(lambda op=op: int8.float_reason(op))
+        for look in looks:
+            asked += 1
+            try:
+                look()
+            except ReportError as e:
+                wrong.append(f"{run} {rec['id']}: {e}")
+    assert asked and not wrong, "\n".join(wrong)
 
 
 def test_a_float_kept_operator_is_explained_by_the_code_its_record_carries():
