@@ -35,8 +35,7 @@ def run(h):
         evidence = _evidence(built, name) if name in built.available else None
         for n in p["sizes"]:
             case_id, case = _case(row, n)
-            extra = {"flops_per_call": 2 * n ** 3, "historical_row": row["historical_row"],
-                     "optimizations": row["optimizations"]}
+            extra = {"flops_per_call": 2 * n ** 3, "historical_row": row["historical_row"]}
             if name not in built.available:
                 h.skip(case_id, case, built.skipped[name], extra=extra)
                 continue

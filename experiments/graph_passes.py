@@ -64,7 +64,7 @@ def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, refere
     is compiled here); ``reference`` describes it in the record.  Returns the
     step's output, or None when the record was reused or the compile failed.
     """
-    extra = {"stats": _json_safe(step.stats), "changed": step.changed, "description_zh": step.description_zh,
+    extra = {"stats": _json_safe(step.stats), "changed": step.changed,
              "compiled_with": "LegalizeOps + tvm.compile(relax_pipeline='default')"}
     out = {}
 
@@ -167,7 +167,7 @@ def pass_map(h, rs, p):
     for row in rs.PASS_MAP:
         case = {"relay_pass": row["relay_pass"], "relax_pass": row["relax_equivalent"] or "none"}
         case_id = f"graph/relay_pass={row['relay_pass']}"
-        extra = {"group_zh": row["group_zh"], "note_zh": row["note_zh"], "relax_equivalent": row["relax_equivalent"]}
+        extra = {"relax_equivalent": row["relax_equivalent"]}
         if not row["relax_equivalent"]:
             h.skip(case_id, case, f"no Relax equivalent in TVM {tvm.__version__}", extra=extra, evidence_unit=UNIT)
             continue

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reportgen.data.words import W_for
+
 _HAND_PY = Path(__file__).resolve().parents[1] / "experiments" / "gemm" / "hand.py"
 _spec = importlib.util.spec_from_file_location("gemm_hand", _HAND_PY)
 hand = importlib.util.module_from_spec(_spec)
@@ -29,6 +31,12 @@ def built(tmp_path_factory):
 def _require(built, name):
     if name not in built.available:
         pytest.skip(f"{name}: {built.skipped[name]}")
+
+
+def test_every_kernel_has_its_words():
+    """The page says what each kernel optimizes from the words filed under its name."""
+    for name in NAMES:
+        assert W_for("gemm.hand_ladder.optimizations", name)
 
 
 def test_every_row_is_built_or_skipped_with_reason(built):

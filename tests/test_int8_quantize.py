@@ -6,6 +6,7 @@ tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
 from experiments.int8 import quantize as Q  # noqa: E402
+from reportgen.data.words import W_for  # noqa: E402
 
 
 def _net(seed=0):
@@ -32,6 +33,12 @@ def _net(seed=0):
 def _run(mod, xs):
     vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
     return np.concatenate([vm["main"](tvm.runtime.tensor(x[None])).numpy() for x in xs])
+
+
+def test_every_reason_code_has_its_words():
+    """The report says why an operator stays in float by a code; the page's words are filed under it."""
+    for code in {Q.SHAPE_REASON, Q.NO_INTEGER_OP, *Q.FLOAT_REASONS.values()}:
+        assert W_for("int8.float_ops.reason", code)
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,7 @@ def test_rewrite_is_integer_and_close_to_fp32(calibrated, method, scheme):
     assert report["quantized_ops"] == {"conv2d": 2, "add": 1, "matmul": 1}
     # the input is quantized once; the mean needs a float input, the dense a quantized one; the output is float
     assert report["quantize"] == 2 and report["dequantize"] == 2
-    assert [f["op"] for f in report["float_ops"]] == ["mean"]
+    assert [(f["op"], f["reason_code"]) for f in report["float_ops"]] == [("mean", "mean_truncates")]
     text = qmod.script()
     assert 'out_dtype="int32"' in text and "R.right_shift" in text
     ref, got = _run(mod, xs), _run(qmod, xs)

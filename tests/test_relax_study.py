@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from experiments.graph import relax_study as rs
+from reportgen.data.words import W_for
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"decompose": rs.PIPELINE, "fold_bn": rs.PIPELINE_FOLD_BN}
@@ -95,8 +96,8 @@ def test_check():
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_pipeline_passes_exist_and_change_ir(variant, steps):
     results = steps[variant]
-    assert results[0].name == "imported" and VARIANTS[variant][0][2] is None
-    for name, _, p in VARIANTS[variant][1:]:
+    assert results[0].name == "imported" and VARIANTS[variant][0][1] is None
+    for name, p in VARIANTS[variant][1:]:
         assert rs.resolve_api(f"tvm.relax.transform.{name}") is not None
         assert callable(p)
     # every step but the trailing clean-up changes the module
@@ -207,16 +208,20 @@ def test_small_resnet_matches_numpy_and_fused_step():
     assert rs.check(rs.compile_step(results[-1].mod)(data), imported, rtol=1e-3)["passed"]
 
 
+def test_every_pipeline_step_has_its_words():
+    for variant in VARIANTS:
+        for name, _pass in rs.pipeline_steps(variant):
+            assert W_for("graph.step_diffs.step", variant, name)
+
+
 # --- PASS_MAP ---------------------------------------------------------------
 
 def test_pass_map_matches_seed_table():
     table = yaml.safe_load((ROOT / "archive/tables/s24_passes.yaml").read_text(encoding="utf-8"))
     seed = {row["key"]: row["cells"][0] for row in table["rows"]}
-    assert [e["relay_pass"] for e in rs.PASS_MAP] == list(seed)
+    assert [e["relay_pass"] for e in rs.PASS_MAP] == list(seed)   # the page takes each pass's group from there
     for e in rs.PASS_MAP:
-        assert e["group_zh"] == seed[e["relay_pass"]]
-        assert e["group_zh"] in {"语义简化", "常量和表达式", "布局", "融合"}
-        assert e["note_zh"]
+        assert W_for("graph.pass_map.note", e["relay_pass"])   # the page's note on it
         if e["relax_equivalent"]:
             assert rs.resolve_api(f"tvm.relax.transform.{e['relax_equivalent']}")
 
@@ -251,7 +256,7 @@ SEED_OLD_APIS = [
 def test_migration_covers_seed_and_resolves():
     assert [m["old_api"] for m in rs.MIGRATION] == SEED_OLD_APIS
     for m in rs.MIGRATION:
-        assert m["era"] == "TVM 0.6/0.7" and m["note_zh"]
+        assert m["era"] == "TVM 0.6/0.7" and W_for("graph.migration.note", m["old_api"])
         assert rs.resolve_api(m["new_api"]) is not None, m["new_api"]
 
 

@@ -45,7 +45,7 @@ def test_stage_table():
     assert [s["historical_name"] for s in ladder.STAGES] == [
         "baseline", "blocking", "vectorization", "loop permutation", "packing",
         "write cache", "parallel", None]  # microkernel is ours, not in the historical table
-    assert all(s["description_zh"].strip() for s in ladder.STAGES)
+    assert all(s["description"].strip() for s in ladder.STAGES)
 
 
 def test_unknown_stage_rejected(target):

@@ -77,51 +77,53 @@ from tvm import s_tir, te
 
 from experiments import targets
 
+# What each stage's schedule does (the page's words about the stages are in docs/gemm-ladder.md).
 STAGES: list[dict[str, str]] = [
     {
         "name": "baseline",
         "historical_name": "baseline",
-        "description_zh": "默认三重循环 i, j, k，不做任何调度（TensorIR 默认循环，初始化在 k 循环内）。",
+        "description": "the default triple loop i, j, k, unscheduled (TensorIR's default loops, "
+        "init inside the k loop)",
     },
     {
         "name": "blocking",
         "historical_name": "blocking",
-        "description_zh": "分块：i、j 按 bm x bn（默认 32x32）切分，k 按 bk（默认 4）切分，"
-        "循环顺序 io, jo, ko, ki, ii, ji，使块内数据驻留缓存。",
+        "description": "i and j split by bm x bn (default 32x32), k by bk (default 4), "
+        "loop order io, jo, ko, ki, ii, ji, so a block's data stays in cache",
     },
     {
         "name": "vectorization",
         "historical_name": "vectorization",
-        "description_zh": "在分块基础上把最内层 ji 循环向量化（AVX2 下为 ymm 的 FMA）。",
+        "description": "blocking, with the innermost ji loop vectorised (ymm FMA under AVX2)",
     },
     {
         "name": "loop_permutation",
         "historical_name": "loop permutation",
-        "description_zh": "循环重排为 io, jo, ko, ii, ki, ji，使最内层对 B 和 C 的访问连续。",
+        "description": "loops reordered to io, jo, ko, ii, ki, ji, so the innermost accesses to B and C are contiguous",
     },
     {
         "name": "packing",
         "historical_name": "packing",
-        "description_zh": "数组重排：把 B 打包成 [N/bn, K, bn] 的连续布局（cache_read + transform_layout），"
-        "打包循环按原教程向量化并在外层并行。",
+        "description": "B packed into a contiguous [N/bn, K, bn] layout (cache_read + transform_layout); the packing "
+        "loop is vectorised as in the tutorial and parallel over its outer loop",
     },
     {
         "name": "write_cache",
         "historical_name": "write cache",
-        "description_zh": "写缓存：在 local 块中累加 bm x bn 的 C 子块（cache_write），"
-        "k 循环结束后写回 C；内层 ki 展开。",
+        "description": "a bm x bn block of C accumulated in a local buffer (cache_write) and written back to C after "
+        "the k loop; the inner ki loop unrolled",
     },
     {
         "name": "parallel",
         "historical_name": "parallel",
-        "description_zh": "在写缓存基础上把最外层 io 循环并行化（线程数由 TVM_NUM_THREADS 决定）。",
+        "description": "write cache, with the outermost io loop parallel (threads from TVM_NUM_THREADS)",
     },
     {
         "name": "microkernel",
         "historical_name": None,  # not in the historical table: added by this study
-        "description_zh": "BLIS 式微内核：B 打包成 [N/NR, K, NR]（在被计时的函数内），K 按 KC 分块"
-        "（rfactor 出每个 KC 块的部分和，放在 MR x NR 的寄存器块上），MR 与内层 k 展开，"
-        "NR 按目标的 SIMD 宽度向量化，M 块在各核间并行。",
+        "description": "BLIS-style: B packed into [N/NR, K, NR] inside the timed function, K blocked by KC (rfactor "
+        "gives each KC block's partial sum, on an MR x NR register tile), MR and the inner k unrolled, NR "
+        "vectorised to the target's SIMD width, M blocks parallel across cores",
     },
 ]
 

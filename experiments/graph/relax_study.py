@@ -553,9 +553,10 @@ def resnet18(seed: int = 0, spec: ResNetSpec | None = None
 # ---------------------------------------------------------------------------
 
 
-def pipeline_steps(variant: str = "decompose") -> list[tuple[str, str, Any]]:
-    """Fresh ``(step name, description_zh, pass or None)`` list (written for the
-    conv unit; the same passes are applied to ResNet-18).
+def pipeline_steps(variant: str = "decompose") -> list[tuple[str, Any]]:
+    """Fresh ``(step name, pass or None)`` list (written for the conv unit; the same
+    passes are applied to ResNet-18).  What each step does is said on the page
+    (docs/words/graph.yaml, ``step_diffs.step``, by variant and step name).
 
     ``"decompose"`` is Relax's own inference path (DecomposeOpsForInference ->
     ... -> FuseTIR).  ``"fold_bn"`` replaces the decomposition by
@@ -564,35 +565,24 @@ def pipeline_steps(variant: str = "decompose") -> list[tuple[str, str, Any]]:
     """
     head = {
         "decompose": [
-            ("DecomposeOpsForInference",
-             "把推理模式的 batch_norm 拆成 expand_dims/subtract/add/sqrt/divide/multiply/add 等基本算子（对应 Relay 的 SimplifyInference）。",
-             rt.DecomposeOpsForInference()),
-            ("CanonicalizeBindings",
-             "规范化绑定：去掉 TupleGetItem 和变量到变量的别名绑定，让 relu 直接使用 BN 的算术结果；已无用的三元组绑定要到 FoldConstant 才被清掉。",
-             rt.CanonicalizeBindings()),
-            ("FoldConstant",
-             "常量折叠：只依赖常量的子表达式（BN 统计量的 expand_dims、var+eps、sqrt）在编译期算好；不做重结合，四个逐元素算子仍在。",
-             rt.FoldConstant()),
+            ("DecomposeOpsForInference", rt.DecomposeOpsForInference()),   # Relay's SimplifyInference
+            # drops TupleGetItem and var-to-var aliases; the dead tuple binding goes only at FoldConstant
+            ("CanonicalizeBindings", rt.CanonicalizeBindings()),
+            ("FoldConstant", rt.FoldConstant()),   # no re-association: four elementwise ops remain
         ],
         "fold_bn": [
-            ("FoldBatchnormToConv2D",
-             "把 conv2d 后的推理 BN 折进卷积：权重乘以 gamma/sqrt(var+eps)，再加 beta-mean*scale（FoldScaleAxis 的 Relax 特例）；常量子表达式此时尚未求值。",
-             rt.FoldBatchnormToConv2D()),
-            ("FoldConstant",
-             "常量折叠：算出新的卷积权重和 shift 常量，BN 只剩一个逐通道加法。",
-             rt.FoldConstant()),
+            ("FoldBatchnormToConv2D", rt.FoldBatchnormToConv2D()),   # constant sub-expressions not yet evaluated
+            ("FoldConstant", rt.FoldConstant()),   # new conv weight and shift: BN is one per-channel add
         ],
     }[variant]
     tail = [
-        ("LegalizeOps", "把每个高层 Relax 算子降级为一个 TIR PrimFunc，经 call_tir 调用。", rt.LegalizeOps()),
-        ("AnnotateTIROpPattern", "给每个 PrimFunc 标注算子模式（elemwise/broadcast/injective/out-ewise-fusable 等），供融合使用；IR 文本中只多了属性。",
-         rt.AnnotateTIROpPattern()),
-        ("FuseOps", "按算子模式把 conv2d 与其后的逐元素算子分组为一个 Primitive Relax 函数（图级融合）。", rt.FuseOps()),
-        ("FuseTIR", "把每个融合组内的多个 PrimFunc 合成一个 PrimFunc（一个内核）。", rt.FuseTIR()),
-        ("DeadCodeElimination", "删除不再被调用的函数和无用绑定；这里 FuseTIR 已经删掉了被合并的 PrimFunc，此步通常不改变 IR（表中“IR 改变”一列如实给出）。",
-         rt.DeadCodeElimination()),
+        ("LegalizeOps", rt.LegalizeOps()),
+        ("AnnotateTIROpPattern", rt.AnnotateTIROpPattern()),   # only attributes change in the IR text
+        ("FuseOps", rt.FuseOps()),
+        ("FuseTIR", rt.FuseTIR()),
+        ("DeadCodeElimination", rt.DeadCodeElimination()),   # FuseTIR already removed the merged PrimFuncs
     ]
-    return [("imported", "构图并用 BindParams 绑定权重后的原始 IR（不运行任何 Pass）。", None)] + head + tail
+    return [("imported", None)] + head + tail   # imported: BindParams done, no pass run
 
 
 PIPELINE = pipeline_steps("decompose")
@@ -607,14 +597,13 @@ class StepResult:
 
     index: int
     name: str
-    description_zh: str
     text: str
     stats: dict[str, Any]
     changed: bool
     mod: tvm.IRModule = dataclasses.field(repr=False)
 
 
-def apply_pipeline(mod: tvm.IRModule, steps: Sequence[tuple[str, str, Any]] | None = None
+def apply_pipeline(mod: tvm.IRModule, steps: Sequence[tuple[str, Any]] | None = None
                    ) -> list[StepResult]:
     """Apply ``steps`` (default: ``pipeline_steps("decompose")``) one at a time.
 
@@ -623,10 +612,10 @@ def apply_pipeline(mod: tvm.IRModule, steps: Sequence[tuple[str, str, Any]] | No
     """
     steps = pipeline_steps() if steps is None else steps
     results = []
-    for i, (name, desc, p) in enumerate(steps):
+    for i, (name, p) in enumerate(steps):
         before, mod = mod, (mod if p is None else p(mod))
         changed = p is not None and not tvm_ffi.structural_equal(before, mod)
-        results.append(StepResult(i, name, desc, mod.script(), ir_stats(mod), changed, mod))
+        results.append(StepResult(i, name, mod.script(), ir_stats(mod), changed, mod))
     return results
 
 
@@ -819,32 +808,23 @@ def check(outputs: Any, reference: Any, rtol: float = 1e-4) -> dict[str, Any]:
 
 
 def pass_map() -> list[dict[str, Any]]:
-    """Fresh list of §24 Relay passes with group, Relax equivalent and a note."""
+    """Fresh list of the §24 Relay passes, in the seed's order, with their Relax equivalent (None:
+    there is none in 0.27).  Their group is the seed table's (archive/tables/s24_passes.yaml); the
+    note on each is said on the page (docs/words/graph.yaml, ``pass_map.note``)."""
     rows = [
-        ("Legalize", "语义简化", "LegalizeOps",
-         "名字相近但职责不同：Relay 的 Legalize 按目标把算子改写成别的 Relay 算子，Relax 的 LegalizeOps 则把高层算子直接降级为 TIR PrimFunc（call_tir），相当于 Relay 的 Legalize 加上 TE 下降这一步。"),
-        ("SimplifyInference", "语义简化", "DecomposeOpsForInference",
-         "同一件事（把推理时的 batch_norm 等拆成基本算子），但 Relax 写成 (x-mean)/sqrt(var+eps)*gamma+beta 而不是 x*scale+shift，所以之后 FoldConstant 折不出 scale/shift。"),
-        ("EliminateCommonSubexpr", "常量和表达式", "EliminateCommonSubexpr",
-         "直接对应：在数据流块内合并相同的调用；被替换的绑定留成 lv1 = lv 的别名，要靠 CanonicalizeBindings 清掉。"),
-        ("CombineParallelConv2D", "常量和表达式", None,
-         "0.27 的 relax.transform 中没有合并并行卷积的 Pass（编译库注册的名字里也没有），只有针对 matmul 的 CombineParallelMatmul。"),
-        ("CombineParallelDense", "常量和表达式", "CombineParallelMatmul",
-         "对应：共享同一输入的多个 matmul 被合成一个（权重 concat 后一次 matmul，再 split）。"),
-        ("FoldConstant", "常量和表达式", "FoldConstant",
-         "直接对应：只依赖常量的子表达式在编译期求值；同样不做重结合，(x*2)*3 不会变成 x*6。"),
-        ("FoldScaleAxis", "常量和表达式", "FoldBatchnormToConv2D",
-         "只有特例：FoldBatchnormToConv2D 把紧跟 conv2d 的推理 batch_norm 的缩放折进卷积权重（其文档自称 FoldScaleAxis 的特例），一般的逐轴缩放前移/后移没有对应 Pass。"),
-        ("CanonicalizeCast", "常量和表达式", None,
-         "Relax 没有对应 Pass：不存在为融合而调整 cast 位置的规范化步骤，名字相近的 CanonicalizeBindings 做的是绑定规范化。"),
-        ("CanonicalizeOps", "常量和表达式", None,
-         "Relax 没有对应 Pass：它主要把 nn.bias_add 展开成 expand_dims+add，而 Relax 根本没有 bias_add 算子，前端直接生成 add。"),
-        ("AlterOpLayout", "布局", "ConvertLayout",
-         "近似对应：ConvertLayout 按用户给定的布局（如 NCHW->NHWC）改写算子并插入 permute_dims，对应的是 Relay 的 ConvertLayout；按目标自动选 NCHWc 等布局的 AlterOpLayout 没有自动等价物，AlterOpImpl 只能按用户提供的 PrimFunc 和索引映射替换实现。"),
-        ("FuseOps", "融合", "FuseOps",
-         "对应，但分成两步：FuseOps 按算子模式分组成 Primitive Relax 函数，FuseTIR 再把组内 PrimFunc 合成一个内核；前面必须先 LegalizeOps 和 AnnotateTIROpPattern。"),
+        ("Legalize", "LegalizeOps"),   # same name, another job: lowers to TIR (Relay's Legalize + TE lowering)
+        ("SimplifyInference", "DecomposeOpsForInference"),   # but (x-mean)/sqrt(var+eps)*gamma+beta, no scale/shift
+        ("EliminateCommonSubexpr", "EliminateCommonSubexpr"),
+        ("CombineParallelConv2D", None),   # only CombineParallelMatmul exists
+        ("CombineParallelDense", "CombineParallelMatmul"),
+        ("FoldConstant", "FoldConstant"),
+        ("FoldScaleAxis", "FoldBatchnormToConv2D"),   # the conv2d -> batch_norm special case only
+        ("CanonicalizeCast", None),
+        ("CanonicalizeOps", None),   # Relax has no bias_add to expand
+        ("AlterOpLayout", "ConvertLayout"),   # user-given layouts only; no target-chosen NCHWc
+        ("FuseOps", "FuseOps"),   # then FuseTIR, after LegalizeOps and AnnotateTIROpPattern
     ]
-    return [{"relay_pass": r, "group_zh": g, "relax_equivalent": e, "note_zh": n} for r, g, e, n in rows]
+    return [{"relay_pass": r, "relax_equivalent": e} for r, e in rows]
 
 
 PASS_MAP = pass_map()
@@ -970,41 +950,28 @@ def demonstrate(relay_pass: str) -> dict[str, Any]:
 def migration() -> list[dict[str, str]]:
     """Fresh list of the seed's old APIs with their verified 0.27 replacement.
 
-    ``new_api`` is a dotted path that :func:`resolve_api` imports.
+    ``new_api`` is a dotted path that :func:`resolve_api` imports; the note on each
+    is said on the page (docs/words/graph.yaml, ``migration.note``, by old API).
     """
     rows = [
-        ("tvm.build", "tvm.compile",
-         "0.27 仍有 tvm.build，但它只是 tvm.tirx.build 的弃用别名（发 DeprecationWarning，只收 TIR）；含 Relax 函数的 IRModule 用 tvm.compile 编译，得到 Executable。"),
-        ("tvm.relay.build", "tvm.compile",
-         "tvm.relay 已整体删除；tvm.compile(mod, target) 对 Relax 模块返回 VMExecutable，交给 relax.VirtualMachine 运行，不再返回 graph JSON + lib + params。"),
-        ("relay.Module.from_expr", "tvm.IRModule.from_expr",
-         "relay.Module 早已更名为 tvm.IRModule；今天一般由 BlockBuilder.get() 或 TVMScript 的 @I.ir_module 直接得到 IRModule。"),
-        ("relay.expr.var / relay.var", "tvm.relax.Var",
-         "变量注解改用 relax.TensorType(shape, dtype)；0.27 的 Python API 里没有 StructInfo（relax.TensorStructInfo 不存在），表达式的类型在 expr.ty。"),
-        ("relay.expr.const", "tvm.relax.const", "接受 Python 标量或 NumPy 数组，可指定 dtype。"),
-        ("relay.op.tensor.add", "tvm.relax.op.add", "算子在 relax.op 下；在 BlockBuilder 里用 bb.emit(relax.op.add(a, b)) 绑定到变量。"),
-        ("relay.expr.Function", "tvm.relax.Function",
-         "可以直接构造，但通常用 BlockBuilder.function(...) 或 TVMScript 的 @R.function；函数体是带数据流块的 SeqExpr。"),
-        ("relay.scalar_type", "tvm.relax.TensorType",
-         "标量张量写成 relax.TensorType((), dtype)（0 维张量）；tvm.ir.PrimType 表示的是非张量的 PrimValue。"),
-        ("relay.transform.*", "tvm.relax.transform",
-         "Pass 都在 relax.transform 下，但名字和覆盖范围不同，逐个对照见 PASS_MAP。"),
-        ("tvm.transform.PassContext(opt_level=3)", "tvm.transform.PassContext",
-         "PassContext 仍在（默认 opt_level=2），但 Relax Pass 大多是 opt_level=0，优化内容由显式的 pipeline 决定，opt_level=3 不会再自动打开融合或常量折叠。"),
-        ("te.create_schedule", "tvm.s_tir.Schedule",
-         "TE 调度已删除：用 te.create_prim_func 把 compute 变成 PrimFunc，再用 TensorIR 的 s_tir.Schedule 调度。"),
-        ("tvm.lower", "tvm.tirx.get_tir_pipeline",
-         "没有 tvm.lower；降级 Pass 序列由 tvm.tirx.get_tir_pipeline 给出（返回 (pipeline, host 收尾, device 收尾) 三元组，且要求 PrimFunc 已带 target），通常直接在 tvm.compile / tvm.tirx.build 内部完成。"),
-        ("graph runtime (graph_runtime / graph_executor)", "tvm.relax.VirtualMachine",
-         "graph_runtime/graph_executor 随 Relay 删除（tvm.contrib.graph_executor 不存在）；Relax 程序在 VirtualMachine(ex, tvm.cpu()) 上执行。"),
-        ("mod.astext", "tvm.IRModule.script",
-         "IRModule 没有 astext 了；script() 输出可被 tvm.script.from_source 解析回来的 TVMScript，常量默认以 metadata 引用省略。"),
-        ("lib.get_source", "tvm.runtime.Module.inspect_source",
-         "runtime.Module 没有 get_source 了；对 tvm.compile 的结果取 ex.mod.imports 中 kind 为 llvm 的模块，inspect_source('ll') 得 LLVM IR，inspect_source('asm') 得汇编。"),
-        ("AutoTVM", "tvm.s_tir.meta_schedule",
-         "tvm.autotvm（以及 auto_scheduler）已删除；调优框架是 MetaSchedule，作用在 TensorIR 上。"),
+        ("tvm.build", "tvm.compile"),
+        ("tvm.relay.build", "tvm.compile"),
+        ("relay.Module.from_expr", "tvm.IRModule.from_expr"),
+        ("relay.expr.var / relay.var", "tvm.relax.Var"),
+        ("relay.expr.const", "tvm.relax.const"),
+        ("relay.op.tensor.add", "tvm.relax.op.add"),
+        ("relay.expr.Function", "tvm.relax.Function"),
+        ("relay.scalar_type", "tvm.relax.TensorType"),
+        ("relay.transform.*", "tvm.relax.transform"),
+        ("tvm.transform.PassContext(opt_level=3)", "tvm.transform.PassContext"),
+        ("te.create_schedule", "tvm.s_tir.Schedule"),
+        ("tvm.lower", "tvm.tirx.get_tir_pipeline"),
+        ("graph runtime (graph_runtime / graph_executor)", "tvm.relax.VirtualMachine"),
+        ("mod.astext", "tvm.IRModule.script"),
+        ("lib.get_source", "tvm.runtime.Module.inspect_source"),
+        ("AutoTVM", "tvm.s_tir.meta_schedule"),
     ]
-    return [{"old_api": o, "era": "TVM 0.6/0.7", "new_api": n, "note_zh": z} for o, n, z in rows]
+    return [{"old_api": o, "era": "TVM 0.6/0.7", "new_api": n} for o, n in rows]
 
 
 MIGRATION = migration()

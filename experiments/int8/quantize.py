@@ -30,7 +30,7 @@ operators:
   the same, so the integers equal those of the legalized operators.
 * Everything else (``mean``, padding emitted as a float ``call_tir``, ...) runs
   in float on dequantized inputs; :func:`rewrite` lists each such operator with
-  the reason and counts every quantize/dequantize conversion left.
+  a reason code and counts every quantize/dequantize conversion left.
 
 Nothing here is tuned or timed; the ``int8`` family does that.
 """
@@ -51,12 +51,16 @@ SCHEMES = ("int8", "uint8")
 PERCENTILE = 99.99
 MSE_CANDIDATES = (99.0, 99.9, 99.99, 99.999, 100.0)
 SHAPE_OPS = {"relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.flatten"}
-SHAPE_REASON = "只搬运数据的形状操作：输入是浮点时保持浮点（输入是整数时随整数走，不在此列）"
+# Why an operator stays in float, as a code the report records (the words for each code are the
+# page's: docs/words/int8.yaml, float_ops.reason).  A shape operator follows its input: it is listed
+# only when that input is float; an operator with none of these reasons has no integer implementation.
+SHAPE_REASON = "shape_only"
 FLOAT_REASONS = {
-    "relax.nn.max_pool2d": "输入来自浮点算子（前面的 Pad 是浮点 call_tir），保持浮点",
-    "relax.mean": "全局平均池化在整数里会截断求和后的除法，保留浮点（每次推理一次，耗时很小）",
-    "relax.call_tir": "ONNX Pad 导入为以 float32 写成的 TIR 函数（call_tir），不能直接吃整数张量",
+    "relax.nn.max_pool2d": "after_float_pad",   # its input comes from the float Pad (call_tir)
+    "relax.mean": "mean_truncates",             # global average pooling: integer division would truncate
+    "relax.call_tir": "pad_as_float_tir",       # ONNX Pad imports as a TIR function written in float32
 }
+NO_INTEGER_OP = "no_integer_op"
 
 
 # ---------------------------------------------------------------------------
@@ -483,8 +487,8 @@ class _Rewriter:
             return
         self.report.float_ops.append({"op": (name or "?").replace("relax.", ""), "var": var.name,
                                       "input": "integer, dequantized first" if ints else "float",
-                                      "reason": FLOAT_REASONS.get(name, SHAPE_REASON if name in SHAPE_OPS
-                                                                  else "没有整数实现")})
+                                      "reason_code": FLOAT_REASONS.get(name, SHAPE_REASON if name in SHAPE_OPS
+                                                                       else NO_INTEGER_OP)})
         remap = {a: self._float(a) for a in args if isinstance(a, self.relax.Var) and a in self.env}
         for a in args:
             if isinstance(a, self.relax.Tuple):

@@ -13,6 +13,12 @@ reportgen/render/cells.py) by the code and only the words around them live in th
 Every other character of a text, braces included, is verbatim. A missing file, a missing key or a
 placeholder the code does not supply is a ReportError naming the file and the key.
 Words are trusted repository text, like the templates.
+
+Words about a fact a record carries (what a pass does, what a kernel optimizes, why an operator
+stays in float) are filed under that fact: the record holds the key (a pass name, a kernel name,
+a reason code), never the sentence, and the page asks ``W_for("graph.pass_map.note", relay_pass)``.
+Such a key is taken whole (an API name like ``relay.expr.var`` keeps its dots), and a record
+string is only ever a key, never text that reaches the page.
 """
 import re
 from functools import lru_cache
@@ -46,16 +52,19 @@ def catalog(name):
     return path, _load(path, mtime)
 
 
-def W(key, /, **values):
-    """The text of a key with its placeholders filled in."""
-    name, *parts = key.split(".")
-    path, node = catalog(name)
+def _walk(key, parts):
+    """The node at ``parts`` of the words file the key names, with that file's path for errors."""
+    path, node = catalog(key.split(".")[0])
     where = path.relative_to(ROOT)
     for part in parts:
         if not isinstance(node, dict) or part not in node:
             raise ReportError(f"{where}: no text for the key '{key}'")
         node = node[part]
-    if not isinstance(node, str):
+    return where, node
+
+
+def _fill(where, key, text, values):
+    if not isinstance(text, str):
         raise ReportError(f"{where}: the key '{key}' is not a text")
 
     def fill(m):
@@ -63,4 +72,22 @@ def W(key, /, **values):
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
         return format(values[m.group(1)], m.group(2) or "")
-    return PLACEHOLDER.sub(fill, node) if values or "{" in node else node
+    return PLACEHOLDER.sub(fill, text) if values or "{" in text else text
+
+
+def W(key, /, **values):
+    """The text of a key with its placeholders filled in."""
+    where, node = _walk(key, key.split(".")[1:])
+    return _fill(where, key, node, values)
+
+
+def W_for(group, /, *facts, **values):
+    """The text filed under ``facts`` (keys a record carries, each one mapping key taken whole) in
+    the group ``group`` (a dotted key, as for W): ``W_for("graph.step_diffs.step", "fold_bn", "FoldConstant")``."""
+    where, node = _walk(group, group.split(".")[1:])
+    for depth, fact in enumerate(facts):
+        if not isinstance(node, dict) or not isinstance(fact, str) or fact not in node:
+            under = "".join(f"[{f}]" for f in facts[:depth])
+            raise ReportError(f"{where}: no text for {fact!r} in '{group}{under}' (add it to the words file)")
+        node = node[fact]
+    return _fill(where, group + "".join(f"[{f}]" for f in facts), node, values)

@@ -8,7 +8,7 @@ from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main
 from reportgen.data import merge
 from reportgen.render.figures import derive, fmt_number, operand
 from study.identity import kernel_isa
-from reportgen.data.words import W
+from reportgen.data.words import W, W_for
 
 VERDICT_ZH = {"match": W("gemm.verdict_zh.match"),
               "match_if_truncated": W("gemm.verdict_zh.match_if_truncated"),
@@ -162,6 +162,11 @@ def _fma_text(evidence):
     return _esc(W("common.punct.enumeration_comma").join(used) if used else W("gemm.fma_text.s1"))
 
 
+def hand_optimizations(kernel):
+    """What a hand-ladder kernel does, filed under the kernel name its records carry (case.kernel)."""
+    return W_for("gemm.hand_ladder.optimizations", kernel)
+
+
 def hand_ladder(book, table, current):
     """§22 beside its retest: one row per kernel, historical and current columns per size."""
     fam = [c for c in merge.family(current, "gemm_hand").values()]
@@ -195,7 +200,7 @@ def hand_ladder(book, table, current):
             util = book.current(f"{top.record['id']}#util_measured",
                                 f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
                 W("gemm.hand_ladder.s8", isa=_esc(peak.record['case']['isa']))
-        detail.append([label, _esc(any_rec["extra"].get("optimizations", "")),
+        detail.append([label, _esc(hand_optimizations(name)),
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
                        _fma_text(any_rec["extra"].get("vector_fma_instructions"))])
     return {"speed": markdown(speed_headers, speed), "detail": markdown(detail_headers, detail)}

@@ -7,7 +7,8 @@ from reportgen.data import load, merge
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.render.figures import derive, fmt_number, operand
-from reportgen.data.words import W
+from reportgen.data.words import W, W_for
+from reportgen.errors import ReportError
 
 
 def _fam(current):
@@ -45,6 +46,11 @@ def step_table(book, current, variant, subject="conv"):
                      W("graph.step_table.head_7"), W("graph.step_table.head_8"), W("graph.step_table.head_9")], lines)
 
 
+def step_words(case):
+    """What a pipeline step does: the words filed under its pipeline and pass (a record holds only those keys)."""
+    return W_for("graph.step_diffs.step", case["pipeline"], case["pass"])
+
+
 def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
     """A collapsible unified diff of the IR text between consecutive steps."""
     steps = _steps(current, variant, subject)
@@ -54,7 +60,7 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"])
         after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
-        title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], description_zh=rec['extra']['description_zh'])
+        title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case']))
         link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
         body = "\n".join(diff[:400]) if diff else W("graph.step_diffs.s3")
         if len(diff) > 400:
@@ -73,7 +79,21 @@ def hello(current, data_prefix):
     return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.s1", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.s2") if extra['script_roundtrip'] else W("graph.step_table.s3"), links=links))
 
 
-def pass_map(book, current, data_prefix):
+def pass_group(passes, relay_pass):
+    """A Relay pass's group in the §24 table (archive/tables/s24_passes.yaml), the seed's own grouping."""
+    try:
+        return passes.cell(relay_pass, "group").text
+    except KeyError:
+        raise ReportError(f"archive/tables/{passes.id}.yaml: no row for the Relay pass {relay_pass!r} "
+                          "that a pass-map record names") from None
+
+
+def pass_note(case):
+    """The pass map's note on a Relay pass, filed under the pass name its record carries."""
+    return W_for("graph.pass_map.note", case["relay_pass"])
+
+
+def pass_map(book, passes, current, data_prefix):
     rows = [c for c in _fam(current).values() if "relay_pass" in c.record["case"]]  # §24 order
     lines, details = [], []
     for cur in rows:
@@ -89,9 +109,9 @@ def pass_map(book, current, data_prefix):
         else:
             verdict = book.failed(cur)
             detail = "—"
-        lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(extra["group_zh"]),
+        lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(pass_group(passes, rec['case']['relay_pass'])),
                       f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else W("graph.pass_map.s4"),
-                      _esc(extra["note_zh"]), verdict, _esc(detail)])
+                      _esc(pass_note(rec["case"])), verdict, _esc(detail)])
     return markdown([W("graph.pass_map.head_1"), W("graph.pass_map.head_2"), W("graph.pass_map.head_3"), W("graph.pass_map.head_4"), W("graph.pass_map.head_5"), W("graph.pass_map.head_6")], lines) + "\n\n" + "\n".join(details)
 
 
@@ -102,6 +122,11 @@ def _demo_details(rec, extra, data_prefix):
     return f'??? example "{_esc(title)}"\n' + cells.code_block("\n".join(diff), "diff", "    ") + "\n"
 
 
+def migration_note(case):
+    """The migration table's note on an old API, filed under the old API its record carries."""
+    return W_for("graph.migration.note", case["old_api"])
+
+
 def migration(book, current):
     rows = [c for c in _fam(current).values() if "old_api" in c.record["case"]]  # the seed's order
     lines = []
@@ -109,7 +134,7 @@ def migration(book, current):
         extra = cur.record["extra"]
         status = book.current(f"{cur.record['id']}#resolves", W("graph.migration.s1"), "evidence", cur) if cur.ok else book.failed(cur)
         lines.append([f"{_code(extra['old_api'])}", _esc(extra["era"]), f"{_code(extra['new_api'])}",
-                      _esc(extra["note_zh"]), status])
+                      _esc(migration_note(cur.record["case"])), status])
     return markdown([W("graph.migration.head_1"), W("graph.migration.head_2"), W("graph.migration.head_3"), W("graph.pass_map.head_4"), W("graph.migration.head_5")], lines)
 
 
@@ -137,7 +162,7 @@ def names(site):
         "fusion_summary": lambda variant, subject="conv": fusion_summary(b, d.current, variant, subject),
         "graph_diffs": lambda variant: step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
         "graph_hello": lambda: hello(d.current, b.data_prefix()),
-        "pass_map": lambda: pass_map(b, d.current, b.data_prefix()),
+        "pass_map": lambda: pass_map(b, d.tables["s24_passes"], d.current, b.data_prefix()),
         "api_migration": lambda: migration(b, d.current),
         "graph_finding": lambda: finding(b, d.current),
     }

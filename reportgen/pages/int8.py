@@ -3,7 +3,7 @@ from reportgen.data import merge
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
-from reportgen.data.words import W
+from reportgen.data.words import W, W_for
 
 ENGINES = [  # (engine, label)
     ("tvm_fp32", W("int8.engines.s1")), ("tvm_int8", W("int8.engines.s2")), ("tvm_fp32_tuned", W("int8.engines.s3")),
@@ -105,11 +105,25 @@ def _config(current, model, method, scheme):
                  and c.record["case"].get("scheme") == scheme), None)
 
 
+# Records written before the rewrite recorded a reason code (every run committed up to 20261201T124020Z)
+# carry the sentence itself in "reason", never shown; their reason followed from the operator alone, by
+# the rule quantize.py had then: these operators had their own, any other had no integer implementation.
+_REASON_OF_OLD_OP = {"nn.max_pool2d": "after_float_pad", "mean": "mean_truncates", "call_tir": "pad_as_float_tir",
+                     "reshape": "shape_only", "permute_dims": "shape_only", "squeeze": "shape_only",
+                     "flatten": "shape_only"}
+
+
+def float_reason(float_op):
+    """Why the rewrite left an operator in float: the words filed under its reason code."""
+    code = float_op.get("reason_code") or _REASON_OF_OLD_OP.get(float_op["op"], "no_integer_op")
+    return W_for("int8.float_ops.reason", code)
+
+
 def float_ops(book, current, model, method=None, scheme=None):
     cur = _config(current, model, method, scheme)
     if cur is None or not cur.ok:
         return W("int8.training.text")
-    rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(f["reason"])]
+    rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(float_reason(f))]
             for f in cur.record["extra"]["rewrite"]["float_ops"]]
     link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.s1"), cur)
     return W("int8.float_ops.s2", link=link) + markdown([W("int8.float_ops.head_1"), W("int8.float_ops.head_2"), W("int8.float_ops.head_3"), W("int8.float_ops.head_4")], rows)
