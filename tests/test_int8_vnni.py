@@ -175,8 +175,15 @@ def test_tensorizing_lines_are_counted_per_task(tmp_path):
                                                        "tuned_tasks": 2, "log_lines": {"dot_16x4_vnni": 1}}
 
 
-def test_vnni_layout_follows_the_target_and_the_profile():
+def test_vnni_layout_follows_the_target_and_the_profile(monkeypatch):
+    """The choice only; registering the intrinsic imports TVM's tensor intrinsics (11 s or more),
+    which the slow tensorization tests exercise for real."""
     from experiments import int8_quant
+    from experiments.gemm import vnni
+    registered = []
+    monkeypatch.setattr(vnni, "override_shipped", lambda: registered.append(True))
     assert not int8_quant.vnni_layout({}, tvm.target.Target({"kind": "llvm", "mcpu": "haswell"}))
     assert not int8_quant.vnni_layout({"vnni": False}, tvm.target.Target(VNNI_TARGET))
+    assert registered == []
     assert int8_quant.vnni_layout({}, tvm.target.Target(VNNI_TARGET))
+    assert registered == [True]   # the byte-operand intrinsic is registered exactly when it is chosen
