@@ -2,6 +2,7 @@
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from urllib.parse import urlparse
@@ -169,16 +170,31 @@ SCREENS = os.path.join(os.path.dirname(__file__), "output", "screens")
 RENDERED = "[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')"
 
 
-@pytest.fixture(scope="module")
-def sweep(built_site, server, browser):
-    """Every page visited once per width, its findings shared by the whole-site tests below (one
-    pass at 1280 px serves the console, wide-table and screenshot checks; one at 390 px the
-    phone-width tables) instead of one full pass per test."""
+def _longest_run(path):
+    """The longest run of non-space characters in a page's article: what can push a table wide."""
+    text = re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8", errors="replace"))
+    return max((len(w) for w in text.split()), default=0)
+
+
+def _sampled_pages(built_site):
+    """The fast tier's pages: every page that is not a per-record provenance page, plus the record
+    pages most likely to overflow (the longest unbroken strings, the most tables).  The slow tier
+    sweeps every page (test_every_page_of_the_site)."""
+    site = built_site / "site"
+    pages = _site_pages(built_site)
+    records = [p for p in pages if p.startswith("provenance/") and p.count("/") >= 2]
+    by_run = sorted(records, key=lambda p: -_longest_run(site / p))[:3]
+    by_tables = sorted(records, key=lambda p: -(site / p).read_text(encoding="utf-8").count("<table"))[:2]
+    return [p for p in pages if p not in records or p in by_run + by_tables]
+
+
+def _sweep(built_site, server, browser, pages):
+    """Every given page visited once per width: one pass at 1280 px serves the console, wide-table
+    and screenshot checks, one at 390 px the phone-width tables."""
     from reportgen.commands import pdf
     os.makedirs(SCREENS, exist_ok=True)
     nav = {f"{md.removesuffix('.md')}.html": f"{i:02d}-{md.removesuffix('.md')}.png"
            for i, (_, md) in enumerate(pdf.nav_pages(built_site)[0])}
-    pages = _site_pages(built_site)
     assert set(nav) <= set(pages)
     found = {"said": [], "wide": {1280: {}, 390: {}}, "shots": []}
     here = [None]
@@ -189,7 +205,8 @@ def sweep(built_site, server, browser):
     pg.on("pageerror", lambda e: found["said"].append((here[0], "pageerror", str(e))))
     for path in pages:
         here[0] = path
-        pg.goto(f"{server}/{path}", wait_until="networkidle")
+        # "load", then the charts' own rendered flag: waiting for network idle costs half a second a page
+        pg.goto(f"{server}/{path}", wait_until="load")
         if pg.locator("div.vchart").count():
             pg.wait_for_function(RENDERED, timeout=20000)
         if wide := pg.evaluate(_WIDE_TABLES):
@@ -207,6 +224,27 @@ def sweep(built_site, server, browser):
     context.close()
     found["nav"] = len(nav)
     return found
+
+
+@pytest.fixture(scope="module")
+def sweep(built_site, server, browser):
+    """The sampled pages' findings, shared by the whole-site tests below."""
+    return _sweep(built_site, server, browser, _sampled_pages(built_site))
+
+
+@pytest.mark.slow
+def test_every_page_of_the_site(built_site, server, browser):
+    """All pages, every per-record provenance page included: no wide table, no console warning."""
+    found = _sweep(built_site, server, browser, _site_pages(built_site))
+    assert found["wide"] == {1280: {}, 390: {}} and found["said"] == []
+
+
+def test_the_sample_keeps_every_kind_of_page(built_site):
+    pages = _site_pages(built_site)
+    sample = _sampled_pages(built_site)
+    assert [p for p in pages if not p.startswith("provenance/") or p.count("/") < 2] == \
+        [p for p in sample if not p.startswith("provenance/") or p.count("/") < 2]
+    assert 1 <= sum(p.count("/") >= 2 for p in sample) <= 5 < sum(p.count("/") >= 2 for p in pages)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
