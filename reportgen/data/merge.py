@@ -10,6 +10,7 @@ Historical values are never touched here: they stay strings in archive.Table.
 from dataclasses import dataclass, field
 
 from study import identity
+from reportgen.data import frame
 from reportgen.errors import ReportError
 
 PROFILE_RANK = {"quick": 0, "standard": 1, "full": 2}
@@ -40,7 +41,7 @@ class Current:
 
 
 def current_records(runs):
-    """{case id: Current} over all runs."""
+    """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of)."""
     chosen = {}
     for run in runs:
         rank = (PROFILE_RANK.get(run.manifest["profile"], -1), run.manifest["finished_at"])
@@ -48,7 +49,7 @@ def current_records(runs):
             best = chosen.get(rec["id"])
             if best is None or rank >= best[0]:
                 chosen[rec["id"]] = (rank, Current(rec, run))
-    return {key: cur for key, (_rank, cur) in chosen.items()}
+    return frame.Records((key, cur) for key, (_rank, cur) in chosen.items())
 
 
 def family(current, name):
