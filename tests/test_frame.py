@@ -1,11 +1,13 @@
-"""The records as one frame: its rows and columns, its cache, and the archive's cells as a frame."""
+"""The records as one frame: its rows and columns, its cache, and queries that find exactly the
+records the dict code found before (checked against that code on the committed results)."""
 from pathlib import Path
 
 import pytest
 from helpers import ENV, record
 
 from study import identity
-from reportgen.data import archive, frame, load, merge
+from reportgen.data import archive, frame, load, merge, queries
+from reportgen.pages import e2e as e2e_page, int8 as int8_page
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "20260101T000000Z-standard-x"
@@ -57,7 +59,9 @@ def test_one_row_per_current_record_with_its_fields(current):
 def test_an_empty_mapping_is_an_empty_frame():
     f = frame.records_frame({})
     assert f.empty and {"family", "status", "machine", "current", "stats.p50"} <= set(f.columns)
-    assert frame.first(frame.select({}, "e2e", model="resnet18_v1")) is None and frame.currents(f) == []
+    assert queries.e2e({}, "resnet18_v1", "tf") is None and queries.e2e_models({}) == []
+    assert queries.e2e_tvm({}) == [] and queries.tvm_main_shape({}) is None and merge.family({}, "e2e") == {}
+    assert merge.peak({}, "float32", 1) is None and merge.isa_peak({}, "float32", 1, "avx2") is None
 
 
 def test_the_frame_is_kept_until_the_records_change(current):
@@ -67,11 +71,24 @@ def test_the_frame_is_kept_until_the_records_change(current):
     current[extra["id"]] = merge.Current(extra, None)
     after = frame.of(current)
     assert after is not before and extra["id"] in after.index and extra["id"] not in before.index
-    assert frame.first(frame.select(current, "e2e", model="vgg")) is current[extra["id"]]
+    assert queries.e2e(current, "vgg", "tf") is current[extra["id"]]
     del current[extra["id"]]
-    assert frame.first(frame.select(current, "e2e", model="vgg")) is None
+    assert queries.e2e(current, "vgg", "tf") is None
     plain = dict(current)   # a hand-made mapping gets a fresh frame each time
     assert frame.of(plain) is not frame.of(plain) and list(frame.of(plain).index) == list(current)
+
+
+def test_queries_on_the_fixture(current):
+    tf = current["e2e/model=resnet18_v1/engine=tf/batch=1/threads=1"]
+    assert queries.e2e(current, "resnet18_v1", "tf") is tf
+    assert queries.e2e(current, "resnet18_v1", "tf", batch=8) is None
+    assert queries.e2e(current, "mobilenet", "tvm_c", batch=8).record["case"]["batch"] == 8
+    assert queries.e2e_models(current) == ["resnet18_v1", "mobilenet"]
+    assert [c.record["case"]["engine"] for c in queries.e2e_tvm(current)] == ["tvm_c"]   # tvm_d failed
+    other = merge.Current(dict(tf.record, case=dict(tf.record["case"], input_size=64)), None)
+    assert queries.e2e(current, "resnet18_v1", "tvm_c", like=other) is None
+    assert queries.e2e(current, "resnet18_v1", "tvm_c", like=tf) is not None
+    assert list(merge.family(current, "numpy_gemm")) == [record()["id"]]
 
 
 def test_archive_frame_keeps_every_printed_string():
@@ -84,3 +101,95 @@ def test_archive_frame_keeps_every_printed_string():
     row = f.loc["s21_numpy/single_fp32/1024"]
     assert (row["table"], row["row"], row["column"], row["join.n"]) == ("s21_numpy", "single_fp32", "1024", 1024)
     assert row["text"] == tables["s21_numpy"].cell("single_fp32", "1024").text
+
+
+# The dict code the frame queries replaced, kept here as the reference they must agree with.
+def _family(current, name):
+    return {k: v for k, v in current.items() if v.record["experiment"] == name}
+
+
+def _old_e2e(current, model, engine, batch=1, like=None, family="e2e"):
+    for cur in _family(current, family).values():
+        case = cur.record["case"]
+        if case.get("model") == model and case.get("engine") == engine and case.get("batch", 1) == batch \
+                and (like is None or queries.comparable(cur, like)):
+            return cur
+    return None
+
+
+def _old_models(current, family):
+    seen = []
+    for cur in _family(current, family).values():
+        model = cur.record["case"].get("model")
+        if model and model not in seen:
+            seen.append(model)
+    return seen
+
+
+def _old_first(current, family, only_ok=False, **case):
+    return next((c for c in _family(current, family).values() if (c.ok or not only_ok)
+                 and all(c.record["case"].get(k) == v for k, v in case.items())), None)
+
+
+def _old_peak(current, dtype, threads):
+    best = None
+    for cur in _family(current, "machine_peak").values():
+        case = cur.record["case"]
+        if cur.ok and case["dtype"] == dtype and case["threads"] == threads:
+            if best is None or cur.gflops("p50") > best.gflops("p50"):
+                best = cur
+    return best
+
+
+def _old_main_shape(current):
+    fam = list(_family(current, "gemm_tvm").values())
+    shapes = {(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam}
+    tuned = {(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam
+             if c.record["case"]["stage"] == "autotuned"}
+    return max(tuned or shapes, key=lambda s: s[0] * s[1] * s[2]) if shapes else None
+
+
+@pytest.fixture(scope="module")
+def committed():
+    runs = load.read_runs(ROOT / "results")
+    return {mid: merge.current_records(merge.runs_of(runs, mid)) for mid in merge.machines(runs)}
+
+
+def test_queries_find_what_the_dict_code_found_on_the_committed_results(committed):
+    assert len(committed) >= 2
+    for current in committed.values():
+        for name in {c.record["experiment"] for c in current.values()} | {"absent"}:
+            assert merge.family(current, name) == _family(current, name)
+            assert list(merge.family(current, name)) == list(_family(current, name))
+        for family in ("e2e", "int8"):
+            assert queries.models(current, family) == _old_models(current, family)
+        assert queries.e2e_models(current) == _old_models(current, "e2e")
+        assert queries.tvm_main_shape(current) == _old_main_shape(current)
+        assert queries.tvm_family(current) == list(_family(current, "gemm_tvm").values())
+        for family in ("e2e", "int8"):
+            fam = _family(current, family).values()
+            engines = {c.record["case"].get("engine") for c in fam} | {"absent"}
+            batches = {c.record["case"].get("batch") for c in fam} | {1, 64}
+            likes = [None] + [c for c in fam if c.record["case"].get("engine") in ("tf", "tvm_fp32")]
+            for model in _old_models(current, family) + ["absent"]:
+                for engine in engines:
+                    for batch in batches:
+                        for like in likes:
+                            assert queries.e2e(current, model, engine, batch, like, family) is \
+                                _old_e2e(current, model, engine, batch, like, family)
+                    if family == "e2e":
+                        for batch in batches:
+                            assert e2e_page._get(current, model, engine, batch) is \
+                                _old_first(current, "e2e", model=model, engine=engine, batch=batch)
+                    else:
+                        assert int8_page.get(current, model, engine) is \
+                            _old_first(current, "int8", model=model, engine=engine)
+        for batch in (1, 8, 64):
+            assert queries.e2e_tvm(current, batch) == [
+                c for m in _old_models(current, "e2e")
+                for c in (_old_e2e(current, m, e, batch) for e in queries.TVM_ENGINES) if queries.ok(c)]
+        for c in _family(current, "machine_peak").values():
+            dtype, threads, isa = (c.record["case"][k] for k in ("dtype", "threads", "isa"))
+            assert merge.peak(current, dtype, threads) is _old_peak(current, dtype, threads)
+            assert merge.isa_peak(current, dtype, threads, isa) is \
+                _old_first(current, "machine_peak", True, dtype=dtype, threads=threads, isa=isa)

@@ -53,8 +53,8 @@ def current_records(runs):
 
 
 def family(current, name):
-    """The current records of one experiment family."""
-    return {k: v for k, v in current.items() if v.record["experiment"] == name}
+    """The current records of one experiment family, {case id: Current} in record order."""
+    return frame.as_dict(frame.select(current, name))
 
 
 def latest_environment(runs, currents):
@@ -74,22 +74,18 @@ def peak(current, dtype, threads, isa=None):
     exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
     if exact is not None:
         return exact
-    best = None
-    for cur in family(current, "machine_peak").values():
-        case = cur.record["case"]
-        if cur.ok and case["dtype"] == dtype and case["threads"] == threads:
-            if best is None or cur.gflops("p50") > best.gflops("p50"):
-                best = cur
-    return best
+    peaks = frame.currents(_peaks(current, dtype=dtype, threads=threads))
+    return max(peaks, key=lambda cur: cur.gflops("p50")) if peaks else None   # the first of equal peaks
 
 
 def isa_peak(current, dtype, threads, isa):
     """The measured peak record of exactly one ISA (machine_peak/.../isa=...), or None."""
-    for cur in family(current, "machine_peak").values():
-        case = cur.record["case"]
-        if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
-            return cur
-    return None
+    return frame.first(_peaks(current, dtype=dtype, threads=threads, isa=isa))
+
+
+def _peaks(current, **case):
+    rows = frame.select(current, "machine_peak", **case)
+    return rows[rows["status"] == "ok"]
 
 
 def machine_of(run):

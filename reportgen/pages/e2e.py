@@ -1,6 +1,6 @@
 """Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
-from reportgen.data import campaigns, merge
+from reportgen.data import campaigns, frame, merge, queries
 from reportgen.pages import int8
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
@@ -23,22 +23,12 @@ LATER = [(W("e2e.later.s1"), W("e2e.later.s2"), W("e2e.later.s3"), "INT8"), (W("
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
 
-def _fam(current):
-    return merge.family(current, "e2e")
-
-
 def models(current):
-    seen = []
-    for cur in _fam(current).values():
-        model = cur.record["case"].get("model")   # a family-level failure record has none
-        if model and model not in seen:
-            seen.append(model)
-    return seen
+    return queries.models(current, "e2e")   # a family-level failure record has no model
 
 
 def _get(current, model, engine, batch=1):
-    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
-                 and c.record["case"].get("engine") == engine and c.record["case"].get("batch") == batch), None)
+    return frame.first(frame.select(current, "e2e", model=model, engine=engine, batch=batch))
 
 
 def same_run(a, b):
@@ -153,7 +143,7 @@ def latency_table(book, current):
 
 def throughput_table(book, current):
     """Images per second at batch 1 and at every larger batch measured, and the gain from batching."""
-    batches = sorted({c.record["case"]["batch"] for c in _fam(current).values() if "batch" in c.record["case"]} - {1})
+    batches = sorted({c.record["case"]["batch"] for c in merge.family(current, "e2e").values() if "batch" in c.record["case"]} - {1})
     lines = []
     for model in models(current):
         for engine, scheme, *_ in SCHEMES:
