@@ -193,3 +193,16 @@ def test_queries_find_what_the_dict_code_found_on_the_committed_results(committe
             assert merge.peak(current, dtype, threads) is _old_peak(current, dtype, threads)
             assert merge.isa_peak(current, dtype, threads, isa) is \
                 _old_first(current, "machine_peak", True, dtype=dtype, threads=threads, isa=isa)
+
+
+def test_a_frame_table_takes_only_finished_strings():
+    import pandas as pd
+    from reportgen.render.markdown import markdown, table
+    cells = pd.DataFrame({"a": ["<b>1</b>", "x"], "b": ["2", "—"]}, index=["r1", "r2"], dtype=object)
+    assert table(cells, ["A", "B"]) == markdown(["A", "B"], [["<b>1</b>", "2"], ["x", "—"]])
+    assert table(cells).startswith("| a | b |")
+    for wrong in (cells.assign(b=[1.5, "—"]), cells.reindex(["r1", "r3"]), cells.assign(b=[None, "—"])):
+        with pytest.raises(TypeError, match="finished strings"):
+            table(wrong)        # a number, the NaN of a missing row, a None: never stringified by pandas
+    with pytest.raises(TypeError, match="1 headers for 2 columns"):
+        table(cells, ["A"])

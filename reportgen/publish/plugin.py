@@ -53,6 +53,7 @@ class Data:
         self.checks = derived.run_checks(self.tables)
         self.current = merge.current_records(self.runs)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
+        self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
         self.rules, self.items = coverage.read_items(self.archive_dir)
