@@ -206,3 +206,24 @@ def test_a_frame_table_takes_only_finished_strings():
             table(wrong)        # a number, the NaN of a missing row, a None: never stringified by pandas
     with pytest.raises(TypeError, match="1 headers for 2 columns"):
         table(cells, ["A"])
+
+
+def test_grid_is_the_first_record_of_each_combination_in_the_listed_order(current):
+    rows = frame.grid(frame.select(current, "e2e"), model=["mobilenet", "resnet18_v1"], engine=["tvm_c", "tf"])
+    assert [(c.record["case"]["model"], c.record["case"]["engine"]) for c in frame.currents(rows)] == \
+        [("mobilenet", "tvm_c"), ("resnet18_v1", "tvm_c"), ("resnet18_v1", "tf")]   # tvm_d: not listed
+    assert frame.currents(frame.grid(frame.select(current, "e2e"), model=["vgg"])) == []
+
+
+def test_the_throughput_pivot_keeps_rows_with_a_larger_batch(current):
+    from reportgen.pages import e2e as e2e_page
+    from reportgen.render.figures import FigureBook
+    book = FigureBook()
+    book.set_page("e2e.md")
+    text = e2e_page.throughput_table(book, current)
+    lines = text.splitlines()
+    assert len(lines) == 3 and "batch 8 ÷ batch 1" in lines[0]        # one row: mobilenet, the only batch 8
+    assert lines[2].startswith("| mobilenet |") and "images_per_s" in lines[2] \
+        and "| nan |" not in text and ">nan<" not in text
+    # its batch-1 cell is the placeholder for a missing record, not a NaN; the gain needs batch 1
+    assert lines[2].split(" | ")[2] == e2e_page._ips(book, None) and lines[2].endswith("| — |")

@@ -138,6 +138,22 @@ def select(current, family=None, **fields):
     return where(frame, **fields) if fields else frame
 
 
+def grid(frame, **orders):
+    """The row a lookup finds (the first) for each combination of the case fields given, keeping only
+    the values listed and ordering the rows by the lists: ``grid(rows, model=models, engine=engines)``
+    is the record of every model and engine, model by model, engines in their listed order."""
+    mask = np.ones(len(frame), dtype=bool)
+    for key, values in orders.items():
+        mask &= case(frame, key).isin(list(values)).to_numpy()
+    rows = frame[mask]
+    fields = pd.DataFrame({key: case(rows, key) for key in orders}, index=rows.index)
+    keep = ~fields.duplicated().to_numpy()
+    rows, fields = rows[keep], fields[keep]
+    ranks = [fields[key].map({v: i for i, v in enumerate(values)}).to_numpy()
+             for key, values in reversed(list(orders.items()))]
+    return rows.iloc[np.lexsort(ranks)] if ranks else rows
+
+
 def currents(frame):
     """The Current objects of a frame's rows, in order."""
     return list(frame["current"])

@@ -71,14 +71,8 @@ def e2e_models(current):
 def e2e_tvm(current, batch=1):
     """Every ok TVM e2e record at this batch, in model order (the record e2e() finds for each model
     and engine, when it is ok)."""
-    rank = {m: i for i, m in enumerate(e2e_models(current))}
-    rows = _e2e_rows(current, "e2e", batch)
-    rows = rows[(frame.case(rows, "model").isin(list(rank)) & frame.case(rows, "engine").isin(TVM_ENGINES)).to_numpy()]
-    rows = rows[~rows.duplicated(["case.model", "case.engine"]).to_numpy()]
-    rows = rows[(rows["status"] == "ok").to_numpy()]
-    order = rows.assign(model_rank=frame.case(rows, "model").map(rank),
-                        engine_rank=frame.case(rows, "engine").map(TVM_ENGINES.index))
-    return frame.currents(order.sort_values(["model_rank", "engine_rank"]))
+    rows = frame.grid(_e2e_rows(current, "e2e", batch), model=e2e_models(current), engine=TVM_ENGINES)
+    return frame.currents(rows[(rows["status"] == "ok").to_numpy()])
 
 
 def gemm(current, stage, shape=None, threads=None, env=None, impl="tvm", blas=None):
