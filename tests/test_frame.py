@@ -2,12 +2,16 @@
 records the dict code found before (checked against that code on the committed results)."""
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import ENV, record
 
 from study import identity
 from reportgen.data import archive, frame, load, merge, queries
-from reportgen.pages import e2e as e2e_page, int8 as int8_page
+from reportgen.data.words import W
+from reportgen.pages import e2e as e2e_page, gemm, int8 as int8_page
+from reportgen.render.figures import FigureBook
+from reportgen.render.markdown import markdown, table
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "20260101T000000Z-standard-x"
@@ -196,8 +200,6 @@ def test_queries_find_what_the_dict_code_found_on_the_committed_results(committe
 
 
 def test_a_frame_table_takes_only_finished_strings():
-    import pandas as pd
-    from reportgen.render.markdown import markdown, table
     cells = pd.DataFrame({"a": ["<b>1</b>", "x"], "b": ["2", "—"]}, index=["r1", "r2"], dtype=object)
     assert table(cells, ["A", "B"]) == markdown(["A", "B"], [["<b>1</b>", "2"], ["x", "—"]])
     assert table(cells).startswith("| a | b |")
@@ -216,8 +218,6 @@ def test_grid_is_the_first_record_of_each_combination_in_the_listed_order(curren
 
 
 def test_the_throughput_pivot_keeps_rows_with_a_larger_batch(current):
-    from reportgen.pages import e2e as e2e_page
-    from reportgen.render.figures import FigureBook
     book = FigureBook()
     book.set_page("e2e.md")
     text = e2e_page.throughput_table(book, current)
@@ -227,3 +227,19 @@ def test_the_throughput_pivot_keeps_rows_with_a_larger_batch(current):
         and "| nan |" not in text and ">nan<" not in text
     # its batch-1 cell is the placeholder for a missing record, not a NaN; the gain needs batch 1
     assert lines[2].split(" | ")[2] == e2e_page._ips(book, None) and lines[2].endswith("| — |")
+
+
+def test_records_by_id_and_the_stages_by_shapes_grid():
+    rid = "gemm_tvm/impl=tvm/stage=baseline/m=32/n=32/k=32/threads=1"
+    rec = record(case_id=rid)
+    rec["case"] = {"impl": "tvm", "stage": "baseline", "m": 32, "n": 32, "k": 32, "threads": 1}
+    current = merge.current_records([_run([rec])])
+    assert queries.tvm_id("tvm", "baseline", (32, 32, 32), 1) == rid
+    assert queries.by_id(current, [rid, "absent"]) == [current[rid], None]
+    book = FigureBook()
+    book.set_page("gemm-ladder.md")
+    lines = gemm.tvm_shapes(book, current, 1).splitlines()
+    assert lines[0] == f"| {W('gemm.tvm_stages.head_1')} | 32×32×32 |" and len(lines) == 4      # baseline, then NumPy's row (no record)
+    assert lines[2].startswith('| baseline | <a class="num cur"')
+    assert lines[3].endswith(f"| {gemm._gflops_cell(book, None, 'p50', '')} |")
+    assert gemm.tvm_shapes(book, current, 2) == W("gemm.tvm_stages.text")

@@ -25,10 +25,25 @@ def tvm_main_shape(current):
     return max(shapes, key=lambda s: (s[0] * s[1] * s[2], s)) if shapes else None
 
 
-def tvm_record(current, impl, stage, shape, threads, blas=None):
+def tvm_id(impl, stage, shape, threads, blas=None):
+    """The record id of one gemm_tvm case."""
     m, n, k = shape
-    key = f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}"
-    return current.get(key + (f"/blas={blas}" if blas else ""))
+    return f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}" + (f"/blas={blas}" if blas else "")
+
+
+def tvm_record(current, impl, stage, shape, threads, blas=None):
+    return current.get(tvm_id(impl, stage, shape, threads, blas))
+
+
+def numpy_id(dtype, n, threads, blas):
+    """The record id of one numpy_gemm case."""
+    return f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}"
+
+
+def by_id(current, ids):
+    """The Current of each id, None where there is none: one lookup on the frame's index."""
+    found = frame.of(current)["current"].reindex(list(ids))
+    return found.astype(object).where(found.notna(), None).tolist()
 
 
 def ok(cur):
