@@ -10,6 +10,7 @@ Historical values are never touched here: they stay strings in archive.Table.
 from dataclasses import dataclass, field
 
 from study import identity
+from reportgen.data import frame
 from reportgen.errors import ReportError
 
 PROFILE_RANK = {"quick": 0, "standard": 1, "full": 2}
@@ -40,7 +41,7 @@ class Current:
 
 
 def current_records(runs):
-    """{case id: Current} over all runs."""
+    """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of)."""
     chosen = {}
     for run in runs:
         rank = (PROFILE_RANK.get(run.manifest["profile"], -1), run.manifest["finished_at"])
@@ -48,12 +49,12 @@ def current_records(runs):
             best = chosen.get(rec["id"])
             if best is None or rank >= best[0]:
                 chosen[rec["id"]] = (rank, Current(rec, run))
-    return {key: cur for key, (_rank, cur) in chosen.items()}
+    return frame.Records((key, cur) for key, (_rank, cur) in chosen.items())
 
 
 def family(current, name):
-    """The current records of one experiment family."""
-    return {k: v for k, v in current.items() if v.record["experiment"] == name}
+    """The current records of one experiment family, {case id: Current} in record order."""
+    return frame.as_dict(frame.select(current, name))
 
 
 def latest_environment(runs, currents):
@@ -73,22 +74,18 @@ def peak(current, dtype, threads, isa=None):
     exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
     if exact is not None:
         return exact
-    best = None
-    for cur in family(current, "machine_peak").values():
-        case = cur.record["case"]
-        if cur.ok and case["dtype"] == dtype and case["threads"] == threads:
-            if best is None or cur.gflops("p50") > best.gflops("p50"):
-                best = cur
-    return best
+    peaks = frame.currents(_peaks(current, dtype=dtype, threads=threads))
+    return max(peaks, key=lambda cur: cur.gflops("p50")) if peaks else None   # the first of equal peaks
 
 
 def isa_peak(current, dtype, threads, isa):
     """The measured peak record of exactly one ISA (machine_peak/.../isa=...), or None."""
-    for cur in family(current, "machine_peak").values():
-        case = cur.record["case"]
-        if cur.ok and case["dtype"] == dtype and case["threads"] == threads and case.get("isa") == isa:
-            return cur
-    return None
+    return frame.first(_peaks(current, dtype=dtype, threads=threads, isa=isa))
+
+
+def _peaks(current, **case):
+    rows = frame.select(current, "machine_peak", **case)
+    return rows[rows["status"] == "ok"]
 
 
 def machine_of(run):

@@ -1,6 +1,8 @@
-"""Queries on the merged current records: find one case, list a family's models, pick the main
-GEMM shape.  Every function returns None (or an empty list) when the record is missing."""
-from reportgen.data import merge
+"""Queries on the merged current records as operations on their frame (reportgen.data.frame): find
+one case, list a family's models, pick the main GEMM shape.  Every function returns None (or an
+empty list) when the record is missing; a record is found by id through the mapping itself (the
+frame's index is the same id)."""
+from reportgen.data import frame
 
 D_ENGINES = ("tvm_d", "tvm_d_prepack")   # group D in each tuning search space (default, weight prepack)
 TVM_ENGINES = ("tvm_b", "tvm_c", *D_ENGINES)
@@ -10,24 +12,38 @@ STAGE_ORDER = ["baseline", "blocking", "vectorization", "loop_permutation", "pac
 
 
 def tvm_family(current):
-    return [c for c in merge.family(current, "gemm_tvm").values()]
+    return frame.currents(frame.select(current, "gemm_tvm"))
 
 
 def tvm_main_shape(current):
-    """The shape the ladder is reported on: the largest one that was tuned (else the largest)."""
-    fam = tvm_family(current)
-    shapes = {(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam}
-    tuned = {s for s in shapes for c in fam
-             if c.record["case"]["stage"] == "autotuned" and (c.record["case"]["m"], c.record["case"]["n"],
-                                                             c.record["case"]["k"]) == s}
-    pool = tuned or shapes
-    return max(pool, key=lambda s: s[0] * s[1] * s[2]) if pool else None
+    """The shape the ladder is reported on: the largest one that was tuned (else the largest; of two
+    shapes of one size, the larger (m, n, k))."""
+    fam = frame.select(current, "gemm_tvm")
+    tuned = frame.where(fam, stage="autotuned")
+    pool = tuned if len(tuned) else fam
+    shapes = set(zip(frame.case(pool, "m"), frame.case(pool, "n"), frame.case(pool, "k")))
+    return max(shapes, key=lambda s: (s[0] * s[1] * s[2], s)) if shapes else None
+
+
+def tvm_id(impl, stage, shape, threads, blas=None):
+    """The record id of one gemm_tvm case."""
+    m, n, k = shape
+    return f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}" + (f"/blas={blas}" if blas else "")
 
 
 def tvm_record(current, impl, stage, shape, threads, blas=None):
-    m, n, k = shape
-    key = f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}"
-    return current.get(key + (f"/blas={blas}" if blas else ""))
+    return current.get(tvm_id(impl, stage, shape, threads, blas))
+
+
+def numpy_id(dtype, n, threads, blas):
+    """The record id of one numpy_gemm case."""
+    return f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}"
+
+
+def by_id(current, ids):
+    """The Current of each id, None where there is none: one lookup on the frame's index."""
+    found = frame.of(current)["current"].reindex(list(ids))
+    return found.astype(object).where(found.notna(), None).tolist()
 
 
 def ok(cur):
@@ -43,30 +59,35 @@ def comparable(a, b):
     return all(ca.get(k) == cb.get(k) for k in SETUP)
 
 
+def _e2e_rows(current, family, batch, like=None, **case):
+    """Rows of one e2e-like family at one batch (a record without a batch is batch 1) with the given
+    case fields; ``like``: only rows comparable with that record (same SETUP fields)."""
+    rows = frame.select(current, family, **case)
+    rows = rows[(frame.case(rows, "batch", default=1) == batch).to_numpy()]
+    if like is not None:
+        rows = frame.where(rows, **{k: like.record["case"].get(k) for k in SETUP})
+    return rows
+
+
 def e2e(current, model, engine, batch=1, like=None, family="e2e"):
     """The current record of one model, engine and batch (comparable with ``like`` if given), or None."""
-    for cur in merge.family(current, family).values():
-        case = cur.record["case"]
-        if case.get("model") == model and case.get("engine") == engine and case.get("batch", 1) == batch \
-                and (like is None or comparable(cur, like)):
-            return cur
-    return None
+    return frame.first(_e2e_rows(current, family, batch, like, model=model, engine=engine))
+
+
+def models(current, family="e2e"):
+    """The models of a family in record order (a family-level record without a model has none)."""
+    return [m for m in frame.case(frame.select(current, family), "model").dropna().unique() if m]
 
 
 def e2e_models(current):
-    seen = []
-    for cur in merge.family(current, "e2e").values():
-        if cur.record["case"]["model"] not in seen:
-            seen.append(cur.record["case"]["model"])
-    return seen
+    return models(current, "e2e")
 
 
 def e2e_tvm(current, batch=1):
-    """Every ok TVM e2e record at this batch, in model order."""
-    out = []
-    for model in e2e_models(current):
-        out += [c for c in (e2e(current, model, e, batch) for e in TVM_ENGINES) if ok(c)]
-    return out
+    """Every ok TVM e2e record at this batch, in model order (the record e2e() finds for each model
+    and engine, when it is ok)."""
+    rows = frame.grid(_e2e_rows(current, "e2e", batch), model=e2e_models(current), engine=TVM_ENGINES)
+    return frame.currents(rows[(rows["status"] == "ok").to_numpy()])
 
 
 def gemm(current, stage, shape=None, threads=None, env=None, impl="tvm", blas=None):

@@ -1,12 +1,14 @@
 """Tables of the end-to-end study: the §9 summary built from records, latencies, per-operator time,
 throughput at batch 8, and the tuning state of every TVM time (group D from the e2e_tune family)."""
-from reportgen.data import campaigns, merge
+import pandas as pd
+
+from reportgen.data import campaigns, frame, merge, queries
 from reportgen.pages import int8
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.data.queries import D_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
-from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table
 from reportgen.data.words import W
 
 SCHEMES = [  # (engine, scheme, graph optimization, GEMM schedule, data type)
@@ -23,22 +25,12 @@ LATER = [(W("e2e.later.s1"), W("e2e.later.s2"), W("e2e.later.s3"), "INT8"), (W("
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
 
-def _fam(current):
-    return merge.family(current, "e2e")
-
-
 def models(current):
-    seen = []
-    for cur in _fam(current).values():
-        model = cur.record["case"].get("model")   # a family-level failure record has none
-        if model and model not in seen:
-            seen.append(model)
-    return seen
+    return queries.models(current, "e2e")   # a family-level failure record has no model
 
 
 def _get(current, model, engine, batch=1):
-    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
-                 and c.record["case"].get("engine") == engine and c.record["case"].get("batch") == batch), None)
+    return frame.first(frame.select(current, "e2e", model=model, engine=engine, batch=batch))
 
 
 def same_run(a, b):
@@ -137,42 +129,53 @@ def _p99(book, cur):
     return _ms(book, cur, "p99")
 
 
+def _schemes(current, engines, batches=(1,)):
+    """The e2e record of every model, engine and batch (the one _get finds), model by model, engines
+    in the order given: a frame operation (filter, first per combination, sort)."""
+    return frame.grid(frame.select(current, "e2e"), model=models(current), engine=engines, batch=batches)
+
+
 def latency_table(book, current):
     """Per model and engine: p50 / p95 / p99 of single requests at batch 1, with the sample count."""
-    lines = []
-    for model in models(current):
-        for engine, scheme, *_ in SCHEMES:
-            cur = _get(current, model, engine)
-            if cur is None:
-                continue
-            n = str(cur.stat("n")) if cur.ok else "—"
-            lines.append([_esc(model), scheme, _ms(book, cur), _ms(book, cur, "p95") if cur.ok else "—",
-                          _p99(book, cur), n])
-    return markdown([W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), "p50", "p95", "p99", W("e2e.latency_table.head_6")], lines)
+    scheme = dict((e, s) for e, s, *_ in SCHEMES)
+    rows = _schemes(current, list(scheme))
+    cells = pd.DataFrame([[_esc(cur.record["case"]["model"]), scheme[cur.record["case"]["engine"]], _ms(book, cur),
+                           _ms(book, cur, "p95") if cur.ok else "—", _p99(book, cur),
+                           str(cur.stat("n")) if cur.ok else "—"] for cur in frame.currents(rows)],
+                         columns=["model", "scheme", "p50", "p95", "p99", "n"], dtype=object)
+    return table(cells, [W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), "p50", "p95", "p99",
+                         W("e2e.latency_table.head_6")])
 
 
 def throughput_table(book, current):
-    """Images per second at batch 1 and at every larger batch measured, and the gain from batching."""
-    batches = sorted({c.record["case"]["batch"] for c in _fam(current).values() if "batch" in c.record["case"]} - {1})
+    """Images per second at batch 1 and at every larger batch measured, and the gain from batching:
+    the records of each model and engine pivoted to one column per batch."""
+    scheme = dict((e, s) for e, s, *_ in SCHEMES)
+    batches = sorted(set(frame.case(frame.select(current, "e2e"), "batch").dropna()) - {1})
+    rows = _schemes(current, list(scheme), [1, *batches])
+    long = pd.DataFrame({"model": frame.case(rows, "model"), "engine": frame.case(rows, "engine"),
+                         "batch": frame.case(rows, "batch"), "current": rows["current"]})
+    order = list(dict.fromkeys(zip(long["model"], long["engine"])))   # model by model, engines in SCHEMES order
+    wide = long.pivot(index=["model", "engine"], columns="batch", values="current")
+    wide = wide.reindex(index=pd.MultiIndex.from_tuples(order, names=["model", "engine"]) if order else None,
+                        columns=[1, *batches])
+    wide = wide[wide[batches].notna().any(axis=1)].astype(object)
+    wide = wide.where(wide.notna(), None)   # no record: None, as _get says
     lines = []
-    for model in models(current):
-        for engine, scheme, *_ in SCHEMES:
-            one = _get(current, model, engine)
-            row = [_esc(model), scheme, _ips(book, one)]
-            big = [_get(current, model, engine, b) for b in batches]
-            if all(c is None for c in big):
-                continue
-            for b, cur in zip(batches, big):
-                row.append(_ips(book, cur))
-                row.append(book.current(f"{cur.record['id']}#batch_gain",
-                                        f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur)
-                           if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
-                           else "—")
-            lines.append(row)
+    for (model, engine), curs in zip(wide.index, wide.itertuples(index=False)):
+        one, *big = curs
+        line = [_esc(model), scheme[engine], _ips(book, one)]
+        for b, cur in zip(batches, big):
+            line.append(_ips(book, cur))
+            line.append(book.current(f"{cur.record['id']}#batch_gain",
+                                     f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur)
+                        if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
+                        else "—")
+        lines.append(line)
     heads = [W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), W("e2e.throughput_table.s1")]
     for b in batches:
         heads += [W("e2e.throughput_table.s2", b=b), f"batch {b} ÷ batch 1"]
-    return markdown(heads, lines)
+    return table(pd.DataFrame(lines, columns=range(len(heads)), dtype=object), heads)
 
 
 def _ips(book, cur):
@@ -244,19 +247,16 @@ def goal(book, current, model="resnet18_v1"):
 
 
 def compile_table(book, current):
+    rows = _schemes(current, TVM_ENGINES)
     lines = []
-    for model in models(current):
-        for engine in TVM_ENGINES:
-            cur = _get(current, model, engine)
-            if cur is None or not cur.ok:
-                continue
-            e = cur.record["extra"]
-            calls = sum(e.get("kernel_calls", {}).values())
-            lines.append([_esc(model), engine.upper().replace("TVM_", "TVM "),
-                          book.current(f"{cur.record['id']}#import_s", fmt_number(e["import_seconds"], "s") + " s", "s", cur),
-                          book.current(f"{cur.record['id']}#compile_s", fmt_number(e["compile_seconds"], "s") + " s", "s", cur),
-                          book.current(f"{cur.record['id']}#cold_ms", fmt_number(e["cold_seconds"] * 1e3, "ms") + " ms", "ms", cur),
-                          _ms(book, cur), str(len(e.get("kernel_calls", {}))), str(calls)])
+    for cur in frame.currents(rows[(rows["status"] == "ok").to_numpy()]):
+        model, engine, e = cur.record["case"]["model"], cur.record["case"]["engine"], cur.record["extra"]
+        calls = sum(e.get("kernel_calls", {}).values())
+        lines.append([_esc(model), engine.upper().replace("TVM_", "TVM "),
+                      book.current(f"{cur.record['id']}#import_s", fmt_number(e["import_seconds"], "s") + " s", "s", cur),
+                      book.current(f"{cur.record['id']}#compile_s", fmt_number(e["compile_seconds"], "s") + " s", "s", cur),
+                      book.current(f"{cur.record['id']}#cold_ms", fmt_number(e["cold_seconds"] * 1e3, "ms") + " ms", "ms", cur),
+                      _ms(book, cur), str(len(e.get("kernel_calls", {}))), str(calls)])
     return markdown([W("e2e.latency_table.head_1"), W("e2e.compile_table.head_2"), W("e2e.compile_table.head_3"), W("e2e.compile_table.head_4"), W("e2e.compile_table.head_5"), W("e2e.compile_table.head_6"), W("e2e.compile_table.head_7"), W("e2e.compile_table.head_8")], lines)
 
 

@@ -1,9 +1,13 @@
 """Markdown tables for the pages: historical cells and current figures, never mixed."""
 import html
 
+import pandas as pd
+
+from reportgen.data import frame, queries
+from reportgen.data.archive import Cell
 from reportgen.render import cells
 from reportgen.render.cells import code_span as _code, text as _esc  # the one escaping point
-from reportgen.render.markdown import markdown, ms_cell as _ms_cell
+from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table as _table
 from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main_shape, tvm_record as _tvm_get
 from reportgen.data import merge
 from reportgen.render.figures import derive, fmt_number, operand
@@ -50,26 +54,27 @@ def _gflops_cell(book, cur, stat, figure_suffix):
 
 
 def numpy_vs_history(book, table, current, env):
-    """One sub-table per historical row of §21: sizes down, historical and current columns side by side."""
+    """One sub-table per historical row of §21: sizes down, historical and current columns side by side
+    (the archive frame's cells of that row joined, by size, with the current records of each BLAS)."""
     out = {}
     all_cores = env["logical_cores"] if env else None
-    sizes = sorted({c.record["case"]["n"] for c in merge.family(current, "numpy_gemm").values()}
-                   | {int(c["key"]) for c in table.columns if c["key"].isdigit()})
+    hist = frame.archive_frame({table.id: table})
+    hist = hist[hist["column"].str.isdigit().to_numpy(dtype=bool)]
+    sizes = sorted(set(frame.case(frame.select(current, "numpy_gemm"), "n").dropna())
+                   | {int(key) for key in hist["column"]})
     for row in table.rows:
         dtype = row["join"]["dtype"]
         threads = 1 if row["join"]["threads"] == 1 else all_cores
-        lines = []
-        for n in sizes:
-            hist = row["cells"].get(str(n))
-            cells = [str(n), book.historical(hist) if hist else "—"]
-            for blas in ("configured", "best"):
-                cur = current.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}")
-                cells.append(_gflops_cell(book, cur, "p50", "gflops_p50"))
-                cells.append(_gflops_cell(book, cur, "p95", "gflops_p95"))
-            lines.append(cells)
-        out[row["key"]] = markdown(
-            ["n", W("gemm.numpy_vs_history.head_2", label=_esc(row['label'])), W("gemm.numpy_vs_history.head_3"), "p95",
-             W("gemm.numpy_vs_history.head_5"), "p95"], lines)
+        sizes_frame = pd.DataFrame({"column": [str(n) for n in sizes]}, index=sizes, dtype=object)
+        joined = sizes_frame.join(hist[hist["row"] == row["key"]].set_index("column")["cell"], on="column")
+        for blas in ("configured", "best"):
+            joined[blas] = queries.by_id(current, [queries.numpy_id(dtype, n, threads, blas) for n in sizes])
+        lines = [[str(n), book.historical(cell) if isinstance(cell, Cell) else "—"]
+                 + [_gflops_cell(book, cur, stat, f"gflops_{stat}") for cur in (conf, best) for stat in ("p50", "p95")]
+                 for n, cell, conf, best in zip(joined.index, joined["cell"], joined["configured"], joined["best"])]
+        out[row["key"]] = _table(pd.DataFrame(lines, columns=range(6), dtype=object), [
+            "n", W("gemm.numpy_vs_history.head_2", label=_esc(row['label'])), W("gemm.numpy_vs_history.head_3"), "p95",
+            W("gemm.numpy_vs_history.head_5"), "p95"])
     return out
 
 
@@ -245,21 +250,23 @@ def tvm_stages(book, table, current, threads):
 
 
 def tvm_shapes(book, current, threads):
-    """GFLOPS of each stage across shapes (tail shapes included), with NumPy's best kernel."""
-    fam = [c for c in _tvm_fam(current) if c.record["case"]["threads"] == threads]
-    shapes = sorted({(c.record["case"]["m"], c.record["case"]["n"], c.record["case"]["k"]) for c in fam},
-                    key=lambda s: s[0] * s[1] * s[2])
+    """GFLOPS of each stage across shapes (tail shapes included), with NumPy's best kernel: the records
+    looked up on the frame's index as a stages × shapes frame, stages no shape measured left out."""
+    fam = frame.where(frame.select(current, "gemm_tvm"), threads=threads)
+    shapes = sorted(set(zip(frame.case(fam, "m"), frame.case(fam, "n"), frame.case(fam, "k"))),
+                    key=lambda s: (s[0] * s[1] * s[2], s))
     if not shapes:
         return W("gemm.tvm_stages.text")
-    lines = []
-    for stage in STAGE_ORDER:
-        cells = [_tvm_get(current, "tvm", stage, s, threads) for s in shapes]
-        if all(c is None for c in cells):
-            continue
-        lines.append([_esc(stage)] + [_gflops_cell(book, c, "p50", "gflops_p50") for c in cells])
-    lines.append([W("gemm.tvm_shapes.s1")] + [_gflops_cell(book, _tvm_get(current, "numpy", "any", s, threads, "best"),
-                                                 "p50", "gflops_p50") for s in shapes])
-    return markdown([W("gemm.tvm_stages.head_1")] + [f"{m}×{n}×{k}" for m, n, k in shapes], lines)
+    labels = [f"{m}×{n}×{k}" for m, n, k in shapes]
+    grid = pd.DataFrame({label: queries.by_id(current, [queries.tvm_id("tvm", stage, s, threads) for stage in STAGE_ORDER])
+                         for label, s in zip(labels, shapes)}, index=STAGE_ORDER, dtype=object)
+    grid = grid[grid.notna().any(axis=1).to_numpy()]
+    grid.index = [_esc(stage) for stage in grid.index]
+    grid.loc[W("gemm.tvm_shapes.s1")] = queries.by_id(current, [queries.tvm_id("numpy", "any", s, threads, "best")
+                                                                for s in shapes])
+    cells = pd.DataFrame([[label] + [_gflops_cell(book, c, "p50", "gflops_p50") for c in curs]
+                          for label, curs in zip(grid.index, grid.itertuples(index=False))], dtype=object)
+    return _table(cells, [W("gemm.tvm_stages.head_1")] + labels)
 
 
 def tvm_codegen(book, current, data_prefix):

@@ -1,5 +1,5 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
-from reportgen.data import merge
+from reportgen.data import frame, merge, queries
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
@@ -21,18 +21,12 @@ def _fam(current):
 
 def models(current):
     """Models of the INT8 study, in record order."""
-    seen = []
-    for cur in _fam(current).values():
-        model = cur.record["case"].get("model")
-        if model and model not in seen:
-            seen.append(model)
-    return seen
+    return queries.models(current, "int8")
 
 
 def get(current, model, engine):
     """The current record of one engine on one model, or None."""
-    return next((c for c in _fam(current).values() if c.record["case"].get("model") == model
-                 and c.record["case"].get("engine") == engine), None)
+    return frame.first(frame.select(current, "int8", model=model, engine=engine))
 
 
 def _quant(current, model):

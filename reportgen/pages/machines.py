@@ -7,11 +7,13 @@ only ever printed here, and it says so.
 """
 from dataclasses import dataclass
 
+import pandas as pd
+
 from study import identity
-from reportgen.data import merge
+from reportgen.data import merge, queries
 from reportgen.render.figures import fmt_number
 from reportgen.render.cells import text as _esc
-from reportgen.render.markdown import markdown
+from reportgen.render.markdown import table as _table
 from reportgen.data.words import W
 
 PAGE = "machines.md"
@@ -50,16 +52,13 @@ def _peak(threads):
 
 def _stage(stage):
     def find(current, env):
-        m, n, k = MAIN_SHAPE
-        return current.get(f"gemm_tvm/impl=tvm/stage={stage}/m={m}/n={n}/k={k}/threads={env['logical_cores']}")
+        return queries.tvm_record(current, "tvm", stage, MAIN_SHAPE, env["logical_cores"])
     return find
 
 
 def _engine(family, model, engine):
     def find(current, env):
-        return next((c for c in merge.family(current, family).values()
-                     if c.record["case"].get("model") == model and c.record["case"].get("engine") == engine
-                     and c.record["case"].get("batch", 1) == 1), None)
+        return queries.e2e(current, model, engine, family=family)
     return find
 
 
@@ -119,37 +118,55 @@ class Page:
         page = None if machine_id == self.data.machine else provenance_page(machine_id)
         return self.book.current(f"{machine_id}/{cur.record['id']}#{row.key}", text, unit, cur, provenance=page)
 
+    def _info(self):
+        """The machine rows: one column per machine (the seed's machine in ``hist``), finished text."""
+        d = self.data
+        rows = {"CPU": "—", W("machines.table.s3"): "AVX2 + FMA", W("machines.table.s4"): "—",
+                "TVM / LLVM": W("machines.table.s5"), W("machines.table.s6"): W("machines.table.s7"),
+                W("machines.table.s8"): "—"}
+        info = pd.DataFrame({"label": [f"**{k}**" for k in rows], "hist": list(rows.values())}, index=list(rows),
+                            dtype=object)
+        for mid in self.order:
+            m, env = self.found[mid], self.found[mid].env
+            profiles = sorted({r.manifest["profile"] for r in merge.runs_of(d.all_runs, mid)})
+            info[mid] = [_esc(identity.cpu_name(env)), _esc(identity.isa_level(env)), _esc(str(env["logical_cores"])),
+                         _esc(f"{env['tvm_version']} / {env['llvm_version']}"), _esc(_blas_kernels(d.by_machine[mid])),
+                         _esc(W("common.punct.enumeration_comma").join(profiles))
+                         + (W("machines.table.s10") if m.smoke_only else "")]
+        return info
+
+    def _figures(self):
+        """The headline rows: each machine's headline records (long: row, machine) pivoted to one
+        column per machine, rows in ROWS order and only those some machine measured, joined with the
+        archive frame for the seed's figure; every cell a FigureBook string."""
+        d, rows = self.data, {row.key: row for row in ROWS}
+        long = pd.DataFrame([(key, mid, cur) for mid in self.order for key, cur in d.headlines[mid].items()],
+                            columns=["row", "machine", "current"])
+        long = long.assign(row_rank=long["row"].map(list(rows).index), machine_rank=long["machine"].map(self.order.index))
+        long = long.sort_values(["row_rank", "machine_rank"])
+        long["cell"] = [self._cell(mid, rows[key], cur) for key, mid, cur in
+                        zip(long["row"], long["machine"], long["current"])]
+        wide = long.pivot(index="row", columns="machine", values="cell")
+        wide = wide.reindex(index=[k for k in rows if k in wide.index], columns=self.order)
+        meta = pd.DataFrame({"label": [_esc(rows[k].label) for k in wide.index],
+                             "hist_id": ["/".join(rows[k].hist) if rows[k].hist else None for k in wide.index]},
+                            index=wide.index, dtype=object)
+        meta = meta.join(d.archive["cell"], on="hist_id")
+        unknown = meta[meta["hist_id"].notna() & meta["cell"].isna()]
+        if len(unknown):
+            raise KeyError(f"{PAGE}: no archived cell {', '.join(unknown['hist_id'])}")
+        meta["hist"] = [self.book.historical(c) if h else "—" for h, c in zip(meta["hist_id"], meta["cell"])]
+        return pd.concat([meta[["label", "hist"]], wide.astype(object).where(wide.notna(), W("machines.blas_kernels.s1"))],
+                         axis=1)
+
     def table(self):
+        """Machines as columns: the machine rows, then the headline figures (pandas: pivot, join)."""
         d = self.data
         if not self.order:
             return W("machines.table.text")
-        heads = ["", W("machines.table.s2")]
-        info = {"CPU": ["—"], W("machines.table.s3"): ["AVX2 + FMA"], W("machines.table.s4"): ["—"], "TVM / LLVM": [W("machines.table.s5")],
-                W("machines.table.s6"): [W("machines.table.s7")], W("machines.table.s8"): ["—"]}
-        for mid in self.order:
-            m = self.found[mid]
-            env = m.env
-            cur = d.by_machine[mid]
-            heads.append(W("machines.table.s9", mid=_esc(mid), mid2=W("machines.table.s11") if mid == d.machine else ''))
-            info["CPU"].append(_esc(identity.cpu_name(env)))
-            info[W("machines.table.s3")].append(_esc(identity.isa_level(env)))
-            info[W("machines.table.s4")].append(_esc(str(env["logical_cores"])))
-            info["TVM / LLVM"].append(_esc(f"{env['tvm_version']} / {env['llvm_version']}"))
-            info[W("machines.table.s6")].append(_esc(_blas_kernels(cur)))
-            profiles = sorted({r.manifest["profile"] for r in merge.runs_of(d.all_runs, mid)})
-            info[W("machines.table.s8")].append(_esc(W("common.punct.enumeration_comma").join(profiles)) + (W("machines.table.s10") if m.smoke_only else ""))
-        lines = [[f"**{k}**"] + v for k, v in info.items()]
-        for row in ROWS:
-            cells = [_esc(row.label)]
-            cells.append(self.book.historical(d.tables[row.hist[0]].cell(row.hist[1], row.hist[2])) if row.hist else "—")
-            present = False
-            for mid in self.order:
-                cur = d.headlines[mid].get(row.key)
-                present |= cur is not None
-                cells.append(self._cell(mid, row, cur) if cur is not None else W("machines.blas_kernels.s1"))
-            if present:
-                lines.append(cells)
-        return markdown(heads, lines)
+        heads = ["", W("machines.table.s2")] + [W("machines.table.s9", mid=_esc(mid), mid2=W("machines.table.s11")
+                                                  if mid == d.machine else '') for mid in self.order]
+        return _table(pd.concat([self._info(), self._figures()]), heads)
 
     def reading(self):
         """Computed sentences: how the headline figures change between the publication machine and each

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from reportgen.pages import conclusions, pitfalls, service
 from reportgen.data import seed
-from reportgen.data import merge
+from reportgen.data import frame, merge
 from reportgen.data.queries import e2e, e2e_models, e2e_tvm, gemm, ok
 from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import ms, seconds, times
@@ -264,7 +264,7 @@ def names(site):
     today = {p["snippet"]: p["today"] for p in seed.read_content_map(data.archive_dir)["passages"]
              if p.get("kind") == "code" and "today" in p and "dropped" not in p}
 
-    previous = {}
+    previous = frame.Records()   # queried like data.current: its frame is built once
 
     def ctx():
         if not previous and len(data.runs) > 1:   # the records before the newest run: did it flip a verdict?

@@ -19,7 +19,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from reportgen import pages
-from reportgen.data import archive, compare, derived, load, merge, seed
+from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import machines
 from reportgen.render import charts, comparable, provenance
@@ -52,6 +52,8 @@ class Data:
         self.tables, self.environments = archive.read_archive(self.archive_dir)
         self.checks = derived.run_checks(self.tables)
         self.current = merge.current_records(self.runs)
+        self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
+        self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
         self.rules, self.items = coverage.read_items(self.archive_dir)
