@@ -221,6 +221,7 @@ def test_the_content_map_covers_the_whole_seed_and_meets_the_rules(built_site):
     assert all(r["covered"] for r in ratios.values()), [r["reasons"] for r in ratios.values()]
 
 
+@pytest.mark.slow   # a whole strict build; test_strict_build_fails_and_leaves_the_published_site keeps one in the fast tier
 def test_strict_build_names_the_paragraph_whose_key_fact_was_removed(project):
     page = project / "docs" / "gemm-ladder.md"
     text = page.read_text(encoding="utf-8")

@@ -30,6 +30,7 @@ def test_without_chromium_the_pdf_is_skipped_with_one_line(built_site, monkeypat
 
 
 @pytest.mark.browser
+@pytest.mark.slow   # Chromium prints the whole article (about 40 pages): half a minute
 def test_pdf_holds_every_chapter_with_historical_and_current_figures(built_site):
     pypdf = pytest.importorskip("pypdf")
     if pdf.chromium() is None:
