@@ -139,10 +139,25 @@ def test_unknown_family_is_a_clear_error(project):
 def test_failed_build_keeps_published_site(built_copy):
     site = built_copy / "site"   # published by the session's build
     marker = (site / "index.html").read_bytes()
-    (built_copy / "docs" / "gemm.md").write_text("{{ no_such_placeholder }}\n", encoding="utf-8")
+    (built_copy / "docs" / "gemm.md").write_text("{{ no_such_placeholder }}\n{% if x %}{{ chart(y) }}{% endif %}\n"
+                                                 "{% set z = 1 %}{{ z }}\n", encoding="utf-8")
     with pytest.raises(ReportError) as err:
         build.build(built_copy, built_copy / "site")
-    assert "docs/gemm.md: unknown placeholder: 'no_such_placeholder' is undefined" in str(err.value)
+    # every unknown name of the page at once; names the template sets itself are not placeholders
+    assert ("docs/gemm.md: unknown placeholders: no_such_placeholder, x, y (not defined by any "
+            "reportgen/pages module)") in str(err.value)
+    assert (site / "index.html").read_bytes() == marker
+
+
+@pytest.mark.slow   # a whole build
+def test_a_placeholder_no_page_uses_fails_the_build(built_copy):
+    site = built_copy / "site"
+    marker = (site / "index.html").read_bytes()
+    page = built_copy / "docs" / "gemm-ladder.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("{{ microkernel_grid() | indent(4) }}", ""), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build.build(built_copy, built_copy / "site")
+    assert "placeholder used by no page in docs/: microkernel_grid (remove it from reportgen/pages" in str(err.value)
     assert (site / "index.html").read_bytes() == marker
 
 

@@ -383,34 +383,10 @@ def thread_scaling(book, current, env):
     return markdown(["dtype"] + [f"n={n}" for n in sizes], lines)
 
 
-def numpy_gflops(site, dtype, n, threads, blas="configured"):
-    """One current NumPy figure for prose; threads may be 'all'."""
-    if threads == "all":
-        threads = site.data.env["logical_cores"]
-    cur = site.data.current.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}")
-    if cur is None:
-        return W("gemm.numpy_gflops.text")
-    if not cur.ok:
-        return site.book.failed(cur)
-    return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
-                             "GFLOPS", cur)
-
-def peak_gflops(site, dtype, threads):
-    if threads == "all":
-        threads = site.data.env["logical_cores"]
-    cur = merge.peak(site.data.current, dtype, threads)
-    if cur is None:
-        return W("gemm.numpy_gflops.text")
-    return site.book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"),
-                             "GFLOPS", cur)
-
-
 def names(site):
     """The placeholders this module gives the page templates."""
     d, b = site.data, site.book
     return {
-        "numpy_gflops": lambda *args, **kw: numpy_gflops(site, *args, **kw),
-        "peak_gflops": lambda *args, **kw: peak_gflops(site, *args, **kw),
         "archive_table": lambda table: archive_table(b, d.tables[table]),
         "checks": lambda table: checks_table(d.checks, table),
         "numpy_tables": lambda: numpy_vs_history(b, d.tables["s21_numpy"], d.current, d.env),

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 
 import jinja2
+import jinja2.meta
+import jinja2.nodes
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
@@ -89,9 +91,7 @@ class Templates:
             "chart": self.chart,
             "link": b.link,
             "measured": self.measured,
-            "mismatches": lambda: [c for c in d.checks if c.verdict in ("mismatch", "match_if_truncated", "fails")],
             "runs": [r.run_id for r in d.runs],
-            "env": d.env or {},
             # ISA words on pages come from the publication machine, never typed for one CPU
             "isa_level": identity.isa_level(d.env or {}),
             "has_vnni": "vnni" in identity.isa_level(d.env or {}),
@@ -133,6 +133,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                         keep_trailing_newline=True,
                                         comment_start_string="{##", comment_end_string="##}")
         self.pages_html = {}
+        self.names_defined, self.names_used = set(), set()
         pages = [{family: f"provenance/{family}.md"} for family in self.data.families()]
         pages += [{W("plugin.on_config.s1", mid=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
         if pages and config.nav is not None:
@@ -167,8 +168,20 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                     derived_entries(self.book.index(), page.file.src_uri), self.book._rel)
             return markdown
         try:
+            names = Templates(self.data, self.book).names()
+            self.names_defined = set(names)
+            tree = self.jinja.parse(markdown)
+            # names the template sets itself ({% set %}, {% for %}) are not placeholders, even where
+            # Jinja's own analysis cannot prove them set (a {% set %} inside an {% if %})
+            local = {n.name for n in tree.find_all(jinja2.nodes.Name) if n.ctx in ("store", "param")}
+            used = jinja2.meta.find_undeclared_variables(tree) - local
+            self.names_used |= used
+            unknown = sorted(used - self.names_defined - set(self.jinja.globals))
+            if unknown:   # every unknown name of the page at once, not the first one rendering meets
+                raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
+                                  f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             template = self.jinja.from_string(markdown)
-            text = template.render(**Templates(self.data, self.book).names())
+            text = template.render(**names)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
             if not shows_current or page.file.src_uri == machines.PAGE:
@@ -203,6 +216,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return env
 
     def on_post_build(self, config):
+        unused = sorted(self.names_defined - self.names_used)
+        if unused:   # a name no page uses is dead code, or a page lost a sentence
+            raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
+                              f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
+                              f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         site = Path(config.site_dir)
         (site / "numbers.json").write_text(json.dumps(self.book.index(self.pages_html), ensure_ascii=False, indent=1),
                                            encoding="utf-8")
