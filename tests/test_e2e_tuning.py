@@ -35,9 +35,36 @@ def test_allocation_with_no_floor_leaves_small_kernels_untuned():
     assert {r["task"]: r["trials"] for r in rows} == {"a": 8, "b": 0}
 
 
-def test_allocation_finds_the_profile_of_a_renamed_prepack_kernel():
-    rows = tuning.allocate(_tasks("conv1", "add"), {"conv": 0.9, "add": 0.1}, budget=80, per_iter=8, min_trials=0)
-    assert {r["task"]: r["trials"] for r in rows} == {"conv1": 72, "add": 8}
+def test_allocation_uses_the_profile_under_the_variants_kernel_names():
+    profile = tuning.profile_for({"conv": 0.9, "add": 0.1}, {"conv1": "conv", "other": "missing"})
+    rows = tuning.allocate(_tasks("conv1", "add", "other"), profile, budget=80, per_iter=8, min_trials=0)
+    assert {r["task"]: r["trials"] for r in rows} == {"conv1": 72, "add": 8, "other": 0}
+
+
+def test_prepack_kernels_are_matched_to_the_default_ones_by_structure():
+    """AttachAttrLayoutFreeBuffers renames kernels; the match is the loop nest, not the name."""
+    import numpy as np
+    from tvm import relax
+
+    from experiments import targets
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 8, 16, 16), "float32"))
+    rng = np.random.default_rng(0)
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.relu(relax.op.nn.conv2d(x, relax.const(rng.random((16, 8, 3, 3), "float32")),
+                                                            padding=1)))
+            z = bb.emit(relax.op.nn.conv2d(y, relax.const(rng.random((16, 16, 3, 3), "float32")), padding=1))
+            out = bb.emit_output(relax.op.nn.conv2d(z, relax.const(rng.random((16, 16, 3, 3), "float32")),
+                                                    padding=1))
+        bb.emit_func_output(out)
+    mod, target = bb.get(), targets.host_target(1)
+    default, prepack = tuning.fuse(mod, target, "default"), tuning.fuse(mod, target, "prepack")
+    names = tuning.kernel_names(default, prepack)
+    tasks = [t.task_name for t in tuning.extract(prepack, target)]
+    assert set(tasks) <= set(names) and not set(tasks) & set(names.values())   # every task renamed, every one found
+    kernels = {g.name_hint for g in default.functions}
+    assert set(names.values()) <= kernels and len(set(names.values())) == len(names)
 
 
 def test_allocation_rejects_a_bad_budget():

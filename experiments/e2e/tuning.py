@@ -99,17 +99,45 @@ def extract(fused, target) -> list:
 
 
 def profiled_seconds(task_name: str, op_seconds: dict[str, float]) -> float:
-    """Variant C's measured seconds of the kernel a task tunes.
+    """Variant C's measured seconds of the kernel a task tunes (0 when the profile lacks it)."""
+    return float(op_seconds.get(task_name, 0.0))
 
-    The prepack variant's AttachAttrLayoutFreeBuffers copies each kernel under a new name (the
-    old one with "1" appended), so a task name missing from the profile is looked up without that
-    suffix; without this every prepack task had a zero share and the budget went nowhere.
+
+def _body_key(func) -> int:
+    """A PrimFunc's structural hash without its attributes (name, layout-free buffers, pattern)."""
+    import tvm_ffi
+    for name in list(func.attrs.keys()) if func.attrs else []:
+        func = func.without_attr(name)
+    return tvm_ffi.structural_hash(func)
+
+
+def kernel_names(default_fused, variant_fused) -> dict[str, str]:
+    """Variant kernel name -> the name of the same kernel in the default fused module.
+
+    A search-space variant may rename kernels (the prepack variant's AttachAttrLayoutFreeBuffers
+    copies each one under a new name and marks its weights layout-free), so its tasks do not
+    carry the names variant C's op profile knows.  Kernels are matched by structure: the same
+    loop nest once the attributes are set aside; equal structures pair up in module order.
     """
-    if task_name in op_seconds:
-        return float(op_seconds[task_name])
-    if task_name.endswith("1") and task_name[:-1] in op_seconds:
-        return float(op_seconds[task_name[:-1]])
-    return 0.0
+    import tvm
+
+    def prim_funcs(mod):
+        return [(g.name_hint, f) for g, f in mod.functions.items() if isinstance(f, tvm.tirx.PrimFunc)]
+
+    pool: dict[int, list[str]] = {}
+    for name, func in prim_funcs(default_fused):
+        pool.setdefault(_body_key(func), []).append(name)
+    out = {}
+    for name, func in prim_funcs(variant_fused):
+        names = pool.get(_body_key(func))
+        if names:
+            out[name] = names.pop(0)
+    return out
+
+
+def profile_for(op_seconds: dict[str, float], names: dict[str, str]) -> dict[str, float]:
+    """``op_seconds`` keyed by the variant's kernel names as well (see :func:`kernel_names`)."""
+    return {**op_seconds, **{new: op_seconds[old] for new, old in names.items() if old in op_seconds}}
 
 
 def allocate(tasks, op_seconds: dict[str, float], budget: int, per_iter: int,
@@ -230,7 +258,10 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     removed (the family log holds the same lines).  Returns ``tasks``, ``allocation``,
     ``seconds``, ``trials_allocated``, ``per_task`` and ``trials`` (:func:`trial_summary`).
     """
-    tasks = extract(fuse(mod, target, variant), target)
+    fused = fuse(mod, target, variant)
+    tasks = extract(fused, target)
+    if variant != "default":   # the profile knows the default module's kernel names
+        op_seconds = profile_for(op_seconds, kernel_names(fuse(mod, target, "default"), fused))
     allocation = allocate(tasks, op_seconds, budget, per_iter, min_trials)
     progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
              f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
