@@ -291,7 +291,7 @@ STOPPED = "stopped"   # a family's status in run.json when SIGTERM stopped it mi
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-def _ignore_sigterm():
+def _ignore_stop_signals():
     try:
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
@@ -530,7 +530,7 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
         except Terminated as exc:
             stopped = exc
             status, code, seconds = STOPPED, -signal.SIGTERM, time.monotonic() - family_start
-            _ignore_sigterm()   # publishing takes a moment; kill -9 still stops it, publishing nothing
+            _ignore_stop_signals()   # publishing takes a moment; kill -9 still stops it, publishing nothing
             if part.exists():
                 _whole_lines(part)
         fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []
@@ -539,13 +539,11 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
             if not any(rec["status"] == "ok" for rec in records + fam_records):
                 raise stopped
             with open(log_path, "a", encoding="utf-8") as log:
-                log.write(f"[retest] {name} stopped by SIGTERM after {seconds:.0f} s; "
+                log.write(f"[{stopped.problems[0]}] {name} after {seconds:.0f} s; "
                           f"{len(fam_records)} finished records kept\n")
-            fam_records.append(_failure_record(run_id, name, "run_failed", code, log_rel, log_path,
-                                               family["timeout_s"]))
-        elif status != "ok":
-            fam_records.append(_failure_record(run_id, name, status, code, log_rel, log_path,
-                                               family["timeout_s"]))
+        if status != "ok":   # the family's own record; a stopped family's says run_failed
+            fam_records.append(_failure_record(run_id, name, "run_failed" if status == STOPPED else status,
+                                               code, log_rel, log_path, family["timeout_s"]))
         sha = _sha256(log_path)
         for rec in fam_records:
             if rec["log"]["sha256"] == "pending":

@@ -180,8 +180,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             if unknown:   # every unknown name of the page at once, not the first one rendering meets
                 raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
-            template = self.jinja.from_string(markdown)
-            text = template.render(**names)
+            text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
             if not shows_current or page.file.src_uri == machines.PAGE:
