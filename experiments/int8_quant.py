@@ -45,6 +45,7 @@ ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq"
 GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
          "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
 INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_qdq", "ort_qdq", "tflite_int8"}
+RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built (both variants, same rule)
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
 
@@ -210,7 +211,8 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                                                "seconds": up["extra"]["tuning"]["seconds"],
                                                "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
-                "per_iter": tune["per_iter"], "min_trials": tune["min_trials"], "seed": p["seed"],
+                "per_iter": tune["per_iter"], "min_trials": tune["min_trials"],
+                "retry_rounds": tune.get("retry_rounds", RETRY_ROUNDS), "seed": p["seed"],
                 "input_size": size, "target": str(target), "module": str(tvm_ffi.structural_hash(mod)),   # tensor contents included
                 "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)
@@ -227,12 +229,15 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     work_dir.mkdir(parents=True)
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=tune["budget"], per_iter=tune["per_iter"],
                                    min_trials=tune["min_trials"], threads=threads, seed=p["seed"],
-                                   label=f"{name}/{variant}", progress=h.say)
+                                   retry_rounds=key_case["retry_rounds"], label=f"{name}/{variant}", progress=h.say)
     summary = tuned_run["trials"]
     return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
                            "valid": summary["valid"], "failures": summary["failures"],
                            "seconds": round(tuned_run["seconds"], 3), "tasks": len(tuned_run["tasks"]),
-                           "tensorized": tensorized_summary(tuned_run["per_task"])}
+                           "tensorized": tensorized_summary(tuned_run["per_task"]),
+                           "retry_rounds": key_case["retry_rounds"],
+                           "retried": {t: row["retry_rounds"] for t, row in tuned_run["per_task"].items()
+                                       if row.get("retry_rounds")}}
 
 
 def tensorized_summary(per_task):

@@ -168,3 +168,55 @@ def test_a_second_retest_continues_the_campaign(project):
     assert steps[1]["cumulative_trials"] == steps[0]["cumulative_trials"] + rec["extra"]["tuning"]["measured"] > 0
     assert "continuing after" in log and len(steps[1]["steps"]) == 2
     assert rec["extra"]["coverage"]["scheduled"]
+
+
+def _fake_meta_schedule(monkeypatch, outcomes):
+    """MetaSchedule's tuning entry points replaced: each ``tune_tasks`` call reports the next list of
+    trial categories from ``outcomes`` (None = built and ran) to the trial callback tune() passes."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from experiments.gemm import tvm_ladder
+    calls = []
+    monkeypatch.setattr(tvm_ladder, "_trial_log_callback", lambda start, sink: sink)
+    monkeypatch.setattr(tvm_ladder, "_local_builder", lambda *a: None)
+    monkeypatch.setattr(ms.runner, "LocalRunner", lambda **k: None)
+    monkeypatch.setattr(ms.database, "JSONDatabase", lambda **k: None)
+    monkeypatch.setattr(ms.measure_callback.MeasureCallback, "create", staticmethod(lambda kind: []))
+    monkeypatch.setattr(ms.relax_integration, "extracted_tasks_to_tune_contexts",
+                        lambda tasks, work_dir, seed: (["ctx"], [1.0]))
+
+    def tune_tasks(**kw):
+        calls.append(kw["max_trials_global"])
+        for category in outcomes.pop(0):
+            kw["measure_callbacks"][-1].append({"elapsed_s": 0.0, "run_secs": None if category else [1e-3],
+                                                "category": category})
+    monkeypatch.setattr(ms, "tune_tasks", tune_tasks)
+    return calls
+
+
+def test_a_kernel_whose_trials_all_failed_gets_bounded_extra_rounds(monkeypatch, tmp_path):
+    bad = ["build_failed"] * 4
+    calls = _fake_meta_schedule(monkeypatch, [bad, bad, [None, "build_failed", None, None],
+                                              [None] + ["build_failed"] * 7])
+    said = []
+    out = tuning.tune(_tasks("k1", "k2"), [{"task": "k1", "trials": 4}, {"task": "k2", "trials": 8}], "llvm",
+                      tmp_path, threads=1, seed=0, per_iter=4, retry_rounds=3, progress=said.append)
+    # k1: two rounds where nothing built, then a round with valid candidates; k2: one valid of 8 -> no retry
+    assert out["per_task"]["k1"] == {"trials": 12, "seconds": out["per_task"]["k1"]["seconds"], "valid": 3,
+                                     "retry_rounds": 2}
+    assert calls == [4, 4, 4, 8] and out["per_task"]["k2"]["retry_rounds"] == 0 and out["trials"] == 20
+    lines = [json.loads(line) for line in (tmp_path / tuning.TRIAL_LOG).read_text().splitlines()]
+    assert sum(1 for t in lines if t["task"] == "k1") == 12
+    assert any("another round (1/3)" in s for s in said)
+
+
+def test_extra_rounds_stop_at_the_bound(monkeypatch, tmp_path):
+    bad = ["build_failed"] * 4
+    calls = _fake_meta_schedule(monkeypatch, [bad, bad, bad])
+    said = []
+    out = tuning.tune(_tasks("k"), [{"task": "k", "trials": 4}], "llvm", tmp_path, threads=1, seed=0, per_iter=4,
+                      retry_rounds=2, progress=said.append)
+    assert calls == [4, 4, 4] and out["per_task"]["k"]["valid"] == 0 and out["per_task"]["k"]["retry_rounds"] == 2
+    assert out["trials"] == 12 and any("stays unscheduled" in s for s in said)
+    with pytest.raises(ValueError, match="retry_rounds"):
+        tuning.tune(_tasks("k"), [], "llvm", tmp_path, threads=1, seed=0, retry_rounds=-1)

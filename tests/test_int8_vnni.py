@@ -47,8 +47,9 @@ def test_packing_puts_16x4_blocks_together():
     d = np.arange(8 * 10).reshape(8, 10)
     pd = vnni_ops.pack_dense(d)
     assert pd.shape == (1, 2, 16, 4) and pd[0, 1, 7, 3] == d[7, 7] and not pd[0, :, 10:].any()
-    with pytest.raises(ValueError, match="multiple of 4"):
-        vnni_ops.pack_conv(np.zeros((16, 1, 1, 6), np.int8))
+    p6 = vnni_ops.pack_conv(np.ones((16, 1, 1, 6), np.int8))   # input channels 6 -> 8, zero weights
+    assert p6.shape == (1, 1, 1, 2, 16, 4) and p6[0, 0, 0, 1, :, :2].all() and not p6[0, 0, 0, 1, :, 2:].any()
+    assert list(vnni_ops.shift_correction(np.ones((2, 1, 1, 3), np.int8) * [[[[1, -2, 4]]]])) == [-384, -384]
 
 
 def _build(tensors, target="llvm"):
@@ -68,6 +69,27 @@ def test_packed_conv_kernel_is_exact(case):
     got = tvm.runtime.tensor(np.zeros(ref.shape, np.int32))
     _build([xt, wt, out])(tvm.runtime.tensor(x), tvm.runtime.tensor(vnni_ops.pack_conv(w)), got)
     assert np.array_equal(got.numpy(), ref)
+
+
+@pytest.mark.slow  # compiles and runs the shifted INT8 conv with TVM
+def test_int8_input_conv_reads_shifted_bytes_and_is_exact():
+    """The stem's case: an int8 image with 3 channels, 7x7 stride 2 with zero padding."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-127, 128, (1, 12, 12, 3), dtype=np.int8)
+    w = rng.integers(-127, 128, (20, 7, 7, 3), dtype=np.int8)
+    xt = te.placeholder(x.shape, "int8", name="x")
+    wt = te.placeholder(vnni_ops.pack_conv(w).shape, "int8", name="w")
+    ct = te.placeholder((32,), "int32", name="c")
+    out = vnni_ops.conv2d_nhwc_packed(xt, wt, (2, 2), (3, 3, 3, 3), 20, ct)
+    ref = _conv_ref(x, w, 2, (3, 3, 3, 3))
+    fix = np.zeros(32, np.int32)
+    fix[:20] = vnni_ops.shift_correction(w)
+    got = tvm.runtime.tensor(np.zeros(ref.shape, np.int32))
+    _build([xt, wt, ct, out])(tvm.runtime.tensor(x), tvm.runtime.tensor(vnni_ops.pack_conv(w)),
+                              tvm.runtime.tensor(fix), got)
+    assert np.array_equal(got.numpy(), ref)
+    with pytest.raises(ValueError, match="shift correction"):
+        vnni_ops.conv2d_nhwc_packed(xt, wt, (2, 2), (3, 3, 3, 3), 20)
 
 
 @pytest.mark.slow  # compiles and runs the packed INT8 dense with TVM
@@ -113,9 +135,9 @@ def test_rewrite_uses_packed_kernels_and_matches_the_legalized_program():
     acts = Q.calibrate(taps, "minmax", "uint8")
     packed, report = Q.rewrite(mod, acts, vnni=True)
     plain, _ = Q.rewrite(mod, acts)
-    # the first conv reads the int8 image (stays legalized); the second conv and the dense read uint8
-    assert [g["kernel"] for g in report["groups"]] == ["legalized", "vnni_packed", "vnni_packed"]
-    assert report["vnni_packed"] == {"conv2d": 1, "matmul": 1}
+    # the first conv reads the int8 image (shifted by 128); the second conv and the dense read uint8
+    assert [g["kernel"] for g in report["groups"]] == ["vnni_packed", "vnni_packed", "vnni_packed"]
+    assert report["vnni_packed"] == {"conv2d": 2, "matmul": 1}
     xs = rng.normal(0, 1, (4, 4, 8, 8)).astype("float32")
     np.testing.assert_allclose(_run(packed, xs), _run(plain, xs), rtol=1e-6, atol=1e-6)   # same integers
     ref = _run(_net(), xs)

@@ -237,6 +237,16 @@ def test_classify_failure():
     assert ladder.classify_failure(None, "LocalRunner: An exception occurred\n...") == "run_failed"
 
 
+def test_error_summary_keeps_the_line_that_names_the_error():
+    trace = ("Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n    build()\n"
+             "tvm.error.InternalError: Check failed: (e.ty().IsScalar()) is false: Cannot broadcast lanes=16 to 64\n")
+    assert ladder.error_summary(trace) == ("tvm.error.InternalError: Check failed: (e.ty().IsScalar()) is false: "
+                                           "Cannot broadcast lanes=16 to 64")
+    assert ladder.error_summary("LocalBuilder: Timeout, killed after 30 seconds") == \
+        "LocalBuilder: Timeout, killed after 30 seconds"
+    assert ladder.error_summary(None) is None and len(ladder.error_summary("x" * 999)) == 300
+
+
 def test_tuning_curve_tracks_best_so_far():
     trials = [{"elapsed_s": 1.0, "run_secs": [3e-3], "category": None},
               {"elapsed_s": 1.0, "run_secs": [1e9], "category": "run_failed"},

@@ -175,20 +175,31 @@ class _TrialLines:
     """A sink for ``tvm_ladder._trial_log_callback`` that writes each trial, with its task, as a JSON line."""
 
     def __init__(self, handle, task: str):
-        self.handle, self.task = handle, task
+        self.handle, self.task, self.measured, self.valid = handle, task, 0, 0
 
     def append(self, trial: dict[str, Any]) -> None:
+        self.measured += 1
+        self.valid += trial["category"] is None
         self.handle.write(json.dumps({"task": self.task, **trial, "elapsed_s": round(trial["elapsed_s"], 3)}) + "\n")
         self.handle.flush()
 
 
 def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: int, seed: int,
          workers: int = 1, cost_model: str = "xgb", build_timeout_s: float = 120.0,
-         run_timeout_s: float = 60.0, per_iter: int = 8, progress=print, step=None) -> dict[str, Any]:
+         run_timeout_s: float = 60.0, per_iter: int = 8, retry_rounds: int = 3, progress=print,
+         step=None) -> dict[str, Any]:
     """Tune every task for its allocated trials into ``work_dir``'s JSON database.
 
-    Returns ``{"seconds", "trials", "per_task": {task: {"trials", "seconds"}}}``.
+    A task whose trials produced no candidate that built and ran would stay an unscheduled loop
+    nest in the compiled network (on the VNNI integer kernels about half the candidates fail to
+    build, so 4 trials can all fail); such a task gets another round of ``per_iter`` trials, at
+    most ``retry_rounds`` times.  Every retried trial is measured and counted like any other.
+
+    Returns ``{"seconds", "trials", "per_task": {task: {"trials", "seconds", "valid",
+    "retry_rounds"}}}`` (``trials`` = measured, retries included).
     """
+    if retry_rounds < 0:
+        raise ValueError(f"bad tuning budget: retry_rounds={retry_rounds}")
     from tvm.s_tir import meta_schedule as ms
 
     from experiments.gemm.tvm_ladder import _environment, _local_builder, _trial_log_callback
@@ -205,29 +216,46 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
             task = by_name[row["task"]]
             if row["trials"] < 1:
                 continue
-            contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
-                [task], str(work_dir / "logs"), seed=seed + index)
-            if not contexts:   # already scheduled: nothing to tune
-                continue
+            lines = _TrialLines(sink, row["task"])
             t0 = time.perf_counter()
-            ms.tune_tasks(
-                tasks=contexts, task_weights=weights, work_dir=str(work_dir / "logs"),
-                max_trials_global=row["trials"], num_trials_per_iter=min(per_iter, row["trials"]),
-                builder=_local_builder(workers, build_timeout_s),
-                runner=ms.runner.LocalRunner(timeout_sec=run_timeout_s),
-                database=database, cost_model=cost_model,
-                measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"),
-                                   _trial_log_callback(start, _TrialLines(sink, row["task"]))])
-            per_task[row["task"]] = {"trials": row["trials"], "seconds": round(time.perf_counter() - t0, 3)}
+            retries = 0
+            for attempt in range(retry_rounds + 1):
+                contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
+                    [task], str(work_dir / "logs"), seed=seed + index + 7919 * attempt)
+                if not contexts:   # already scheduled: nothing to tune
+                    break
+                trials = row["trials"] if attempt == 0 else min(per_iter, row["trials"])
+                ms.tune_tasks(
+                    tasks=contexts, task_weights=weights, work_dir=str(work_dir / "logs"),
+                    max_trials_global=trials, num_trials_per_iter=min(per_iter, trials),
+                    builder=_local_builder(workers, build_timeout_s),
+                    runner=ms.runner.LocalRunner(timeout_sec=run_timeout_s),
+                    database=database, cost_model=cost_model,
+                    measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"),
+                                       _trial_log_callback(start, lines)])
+                if lines.valid or not lines.measured:
+                    break
+                if attempt < retry_rounds:
+                    retries += 1
+                    progress(f"{row['task']}: no candidate built and ran in {lines.measured} trials; "
+                             f"another round ({retries}/{retry_rounds})")
+                else:
+                    progress(f"{row['task']}: no candidate built and ran in {lines.measured} trials "
+                             f"({retry_rounds} extra rounds); it stays unscheduled")
+            if not lines.measured:
+                continue
+            measured = lines.measured
+            per_task[row["task"]] = {"trials": measured, "seconds": round(time.perf_counter() - t0, 3),
+                                     "valid": lines.valid, "retry_rounds": retries}
             found = tensorized(work_dir / "logs", row["task"])
             if found:
                 per_task[row["task"]]["tensorized"] = found
-            progress(f"tuned {row['task']} ({index}/{len(allocation)}, {row['trials']} trials, "
+            progress(f"tuned {row['task']} ({index}/{len(allocation)}, {measured} trials, "
                      f"{per_task[row['task']]['seconds']:.0f} s)")
             if step is not None:   # trials done of the whole allocation, for retest's progress bar
                 step(sum(r["trials"] for r in allocation[:index]), sum(r["trials"] for r in allocation))
     return {"seconds": time.perf_counter() - start,
-            "trials": sum(r["trials"] for r in allocation if r["task"] in per_task),
+            "trials": sum(row["trials"] for row in per_task.values()),
             "per_task": per_task}
 
 
@@ -250,7 +278,8 @@ def tensorized(log_dir, task: str) -> dict[str, int]:
 
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
-                label: str = "tune", progress=print, variant: str = "default", step=None) -> dict[str, Any]:
+                label: str = "tune", progress=print, variant: str = "default", step=None,
+                retry_rounds: int = 3) -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
     Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with
@@ -266,7 +295,8 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
              f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
     result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
-                  cost_model=cost_model, per_iter=per_iter, progress=progress, step=step)
+                  cost_model=cost_model, per_iter=per_iter, retry_rounds=retry_rounds, progress=progress,
+                  step=step)
     shutil.rmtree(Path(work_dir) / "logs", ignore_errors=True)
     best = best_latencies(work_dir, tasks)
     for row in allocation:

@@ -790,6 +790,20 @@ def classify_failure(build_error: str | None, run_error: str | None) -> str | No
     return None
 
 
+def error_summary(message: str | None, limit: int = 300) -> str | None:
+    """The line of a MetaSchedule build/run error that says what went wrong (not the traceback).
+
+    TVM's errors end with ``<Kind>Error: <what>`` after the stack frames; that line, cut to
+    ``limit`` characters, is what a reader needs to group failures.  None for no error.
+    """
+    if not message:
+        return None
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    said = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception|Timeout)\b", line)
+            or "Error:" in line or "Timeout" in line]
+    return (said[-1] if said else lines[-1])[:limit]
+
+
 def _trial_log_callback(start: float, sink: list[dict[str, Any]]):
     """A MeasureCallback appending one dict per measured trial to ``sink``."""
     from tvm.ir.utils import derived_object
@@ -802,7 +816,10 @@ def _trial_log_callback(start: float, sink: list[dict[str, Any]]):
             for built, ran in zip(builder_results, runner_results):
                 secs = [float(x) for x in ran.run_secs] if ran.run_secs else None
                 category = classify_failure(built.error_msg, ran.error_msg)
-                sink.append({"elapsed_s": now, "run_secs": secs, "category": category})
+                trial = {"elapsed_s": now, "run_secs": secs, "category": category}
+                if category:
+                    trial["error"] = error_summary(built.error_msg or ran.error_msg)
+                sink.append(trial)
 
     return TrialLog()
 

@@ -24,8 +24,9 @@ operators:
 * **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
   (same scale).
 * **VNNI** (``rewrite(..., vnni=True)``, for a target with avx512vnni): on a channels-last
-  module (:func:`experiments.int8.vnni_ops.channels_last`) a conv2d / 2-D matmul whose input
-  is uint8 becomes a kernel with weights packed to ``vpdpbusd``'s 16x4 blocks, which
+  module (:func:`experiments.int8.vnni_ops.channels_last`) a conv2d (uint8 input, or int8 read
+  as ``x + 128`` with the shift undone per output channel) / 2-D matmul (uint8 input) becomes a
+  kernel with weights packed to ``vpdpbusd``'s 16x4 blocks, which
   MetaSchedule's "vnni" rules tensorize; the arithmetic (int32 accumulator, requantization) is
   the same, so the integers equal those of the legalized operators.
 * Everything else (``mean``, padding emitted as a float ``call_tir``, ...) runs
@@ -387,9 +388,14 @@ class _Rewriter:
             a = value.attrs
             if self.vnni and vnni_ops.conv_fits(q_x.dtype, a, w_q.shape):
                 kernel = "vnni_packed"
+                correction = None
+                if q_x.dtype == "int8":   # read as x + 128; the kernel adds back -128 * sum(w)
+                    fix = np.zeros(vnni_ops.padded(w_q.shape[0]), np.int32)
+                    fix[:w_q.shape[0]] = vnni_ops.shift_correction(w_q)
+                    correction = self._const(fix, "int32")
                 acc = self.bb.emit_te(vnni_ops.conv2d_nhwc_packed, x_q, self._const(vnni_ops.pack_conv(w_q), "int8"),
                                       [int(s) for s in a.strides], [int(p) for p in a.padding], int(w_q.shape[0]),
-                                      primfunc_name_hint="conv2d_vnni")
+                                      correction, primfunc_name_hint="conv2d_vnni")
             else:
                 acc = self.bb.emit(op.nn.conv2d(x_q, self._const(w_q, "int8"), a.strides, a.padding, a.dilation,
                                                 a.groups, a.data_layout, a.kernel_layout, a.out_layout, "int32"))

@@ -15,10 +15,14 @@ integer path emits its own kernels where the layout fits:
   (:func:`pack_conv`), dense ``[N/16, K/4, 16, 4]`` (:func:`pack_dense`), output channels padded
   to a multiple of 16 with zero weights (the extra outputs are sliced off).
 
-Only uint8 activations qualify (the intrinsic multiplies unsigned by signed bytes): a layer whose
-input is int8 (the first conv, fed by the normalized image) keeps the legalized operator.  The
-input channels must be a multiple of 4.  Nothing here depends on the host: the kernels are plain
-TE computes, tensorized only when MetaSchedule tunes them for a VNNI target.
+The intrinsic multiplies unsigned by signed bytes.  A conv whose input is int8 (the first conv,
+fed by the normalized image) runs the same kernel on ``x + 128`` (every int8 value moved to the
+uint8 byte 128 above it, padding included, since the padded zero becomes 128 too); the kernel then
+adds ``-128 * sum(w)`` per output channel (:func:`shift_correction`), which is exact:
+``sum((x + 128) * w) = sum(x * w) + 128 * sum(w)``.  Input channels that are not a multiple of 4
+(3 for an RGB image) are padded with zero weights.  The dense kernel needs a reduction length that
+is a multiple of 4.  Nothing here depends on the host: the kernels are plain TE computes,
+tensorized only when MetaSchedule tunes them for a VNNI target.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 
 BLOCK_OC = 16     # output channels per vpdpbusd (16 int32 lanes)
 BLOCK_IC = 4      # input channels per lane (4 bytes)
+INPUT_SHIFT = 128  # int8 x + 128 is the uint8 byte vpdpbusd reads
 
 
 def channels_last(mod):
@@ -43,13 +48,17 @@ def padded(n: int, block: int = BLOCK_OC) -> int:
 
 
 def pack_conv(w_ohwi: np.ndarray) -> np.ndarray:
-    """OHWI int8 weights -> [OC/16, KH, KW, IC/4, 16, 4] (OC zero-padded to a multiple of 16)."""
+    """OHWI int8 weights -> [OC/16, KH, KW, IC/4, 16, 4] (OC zero-padded to a multiple of 16, IC to 4)."""
     oc, kh, kw, ic = w_ohwi.shape
-    if ic % BLOCK_IC:
-        raise ValueError(f"input channels {ic} are not a multiple of {BLOCK_IC}")
-    w = np.zeros((padded(oc), kh, kw, ic), dtype=w_ohwi.dtype)
-    w[:oc] = w_ohwi
-    return np.ascontiguousarray(w.reshape(-1, BLOCK_OC, kh, kw, ic // BLOCK_IC, BLOCK_IC).transpose(0, 2, 3, 4, 1, 5))
+    w = np.zeros((padded(oc), kh, kw, padded(ic, BLOCK_IC)), dtype=w_ohwi.dtype)
+    w[:oc, :, :, :ic] = w_ohwi
+    return np.ascontiguousarray(w.reshape(-1, BLOCK_OC, kh, kw, w.shape[3] // BLOCK_IC, BLOCK_IC)
+                                .transpose(0, 2, 3, 4, 1, 5))
+
+
+def shift_correction(w_ohwi: np.ndarray) -> np.ndarray:
+    """int32 [OC]: what the shifted kernel adds to undo ``x + 128`` on an int8 input (``-128 * sum w``)."""
+    return (-INPUT_SHIFT * w_ohwi.astype(np.int64).sum(axis=(1, 2, 3))).astype(np.int32)
 
 
 def pack_dense(w_kn: np.ndarray) -> np.ndarray:
@@ -63,10 +72,11 @@ def pack_dense(w_kn: np.ndarray) -> np.ndarray:
 
 
 def conv_fits(x_dtype: str, attrs, w_shape) -> bool:
-    """Whether a conv2d (NHWC / OHWI, weights ``w_shape``) can run as the packed VNNI kernel."""
-    return (x_dtype == "uint8" and attrs.data_layout == "NHWC" and attrs.kernel_layout == "OHWI"
+    """Whether a conv2d (NHWC / OHWI, weights ``w_shape``) can run as the packed VNNI kernel
+    (uint8 input as it is, int8 input shifted by 128; any input channel count)."""
+    return (x_dtype in ("uint8", "int8") and attrs.data_layout == "NHWC" and attrs.kernel_layout == "OHWI"
             and attrs.out_layout == "NHWC" and int(attrs.groups) == 1
-            and all(int(d) == 1 for d in attrs.dilation) and int(w_shape[3]) % BLOCK_IC == 0)
+            and all(int(d) == 1 for d in attrs.dilation))
 
 
 def dense_fits(x_dtype: str, x_rank: int, w_shape) -> bool:
@@ -74,22 +84,32 @@ def dense_fits(x_dtype: str, x_rank: int, w_shape) -> bool:
     return x_dtype == "uint8" and x_rank == 2 and len(w_shape) == 2 and int(w_shape[0]) % BLOCK_IC == 0
 
 
-def conv2d_nhwc_packed(x, wp, strides, padding, out_channels):
-    """TE: int32 NHWC conv of uint8 ``x`` [N, H, W, IC] with packed int8 ``wp`` (zero padding).
+def conv2d_nhwc_packed(x, wp, strides, padding, out_channels, correction=None):
+    """TE: int32 NHWC conv of ``x`` [N, H, W, IC] with packed int8 ``wp`` (zero padding).
 
-    ``padding`` is Relax's (top, left, bottom, right).  The output keeps the padded channel count
-    when ``out_channels`` is a multiple of 16, else a slice follows.
+    ``padding`` is Relax's (top, left, bottom, right).  A uint8 ``x`` is read as it is.  An int8
+    ``x`` is read as ``x + 128`` (spatial padding 128, the shifted zero) and ``correction``
+    ([OC/16*16] int32, :func:`shift_correction` zero-padded) is added to every output pixel, so the
+    result is the plain int8 convolution.  Input channels beyond IC (up to ``wp``'s 4-multiple) are
+    padded; their weights are zero.  The output keeps the padded channel count when
+    ``out_channels`` is a multiple of 16, else a slice follows.
     """
     from tvm import te, topi
     n, h, w, ic = (int(d) for d in x.shape)
-    oco, kh, kw = (int(d) for d in wp.shape[:3])
+    oco, kh, kw, ico = (int(d) for d in wp.shape[:4])
     sh, sw = (int(s) for s in strides)
     top, left, bottom, right = (int(p) for p in padding)
     oh, ow = (h + top + bottom - kh) // sh + 1, (w + left + right - kw) // sw + 1
-    xp = topi.nn.pad(x, [0, top, left, 0], [0, bottom, right, 0], pad_value=0, name="pad") \
-        if top or left or bottom or right else x
+    shifted = str(x.dtype) == "int8"
+    if shifted != (correction is not None):
+        raise ValueError(f"a {x.dtype} input needs {'a' if shifted else 'no'} shift correction")
+    if shifted:
+        x = te.compute(x.shape, lambda *i: (x(*i).astype("int16") + INPUT_SHIFT).astype("uint8"), name="shift")
+    extra_c = ico * BLOCK_IC - ic
+    xp = topi.nn.pad(x, [0, top, left, 0], [0, bottom, right, extra_c], pad_value=INPUT_SHIFT if shifted else 0,
+                     name="pad") if top or left or bottom or right or extra_c else x
     rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
-    rc = te.reduce_axis((0, ic), "rc")
+    rc = te.reduce_axis((0, ico * BLOCK_IC), "rc")
     out = te.compute(
         (n, oh, ow, oco * BLOCK_OC),
         lambda b, i, j, c: te.sum(
@@ -97,6 +117,8 @@ def conv2d_nhwc_packed(x, wp, strides, padding, out_channels):
             * wp[c // BLOCK_OC, rh, rw, rc // BLOCK_IC, c % BLOCK_OC, rc % BLOCK_IC].astype("int32"),
             axis=[rh, rw, rc]),
         name="conv2d_vnni")
+    if shifted:
+        out = te.compute(out.shape, lambda b, i, j, c: out[b, i, j, c] + correction[c], name="unshift")
     if out_channels == oco * BLOCK_OC:
         return out
     return te.compute((n, oh, ow, out_channels), lambda b, i, j, c: out[b, i, j, c], name="slice")

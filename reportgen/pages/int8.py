@@ -350,8 +350,19 @@ def finding(book, current, model="resnet18_v1"):
     if not all(c is not None and c.ok for c in (f, d, of, oq)) or len({c.record["run_id"] for c in (f, d, of, oq)}) != 1:
         return None
     ours, theirs, gap = d.stat("p50") / f.stat("p50"), of.stat("p50") / oq.stat("p50"), f.stat("p50") / oq.stat("p50")
-    vnni = bool(((f.record["extra"].get("asm") or {}).get("all_kernels") or {}).get("vpdpbusd"))
+    asm = f.record["extra"].get("asm") or {}
+    vnni = bool((asm.get("all_kernels") or {}).get("vpdpbusd"))
+    # kernels the tuned program left as plain loop nests (no candidate built), and their share of its op profile
+    unscheduled = set((f.record["extra"].get("tuning") or {}).get("unscheduled") or [])
+    kernels = [op for op in f.record["extra"].get("op_profile") or [] if op.get("kind") == "kernel"]
+    total = sum(float(op["seconds"]) for op in kernels)
+    idle = sum(float(op["seconds"]) for op in kernels if op["op"] in unscheduled)
+    share = idle / total if total else 0.0
     return {"model": MODEL_LABEL.get(model, model),
+            "unscheduled": book.current(f"{f.record['id']}#unscheduled", str(len(unscheduled)), "kernels", f),
+            "unscheduled_share": book.current(f"{f.record['id']}#unscheduled_share", f"{share * 100:.0f}%", "%", f),
+            "unscheduled_dominate": share >= 0.5,
+            "hot_vpdpbusd": bool((asm.get("hottest") or {}).get("vpdpbusd")),
             "int8_ms": _p50(book, f), "fp32_ms": _p50(book, d), "ort_qdq_ms": _p50(book, oq),
             "ours": book.current(f"{f.record['id']}#vs_fp32_tuned", f"{ours:.2f}×", "×", f,
                                  derived=derive("p50(fp32_tuned) / p50(int8_tuned)", operand("fp32_tuned", d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)"),
