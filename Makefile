@@ -42,8 +42,11 @@ serve: install
 # Tiers: `test` is the fast tier (unit, site from committed results, browser); `test-slow` runs
 # the real (quick-profile) experiments and every test that compiles with TVM or builds/trains a
 # model; `test-all` is both in one run. CI runs `test` then `test-slow`.
+# The fast tier runs one pytest-xdist worker per core (at most 4), a file's tests on one worker
+# (module fixtures such as the two-machine site are built once); the slow tier stays in one
+# process, since its experiments already use every core.
 test: install
-	$(BIN)/python -m pytest -q -rs -m "not slow"
+	$(BIN)/python -m pytest -q -rs -m "not slow" -n auto --maxprocesses=4 --dist loadfile
 
 test-slow: install
 	$(BIN)/python -m pytest -q -rs -m slow

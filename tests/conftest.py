@@ -26,15 +26,36 @@ def project(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
+def built_site(tmp_path_factory, worker_id):
     """The site built once from the committed results, in a throw-away project copy.
 
     Shared by the whole session: tests that only read it take it directly; a test that changes
-    the project or its site takes ``built_copy`` instead."""
+    the project or its site takes ``built_copy`` instead.  Under pytest-xdist (``make test`` runs
+    two workers) the first worker to get here builds it in the folder all workers share and the
+    others wait on a lock and read the same copy, so the tier pays for one build, not one per worker."""
     from reportgen.commands import build
-    dest = copy_project(tmp_path_factory.mktemp("built") / "project")
-    build.build(dest, dest / "site")
+    if worker_id == "master":
+        dest = copy_project(tmp_path_factory.mktemp("built") / "project")
+        build.build(dest, dest / "site")
+        return dest
+    import fcntl
+    shared = tmp_path_factory.getbasetemp().parent / "built-site"
+    shared.mkdir(exist_ok=True)
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        dest, done = shared / "project", shared / ".built"
+        if not done.exists():
+            shutil.rmtree(dest, ignore_errors=True)
+            copy_project(dest)
+            build.build(dest, dest / "site")
+            done.touch()
     return dest
+
+
+@pytest.fixture(scope="session")
+def worker_id(request):
+    """pytest-xdist's worker name ("gw0", ...), or "master" when the tests run in one process."""
+    return getattr(request.config, "workerinput", {}).get("workerid", "master")
 
 
 def copy_built(built_site, dest):

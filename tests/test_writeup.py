@@ -7,11 +7,12 @@ import pytest
 from conftest import ROOT
 from helpers import ENV, record
 
-from reportgen.data import archive, merge
+from reportgen.data import archive, merge, seed
 from reportgen.pages import conclusions, writeup
 from reportgen.render.figures import FigureBook
 
 TABLES, _ENVS = archive.read_archive(ROOT / "archive")
+CONTENT_MAP, CODE = seed.read_content_map(ROOT / "archive"), seed.read_code(ROOT / "archive")
 
 
 def _spread(p50, low=0.99, high=1.01, n=11):
@@ -58,7 +59,8 @@ def _records(tuned_p50=0.0236, tvm_p50=2.1):
 def _render(template, current, env=ENV):
     book = FigureBook()
     book.set_page("credibility.md")
-    data = SimpleNamespace(current=current, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
+    data = SimpleNamespace(current=current, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive",
+                           content_map=CONTENT_MAP, code=CODE)
     jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
     return jinja.from_string(template).render(**writeup.names(SimpleNamespace(data=data, book=book))), book
 
@@ -191,7 +193,8 @@ SILENT_WHEN_EMPTY = {"service_batching_summary"}   # the table beside it says wh
 def test_every_function_survives_missing_records(env):
     book = FigureBook()
     book.set_page("x.md")
-    data = SimpleNamespace(current={}, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive")
+    data = SimpleNamespace(current={}, env=env, tables=TABLES, runs=[], archive_dir=ROOT / "archive",
+                           content_map=CONTENT_MAP, code=CODE)
     for name, fn in writeup.names(SimpleNamespace(data=data, book=book)).items():
         out = fn(*TEMPLATE_CALLS.get(name, ()))
         assert isinstance(out, str) and (out.strip() or name in SILENT_WHEN_EMPTY), name

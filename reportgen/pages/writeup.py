@@ -259,9 +259,9 @@ def names(site):
     """Names for the write-up pages: finished strings, every figure through ``book``."""
     data, book = site.data, site.book
     cur, env = data.current, data.env
-    code = seed.read_code(data.archive_dir)
+    code = data.code
     root = data.archive_dir.parent
-    today = {p["snippet"]: p["today"] for p in seed.read_content_map(data.archive_dir)["passages"]
+    today = {p["snippet"]: p["today"] for p in data.content_map["passages"]
              if p.get("kind") == "code" and "today" in p and "dropped" not in p}
 
     previous = frame.Records()   # queried like data.current: its frame is built once

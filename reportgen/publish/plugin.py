@@ -59,6 +59,9 @@ class Data:
         self.env = merge.latest_environment(self.runs, self.current)
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
         self.rules, self.items = coverage.read_items(self.archive_dir)
+        # the seed's content map and code snippets: read once (every write-up page and the coverage use them)
+        self.content_map = seed.read_content_map(self.archive_dir)
+        self.code = seed.read_code(self.archive_dir)
         # The cross-machine page: each machine's own current records and headline figures.
         self.machines = merge.machines(self.all_runs)
         self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid)) for mid in self.machines}
@@ -199,9 +202,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return html
 
     def on_env(self, env, config, files):
-        content_map = seed.read_content_map(self.data.archive_dir)
+        content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
-                                             seed.read_code(self.data.archive_dir), self.root)
+                                             self.data.code, self.root)
         today = coverage.evaluate_today(content_map, self.pages_html, self.root)
         ratios = coverage.ratios(content_map, passages, today)
         results = coverage.evaluate(self.data.items, self.pages_html, self.book.index(self.pages_html), self.data.tables,
