@@ -45,7 +45,6 @@ ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq"
 GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
          "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
 INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_qdq", "ort_qdq", "tflite_int8"}
-RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built (both variants, same rule)
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
 
@@ -212,7 +211,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                                                "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
                 "per_iter": tune["per_iter"], "min_trials": tune["min_trials"],
-                "retry_rounds": tune.get("retry_rounds", RETRY_ROUNDS), "seed": p["seed"],
+                "retry_rounds": tune.get("retry_rounds", tuning.RETRY_ROUNDS), "seed": p["seed"],
                 "input_size": size, "target": str(target), "module": str(tvm_ffi.structural_hash(mod)),   # tensor contents included
                 "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)

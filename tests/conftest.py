@@ -26,7 +26,7 @@ def project(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory, worker_id):
+def built_site(tmp_path_factory, worker_id):   # worker_id: pytest-xdist's ("master" without workers)
     """The site built once from the committed results, in a throw-away project copy.
 
     Shared by the whole session: tests that only read it take it directly; a test that changes
@@ -50,12 +50,6 @@ def built_site(tmp_path_factory, worker_id):
             build.build(dest, dest / "site")
             done.touch()
     return dest
-
-
-@pytest.fixture(scope="session")
-def worker_id(request):
-    """pytest-xdist's worker name ("gw0", ...), or "master" when the tests run in one process."""
-    return getattr(request.config, "workerinput", {}).get("workerid", "master")
 
 
 def copy_built(built_site, dest):

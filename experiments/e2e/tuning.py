@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 TRIAL_LOG = "trials.jsonl"
+RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built and ran (one rule for every variant)
 
 
 def front_passes(target):
@@ -186,7 +187,7 @@ class _TrialLines:
 
 def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: int, seed: int,
          workers: int = 1, cost_model: str = "xgb", build_timeout_s: float = 120.0,
-         run_timeout_s: float = 60.0, per_iter: int = 8, retry_rounds: int = 3, progress=print,
+         run_timeout_s: float = 60.0, per_iter: int = 8, retry_rounds: int = RETRY_ROUNDS, progress=print,
          step=None) -> dict[str, Any]:
     """Tune every task for its allocated trials into ``work_dir``'s JSON database.
 
@@ -279,7 +280,7 @@ def tensorized(log_dir, task: str) -> dict[str, int]:
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
                 label: str = "tune", progress=print, variant: str = "default", step=None,
-                retry_rounds: int = 3) -> dict[str, Any]:
+                retry_rounds: int = RETRY_ROUNDS) -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
     Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with

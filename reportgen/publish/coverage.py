@@ -46,10 +46,11 @@ class Result:
     reasons: list = field(default_factory=list)
 
 
-def read_items(archive_dir):
-    """The checklist's rules and items, each item's "all" requirements expanded."""
+def read_items(archive_dir, code=None):
+    """The checklist's rules and items, each item's "all" requirements expanded (against ``code``,
+    the seed's snippets, read from the archive when not given)."""
     rules, items = seed.read_items(archive_dir)
-    code = seed.read_code(archive_dir)
+    code = seed.read_code(archive_dir) if code is None else code
     return rules, [_resolve(item, code) for item in items]
 
 

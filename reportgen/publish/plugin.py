@@ -58,10 +58,11 @@ class Data:
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
-        self.rules, self.items = coverage.read_items(self.archive_dir)
-        # the seed's content map and code snippets: read once (every write-up page and the coverage use them)
+        # the seed's content map and code snippets: read once (the checklist, every write-up page and
+        # the coverage use them)
         self.content_map = seed.read_content_map(self.archive_dir)
         self.code = seed.read_code(self.archive_dir)
+        self.rules, self.items = coverage.read_items(self.archive_dir, self.code)
         # The cross-machine page: each machine's own current records and headline figures.
         self.machines = merge.machines(self.all_runs)
         self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid)) for mid in self.machines}
