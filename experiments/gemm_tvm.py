@@ -119,7 +119,7 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
         case["via"] = f"rpc:{device.key}"
     case_id = f"gemm_tvm/impl={impl}/stage={stage}/{_shape_key(shape)}/threads={threads}"
     if impl == "tvm_grid":
-        case_id += "".join(f"/{key}={tiles[key]}" for key in ("mr", "nr", "kc"))
+        case_id += "".join(f"/{key}={tiles[key]}" for key in tvm_ladder.GRID_KEYS)
     summary = {}
 
     def extra(built):
@@ -141,7 +141,7 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
 
     name = f"{stage}_{m}x{n}x{k}_t{threads}"  # of the uploaded module when measured through RPC
     if impl == "tvm_grid":
-        name += "".join(f"_{key}{tiles[key]}" for key in ("mr", "nr", "kc"))
+        name += "".join(f"_{key}{tiles[key]}" for key in tvm_ladder.GRID_KEYS)
     return _gemm_case(h, case_id, case, lambda: tvm_ladder.build_stage(stage, m, n, k, target, tiles=tiles),
                       shape, p, extra, lambda: summary["text"], device=device, name=name, failed_extra=dict)
 
@@ -249,6 +249,9 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         case["via"] = f"rpc:{device.key}"
     case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
     done = {}
+    start, start_from = None, None
+    if space == "microkernel":   # the search starts from the grid's choice at this thread count
+        start, _, start_from = _microkernel_tiles(h, threads, p, target, device)
 
     def tune():
         runner = None
@@ -266,7 +269,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
             device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
         try:
             result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
-                                     seed=p["seed"], reuse=False, runner=runner, space=space)
+                                     seed=p["seed"], reuse=False, runner=runner, space=space, start=start)
         except Exception as exc:  # noqa: BLE001
             if device is not None:   # the tracker or the device went away in the middle of tuning
                 raise harness.CaseFailed(
@@ -279,6 +282,8 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
                  "wall_seconds": result.wall_seconds, "cost_model": result.cost_model,
                  "failures": result.failures, "curve": _with_gflops(result.curve, 2 * m * n * k),
                  "notes": result.notes, "database": work_ref, "runner": result.runner, "space": space}
+        if space == "microkernel":
+            extra["start_tiles"], extra["start_from"] = start, start_from or "defaults (no grid)"
         if result.mod is None:
             raise harness.CaseFailed(_all_failed_status(result.failures), "no tuning trial succeeded"
                                      + (f" on device {device.key!r} (lost or unreachable?)" if device else "")

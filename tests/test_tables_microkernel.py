@@ -75,3 +75,26 @@ def test_empty_and_chart():
     rows = charts.tuning_space_rows(_current())
     assert {r["series"] for r in rows} == {"MetaSchedule 默认搜索空间（2 线程）", "MetaSchedule 微内核搜索空间（2 线程）"}
     assert tuning_spaces({}, _current(), None).to_dict()["hconcat"]
+
+
+def test_kernel_goals_judge_each_ratio_of_one_run():
+    current, book = _current(), _book()
+    one = "m=64/n=64/k=64/threads=1"
+    extra = [_rec(f"gemm_tvm/impl=tvm/stage=microkernel/{one}", {"impl": "tvm", "stage": "microkernel", "threads": 1},
+                  {"isa": "avx512"}, samples=(1e-4, 1e-4, 1e-4)),
+             _rec(f"gemm_tvm/impl=numpy/stage=any/{one}/blas=best", {"impl": "numpy", "stage": "any", "threads": 1},
+                  samples=(1.2e-4, 1.2e-4, 1.2e-4)),
+             record(case_id="machine_peak/dtype=float32/isa=avx512/threads=1", experiment="machine_peak",
+                    case={"dtype": "float32", "isa": "avx512", "threads": 1}, samples=(8e-5, 8e-5, 8e-5),
+                    extra={"flops_per_call": FLOPS})]
+    current.update({r["id"]: merge.Current(r, None) for r in extra})
+    text = tm.kernel_goals(book, current, 2)
+    rows = {line.split(" | ")[0].strip("| ") + "/" + line.split(" | ")[1]: line for line in text.splitlines()
+            if line.startswith("| ") and "---" not in line}
+    assert "1.20×" in rows["TVM 最快的内核 ÷ NumPy 最佳内核（速度比）/1"] and "达到" in rows["TVM 最快的内核 ÷ NumPy 最佳内核（速度比）/1"]
+    assert "80%" in rows["TVM 最快的内核占同指令集实测 FMA 峰值/1"] and "未达到" in rows["TVM 最快的内核占同指令集实测 FMA 峰值/1"]
+    assert "3.67×" in rows["INT8 VNNI GEMM ÷ 同形状 FP32 微内核（速度比）/2"]
+    assert "1.00×" in rows["MetaSchedule（微内核空间）÷ 手写 microkernel（速度比）/2"]
+    derived = [e for e in book.entries.values() if e.get("derived")]
+    assert derived and all(entry["record"] in current for entry in book.entries.values())
+    assert tm.kernel_goals(_book(), {}, 2).startswith("（")

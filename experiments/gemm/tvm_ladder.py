@@ -347,21 +347,32 @@ def microkernel_defaults(target: tvm.target.Target) -> dict[str, int]:
 
 
 def microkernel_grid(target: tvm.target.Target, size: str = "small") -> list[dict[str, int]]:
-    """Candidate (MR, NR, KC) for ``target``: the default first, then its neighbours."""
+    """Candidate (MR, NR, KC, MC) for ``target``: the default first, then its neighbours.
+
+    The large grid moves one decision at a time (KC, NR, MR, MC), then combines the moves
+    that pay on their own: a one-vector NR (its KC x NR panel stays in L1) with a long KC
+    (C is read and written once per KC block) and a taller M block.  MC is 8 MR unless a
+    candidate sets it."""
     base = microkernel_defaults(target)
-    lanes = simd_lanes(target)
+    lanes, mr = simd_lanes(target), base["mr"]
     if size == "small":  # quick profile: the default and one narrower tile
         variants = [{}, {"nr": lanes}]
     else:
-        variants = [{}, {"kc": 128}, {"kc": 512}, {"nr": lanes}, {"nr": 3 * lanes, "mr": base["mr"] // 2},
-                    {"mr": base["mr"] - 2}, {"mr": base["mr"] + 4 if lanes == 16 else base["mr"] - 2, "nr": lanes}]
+        variants = [{}, {"kc": 128}, {"kc": 512}, {"nr": lanes}, {"nr": 3 * lanes, "mr": mr // 2},
+                    {"mr": mr - 2}, {"mr": mr + 4 if lanes == 16 else mr - 2, "nr": lanes},
+                    {"mc": 16 * mr}, {"nr": lanes, "kc": 512}, {"nr": lanes, "kc": 1024},
+                    {"nr": lanes, "kc": 512, "mc": 16 * mr}]
     grid = []
     for variant in variants:
         tiles = {**base, **variant}
-        tiles["mc"] = 8 * tiles["mr"]
+        if "mc" not in variant:
+            tiles["mc"] = 8 * tiles["mr"]
         if tiles not in grid:
             grid.append(tiles)
     return grid
+
+
+GRID_KEYS = ("mr", "nr", "kc", "mc")  # what tells two grid candidates apart (their record ids carry it)
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -467,15 +478,18 @@ def _divisor_at_most(n: int, limit: int) -> int:
     return max(d for d in range(1, max(1, min(n, limit)) + 1) if n % d == 0)
 
 
-def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr: int = 16,
-                      max_nv: int = 4, max_kc: int = 512):
+def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, start: dict[str, int] | None = None,
+                      max_mr: int | None = None, max_nv: int = 2, max_kc: int = 1024, max_ku: int = 8):
     """MetaSchedule space of the micro-kernel: the stage's schedule with its decisions sampled.
 
     ``sample_perfect_tile`` picks MR/2 and MC/MR, NR/lanes (NR a multiple of the target's
     SIMD width), KC and the k unroll.  Perfect tiles divide the shape exactly, so the space has
-    no padding; it needs N % lanes == 0.  The design space is generated with the stage's
-    default tiles (made to divide the shape) as the first decisions; MetaSchedule then
-    replays the trace with sampled and mutated decisions.  The packed B layout keeps the
+    no padding; it needs N % lanes == 0.  The design space is generated with ``start`` (the
+    grid's chosen tiles; the stage's defaults without one), made to divide the shape, as the
+    first decisions; MetaSchedule then replays the trace with sampled and mutated decisions.
+    The bounds keep the search where a register tile can live: MR up to the default MR of
+    the target (the grid's taller tiles are slower), NR up to
+    ``max_nv`` vectors, KC up to ``max_kc``, the k unroll up to ``max_ku``.  The packed B layout keeps the
     NR of the generated design (a replay with another NR is correct, its panels just do
     not match the tile).  MR is even (2 x sampled) and KC a multiple of ``KC_STEP``, so M
     must be even and K a multiple of ``KC_STEP``.
@@ -488,12 +502,13 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
         raise ValueError(f"the micro-kernel space needs an even M, got M={m}")
     if k % KC_STEP:
         raise ValueError(f"the micro-kernel space needs K % {KC_STEP} == 0, got K={k}")
-    base = microkernel_defaults(target)
-    mr = 2 * _divisor_at_most(m // 2, base["mr"] // 2)
+    base = {**microkernel_defaults(target), **(start or {})}
+    max_mr = max_mr or microkernel_defaults(target)["mr"]
+    mr = 2 * _divisor_at_most(m // 2, min(base["mr"], max_mr) // 2)
     mc_tiles = _divisor_at_most(m // mr, max(1, base["mc"] // base["mr"]))
-    nv = _divisor_at_most(n // lanes, base["nr"] // lanes)
-    kc = KC_STEP * _divisor_at_most(k // KC_STEP, base["kc"] // KC_STEP)
-    ku = _divisor_at_most(kc, base["ku"])
+    nv = _divisor_at_most(n // lanes, min(base["nr"] // lanes, max_nv))
+    kc = KC_STEP * _divisor_at_most(k // KC_STEP, min(base["kc"], max_kc) // KC_STEP)
+    ku = _divisor_at_most(kc, min(base["ku"], max_ku))
 
     def space(sch: s_tir.Schedule) -> None:
         block = sch.get_sblock("C")
@@ -505,7 +520,7 @@ def microkernel_space(target: tvm.target.Target, m: int, n: int, k: int, max_mr:
         partial, ko = _microkernel_nest(
             sch, block, lanes, kk, lambda loop: _sampled_k(sch, loop), lambda loop: _sampled_i(sch, loop),
             j_factors,
-            lambda loop: sch.sample_perfect_tile(loop, n=2, max_innermost_factor=8, decision=[kc // ku, ku]))
+            lambda loop: sch.sample_perfect_tile(loop, n=2, max_innermost_factor=max_ku, decision=[kc // ku, ku]))
         sch.decompose_reduction(partial, ko)
 
     def _sampled_k(sch, loop):
@@ -1123,6 +1138,7 @@ def tune(
     verify: str = "best",
     runner=None,
     space: str = "default",
+    start: dict[str, int] | None = None,
 ) -> TuneResult:
     """MetaSchedule-tune the GEMM (``tune_tir``) with a JSON database in ``work_dir``.
 
@@ -1149,8 +1165,9 @@ def tune(
       None and ``numeric_check_failed`` stays 0 (the caller checks on the device).
     * ``space``: "default" is MetaSchedule's own space (post-order-apply with the target's
       schedule rules); "microkernel" is :func:`microkernel_space` (the micro-kernel stage with
-      sampled MR, NR, KC, k unroll).  The workload is the same GEMM either way, so give each
-      space its own ``work_dir`` (the database would otherwise mix their records).
+      sampled MR, NR, KC, k unroll), its first decisions from ``start`` (the micro-kernel grid's
+      choice).  The workload is the same GEMM either way, so give each space its own
+      ``work_dir`` (the database would otherwise mix their records).
     """
     from tvm.s_tir import meta_schedule as ms
 
@@ -1167,12 +1184,13 @@ def tune(
         "run_timeout_s": run_timeout_s, "evaluator": evaluator, "cost_model": cost_model,
     }
     if space == "microkernel":
-        settings["space_generator"] = ms.space_generator.ScheduleFn(microkernel_space(target, m, n, k))
+        settings["space_generator"] = ms.space_generator.ScheduleFn(microkernel_space(target, m, n, k, start=start))
         # A handful of tile decisions: MetaSchedule's 512-candidate population replayed
         # (rfactor, layout transform) every round cost minutes per batch for nothing.
         settings["strategy"] = ms.search_strategy.EvolutionarySearch(population_size=MICROKERNEL_POPULATION)
         notes.append("search space: micro-kernel schedule with sampled MR, NR, KC, k unroll; "
-                     f"evolutionary search population {MICROKERNEL_POPULATION}")
+                     f"evolutionary search population {MICROKERNEL_POPULATION}; first decisions from "
+                     + (json.dumps(start, sort_keys=True) if start else "the stage's default tiles"))
     elif space != "default":
         raise ValueError(f"unknown tuning space {space!r}; expected 'default' or 'microkernel'")
     reused = reuse and bool(_records_for(database, workload, target))

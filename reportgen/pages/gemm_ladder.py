@@ -92,10 +92,11 @@ def microkernel_grid(book, current):
     for cur in sorted(fam, key=lambda c: (c.record["case"]["threads"], c.record["id"])):
         case = cur.record["case"]
         tiles = case.get("tiles") or {}
-        rows.append([_shape_text(_shape(case)), str(case["threads"]), str(tiles.get("mr", "—")),
-                     str(tiles.get("nr", "—")), str(tiles.get("kc", "—")), _isa(cur), _gflops(book, cur),
-                     W("gemm_ladder.microkernel_grid.s2") if cur.record["id"] in chosen else ""])
-    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "MR", "NR", "KC", W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_grid.head_7"), W("gemm_ladder.microkernel_grid.head_8")], rows)
+        rows.append([_shape_text(_shape(case)), str(case["threads"])]
+                    + [_esc(str(tiles.get(key, "—"))) for key in ("mr", "nr", "kc", "mc")]
+                    + [_isa(cur), _gflops(book, cur), W("gemm_ladder.microkernel_grid.s2") if cur.record["id"] in chosen else ""])
+    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "MR", "NR", "KC", "MC",
+                     W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_grid.head_7"), W("gemm_ladder.microkernel_grid.head_8")], rows)
 
 
 def tuning_spaces(book, current):
@@ -140,6 +141,62 @@ def int8_vnni(book, current):
                      W("gemm_ladder.int8_vnni.head_6"), W("gemm_ladder.int8_vnni.head_7")], rows)
 
 
+def _fastest(current, shape, threads):
+    """The fastest passing finished TVM kernel (by p50) on one shape and thread count."""
+    done = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in BEST_STAGES) if c is not None and c.ok]
+    return min(done, key=lambda c: c.stat("p50")) if done else None
+
+
+def _goal_row(book, label, threads, goal, num, den, suffix, share=False):
+    """One goal: the measured ratio (den p50 / num p50, or num's share of peak den) beside its bar."""
+    need = f"≥ {goal * 100:.0f}%" if share else f"≥ {goal:.1f}×"
+    if num is None or den is None or not num.ok or not den.ok:
+        return [label, str(threads), need, W("gemm_ladder.gflops.text"), "—"]
+    if share:
+        value, shown, unit = num.gflops() / den.gflops(), f"{num.gflops() / den.gflops() * 100:.0f}%", "%"
+        derived = derive("gflops_p50(kernel) / gflops_p50(peak)",
+                         operand("kernel", num, fmt_number(num.gflops(), "GFLOPS"), "GFLOPS (p50)"),
+                         operand("peak", den, fmt_number(den.gflops(), "GFLOPS"), "GFLOPS (p50)"))
+    else:
+        value = den.stat("p50") / num.stat("p50")
+        shown, unit = f"{value:.2f}×", "×"
+        derived = derive("p50(peer) / p50(kernel)",
+                         operand("peer", den, fmt_number(den.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                         operand("kernel", num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"))
+    met = W("gemm_ladder.kernel_goals.met") if value >= goal else W("gemm_ladder.kernel_goals.missed")
+    return [label, str(threads), need, book.current(f"{num.record['id']}#{suffix}", shown, unit, num, derived=derived), met]
+
+
+def kernel_goals(book, current, all_threads):
+    """The kernel goals of issue #17 on the main shape, each a ratio of two records of one run and
+    machine: TVM's fastest kernel against NumPy's best (1 thread, all cores), its share of the
+    measured FMA peak of the ISA it used (1 thread), MetaSchedule over the micro-kernel space
+    against the hand micro-kernel, the INT8 VNNI GEMM against the FP32 micro-kernel."""
+    shape = tvm_main_shape(current)
+    if shape is None:
+        return W("gemm_ladder.kernel_goals.text")
+    rows = []
+    for threads in sorted({1, all_threads}):
+        rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.vs_numpy"), threads, 1.0,
+                              _fastest(current, shape, threads), _tvm_get(current, "numpy", "any", shape, threads, "best"),
+                              "speed_vs_best_numpy"))
+    top = _fastest(current, shape, 1)
+    peak = merge.isa_peak(current, "float32", 1, top.record["extra"].get("isa")) if top is not None else None
+    rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.peak"), 1, 0.9, top, peak, "share_of_isa_peak", share=True))
+    for threads in sorted({1, all_threads}):
+        tuned = _tvm_get(current, "tvm", "autotuned_microkernel", shape, threads)
+        if tuned is not None:
+            rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.tuned"), threads, 1.0, tuned,
+                                  _tvm_get(current, "tvm", "microkernel", shape, threads), "speed_vs_microkernel"))
+    for cur in sorted((c for c in _fam(current) if c.record["case"]["impl"] == "tvm_int8"
+                       and _shape(c.record["case"]) == shape), key=lambda c: c.record["case"]["threads"]):
+        rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.int8"), cur.record["case"]["threads"], 3.0, cur,
+                              current.get(cur.record["extra"].get("fp32_peer") or ""), "speed_vs_fp32"))
+    return W("gemm_ladder.kernel_goals.lead", shape=_shape_text(shape)) + markdown(
+        [W("gemm_ladder.kernel_goals.head_goal"), W("gemm_ladder.microkernel_grid.head_2"), W("gemm_ladder.kernel_goals.head_need"),
+         W("gemm_ladder.kernel_goals.head_measured"), W("gemm_ladder.kernel_goals.head_verdict")], rows)
+
+
 def names(site):
     """The placeholders this module gives the page templates."""
     d, b = site.data, site.book
@@ -149,6 +206,7 @@ def names(site):
         "microkernel_grid": lambda: microkernel_grid(b, d.current),
         "tuning_spaces": lambda: tuning_spaces(b, d.current),
         "int8_vnni": lambda: int8_vnni(b, d.current),
+        "kernel_goals": lambda: kernel_goals(b, d.current, site.threads("all")),
         "ladder_finding": lambda threads="all": finding(b, d.current, site.threads(threads)),
     }
 
