@@ -121,6 +121,8 @@ def test_the_built_site_reports_its_coverage(built_site):
         assert verify.verify(built_site, built_site / "site", strict=True)
 
 
+@pytest.mark.slow   # a whole strict build; the fast tier checks strict verification on the shared build
+# (test_verify_strict_fails_exactly_on_unmet_items) and that a refused build leaves the site (test_hostile)
 def test_strict_build_fails_and_leaves_the_published_site(project):
     site = project / "site"
     site.mkdir()
@@ -221,7 +223,7 @@ def test_the_content_map_covers_the_whole_seed_and_meets_the_rules(built_site):
     assert all(r["covered"] for r in ratios.values()), [r["reasons"] for r in ratios.values()]
 
 
-@pytest.mark.slow   # a whole strict build; test_strict_build_fails_and_leaves_the_published_site keeps one in the fast tier
+@pytest.mark.slow   # a whole strict build
 def test_strict_build_names_the_paragraph_whose_key_fact_was_removed(project):
     page = project / "docs" / "gemm-ladder.md"
     text = page.read_text(encoding="utf-8")

@@ -93,3 +93,13 @@ def test_altered_log_fails_verify(built_copy):
     log = next((built_copy / "results" / "runs").glob("*/logs/numpy_gemm.log"))
     log.write_text(log.read_text(encoding="utf-8") + "tampered\n", encoding="utf-8")
     assert any("log.sha256" in p and "was altered" in p for p in _problems(built_copy))
+
+
+def test_a_page_is_parsed_once_per_content_and_again_when_a_byte_changes():
+    from reportgen.publish import verify as v
+    page = b'<p><span class="num hist" data-num="s21/x">1.82</span></p>'
+    first = v._parse(page)
+    assert v._parse(page) is first and first.nums[0]["text"] == "1.82"
+    changed = v._parse(page.replace(b"1.82", b"1.83"))
+    assert changed is not first and changed.nums[0]["text"] == "1.83"
+    assert v._parse(b'<p id="a">x\r\ny</p>').ids == {"a"}

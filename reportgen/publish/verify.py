@@ -73,15 +73,32 @@ def _html_page(src):
     return (src or "")[:-3] + ".html" if (src or "").endswith(".md") else (src or "")
 
 
+_PARSED = {}
+"""sha256 of a page's bytes -> its parse (figures and element ids, read only). A build verifies its
+site once, but tests and `reportgen pdf` verify the same pages again in one process; parsing is
+most of a verification and the digest costs a small part of it, so a page is parsed once per
+content, never per path or time stamp (a changed byte is a new parse)."""
+_PARSED_MAX = 4096
+
+
+def _parse(data):
+    key = hashlib.sha256(data).digest()
+    if key not in _PARSED:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        parser = _Nums()
+        parser.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))  # as read_text reads it
+        _PARSED[key] = parser
+    return _PARSED[key]
+
+
 def _parse_pages(site_dir):
     pages = {}
     for path in sorted(site_dir.rglob("*.html")):
         rel = path.relative_to(site_dir).as_posix()
         if rel.startswith(("data/", "assets/")):
             continue
-        parser = _Nums()
-        parser.feed(path.read_text(encoding="utf-8"))
-        pages[rel] = parser
+        pages[rel] = _parse(path.read_bytes())
     return pages
 
 
