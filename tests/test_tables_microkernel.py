@@ -1,6 +1,8 @@
 """Page tables of the micro-kernel study (reportgen/pages/gemm_ladder.py) on synthetic records."""
 from helpers import record
 
+from study import stats
+
 from reportgen.data import merge
 from reportgen.pages import gemm_ladder as tm
 from reportgen.render import charts
@@ -98,3 +100,8 @@ def test_kernel_goals_judge_each_ratio_of_one_run():
     derived = [e for e in book.entries.values() if e.get("derived")]
     assert derived and all(entry["record"] in current for entry in book.entries.values())
     assert tm.kernel_goals(_book(), {}, 2).startswith("（")
+    assert "高于实测峰值" not in text
+    peak = current["machine_peak/dtype=float32/isa=avx512/threads=1"].record   # a slowed peak run
+    peak.update(samples=[2e-4] * 3, stats=stats.summarize([2e-4] * 3))
+    slowed = tm.kernel_goals(_book(), current, 2)
+    assert "200%" in slowed and "高于实测峰值" in slowed
