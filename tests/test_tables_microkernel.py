@@ -105,3 +105,15 @@ def test_kernel_goals_judge_each_ratio_of_one_run():
     peak.update(samples=[2e-4] * 3, stats=stats.summarize([2e-4] * 3))
     slowed = tm.kernel_goals(_book(), current, 2)
     assert "200%" in slowed and "高于实测峰值" in slowed
+
+
+def test_grid_shows_one_search_the_newest_run_per_thread_count():
+    """An older run's candidate under an id scheme since changed (no mc) is still the current record
+    of its own id; the grid table shows only the newest run's search, so no candidate appears twice."""
+    current, book = _current(), _book()
+    old = _rec("gemm_tvm/impl=tvm_grid/stage=microkernel/m=64/n=64/k=64/threads=2/mr=4/nr=16",
+               {"impl": "tvm_grid", "stage": "microkernel", "tiles": {"mr": 4, "nr": 16, "kc": 999, "mc": 32}},
+               {"isa": "avx512"}, run_id="20250101T000000Z-quick-test")
+    current[old["id"]] = merge.Current(old, None)
+    grid = tm.microkernel_grid(book, current)
+    assert "| 8 | 32 | 256 |" in grid and "999" not in grid

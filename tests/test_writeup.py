@@ -228,6 +228,18 @@ def test_int8_conclusion_is_judged_from_int8_records(int8_p50, fp32_tuned_p50, v
     assert "准确率" in html and "下降" in html and "尚待 INT8 记录" not in html
 
 
+@pytest.mark.parametrize("flags, why", [(["avx2", "fma"], "这台 CPU 没有 VNNI"),
+                                        (["avx2", "fma", "avx512f", "avx512_vnni"], "这台 CPU 有 VNNI，所以原因不在指令集")],
+                         ids=["avx2", "avx512-vnni"])
+def test_int8_slower_when_tuned_is_explained_by_the_machines_own_isa(flags, why):
+    current = dict([_int8("tvm_fp32", 0.67e-3), _int8("tvm_int8", 0.9e-3), _int8("tvm_int8_tuned", 0.23e-3),
+                    _int8("tvm_fp32_tuned", 0.20e-3)])
+    html, _ = _render("{{ conclusions_table() }} {{ conclusion_statements('int8_needs_tuning') }}", current,
+                      env={**ENV, "simd_flags": flags})
+    assert 'data-conclusion="int8_needs_tuning" data-verdict="contradicts"' in html
+    assert why in html and ("没有 VNNI" in html) == ("有 VNNI，所以" not in html)
+
+
 def test_batching_pairs_batch_8_with_its_own_batch_1():
     current = _records()
     key, b8 = _e2e("resnet18_v1", "tf", 0.0400)     # 8 % slower per call: above the minimum effect

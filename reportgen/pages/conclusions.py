@@ -299,9 +299,12 @@ def _blocking_limited(c):
     if first < later:
         return Evidence(SUPPORTS, obs, W("conclusions.blocking_limited.explanation"),
                         W("conclusions.blocking_limited.recommendation"), comparison)
-    return Evidence(CONTRADICTS, obs,
-                    W("conclusions.blocking_limited.explanation_2"),
-                    W("conclusions.blocking_limited.recommendation_2"), comparison)
+    # Why blocking gained the most: read from the blocking stage's own assembly, not assumed.
+    packed = {reg: n for reg, n in ((block.record["extra"].get("codegen") or {}).get("fma_packed") or {}).items() if n}
+    explanation = (W("conclusions.blocking_limited.explanation_2", fma=sum(packed.values()),
+                     registers=W("common.punct.enumeration_comma").join(sorted(packed)))
+                   if packed else W("conclusions.blocking_limited.explanation_3"))
+    return Evidence(CONTRADICTS, obs, explanation, W("conclusions.blocking_limited.recommendation_2"), comparison)
 
 
 def _parallel_near_numpy(c):
@@ -390,9 +393,13 @@ def _int8_needs_tuning(c):
     obs = W("common.punct.semicolon").join(rows) + W("common.punct.period")
     comparison = (W("conclusions.int8_needs_tuning.s9") + W("common.punct.semicolon").join(tests))
     if "better" in alone or "worse" in paired:
+        # whether the CPU has an integer dot-product instruction is the machine's fact, not assumed
+        vnni = "vnni" in identity.isa_level(c.env or {})
         why = (W("conclusions.int8_needs_tuning.s10") if "better" in alone
-               else W("conclusions.int8_needs_tuning.s11"))
-        return Evidence(CONTRADICTS, obs, why, W("conclusions.int8_needs_tuning.recommendation"), comparison)
+               else W("conclusions.int8_needs_tuning.s11_vnni") if vnni else W("conclusions.int8_needs_tuning.s11"))
+        advice = (W("conclusions.int8_needs_tuning.recommendation_vnni") if vnni
+                  else W("conclusions.int8_needs_tuning.recommendation"))
+        return Evidence(CONTRADICTS, obs, why, advice, comparison)
     if alone and all(r == "worse" for r in alone) and paired and all(r == "better" for r in paired):
         return Evidence(SUPPORTS, obs, W("conclusions.int8_needs_tuning.explanation"),
                         W("conclusions.int8_needs_tuning.recommendation_2"), comparison)

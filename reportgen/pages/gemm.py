@@ -238,8 +238,7 @@ def tvm_stages(book, table, current, threads):
             _ms_cell(book, tvm, "p50", "p50_ms"), _ms_cell(book, tvm, "p95", "p95_ms"),
             _ms_cell(book, npy, "p50", "p50_ms"),
             _ratio_cell(book, tvm, best, "ratio_to_best_numpy"),
-            _esc(str((tvm.record["extra"].get("codegen") or {}).get("fma_packed", {}).get("ymm", "—")))
-            if tvm is not None and tvm.ok else "—",
+            _fma_text((tvm.record["extra"].get("codegen") or {}).get("fma_packed")) if tvm is not None and tvm.ok else "—",
         ])
     m, n, k = shape
     note = (W("gemm.tvm_stages.s2", m=m, n=n, k=k, threads=threads)

@@ -88,8 +88,15 @@ def _above_peak(share):
 
 
 def microkernel_grid(book, current):
-    """The recorded MR/NR/KC grid per thread count; the chosen candidate is marked."""
+    """The recorded MR/NR/KC grid per thread count, from the newest run that searched it; the chosen
+    candidate is marked.  A grid is one search: a candidate of an older run whose id scheme has since
+    changed (ids without ``mc``) is still the current record of its own id, but not of this search."""
     fam = [c for c in _fam(current) if c.record["case"]["impl"] == "tvm_grid"]
+    newest = {}
+    for c in fam:
+        threads = c.record["case"]["threads"]
+        newest[threads] = max(newest.get(threads, ""), c.record["run_id"])
+    fam = [c for c in fam if c.record["run_id"] == newest[c.record["case"]["threads"]]]
     if not fam:
         return W("gemm_ladder.microkernel_grid.text")
     chosen = {c.record["extra"].get("tiles_chosen_by") for c in _fam(current)
