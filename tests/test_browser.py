@@ -1,6 +1,7 @@
 """The built site in headless Chromium (Debian's, driven by Playwright), on localhost only."""
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -144,6 +145,22 @@ def test_search_works_from_disk(built_site, disk_page, query):
     assert results.count() >= 1
     assert disk_page.outside == []
     assert disk_page.errors == []
+
+
+def test_pages_carry_only_what_they_use(built_site):
+    """Vega (0.8 MB) is fetched by charts.js on a page with a chart, not by every page; the search
+    index every page view downloads leaves out the per-record provenance pages but keeps their
+    family indexes, so a family is still found by name."""
+    site = built_site / "site"
+    pages = [site / p for p in _site_pages(built_site)]
+    assert not [p for p in pages if "vega.min.js" in p.read_text(encoding="utf-8")]
+    assert all((site / "assets" / "vendor" / name).is_file()
+               for name in ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js"))
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    located = {doc["location"].split("#")[0] for doc in index["docs"]}
+    assert not [loc for loc in located if loc.startswith("provenance/") and loc.count("/") >= 2]
+    assert not [loc for loc in located if loc.startswith("provenance/machine-")]
+    assert {"provenance/gemm_tvm.html", "provenance/e2e.html"} <= located
 
 
 def _site_pages(built_site):

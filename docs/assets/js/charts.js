@@ -1,5 +1,10 @@
 // Render every chart placeholder with the bundled vega-embed; keep the SVG on failure.
+// Vega, Vega-Lite and vega-embed (about 0.8 MB) are loaded only by a page that has a chart:
+// most pages have none, and parsing them cost every page about half a second.
 (function () {
+  var VENDOR = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
+  var here = document.currentScript ? document.currentScript.src : document.baseURI;
+
   function render(div) {
     var specNode = document.getElementById("spec-" + div.dataset.chart);
     if (!specNode || typeof vegaEmbed !== "function") return;
@@ -13,9 +18,25 @@
         console.warn("chart " + div.dataset.chart + " fell back to static SVG: " + err);
       });
   }
-  function renderAll() {
-    document.querySelectorAll("div.vchart").forEach(render);
+
+  // One after the other: vega-lite needs vega, vega-embed needs both.
+  function load(i, done) {
+    if (i === VENDOR.length) return done();
+    var script = document.createElement("script");
+    script.src = new URL("../vendor/" + VENDOR[i], here).href;
+    script.onload = function () { load(i + 1, done); };
+    script.onerror = function () {
+      console.warn("chart library " + VENDOR[i] + " did not load; the static SVG charts stay");
+    };
+    document.head.appendChild(script);
   }
+
+  function renderAll() {
+    var charts = document.querySelectorAll("div.vchart");
+    if (!charts.length) return;
+    load(0, function () { charts.forEach(render); });
+  }
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", renderAll);
   } else {
