@@ -243,3 +243,12 @@ def test_records_by_id_and_the_stages_by_shapes_grid():
     assert lines[2].startswith('| baseline | <a class="num cur"')
     assert lines[3].endswith(f"| {gemm._gflops_cell(book, None, 'p50', '')} |")
     assert gemm.tvm_shapes(book, current, 2) == W("gemm.tvm_stages.text")
+
+
+def test_a_row_table_takes_only_finished_strings_too():
+    """markdown() is the table function under table(): a raw record value (a thread count, a
+    number) or a row of the wrong width is refused there as well, never stringified."""
+    assert markdown(["A"], [["x"]]) == "| A |\n|---|\n| x |"
+    for rows in ([[2]], [[None]], [["x", "y"]]):
+        with pytest.raises(TypeError, match="finished strings"):
+            markdown(["A"], rows)

@@ -122,12 +122,12 @@ def peak_table(book, current):
                                      c.record["case"]["threads"])):
         case = cur.record["case"]
         if not cur.ok:
-            lines.append([case["dtype"], case["isa"], case["threads"], book.failed(cur), "—", "—"])
+            lines.append([_esc(case["dtype"]), _esc(case["isa"]), _esc(str(case["threads"])), book.failed(cur), "—", "—"])
             continue
         theo = cur.record["extra"].get("theoretical")
         fma = cur.record["extra"]["vector_fma_instructions"]
         lines.append([
-            case["dtype"], case["isa"], case["threads"],
+            _esc(case["dtype"]), _esc(case["isa"]), _esc(str(case["threads"])),
             book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"), "GFLOPS", cur),
             _esc(f"{theo['formula']} = {theo['gflops']:.1f}") if theo else W("gemm.peak_table.s1"),
             _esc(", ".join(f"{k}: {v}" for k, v in fma.items() if v)),

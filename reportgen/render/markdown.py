@@ -6,9 +6,19 @@ from reportgen.data.words import W
 
 
 def markdown(headers, rows):
-    """A Markdown table; every cell is already finished text (escaped or a figure)."""
+    """A Markdown table; every cell is already finished text (escaped or a figure): a cell that is
+    not a string (a raw number or record value that skipped cells/FigureBook) or a row of the wrong
+    width is refused, never stringified into the page."""
+    headers = list(headers)
+    wrong = [f"row {i} cell {j}: {value!r:.60}" for i, row in enumerate(rows)
+             for j, value in enumerate(row) if not isinstance(value, str)]
+    wrong += [f"header {h!r:.60}" for h in headers if not isinstance(h, str)]
+    wrong += [f"row {i}: {len(row)} cells for {len(headers)} headers" for i, row in enumerate(rows)
+              if len(row) != len(headers)]
+    if wrong:
+        raise TypeError("markdown: cells must be finished strings, one per header: " + "; ".join(wrong[:5]))
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
 
