@@ -434,7 +434,6 @@ def study(h, name, p, threads, target):
     from experiments.e2e import engines
     from experiments.int8 import peers
     from experiments.int8 import quantize as Q
-    from experiments.int8 import vnni_ops
     subj = _subject(h, name, p)
     model = subj["model"]
     reference = np.concatenate([model(x[None], training=False).numpy() for x in subj["eval_x"]])
@@ -446,7 +445,7 @@ def study(h, name, p, threads, target):
         use_vnni = vnni_layout(p, target)
         # the integer program starts from a channels-last copy when it uses the packed VNNI kernels;
         # the FP32 engines keep the imported NCHW module
-        int8_src = vnni_ops.channels_last(fp32_mod) if use_vnni else fp32_mod
+        int8_src = Q.channels_last(fp32_mod) if use_vnni else fp32_mod
         h.say(f"{name}: VNNI packed kernels {'on (NHWC, weights in 16x4 blocks)' if use_vnni else 'off'}")
         tap_mod, names = Q.tap_module(int8_src)
         tap_ex = _compile(tap_mod, target)

@@ -126,7 +126,7 @@ def _run(mod, xs):
 @pytest.mark.slow  # compiles two INT8 programs
 def test_rewrite_uses_packed_kernels_and_matches_the_legalized_program():
     rng = np.random.default_rng(1)
-    mod = vnni_ops.channels_last(_net())
+    mod = Q.channels_last(_net())
     names = [v.name for v, _ in Q.bindings(mod)]
     assert len(set(names)) == len(names)
     tap, tap_names = Q.tap_module(mod)

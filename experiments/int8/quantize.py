@@ -24,7 +24,7 @@ operators:
 * **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
   (same scale).
 * **VNNI** (``rewrite(..., vnni=True)``, for a target with avx512vnni): on a channels-last
-  module (:func:`experiments.int8.vnni_ops.channels_last`) a conv2d (uint8 input, or int8 read
+  module (:func:`channels_last`) a conv2d (uint8 input, or int8 read
   as ``x + 128`` with the shift undone per output channel) / 2-D matmul (uint8 input) becomes a
   kernel with weights packed to ``vpdpbusd``'s 16x4 blocks, which
   MetaSchedule's "vnni" rules tensorize; the arithmetic (int32 accumulator, requantization) is
@@ -135,6 +135,14 @@ def tap_module(mod):
             out = bb.emit_output(relax.Tuple([remap[func.body.body]] + params + [remap[v] for v in tensors]))
         bb.emit_func_output(out)
     return bb.get(), [p.name for p in params] + [v.name for v in tensors]
+
+
+def channels_last(mod):
+    """The float module with every conv2d in NHWC / OHWI (layout changes propagated and folded): the
+    layout the packed VNNI kernels (:mod:`experiments.int8.vnni_ops`) read."""
+    from tvm import relax
+    mod = relax.transform.ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(mod)
+    return unique_names(relax.transform.FoldConstant()(mod))
 
 
 def unique_names(mod):
@@ -534,7 +542,7 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
     and the third element names those groups (for :func:`layer_report`).
-    ``vnni=True``: a conv2d (NHWC, see :func:`experiments.int8.vnni_ops.channels_last`) or 2-D
+    ``vnni=True``: a conv2d (NHWC, see :func:`channels_last`) or 2-D
     matmul with a uint8 input runs as a packed-weight kernel that MetaSchedule can tensorize with
     ``vpdpbusd``; its group says ``kernel: vnni_packed`` (others ``legalized``).
     """

@@ -8,7 +8,7 @@ onto that description, but the postprocessor can only tensorize when the buffers
 out that way.  The operators Relax legalizes (NCHW / NHWC conv2d, plain matmul) are not, so the
 integer path emits its own kernels where the layout fits:
 
-* activations channels-last (NHWC; :func:`channels_last` converts the float module before
+* activations channels-last (NHWC; :func:`experiments.int8.quantize.channels_last` converts the float module before
   calibration, so every conv, add, ReLU and pool runs NHWC and only the network's edges transpose):
   the 4 input channels of one ``A`` and the 16 output channels of one ``C`` are contiguous;
 * weights packed at compile time to 16 x 4 blocks: conv ``[OC/16, KH, KW, IC/4, 16, 4]``
@@ -32,15 +32,6 @@ import numpy as np
 BLOCK_OC = 16     # output channels per vpdpbusd (16 int32 lanes)
 BLOCK_IC = 4      # input channels per lane (4 bytes)
 INPUT_SHIFT = 128  # int8 x + 128 is the uint8 byte vpdpbusd reads
-
-
-def channels_last(mod):
-    """The float module with every conv2d in NHWC / OHWI (layout changes propagated and folded)."""
-    from tvm import relax
-
-    from experiments.int8 import quantize
-    mod = relax.transform.ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(mod)
-    return quantize.unique_names(relax.transform.FoldConstant()(mod))
 
 
 def padded(n: int, block: int = BLOCK_OC) -> int:
