@@ -113,3 +113,55 @@ def test_only_data_reads_result_and_archive_files():
         if reads and rel not in OTHER_READERS:
             wrong += [f"{rel}:{line}: {name}() outside reportgen/data" for line, name in reads]
     assert not wrong, "\n".join(wrong)
+
+
+def _module_graph():
+    """module -> the project modules it imports anywhere in its code (function bodies too); for
+    ``from pkg import name`` the edge goes to ``pkg.name`` when that is a module, else to ``pkg``."""
+    known = {module for package in ("study", "experiments", "reportgen") for module, _ in _modules(package)}
+    graph = {}
+    for package in ("study", "experiments", "reportgen"):
+        for module, path in _modules(package):
+            names = {name for name, _ in _imports(path)} & known
+            # `from pkg import mod` yields pkg and pkg.mod: keep the module, not the package above it
+            graph[module] = {name for name in names if not any(other.startswith(f"{name}.") for other in names)} - {module}
+    return graph
+
+
+def _cycles(graph):
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_between_modules():
+    """Inside a package too: a cycle (experiments.int8.quantize <-> vnni_ops was one, through an
+    import inside a function) means two modules that cannot be understood one without the other."""
+    assert _cycles(_module_graph()) == []
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]   # the finder finds one
