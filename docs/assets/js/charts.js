@@ -3,7 +3,9 @@
 // most pages have none, and parsing them cost every page about half a second.
 (function () {
   var VENDOR = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
-  var here = document.currentScript ? document.currentScript.src : document.baseURI;
+  // the vendored libraries sit beside this script's folder: resolve them from its own URL
+  var me = document.currentScript || document.querySelector('script[src$="js/charts.js"]');
+  var here = me ? me.src : document.baseURI;
 
   function render(div) {
     var specNode = document.getElementById("spec-" + div.dataset.chart);
