@@ -209,9 +209,12 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                                                "trials": up["extra"]["tuning"]["measured"],
                                                "seconds": up["extra"]["tuning"]["seconds"],
                                                "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
+    # the packed VNNI kernels are searched without the vectorize annotation around the tensorized
+    # block (tuning.search_space); the FP32 program and a non-VNNI integer program keep the default space
+    vectorize = not (variant == "int8" and vnni_layout(p, target) and not tune.get("vectorize_vnni", True))
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
                 "per_iter": tune["per_iter"], "min_trials": tune["min_trials"],
-                "retry_rounds": tune.get("retry_rounds", tuning.RETRY_ROUNDS), "seed": p["seed"],
+                "retry_rounds": tune.get("retry_rounds", tuning.RETRY_ROUNDS), "vectorize": vectorize, "seed": p["seed"],
                 "input_size": size, "target": str(target), "module": str(tvm_ffi.structural_hash(mod)),   # tensor contents included
                 "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)
@@ -228,13 +231,14 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     work_dir.mkdir(parents=True)
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=tune["budget"], per_iter=tune["per_iter"],
                                    min_trials=tune["min_trials"], threads=threads, seed=p["seed"],
-                                   retry_rounds=key_case["retry_rounds"], label=f"{name}/{variant}", progress=h.say)
+                                   retry_rounds=key_case["retry_rounds"], vectorize=vectorize,
+                                   label=f"{name}/{variant}", progress=h.say)
     summary = tuned_run["trials"]
     return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
                            "valid": summary["valid"], "failures": summary["failures"],
                            "seconds": round(tuned_run["seconds"], 3), "tasks": len(tuned_run["tasks"]),
                            "tensorized": tensorized_summary(tuned_run["per_task"]),
-                           "retry_rounds": key_case["retry_rounds"],
+                           "retry_rounds": key_case["retry_rounds"], "vectorize": vectorize,
                            "retried": {t: row["retry_rounds"] for t, row in tuned_run["per_task"].items()
                                        if row.get("retry_rounds")}}
 

@@ -183,7 +183,8 @@ def _fake_meta_schedule(monkeypatch, outcomes):
     monkeypatch.setattr(ms.database, "JSONDatabase", lambda **k: None)
     monkeypatch.setattr(ms.measure_callback.MeasureCallback, "create", staticmethod(lambda kind: []))
     monkeypatch.setattr(ms.relax_integration, "extracted_tasks_to_tune_contexts",
-                        lambda tasks, work_dir, seed: (["ctx"], [1.0]))
+                        lambda tasks, work_dir, space, seed: (["ctx"], [1.0]))
+    monkeypatch.setattr(tuning, "search_space", lambda task, target, vectorize: "post-order-apply")
 
     def tune_tasks(**kw):
         calls.append(kw["max_trials_global"])

@@ -144,22 +144,28 @@ def test_rewrite_uses_packed_kernels_and_matches_the_legalized_program():
     assert np.max(np.abs(_run(packed, xs) - ref)) / np.max(np.abs(ref)) < 0.1
 
 
-def _tensorized_design(mod, target, attempts=40):
-    """A MetaSchedule design space of ``mod`` under the target's rules that the postprocessors
-    tensorize (the first of ``attempts`` random states that gives one), or None."""
+def _designs(mod, target, space_generator, states):
+    """Each MetaSchedule design space of ``mod`` for the given random states, postprocessors applied
+    (None for one the postprocessors refuse)."""
     from tvm.s_tir import meta_schedule as ms
-    for rand_state in range(1, attempts + 1):
-        ctx = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply", task_name="t",
+    for rand_state in states:
+        ctx = ms.TuneContext(mod=mod, target=target, space_generator=space_generator, task_name="t",
                              rand_state=rand_state)
-        for space in ctx.generate_design_space():
-            sch = space.copy()
+        for design in ctx.generate_design_space():
+            sch = design.copy()
             try:
-                if not all(p.apply(sch) for p in ctx.space_generator.postprocs):
-                    continue
+                done = all(p.apply(sch) for p in ctx.space_generator.postprocs)
             except tvm.TVMError:
-                continue
-            if "vpdpbusd" in tvm.compile(sch.mod, target).mod.inspect_source("asm"):
-                return sch
+                done = False
+            yield sch if done else None
+
+
+def _tensorized_design(mod, target, attempts=40):
+    """A design space of ``mod`` under the target's rules that the postprocessors tensorize (the first
+    of ``attempts`` random states that gives one), or None."""
+    for sch in _designs(mod, target, "post-order-apply", range(1, attempts + 1)):
+        if sch is not None and "vpdpbusd" in tvm.compile(sch.mod, target).mod.inspect_source("asm"):
+            return sch
     return None
 
 
@@ -209,3 +215,50 @@ def test_vnni_layout_follows_the_target_and_the_profile(monkeypatch):
     assert registered == []
     assert int8_quant.vnni_layout({}, tvm.target.Target(VNNI_TARGET))
     assert registered == [True]   # the byte-operand intrinsic is registered exactly when it is chosen
+
+
+def _requantized_conv():
+    """A packed VNNI conv fused with an int32 bias and a fixed-point requantize to uint8: the shape
+    of the integer network's kernels whose candidates failed to build."""
+    x = te.placeholder((1, 8, 8, 16), "uint8", name="x")
+    w = te.placeholder(vnni_ops.pack_conv(np.zeros((32, 3, 3, 16), np.int8)).shape, "int8", name="w")
+    b = te.placeholder((32,), "int32", name="b")
+    acc = vnni_ops.conv2d_nhwc_packed(x, w, (1, 1), (1, 1, 1, 1), 32)
+    y = te.compute(acc.shape, lambda n, i, j, c: (acc[n, i, j, c] + b[c]).astype("int64") * 1234567 >> 31, name="rq")
+    q = te.compute(acc.shape, lambda *i: te.max(te.min(y(*i), 255), 0).astype("uint8"), name="clip")
+    return tvm.IRModule({"main": te.create_prim_func([x, w, b, q])})
+
+
+@pytest.mark.slow  # MetaSchedule design spaces and candidate builds (compile only: any x86-64 host)
+def test_the_vnni_space_without_vectorize_builds_its_candidates():
+    """tuning.search_space(vectorize=False): the target's own rules and postprocessors, the vectorize
+    annotation of ParallelizeVectorizeUnroll off (parallel and unroll kept); every sampled candidate
+    of a requantized packed conv then builds for a VNNI target."""
+    from types import SimpleNamespace
+
+    from tvm.s_tir import meta_schedule as ms
+
+    from experiments.e2e import tuning
+    vnni.override_shipped()
+    target = tvm.target.Target(VNNI_TARGET)
+    mod = _requantized_conv()
+    task = SimpleNamespace(dispatched=[mod], task_name="fused_conv2d_vnni_probe")
+    assert tuning.search_space(task, target) == "post-order-apply"
+    space = tuning.search_space(task, target, vectorize=False)
+    default = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply", task_name="t").space_generator
+    assert [type(r).__name__ for r in space.sch_rules] == [type(r).__name__ for r in default.sch_rules]
+    assert [type(p).__name__ for p in space.postprocs] == [type(p).__name__ for p in default.postprocs]
+    (pvu,) = [r for r in space.sch_rules if type(r).__name__ == "ParallelizeVectorizeUnroll"]
+    (pvu0,) = [r for r in default.sch_rules if type(r).__name__ == "ParallelizeVectorizeUnroll"]
+    assert int(pvu.max_vectorize_extent) == -1 and int(pvu0.max_vectorize_extent) > 0
+    assert int(pvu.max_jobs_per_core) == int(pvu0.max_jobs_per_core)
+    built = failed = 0
+    for sch in _designs(mod, target, space, range(1, 7)):
+        if sch is None:
+            continue
+        try:
+            tvm.compile(sch.mod, target)   # "Cannot broadcast lanes=16 to 64" with the annotation on
+            built += 1
+        except Exception:   # noqa: BLE001 - that InternalError is no TVMError
+            failed += 1
+    assert built >= 1 and failed == 0

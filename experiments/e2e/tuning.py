@@ -99,6 +99,33 @@ def extract(fused, target) -> list:
     return list(ms.relax_integration.extract_tasks(fused, target))
 
 
+def search_space(task, target, vectorize: bool = True):
+    """The search space of one task: MetaSchedule's default for the target, or, with
+    ``vectorize=False``, the same rules and postprocessors with ParallelizeVectorizeUnroll sampling
+    no vectorize annotation (its parallel and unroll choices kept, its other settings copied).
+
+    On the VNNI integer kernels (a tensorized conv fused with its requantization) the vectorize
+    annotation around the tensorized block makes candidates fail to build ("Cannot broadcast
+    lanes=16 to 64", "VectorizeLoop before LiftStorageAlloc"): 63 of 117 ResNet-18 INT8 trials in
+    run 20261201T181204Z. A probe on Zen 4 (one 28x28x64 3x3 conv + requantize, 16 trials each,
+    random cost model) built 9 of 16 candidates with the default space and 16 of 16 without the
+    annotation, the outputs equal to the unscheduled build's."""
+    if vectorize:
+        return "post-order-apply"
+    from tvm.s_tir import meta_schedule as ms
+    default = ms.TuneContext(mod=task.dispatched[0], target=target, space_generator="post-order-apply",
+                             task_name=task.task_name).space_generator
+    rules = []
+    for rule in default.sch_rules:
+        if type(rule).__name__ == "ParallelizeVectorizeUnroll":
+            rule = ms.schedule_rule.ParallelizeVectorizeUnroll(
+                max_jobs_per_core=int(rule.max_jobs_per_core), max_vectorize_extent=-1,
+                unroll_max_steps=[int(n) for n in rule.unroll_max_steps], unroll_explicit=bool(rule.unroll_explicit))
+        rules.append(rule)
+    return ms.space_generator.PostOrderApply(sch_rules=rules, postprocs=list(default.postprocs),
+                                             mutator_probs=dict(default.mutator_probs))
+
+
 def profiled_seconds(task_name: str, op_seconds: dict[str, float]) -> float:
     """Variant C's measured seconds of the kernel a task tunes (0 when the profile lacks it)."""
     return float(op_seconds.get(task_name, 0.0))
@@ -188,7 +215,7 @@ class _TrialLines:
 def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: int, seed: int,
          workers: int = 1, cost_model: str = "xgb", build_timeout_s: float = 120.0,
          run_timeout_s: float = 60.0, per_iter: int = 8, retry_rounds: int = RETRY_ROUNDS, progress=print,
-         step=None) -> dict[str, Any]:
+         step=None, vectorize: bool = True) -> dict[str, Any]:
     """Tune every task for its allocated trials into ``work_dir``'s JSON database.
 
     A task whose trials produced no candidate that built and ran would stay an unscheduled loop
@@ -222,7 +249,8 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
             retries = 0
             for attempt in range(retry_rounds + 1):
                 contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
-                    [task], str(work_dir / "logs"), seed=seed + index + 7919 * attempt)
+                    [task], str(work_dir / "logs"), space=search_space(task, target, vectorize),
+                    seed=seed + index + 7919 * attempt)
                 if not contexts:   # already scheduled: nothing to tune
                     break
                 trials = row["trials"] if attempt == 0 else min(per_iter, row["trials"])
@@ -280,7 +308,7 @@ def tensorized(log_dir, task: str) -> dict[str, int]:
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
                 label: str = "tune", progress=print, variant: str = "default", step=None,
-                retry_rounds: int = RETRY_ROUNDS) -> dict[str, Any]:
+                retry_rounds: int = RETRY_ROUNDS, vectorize: bool = True) -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
     Leaves in ``work_dir`` the JSON database, the trial log and ``allocation.json`` (each row with
@@ -297,7 +325,7 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
              f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
     result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
                   cost_model=cost_model, per_iter=per_iter, retry_rounds=retry_rounds, progress=progress,
-                  step=step)
+                  step=step, vectorize=vectorize)
     shutil.rmtree(Path(work_dir) / "logs", ignore_errors=True)
     best = best_latencies(work_dir, tasks)
     for row in allocation:
