@@ -211,7 +211,8 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                                                "expected_scheduled": len(up["extra"]["coverage"]["scheduled"])}
     # the packed VNNI kernels are searched without the vectorize annotation around the tensorized
     # block (tuning.search_space); the FP32 program and a non-VNNI integer program keep the default space
-    vectorize = not (variant == "int8" and vnni_layout(p, target) and not tune.get("vectorize_vnni", True))
+    vnni_space = variant == "int8" and not tune.get("vectorize_vnni", True) and vnni_layout(p, target)
+    vectorize = not vnni_space
     key_case = {"model": name, "variant": variant, "quant": quant, "budget": tune["budget"],
                 "per_iter": tune["per_iter"], "min_trials": tune["min_trials"],
                 "retry_rounds": tune.get("retry_rounds", tuning.RETRY_ROUNDS), "vectorize": vectorize, "seed": p["seed"],

@@ -247,10 +247,10 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
             lines = _TrialLines(sink, row["task"])
             t0 = time.perf_counter()
             retries = 0
+            space = search_space(task, target, vectorize)   # once per task, not once per round
             for attempt in range(retry_rounds + 1):
                 contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
-                    [task], str(work_dir / "logs"), space=search_space(task, target, vectorize),
-                    seed=seed + index + 7919 * attempt)
+                    [task], str(work_dir / "logs"), space=space, seed=seed + index + 7919 * attempt)
                 if not contexts:   # already scheduled: nothing to tune
                     break
                 trials = row["trials"] if attempt == 0 else min(per_iter, row["trials"])
