@@ -1,0 +1,701 @@
+"""Group D by rule: the GEMM micro-kernel's register tile in every convolution (NCHWc).
+
+The GEMM study's lesson is a register tile fed from packed operands: a few output vectors held
+in registers across the whole reduction, each loaded weight vector used by several broadcast
+inputs. For a convolution the same tile lives in the blocked layout ``NCHW{c}c`` (channels in
+blocks of ``c`` = the target's fp32 lanes, 16 on AVX-512, 8 on AVX2) with weights packed
+``OIHW{c}i{c}o``: one output-channel block is one vector register, and a tile of ``oc_tile``
+blocks x ``ow_tile`` output pixels is ``oc_tile * ow_tile`` accumulators.
+
+The steps, each a function:
+
+1. :func:`convert` -- ``relax.transform.ConvertLayout`` to ``NCHW{c}c`` for conv2d (and the
+   pools), the network's input and output left as they are; weights become
+   ``layout_transform(const)`` that ``FoldConstant`` packs at compile time (outside the timed
+   call).
+2. :func:`legalize_passes` -- the CPU pipeline's legalization, with a conv2d legalizer of ours
+   for the packed layouts (stock 0.27 leaves a packed conv unlowered): :func:`conv2d_nchwc`, a
+   TE compute whose reduction keeps the input-channel block as its own axis, so the rule can
+   place it.
+3. :func:`schedule_module` -- every fused kernel gets a schedule by rule, no search: a kernel
+   with a packed convolution gets :func:`schedule_conv` (the register tile, bias/ReLU/residual
+   add fused after the tile), every other kernel :func:`schedule_generic` (outer loops
+   parallel, the channel block vectorised).  :func:`conv_tiles` chooses the tile from the
+   target's vector registers and the shape.
+
+Nothing here times anything; ``experiments/e2e_models.py`` times the compiled network.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+CONV_BLOCK = "conv2d_nchwc"   # the TE compute's name: the block the conv rule looks for
+PAD_BLOCK = "conv2d_nchwc_pad"
+MAX_PIXEL_TILE = 14   # pixels per tile of the default: 2 x 14 + 2 = 30 of the 32 zmm (AVX2: 2 x 7 + 2 = 16 ymm)
+TILE_WEIGHTS_IN_L2 = 512 * 1024   # bytes of one tile's weights above which the rule loops input blocks outermost
+
+
+def lanes_of(target) -> int:
+    """fp32 lanes of the target's widest vector register (16 AVX-512, 8 AVX2, 4 otherwise)."""
+    from experiments.gemm import tvm_ladder
+    return tvm_ladder.simd_lanes(target)
+
+
+def vector_registers(target) -> int:
+    """Architectural vector registers of the target (32 zmm with AVX-512, 16 ymm/xmm below)."""
+    from experiments.gemm import tvm_ladder
+    return 32 if tvm_ladder.target_isa(target) == "avx512" else 16
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def convert(mod, block: int):
+    """``mod`` with conv2d in ``NCHW{block}c``, weights packed ``OIHW{block}i{block}o``; the
+    ops between convolutions (pools, add, ReLU, concat) follow their input's layout (0.27's pool
+    layout inference takes no desired layout of its own).  Convolutions whose channels do not
+    divide ``block`` keep NCHW (ConvertLayout leaves them)."""
+    from tvm import relax
+    desired = {"relax.nn.conv2d": [f"NCHW{block}c", f"OIHW{block}i{block}o"]}
+    return relax.transform.ConvertLayout(desired)(mod)
+
+
+def conv2d_nchwc(data, kernel, strides, padding, dilation, out_dtype="float32"):
+    """Direct convolution in ``NCHW{c}c`` with an ``OIHW{c}i{c}o`` kernel (TE).
+
+    ``data`` [N, C/c, H, W, c], ``kernel`` [O/c, C/c, KH, KW, c(in), c(out)] ->
+    [N, O/c, OH, OW, c].  Reduction axes: input block ``ric``, kernel rows/cols, lane ``rib`` --
+    kept apart so the rule orders them.  Padding is a separate block (``PAD_BLOCK``) that the
+    rule materialises (a guard in the hot loop would cost a select per broadcast)."""
+    from tvm import te, topi
+    n, cic, ih, iw, ib = (int(v) for v in data.shape)
+    coc, kic, kh, kw, kib, ob = (int(v) for v in kernel.shape)
+    if kic != cic or kib != ib:
+        raise ValueError(f"grouped or mismatched packed conv: data {data.shape}, kernel {kernel.shape}")
+    sh, sw = (int(s) for s in strides)
+    dh, dw = (int(d) for d in dilation)
+    pt, pl, pb, pr = (int(p) for p in padding)
+    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    if pt or pl or pb or pr:
+        data = topi.nn.pad(data, [0, 0, pt, pl, 0], [0, 0, pb, pr, 0], name=PAD_BLOCK)
+    ric = te.reduce_axis((0, cic), name="ric")
+    rkh = te.reduce_axis((0, kh), name="rkh")
+    rkw = te.reduce_axis((0, kw), name="rkw")
+    rib = te.reduce_axis((0, ib), name="rib")
+    return te.compute(
+        (n, coc, oh, ow, ob),
+        lambda b, o, y, x, v: te.sum(
+            data[b, ric, y * sh + rkh * dh, x * sw + rkw * dw, rib].astype(out_dtype)
+            * kernel[o, ric, rkh, rkw, rib, v].astype(out_dtype),
+            axis=[ric, rkh, rkw, rib]),
+        name=CONV_BLOCK)
+
+
+def conv2d_nchw_to_nchwc(data, kernel, strides, padding, dilation, out_dtype="float32"):
+    """A convolution with few input channels (the stem: 3): NCHW input, kernel ``OIHW{c}o``
+    [O/c, C, KH, KW, c], output ``NCHW{c}c``.  The same register tile as
+    :func:`conv2d_nchwc`; its reduction is (input channel, kernel row, kernel column)."""
+    from tvm import te, topi
+    n, ic, ih, iw = (int(v) for v in data.shape)
+    coc, kic, kh, kw, ob = (int(v) for v in kernel.shape)
+    sh, sw = (int(s) for s in strides)
+    dh, dw = (int(d) for d in dilation)
+    pt, pl, pb, pr = (int(p) for p in padding)
+    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    if pt or pl or pb or pr:
+        data = topi.nn.pad(data, [0, 0, pt, pl], [0, 0, pb, pr], name=PAD_BLOCK)
+    ric = te.reduce_axis((0, ic), name="ric")
+    rkh = te.reduce_axis((0, kh), name="rkh")
+    rkw = te.reduce_axis((0, kw), name="rkw")
+    return te.compute(
+        (n, coc, oh, ow, ob),
+        lambda b, o, y, x, v: te.sum(
+            data[b, ric, y * sh + rkh * dh, x * sw + rkw * dw].astype(out_dtype)
+            * kernel[o, ric, rkh, rkw, v].astype(out_dtype), axis=[ric, rkh, rkw]),
+        name=CONV_BLOCK)
+
+
+def _probe_pad(func, in_shape, out_shape):
+    """(pad_before, pad_after, value) of a constant-pad PrimFunc (the ONNX frontend emits Pad as
+    ``call_tir(topi.nn.pad)``), read by running it once on distinct positive values; None when
+    it is not a constant pad."""
+    import numpy as np
+    import tvm
+    if len(in_shape) != len(out_shape) or func.attrs is None:
+        return None
+    x = np.arange(1, int(np.prod(in_shape)) + 1, dtype="float32").reshape(in_shape)
+    try:
+        lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target="llvm")
+        out = tvm.runtime.empty(out_shape, "float32")
+        lib["main"](tvm.runtime.tensor(x), out)
+    except Exception:   # noqa: BLE001 - not a function of this shape: not a pad we can read
+        return None
+    out = out.numpy()
+    before = [int(i) for i in np.argwhere(out == 1.0)[0]] if (out == 1.0).any() else None
+    if before is None:
+        return None
+    after = [o - i - b for o, i, b in zip(out_shape, in_shape, before)]
+    if min(after) < 0:
+        return None
+    inner = out[tuple(slice(b, b + i) for b, i in zip(before, in_shape))]
+    if not np.array_equal(inner, x):
+        return None
+    mask = np.ones(out.shape, bool)
+    mask[tuple(slice(b, b + i) for b, i in zip(before, in_shape))] = False
+    values = np.unique(out[mask])
+    if len(values) > 1:
+        return None
+    return before, after, float(values[0]) if len(values) else 0.0
+
+
+def to_nchwc(mod, block: int):
+    """Put the stem into the blocked layout and keep the layers after it there.
+
+    ConvertLayout leaves in NCHW a convolution whose input channels do not divide ``block``
+    (the stem: 3), and with it everything up to the next blocked convolution (bias, ReLU, the
+    pool's pad, max pool), transposed back to ``NCHW{block}c`` after.  This pass rewrites that
+    convolution as conv2d(NCHW -> NCHW{block}c) with weights ``OIHW{block}o`` (the register
+    tile of :func:`conv2d_nchw_to_nchwc`), then carries the blocked value through the ops that
+    follow -- add of a per-channel constant, ReLU, a constant pad of H/W, max/avg pooling, a
+    channel concat of blocked values -- and hands it straight to the ``layout_transform`` to ``NCHW{block}c`` that ConvertLayout
+    placed; every op keeps an NCHW copy (``layout_transform`` back) that dead-code elimination
+    drops when nothing reads it.  Run after :func:`convert`."""
+    import tvm
+    from tvm import relax
+    op = tvm.ir.Op.get
+    back = lambda n, c, h, w, v: (n, c * block + v, h, w)   # noqa: E731
+    fwd = lambda n, c, h, w: (n, c // block, h, w, c % block)   # noqa: E731
+
+    @relax.expr_functor.mutator
+    class Blocked(relax.PyExprMutator):
+        def __init__(self, mod):
+            super().__init__(mod)
+            self.mod_ = mod
+            self.blocked = set()
+
+        def _packed(self, value):
+            """The blocked value behind an NCHW value this pass produced, or None."""
+            if not isinstance(value, relax.Var):
+                return None
+            bound = self.lookup_binding(value)
+            if not (isinstance(bound, relax.Call) and bound.op.same_as(op("relax.layout_transform"))
+                    and isinstance(bound.args[0], relax.Var)):
+                return None
+            src = bound.args[0]
+            if src in self.blocked or (src.ty.ndim == 5 and int(src.ty.shape[4]) == block
+                                       and _is_back(bound.attrs.index_map, block)):
+                return src   # ours, or ConvertLayout's own NCHW{block}c -> NCHW
+            return None
+
+        def _emit_blocked(self, expr):
+            var = self.builder_.emit(expr)
+            self.blocked.add(var)
+            return relax.op.layout_transform(var, back)
+
+        def visit_call_(self, call):  # noqa: N802 - the functor's name
+            call = super().visit_call_(call)
+            name = call.op.name if isinstance(call.op, tvm.ir.Op) else None
+            args = list(call.args)
+            if name == "relax.nn.conv2d":
+                padded = self._pad_out(call)
+                return padded if padded is not None else self._stem(call)
+            if name in ("relax.add", "relax.multiply") and len(args) == 2:
+                for i in (0, 1):
+                    p, c = self._packed(args[i]), args[1 - i]
+                    if p is not None and _per_channel(c, int(p.ty.shape[1]) * block):
+                        c4 = self.builder_.emit(relax.op.reshape(c, [1, int(p.ty.shape[1]) * block, 1, 1]))
+                        cp = self.builder_.emit(relax.op.layout_transform(c4, fwd))
+                        f = relax.op.add if name == "relax.add" else relax.op.multiply
+                        return self._emit_blocked(f(p, cp))
+                return call
+            if name == "relax.concat" and int(call.attrs.axis) == 1 and isinstance(args[0], relax.Tuple):
+                parts = [self._packed(v) for v in args[0].fields]
+                if all(part is not None for part in parts):
+                    return self._emit_blocked(relax.op.concat(parts, axis=1))
+                return call
+            if name == "relax.nn.relu" and (p := self._packed(args[0])) is not None:
+                return self._emit_blocked(relax.op.nn.relu(p))
+            if name in ("relax.nn.max_pool2d", "relax.nn.avg_pool2d") and call.attrs.layout == "NCHW" \
+                    and (p := self._packed(args[0])) is not None:
+                a = call.attrs
+                f = relax.op.nn.max_pool2d if name == "relax.nn.max_pool2d" else relax.op.nn.avg_pool2d
+                return self._emit_blocked(f(p, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode,
+                                            a.count_include_pad, layout=f"NCHW{block}c",
+                                            out_layout=f"NCHW{block}c"))
+            if name == "relax.call_tir" and (p := self._packed(args[1].fields[0] if len(args[1].fields) == 1
+                                                                 else None)) is not None:
+                func = self.mod_[args[0]]
+                pad = _probe_pad(func, [int(d) for d in args[1].fields[0].ty.shape],
+                                 [int(d) for d in call.ty.shape])
+                if pad is not None and pad[0][:2] == [0, 0] and pad[1][:2] == [0, 0]:
+                    before, after, value = pad
+                    width = [0, 0, before[2], after[2], before[3], after[3], 0, 0]
+                    widths = []
+                    for b, a in zip(before + [0], after + [0]):
+                        widths += [b, a]
+                    del width
+                    return self._emit_blocked(relax.op.nn.pad(p, widths, "constant", value))
+                return call
+            if name == "relax.layout_transform" and (p := self._packed(args[0])) is not None:
+                if [int(d) for d in p.ty.shape] == [int(d) for d in call.ty.shape] and \
+                        _is_fwd(call.attrs.index_map, block):
+                    return p
+            return call
+
+        def _pad_out(self, call):
+            """A convolution with blocked-divisible input channels but not output channels
+            (Inception's 24-channel 5x5 reduce): weights zero-padded to whole blocks (folded at
+            compile time), computed blocked, the padding channels sliced off after."""
+            a = call.attrs
+            x, w = call.args
+            if (a.data_layout != "NCHW" or a.kernel_layout != "OIHW" or a.out_layout != "NCHW"
+                    or int(a.groups) != 1 or x.ty.ndim != 4):
+                return None
+            cin, cout = int(x.ty.shape[1]), int(w.ty.shape[0])
+            p = self._packed(x)
+            if cin % block or not cout % block or p is None:
+                return None
+            extra = -cout % block
+            wpad = self.builder_.emit(relax.op.nn.pad(w, [0, extra, 0, 0, 0, 0, 0, 0]))
+            wp = self.builder_.emit(relax.op.layout_transform(
+                wpad, lambda o, i, h, k: (o // block, i // block, h, k, i % block, o % block)))
+            y = self.builder_.emit(relax.op.nn.conv2d(
+                p, wp, strides=a.strides, padding=a.padding, dilation=a.dilation, groups=1,
+                data_layout=f"NCHW{block}c", kernel_layout=f"OIHW{block}i{block}o",
+                out_layout=f"NCHW{block}c"))
+            full = self.builder_.emit(relax.op.layout_transform(y, back))
+            return relax.op.strided_slice(full, axes=[1], begin=[0], end=[cout])
+
+        def _stem(self, call):
+            a = call.attrs
+            x, w = call.args
+            if (a.data_layout != "NCHW" or a.kernel_layout != "OIHW" or a.out_layout != "NCHW"
+                    or int(a.groups) != 1 or x.ty.ndim != 4):
+                return call
+            cin, cout = int(x.ty.shape[1]), int(w.ty.shape[0])
+            if cin % block == 0 or cout % block:
+                return call
+            wp = self.builder_.emit(relax.op.layout_transform(
+                w, lambda o, i, h, k: (o // block, i, h, k, o % block)))
+            return self._emit_blocked(relax.op.nn.conv2d(
+                x, wp, strides=a.strides, padding=a.padding, dilation=a.dilation, groups=1,
+                data_layout="NCHW", kernel_layout=f"OIHW{block}o", out_layout=f"NCHW{block}c"))
+
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = Blocked(mod).visit_expr(func)
+    return relax.transform.DeadCodeElimination()(mod)
+
+
+def _per_channel(expr, channels: int) -> bool:
+    """Whether ``expr`` is a [1, C, 1, 1] (or [C, 1, 1]) tensor: one value per channel."""
+    shape = getattr(expr.ty, "shape", None)
+    if shape is None:
+        return False
+    dims = [int(d) for d in shape]
+    return dims in ([1, channels, 1, 1], [channels, 1, 1])
+
+
+def _is_back(index_map, block: int) -> bool:
+    """Whether a layout_transform's map is NCHW{block}c -> NCHW."""
+    try:
+        got = [int(v) for v in index_map.map_indices([0, 1, 5, 7, 3])]
+    except Exception:   # noqa: BLE001 - a map of another rank
+        return False
+    return got == [0, block + 3, 5, 7]
+
+
+def _is_fwd(index_map, block: int) -> bool:
+    """Whether a layout_transform's map is NCHW -> NCHW{block}c."""
+    try:
+        got = [int(v) for v in index_map.map_indices([0, block + 3, 5, 7])]
+    except Exception:   # noqa: BLE001 - a map of another rank
+        return False
+    return got == [0, 1, 5, 7, 3]
+
+
+def _conv_op():
+    import tvm
+    return tvm.ir.Op.get("relax.nn.conv2d")
+
+
+def _legalize_conv2d(bb, call):
+    """conv2d legalizer: packed layouts go to :func:`conv2d_nchwc`, the rest to TVM's own."""
+    from tvm.relax.transform.legalize_ops import nn as stock
+    attrs = call.attrs
+    if call.args[0].ty.ndim == 4 and call.args[1].ty.ndim == 5 and int(attrs.groups) == 1:
+        return bb.call_te(conv2d_nchw_to_nchwc, call.args[0], call.args[1], [int(s) for s in attrs.strides],
+                          [int(p) for p in attrs.padding], [int(d) for d in attrs.dilation],
+                          primfunc_name_hint="conv2d_stem_nchwc")
+    packed = call.args[0].ty.ndim == 5 and call.args[1].ty.ndim == 6
+    if not packed or int(attrs.groups) != 1 or attrs.out_layout != attrs.data_layout:
+        return stock._nn_conv2d(bb, call)
+    return bb.call_te(conv2d_nchwc, call.args[0], call.args[1], [int(s) for s in attrs.strides],
+                      [int(p) for p in attrs.padding], [int(d) for d in attrs.dilation],
+                      primfunc_name_hint="conv2d_nchwc")
+
+
+def legalize_passes(target):
+    """The CPU pipeline's dispatch + legalize + fold + fuse passes, with our conv2d legalizer."""
+    import tvm
+    from tvm import relax
+    from tvm.relax.backend.cpu_generic import pipeline
+    passes = []
+    for p in pipeline.library_dispatch_passes(target) + pipeline.legalize_passes(target):
+        if p.info.name == "LegalizeOps":
+            p = relax.transform.LegalizeOps({"relax.nn.conv2d": _legalize_conv2d})
+        passes.append(p)
+    return passes
+
+
+# --------------------------------------------------------------------------- tiles
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvShape:
+    """What the rule reads of one packed convolution."""
+
+    oc_blocks: int   # O / c
+    ic_blocks: int   # C / c
+    oh: int
+    ow: int
+    kh: int
+    kw: int
+    lanes: int
+    ic_lanes: int = 0   # input lanes per block (the stem's NCHW input: 1)
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def conv_tiles(shape: ConvShape, registers: int, knobs: dict[str, int] | None = None,
+               threads: int = 2) -> dict[str, int]:
+    """The rule's register tile for one convolution: ``oc_tile`` channel blocks x ``ow_tile``
+    output pixels, with ``oc_tile * ow_tile + oc_tile`` <= registers (accumulators plus the
+    weight vectors of one step; the input is broadcast from memory).
+
+    Default: 2 channel blocks, then the widest pixel tile up to ``MAX_PIXEL_TILE`` that
+    divides OW and fits (on AVX-512 2 x 7 or 2 x 14; on AVX2's 16 registers 2 x 7).  MLAS's
+    AVX-512 kernel holds 4 filter blocks x 6 pixels; on Zen 5 (ResNet-18's 3x3 convolutions,
+    each timed alone, 2 threads) 2 blocks x 7-14 pixels was the fastest tile of the knob grid
+    on 8 of 10 kernels.  ``knobs`` overrides (the tuned variant samples them)."""
+    knobs = dict(knobs or {})
+    oc = knobs.get("oc_tile") or max(d for d in _divisors(shape.oc_blocks) if d <= 2)
+    fit = [d for d in _divisors(shape.ow) if d <= MAX_PIXEL_TILE and oc * d + oc <= registers]
+    ow = knobs.get("ow_tile") or max(fit or [1])
+    # MLAS's order (one input block at a time over the pixels) when the tile's weights would not
+    # stay in L2 across a row: 512 channels at 7x7 ran 1.29 -> 0.71 ms on Zen 5 with it, while
+    # layers with few input blocks lose by it (the tile is loaded and stored once per block)
+    weight_bytes = shape.ic_blocks * shape.kh * shape.kw * shape.ic_lanes * oc * shape.lanes * 4
+    ic_outer = int(knobs.get("ic_outer", weight_bytes > TILE_WEIGHTS_IN_L2))
+    # row blocks: just enough parallel tasks (4 per thread) -- each row block re-reads the
+    # tile's weights, which for the deep layers (512 channels at 7x7) is what costs
+    oc_tasks = shape.oc_blocks // oc
+    rows = int(knobs.get("row_tasks", 0)) or min(
+        [d for d in _divisors(shape.oh) if oc_tasks * d >= 4 * threads] or [shape.oh])
+    return {"oc_tile": int(oc), "ow_tile": int(ow), "unroll_kw": int(knobs.get("unroll_kw", 0)),
+            "ic_outer": ic_outer, "row_tasks": rows}
+
+
+# --------------------------------------------------------------------------- schedules
+
+
+def _block_names(sch) -> list[str]:
+    """Names of the kernel's blocks under its root, in program order."""
+    return [sch.get(b).name_hint for b in sch.get_child_blocks(sch.get_sblock("root"))]
+
+
+def conv_shape(func, lanes: int) -> ConvShape | None:
+    """The packed convolution of a kernel, or None when it has none."""
+    import tvm
+    from tvm import s_tir
+    sch = s_tir.Schedule(tvm.IRModule({"main": func}))
+    if CONV_BLOCK not in _block_names(sch):
+        return None
+    block = sch.get_sblock(CONV_BLOCK)
+    loops = sch.get_loops(block)
+    ext = [int(sch.get(l).extent) for l in loops]
+    _n, oc, oh, ow, ob, ric, kh, kw = ext[:8]
+    if ob != lanes:
+        return None
+    return ConvShape(oc_blocks=oc, ic_blocks=ric, oh=oh, ow=ow, kh=kh, kw=kw, lanes=lanes,
+                     ic_lanes=ext[8] if len(ext) > 8 else 1)
+
+
+def schedule_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
+    """The register-tiled direct convolution, in place on ``sch`` (a fused kernel with one
+    ``CONV_BLOCK``).  Returns the tiles used.
+
+    Loops: parallel over (batch, channel-block groups, output rows); then pixel tiles; then the
+    whole reduction (input blocks, kernel rows and columns, input lanes); inside, the tile:
+    ``ow_tile`` pixels x ``oc_tile`` blocks unrolled, the output lanes vectorised.  The tile is
+    a local buffer (registers); the elementwise tail of the kernel (bias, ReLU, residual add)
+    is inlined into one block placed after each tile, so the tile is written once, finished."""
+    block = sch.get_sblock(CONV_BLOCK)
+    n, oc, oh, ow, ob, ric, rkh, rkw, *rib = sch.get_loops(block)   # rib: none for the stem
+    shape = ConvShape(oc_blocks=int(sch.get(oc).extent), ic_blocks=int(sch.get(ric).extent),
+                      oh=int(sch.get(oh).extent), ow=int(sch.get(ow).extent),
+                      kh=int(sch.get(rkh).extent), kw=int(sch.get(rkw).extent), lanes=lanes,
+                      ic_lanes=int(sch.get(rib[0]).extent) if rib else 1)
+    tiles = conv_tiles(shape, registers, knobs)
+    names = _block_names(sch)
+    # the elementwise tail: inline all but the last block into it
+    tail = [b for b in names[names.index(CONV_BLOCK) + 1:]]
+    for name in tail[:-1]:
+        sch.compute_inline(sch.get_sblock(name))
+    if tiles["ic_outer"]:
+        init_block, init_at = _ic_outer_nest(sch, block, tail, tiles)
+    else:
+        oco, oci = sch.split(oc, [None, tiles["oc_tile"]])
+        owo, owi = sch.split(ow, [None, tiles["ow_tile"]])
+        sch.reorder(n, oco, oh, owo, ric, rkh, rkw, *rib, owi, oci, ob)
+        sch.parallel(sch.fuse(n, oco, oh))
+        if tail:
+            last = sch.get_sblock(tail[-1])
+            sch.reverse_compute_at(last, owo)
+            sch.set_scope(block, 0, "local")
+        else:
+            last = sch.cache_write(block, 0, "local")
+            sch.reverse_compute_at(last, owo)
+        _finish_tile(sch, last, owo)
+        sch.unroll(owi)
+        sch.unroll(oci)
+        if tiles["unroll_kw"]:
+            sch.unroll(rkw)
+        sch.vectorize(ob)
+        init_block, init_at = block, ric
+    if PAD_BLOCK in names:
+        pad = sch.get_sblock(PAD_BLOCK)
+        p_loops = sch.get_loops(pad)
+        sch.parallel(sch.fuse(*p_loops[:3]))   # N, C(/c), H
+        sch.vectorize(p_loops[-1])
+    sch.decompose_reduction(init_block, init_at)
+    return {**tiles, "oc_blocks": shape.oc_blocks, "ic_blocks": shape.ic_blocks, "oh": shape.oh,
+            "ow": shape.ow, "kh": shape.kh, "kw": shape.kw}
+
+
+def _ic_outer_nest(sch, block, tail, tiles):
+    """MLAS's order, as the GEMM micro-kernel does it for KC blocks: the reduction split into
+    input-channel blocks with ``rfactor``; per block, the tile's partial sum over (kernel rows,
+    columns, input lanes) lives in registers and is added into the output tile once; the block
+    loop runs over all pixels of a row block, so its weights (KH*KW*c*oc_tile*c floats) stay in
+    L1 while the pixels go by.  The elementwise tail runs once per task, after every block.
+    Returns (block, loop) for the partial sum's init."""
+    partial = sch.rfactor(sch.get_loops(block)[5], 0)   # partial[ric, n, oc, oh, ow, c]
+    n, oc, oh, ow, ob, ric, rkh, rkw, *rib = sch.get_loops(partial)
+    oco, oci = sch.split(oc, [None, tiles["oc_tile"]])
+    oho, ohi = sch.split(oh, [tiles["row_tasks"], None])
+    owo, owi = sch.split(ow, [None, tiles["ow_tile"]])
+    sch.reorder(n, oco, oho, ric, ohi, owo, rkh, rkw, *rib, owi, oci, ob)
+    sch.set_scope(partial, 0, "local")
+    sch.reverse_compute_at(block, owo)   # out[tile] += partial[tile], once per input block
+    outer = sch.fuse(n, oco, oho)
+    sch.parallel(outer)
+    for loop in (owi, oci):
+        sch.unroll(loop)
+    if tiles["unroll_kw"]:
+        sch.unroll(rkw)
+    sch.vectorize(ob)
+    _finish_tile(sch, block, owo)
+    if tail:
+        last = sch.get_sblock(tail[-1])
+        sch.reverse_compute_at(last, outer)
+        *_, t_ob = sch.get_loops(last)
+        sch.vectorize(t_ob)
+    return partial, rkh
+
+
+def _finish_tile(sch, block, at) -> None:
+    """The loops of a block placed at ``at`` (a tile's write-back): the channel lanes
+    vectorised, the rest (the tile's pixels and channel blocks, unit loops dropped by
+    ``reverse_compute_at``) unrolled -- found by depth, never by position from the end."""
+    loops = sch.get_loops(block)
+    depth = [sch.get(l).same_as(sch.get(at)) for l in loops].index(True) + 1
+    inner = loops[depth:]
+    if not inner:
+        return
+    sch.vectorize(inner[-1])
+    for loop in inner[:-1]:
+        sch.unroll(loop)
+
+
+def schedule_generic(sch, lanes: int) -> None:
+    """Every other kernel (pools, layout transforms, the elementwise tails left alone, dense,
+    global mean): elementwise stages inlined into their consumer where they can be, then each
+    remaining block gets its data-parallel loops fused and parallel, and its innermost
+    data-parallel loop -- when it is a whole number of vectors -- split, moved below the
+    reduction (a vector of outputs accumulates over the reduction) and vectorised."""
+    from tvm import tirx
+    names = _block_names(sch)
+    for name in names[:-1]:
+        try:
+            sch.compute_inline(sch.get_sblock(name))
+        except Exception:   # noqa: BLE001 - a reduction or a multi-consumer stage stays a stage
+            pass
+    for name in _block_names(sch):
+        block = sch.get_sblock(name)
+        loops = sch.get_loops(block)
+        kinds = [iv.iter_type for iv in sch.get(block).iter_vars]
+        if not loops or len(kinds) != len(loops):   # a nest already reshaped: leave it
+            continue
+        spatial = [l for l, k in zip(loops, kinds) if k == tirx.IterVar.DataPar]
+        reduce = [l for l, k in zip(loops, kinds) if k != tirx.IterVar.DataPar]
+        if not spatial or loops[:len(spatial)] != spatial:
+            continue
+        vec = None
+        last = int(sch.get(spatial[-1]).extent)
+        width = next((w for w in (lanes, lanes // 2, lanes // 4) if w >= 4 and last % w == 0), 0)
+        if width:
+            outer, vec = sch.split(spatial[-1], [None, width])
+            spatial = spatial[:-1] + [outer]
+            sch.reorder(*spatial, *reduce, vec)
+        fused = sch.fuse(*spatial) if len(spatial) > 1 else spatial[0]
+        if int(sch.get(fused).extent) > 1:
+            sch.parallel(fused)
+        if vec is not None:
+            sch.vectorize(vec)
+        if reduce:
+            sch.decompose_reduction(block, reduce[0])
+
+
+def schedule_func(func, target, knobs: dict[str, int] | None = None):
+    """One fused kernel scheduled by rule: (scheduled PrimFunc, what was done)."""
+    import tvm
+    from tvm import s_tir
+    lanes, regs = lanes_of(target), vector_registers(target)
+    sch = s_tir.Schedule(tvm.IRModule({"main": func}))
+    names = _block_names(sch)
+    if CONV_BLOCK in names:
+        info = {"rule": "conv", **schedule_conv(sch, lanes, regs, knobs)}
+    else:
+        schedule_generic(sch, lanes)
+        info = {"rule": "generic"}
+    return sch.mod["main"], info
+
+
+def schedule_module(mod, target, knobs_for=None):
+    """Every PrimFunc of a fused Relax module scheduled by rule; returns (module, per-kernel info).
+
+    ``knobs_for(name, shape)`` may return tile overrides for a conv kernel (the tuned variant)."""
+    import tvm
+    lanes = lanes_of(target)
+    funcs, info = {}, {}
+    for gv, func in mod.functions.items():
+        if not isinstance(func, tvm.tirx.PrimFunc):
+            continue
+        knobs = None
+        if knobs_for is not None:
+            shape = conv_shape(func, lanes)
+            knobs = knobs_for(gv.name_hint, shape) if shape else None
+        scheduled, info[gv.name_hint] = schedule_func(func, target, knobs)
+        funcs[gv] = scheduled.with_attr("tirx.is_scheduled", True)
+    out = mod
+    for gv, func in funcs.items():
+        out = out.with_function(gv, func) if hasattr(out, "with_function") else _update(out, gv, func)
+    return out, info
+
+
+def _update(mod, gv, func):
+    mod = mod.shallow_copy() if hasattr(mod, "shallow_copy") else mod
+    mod[gv] = func
+    return mod
+
+
+def compile_rules(mod, target, knobs_for=None):
+    """The network compiled by rule: (VM executable, per-kernel info)."""
+    import tvm
+    from tvm import relax
+    from experiments.e2e import tuning
+    lanes = lanes_of(target)
+    with target:
+        mod = to_nchwc(convert(mod, lanes), lanes)
+        mod = tvm.transform.Sequential(legalize_passes(target))(mod)
+        mod, info = schedule_module(mod, target, knobs_for)
+        mod = tvm.transform.Sequential(tuning.back_passes(target))(mod)
+    return relax.build(mod, target), info
+
+
+# --------------------------------------------------------------------------- the rule's knobs
+
+
+def knob_grid(shape: ConvShape, registers: int, threads: int, limit: int = 32) -> list[dict[str, int]]:
+    """The tuned variant's candidates for one convolution: the rule's default first, then its
+    neighbours -- channel blocks per tile (1, 2, 4, 8 that divide), pixel tiles that fit the
+    registers (the widest three), input blocks inner or outer, and for the outer order twice
+    the row tasks -- at most ``limit``, so a task's budget is stated and bounded."""
+    default = conv_tiles(shape, registers, threads=threads)
+    grid = [default]
+    ocs = [d for d in (1, 2, 4, 8) if shape.oc_blocks % d == 0 and d * 2 + d <= registers]
+    for oc in ocs:
+        fit = sorted((d for d in _divisors(shape.ow) if oc * d + oc <= registers and oc * d >= 8),
+                     reverse=True)[:3]
+        for ow in fit:
+            for ico in (0, 1):
+                knobs = {"oc_tile": oc, "ow_tile": ow, "ic_outer": ico}
+                cand = conv_tiles(shape, registers, knobs, threads=threads)
+                grid.append(cand)
+                if ico:
+                    rows = [d for d in _divisors(shape.oh) if d > cand["row_tasks"]][:1]
+                    grid += [conv_tiles(shape, registers, {**knobs, "row_tasks": r}, threads=threads) for r in rows]
+    unique = []
+    for cand in grid:
+        if cand not in unique:
+            unique.append(cand)
+    return unique[:limit]
+
+
+def _random_args(func, seed: int = 0):
+    import numpy as np
+    import tvm
+    rng = np.random.default_rng(seed)
+    args = []
+    for param in func.params:   # 0.27: a PrimFunc's params are its buffers
+        shape = [int(d) for d in param.shape]
+        args.append(tvm.runtime.tensor(rng.standard_normal(shape).astype(str(param.dtype))))
+    return args
+
+
+def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 20, repeat: int = 5,
+                tolerance: float = 1e-4) -> dict[str, Any]:
+    """Time every candidate schedule of one conv kernel (compiled alone, random inputs, the
+    output compared with the first candidate's), keep the fastest correct one.
+
+    Returns {"best": knobs, "trials": [{knobs, seconds (median of ``repeat``), error}], ...}."""
+    import numpy as np
+    import tvm
+    args = _random_args(func)
+    reference, trials = None, []
+    for knobs in candidates:
+        entry = {"knobs": knobs}
+        try:
+            scheduled, _info = schedule_func(func, target, knobs)
+            lib = tvm.compile(tvm.IRModule({"main": scheduled.with_attr("global_symbol", "main")}),
+                              target=target).jit()
+            out = [tvm.runtime.tensor(np.zeros([int(d) for d in a.shape], "float32")) for a in args[-1:]]
+            call_args = args[:-1] + out
+            lib["main"](*call_args)
+            got = out[0].numpy()
+            if reference is None:
+                reference = got
+            err = float(np.max(np.abs(got - reference)) / max(1e-30, float(np.max(np.abs(reference)))))
+            entry["max_rel_err"] = err
+            if err > tolerance:
+                entry["error"] = f"output differs from the default schedule's (max rel err {err:.1e})"
+            else:
+                timer = lib.time_evaluator("main", tvm.cpu(), number=number, repeat=repeat)
+                entry["samples"] = [float(t) for t in timer(*call_args).results]
+                entry["seconds"] = float(np.median(entry["samples"]))
+        except Exception as exc:   # noqa: BLE001 - a candidate that does not build is a failed trial
+            entry["error"] = str(exc).strip().splitlines()[-1][:300] if str(exc).strip() else type(exc).__name__
+        trials.append(entry)
+    timed = [t for t in trials if "seconds" in t]
+    if not timed:
+        raise RuntimeError("no candidate schedule of this kernel built and ran: " + trials[0].get("error", "?"))
+    best = min(timed, key=lambda t: t["seconds"])
+    return {"best": best["knobs"], "default": candidates[0], "trials": trials,
+            "default_seconds": trials[0].get("seconds"), "best_seconds": best["seconds"]}
