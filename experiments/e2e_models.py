@@ -28,8 +28,10 @@ from study.family import Family
 FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
                 uses=["e2e_tune"])   # group D times the database of the newest matching e2e_tune record
 
-ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack")
-GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D"}
+ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
+GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D",
+         "tvm_rules": "D", "tvm_rules_tuned": "D"}
+RULE_ENGINES = ("tvm_rules", "tvm_rules_tuned")   # group D by rule: experiments/e2e/nchwc.py
 TUNING_VARIANT = {"tvm_d": "default", "tvm_d_prepack": "prepack"}   # group D engines and their search space
 
 
@@ -75,6 +77,8 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     info["import_seconds"] = time.perf_counter() - t0
     target = targets.host_target(threads)
     t0 = time.perf_counter()
+    if engine in RULE_ENGINES:
+        return _prepare_rules(engine, mod, target, threads, info, t0, h, (batch, size, size, 3))
     if variant == "D":
         from experiments.e2e import tuning as tuning_mod
         executable, coverage = tuning_mod.compile_tuned(mod, target, h.artifact_path(tuning["extra"]["artifacts"]["database"]),
@@ -99,6 +103,64 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
     return engines.prepare_tvm(executable, threads, variant), info
 
 
+def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
+    """Group D by rule: the NCHWc register-tiled kernels with the rule's tiles (``tvm_rules``, no
+    search) or the fastest of each conv's knob grid, timed kernel by kernel (``tvm_rules_tuned``)."""
+    from experiments.e2e import engines, nchwc
+    engines.configure_tvm_threads(threads)   # the tuned variant times kernels on the run's pool
+    fused = nchwc.fuse_rules(mod, target)
+    knobs, tuning = {}, None
+    if engine == "tvm_rules_tuned":
+        tuning = nchwc.tune_network(fused, target, threads, int(h.params.get("rules_trials", 32)))
+        knobs = tuning["knobs"]
+        for task in tuning["tasks"]:
+            h.say(f"rules tuning {task['kernel']}: {task['candidates']} candidates "
+                  f"({task['valid']} valid), default {task['default_s'] * 1e3:.3f} ms -> best "
+                  f"{task['best_s'] * 1e3:.3f} ms {task['best']}")
+    executable, kernels = nchwc.build_rules(fused, target, knobs_for=lambda name, _shape: knobs.get(name))
+    if tuning is not None:
+        # kernels timed alone are not kernels in the network (caches, neighbours): the tuned
+        # network is kept only if it beats the rule's default network, both timed here in turns
+        default, default_kernels = nchwc.build_rules(fused, target)
+        choice = _faster_network(executable, default, threads, shape)
+        tuning["network_check"] = choice
+        h.say(f"rules tuned network {choice['tuned_ms']:.3f} ms vs default {choice['default_ms']:.3f} ms "
+              f"(median of {choice['calls']} alternating calls): keep {choice['kept']}")
+        if choice["kept"] == "default":
+            executable, kernels = default, default_kernels
+    info["compile_seconds"] = time.perf_counter() - t0
+    info["tuned"] = tuning is not None
+    info["rules"] = {"lanes": nchwc.lanes_of(target), "registers": nchwc.vector_registers(target),
+                     "kernels": kernels,
+                     "conv_kernels": sum(1 for k in kernels.values() if k["rule"] == "conv")}
+    if tuning is not None:
+        info["rules_tuning"] = {"trials": tuning["trials"], "seconds": tuning["seconds"], "limit": tuning["limit"],
+                                "tasks": tuning["tasks"], "network_check": tuning["network_check"]}
+    info["kernel_calls"] = engines.tvm_kernel_calls(executable)
+    info["target"] = str(target)
+    return engines.prepare_tvm(executable, threads, engine), info
+
+
+def _faster_network(tuned, default, threads, shape, calls=30):
+    """Median latency of two executables of one network, called in turns on one seeded input of
+    ``shape``; which one to keep ("tuned" only when faster)."""
+    import tvm
+    from experiments.e2e import engines
+    engines.configure_tvm_threads(threads)
+    mains = [engines.tvm_vm(tuned)["main"], engines.tvm_vm(default)["main"]]
+    data = tvm.runtime.tensor(np.random.default_rng(0).standard_normal(shape).astype("float32"))
+    times = [[], []]
+    for i in range(calls + 2):
+        for k, main in enumerate(mains):
+            t0 = time.perf_counter()
+            main(data)
+            if i >= 2:   # two warm-up rounds
+                times[k].append(time.perf_counter() - t0)
+    tuned_ms, default_ms = (float(np.median(t)) * 1e3 for t in times)
+    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls,
+            "kept": "tuned" if tuned_ms < default_ms else "default"}
+
+
 def _check(runner, batches, reference, tolerance):
     from experiments.e2e import engines
     logits = np.concatenate([runner(b) for b in batches])
@@ -107,6 +169,26 @@ def _check(runner, batches, reference, tolerance):
     return {"reference": "TensorFlow logits on the same inputs (max_rel_err = max|Δ| / max|ref|)",
             "max_abs_err": agree["max_abs_err"], "max_rel_err": agree["max_rel_err"],
             "threshold": tolerance, "passed": bool(passed)}, agree
+
+
+def _kernel_profile(h, engine, runner, x, onnx_path, threads, info):
+    """Every kernel's time (TVM: the VM profile; ORT: its own profiler, in the same process as its
+    timed calls), median of several runs, for the per-convolution table; each conv kernel said in
+    the log with its time."""
+    from experiments.e2e import engines
+    if engine == "ort":
+        rows = engines.ort_node_profile(onnx_path, threads, x)
+        info["node_profile"] = rows
+        for row in rows:
+            if row["op"] == "Conv":
+                h.say(f"ort node {row['node']} {row['inputs'][1] if len(row['inputs']) > 1 else ''}: "
+                      f"{row['seconds'] * 1e3:.4f} ms")
+        return
+    rows = engines.tvm_kernel_profile(runner.handle, x)
+    info["kernel_profile"] = rows
+    for row in rows:
+        if row["kind"] == "kernel":
+            h.say(f"{engine} kernel {row['op']} x{row['calls']}: {row['seconds'] * 1e3:.4f} ms")
 
 
 def measure_case(h, ctx, engine, batch):
@@ -148,6 +230,8 @@ def measure_case(h, ctx, engine, batch):
     def after(prepared, info):
         if engine.startswith("tvm"):
             engines.record_op_profile(prepared[0], batches[0], info)
+        if batch == 1 and (engine in RULE_ENGINES or (engine == "ort" and name in p.get("node_profile_models", []))):
+            _kernel_profile(h, engine, prepared[0], batches[0], ctx["paths"][batch]["onnx"], threads, info)
 
     h.measure(case_id, case, build=lambda: _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch,
                                                     tuning, h),

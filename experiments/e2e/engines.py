@@ -336,6 +336,57 @@ def tvm_op_profile(vm, inputs: Sequence[np.ndarray], func_name: str = "main") ->
     return sorted(rows, key=lambda r: r["seconds"], reverse=True)
 
 
+def tvm_kernel_profile(vm, x: np.ndarray, runs: int = 10) -> list[dict[str, Any]]:
+    """Every kernel's median seconds per run over ``runs`` profiled runs (calls summed within a
+    run), slowest first -- the whole list, for per-kernel tables (the record's ``op_profile``
+    keeps the 12 largest of one run)."""
+    per: dict[str, list] = {}
+    for _ in range(runs):
+        for row in tvm_op_profile(vm, [x]):
+            per.setdefault(row["op"], []).append((row["seconds"], row["calls"], row["kind"]))
+    rows = [{"op": op, "kind": v[0][2], "calls": v[0][1], "seconds": float(np.median([s for s, _c, _k in v])),
+             "runs": len(v)} for op, v in per.items()]
+    return sorted(rows, key=lambda r: r["seconds"], reverse=True)
+
+
+def ort_node_profile(onnx_path: str | Path, threads: int, x: np.ndarray, runs: int = 20) -> list[dict[str, Any]]:
+    """ONNX Runtime's own per-node kernel time (its profiler), median over ``runs`` runs after
+    5 warm-up runs, in a session configured as :func:`prepare_ort`'s; each node with its op type,
+    the input shapes (data, weight, ...) and the output shape the profiler reports."""
+    import json
+    import tempfile
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = int(threads)
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    with tempfile.TemporaryDirectory() as tmp:
+        opts.enable_profiling = True
+        opts.profile_file_prefix = str(Path(tmp) / "ort")
+        session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        feed = {session.get_inputs()[0].name: np.ascontiguousarray(x, dtype=np.float32)}
+        for _ in range(5 + runs):
+            session.run(None, feed)
+        events = json.loads(Path(session.end_profiling()).read_text())
+    per: dict[str, dict[str, Any]] = {}
+    for e in events:
+        if e.get("cat") != "Node" or not str(e.get("name", "")).endswith("_kernel_time"):
+            continue
+        args = e.get("args") or {}
+        node = per.setdefault(e["name"][:-len("_kernel_time")], {
+            "op": args.get("op_name", ""),
+            "inputs": [next(iter(d.values())) for d in args.get("input_type_shape", []) if d],
+            "outputs": [next(iter(d.values())) for d in args.get("output_type_shape", []) if d],
+            "durations_us": []})
+        node["durations_us"].append(float(e.get("dur", 0)))
+    rows = []
+    for name, node in per.items():
+        durations = node.pop("durations_us")[-runs:]   # the warm-up runs are dropped
+        rows.append({"node": name, **node, "seconds": float(np.median(durations)) / 1e6, "runs": len(durations)})
+    return sorted(rows, key=lambda r: r["seconds"], reverse=True)
+
+
 # ---------------------------------------------------------------------------
 # Agreement
 # ---------------------------------------------------------------------------

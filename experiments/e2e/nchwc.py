@@ -594,30 +594,70 @@ def schedule_module(mod, target, knobs_for=None):
             knobs = knobs_for(gv.name_hint, shape) if shape else None
         scheduled, info[gv.name_hint] = schedule_func(func, target, knobs)
         funcs[gv] = scheduled.with_attr("tirx.is_scheduled", True)
-    out = mod
+    out = mod.clone()   # the input module stays unscheduled (the tuned variant builds it twice)
     for gv, func in funcs.items():
-        out = out.with_function(gv, func) if hasattr(out, "with_function") else _update(out, gv, func)
+        out.update_func(gv, func)
     return out, info
 
 
-def _update(mod, gv, func):
-    mod = mod.shallow_copy() if hasattr(mod, "shallow_copy") else mod
-    mod[gv] = func
-    return mod
+def fuse_rules(mod, target):
+    """The network blocked and fused: :func:`convert`, :func:`to_nchwc`, then the CPU pipeline's
+    dispatch/legalize/fold/fuse with our packed-conv legalizer (weights packed by FoldConstant)."""
+    import tvm
+    lanes = lanes_of(target)
+    with target:
+        mod = to_nchwc(convert(mod, lanes), lanes)
+        return tvm.transform.Sequential(legalize_passes(target))(mod)
+
+
+def build_rules(fused, target, knobs_for=None):
+    """A fused module scheduled by rule and built: (VM executable, per-kernel info)."""
+    import tvm
+    from tvm import relax
+    from experiments.e2e import tuning
+    with target:
+        mod, info = schedule_module(fused, target, knobs_for)
+        mod = tvm.transform.Sequential(tuning.back_passes(target))(mod)
+    return relax.build(mod, target), info
 
 
 def compile_rules(mod, target, knobs_for=None):
     """The network compiled by rule: (VM executable, per-kernel info)."""
+    return build_rules(fuse_rules(mod, target), target, knobs_for)
+
+
+def tune_network(fused, target, threads: int, limit: int = 32) -> dict[str, Any]:
+    """The tuned variant's search: every conv kernel of the fused network timed alone over
+    :func:`knob_grid` (at most ``limit`` candidates, the rule's default first), the fastest
+    correct one kept.  Returns {"knobs": {kernel: knobs}, "tasks": [per kernel: trials, default
+    and best seconds], "trials", "seconds"}."""
+    import time
     import tvm
-    from tvm import relax
-    from experiments.e2e import tuning
-    lanes = lanes_of(target)
-    with target:
-        mod = to_nchwc(convert(mod, lanes), lanes)
-        mod = tvm.transform.Sequential(legalize_passes(target))(mod)
-        mod, info = schedule_module(mod, target, knobs_for)
-        mod = tvm.transform.Sequential(tuning.back_passes(target))(mod)
-    return relax.build(mod, target), info
+    lanes, regs = lanes_of(target), vector_registers(target)
+    t0 = time.perf_counter()
+    knobs, tasks = {}, []
+    for gv, func in mod_functions(fused):
+        shape = conv_shape(func, lanes)
+        if shape is None:
+            continue
+        grid = knob_grid(shape, regs, threads, limit)
+        result = tune_kernel(func, target, grid)
+        knobs[gv] = result["best"]
+        tasks.append({"kernel": gv, "candidates": len(grid),
+                      "valid": sum(1 for t in result["trials"] if "seconds" in t),
+                      "default_s": result["default_seconds"], "best_s": result["best_seconds"],
+                      "best": result["best"], "default": result["default"],
+                      "errors": sorted({t["error"] for t in result["trials"] if "error" in t})[:3]})
+    del tvm
+    return {"knobs": knobs, "tasks": tasks, "trials": sum(t["candidates"] for t in tasks),
+            "seconds": time.perf_counter() - t0, "limit": limit}
+
+
+def mod_functions(mod):
+    """(name, PrimFunc) of a module's kernels, in name order (stable across runs)."""
+    import tvm
+    return sorted(((gv.name_hint, f) for gv, f in mod.functions.items() if isinstance(f, tvm.tirx.PrimFunc)),
+                  key=lambda item: item[0])
 
 
 # --------------------------------------------------------------------------- the rule's knobs
@@ -660,7 +700,7 @@ def _random_args(func, seed: int = 0):
     return args
 
 
-def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 20, repeat: int = 5,
+def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 1, repeat: int = 15,
                 tolerance: float = 1e-4) -> dict[str, Any]:
     """Time every candidate schedule of one conv kernel (compiled alone, random inputs, the
     output compared with the first candidate's), keep the fastest correct one.
@@ -687,7 +727,10 @@ def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 20
             if err > tolerance:
                 entry["error"] = f"output differs from the default schedule's (max rel err {err:.1e})"
             else:
-                timer = lib.time_evaluator("main", tvm.cpu(), number=number, repeat=repeat)
+                # every argument but the input flushed from the caches before each repeat, as in
+                # the network: weights come from memory, the input from the layer before
+                timer = lib.time_evaluator("main", tvm.cpu(), number=number, repeat=repeat,
+                                           f_preproc="cache_flush_cpu_non_first_arg")
                 entry["samples"] = [float(t) for t in timer(*call_args).results]
                 entry["seconds"] = float(np.median(entry["samples"]))
         except Exception as exc:   # noqa: BLE001 - a candidate that does not build is a failed trial
