@@ -33,6 +33,8 @@ from typing import Any
 
 CONV_BLOCK = "conv2d_nchwc"   # the TE compute's name: the block the conv rule looks for
 PAD_BLOCK = "conv2d_nchwc_pad"
+DW_BLOCK = "depthwise_nchwc"   # the depthwise compute's block (its padding: DW_PAD_BLOCK)
+DW_PAD_BLOCK = "depthwise_nchwc_pad"
 MAX_PIXEL_TILE = 14   # pixels per tile of the default: 2 x 14 + 2 = 30 of the 32 zmm (AVX2: 2 x 7 + 2 = 16 ymm)
 TILE_WEIGHTS_IN_L2 = 512 * 1024   # bytes of one tile's weights above which the rule loops input blocks outermost
 
@@ -62,6 +64,22 @@ def convert(mod, block: int):
     return relax.transform.ConvertLayout(desired)(mod)
 
 
+def _window(data, kh, kw, strides, padding, dilation, pad_name):
+    """The sliding window of a direct convolution over ``data`` (H, W at axes 2, 3):
+    (padded data, OH, OW, (sh, sw), (dh, dw)); the padding is a block of its own, ``pad_name``."""
+    from tvm import topi
+    ih, iw = int(data.shape[2]), int(data.shape[3])
+    sh, sw = (int(s) for s in strides)
+    dh, dw = (int(d) for d in dilation)
+    pt, pl, pb, pr = (int(p) for p in padding)
+    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    if pt or pl or pb or pr:
+        rest = [0] * (len(data.shape) - 4)
+        data = topi.nn.pad(data, [0, 0, pt, pl, *rest], [0, 0, pb, pr, *rest], name=pad_name)
+    return data, oh, ow, (sh, sw), (dh, dw)
+
+
 def conv2d_nchwc(data, kernel, strides, padding, dilation, out_dtype="float32"):
     """Direct convolution in ``NCHW{c}c`` with an ``OIHW{c}i{c}o`` kernel (TE).
 
@@ -69,18 +87,12 @@ def conv2d_nchwc(data, kernel, strides, padding, dilation, out_dtype="float32"):
     [N, O/c, OH, OW, c].  Reduction axes: input block ``ric``, kernel rows/cols, lane ``rib`` --
     kept apart so the rule orders them.  Padding is a separate block (``PAD_BLOCK``) that the
     rule materialises (a guard in the hot loop would cost a select per broadcast)."""
-    from tvm import te, topi
-    n, cic, ih, iw, ib = (int(v) for v in data.shape)
+    from tvm import te
+    n, cic, _ih, _iw, ib = (int(v) for v in data.shape)
     coc, kic, kh, kw, kib, ob = (int(v) for v in kernel.shape)
     if kic != cic or kib != ib:
         raise ValueError(f"grouped or mismatched packed conv: data {data.shape}, kernel {kernel.shape}")
-    sh, sw = (int(s) for s in strides)
-    dh, dw = (int(d) for d in dilation)
-    pt, pl, pb, pr = (int(p) for p in padding)
-    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
-    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
-    if pt or pl or pb or pr:
-        data = topi.nn.pad(data, [0, 0, pt, pl, 0], [0, 0, pb, pr, 0], name=PAD_BLOCK)
+    data, oh, ow, (sh, sw), (dh, dw) = _window(data, kh, kw, strides, padding, dilation, PAD_BLOCK)
     ric = te.reduce_axis((0, cic), name="ric")
     rkh = te.reduce_axis((0, kh), name="rkh")
     rkw = te.reduce_axis((0, kw), name="rkw")
@@ -98,16 +110,10 @@ def conv2d_nchw_to_nchwc(data, kernel, strides, padding, dilation, out_dtype="fl
     """A convolution with few input channels (the stem: 3): NCHW input, kernel ``OIHW{c}o``
     [O/c, C, KH, KW, c], output ``NCHW{c}c``.  The same register tile as
     :func:`conv2d_nchwc`; its reduction is (input channel, kernel row, kernel column)."""
-    from tvm import te, topi
-    n, ic, ih, iw = (int(v) for v in data.shape)
+    from tvm import te
+    n, ic, _ih, _iw = (int(v) for v in data.shape)
     coc, kic, kh, kw, ob = (int(v) for v in kernel.shape)
-    sh, sw = (int(s) for s in strides)
-    dh, dw = (int(d) for d in dilation)
-    pt, pl, pb, pr = (int(p) for p in padding)
-    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
-    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
-    if pt or pl or pb or pr:
-        data = topi.nn.pad(data, [0, 0, pt, pl], [0, 0, pb, pr], name=PAD_BLOCK)
+    data, oh, ow, (sh, sw), (dh, dw) = _window(data, kh, kw, strides, padding, dilation, PAD_BLOCK)
     ric = te.reduce_axis((0, ic), name="ric")
     rkh = te.reduce_axis((0, kh), name="rkh")
     rkw = te.reduce_axis((0, kw), name="rkw")
@@ -117,6 +123,28 @@ def conv2d_nchw_to_nchwc(data, kernel, strides, padding, dilation, out_dtype="fl
             data[b, ric, y * sh + rkh * dh, x * sw + rkw * dw].astype(out_dtype)
             * kernel[o, ric, rkh, rkw, v].astype(out_dtype), axis=[ric, rkh, rkw]),
         name=CONV_BLOCK)
+
+
+def depthwise_nchwc(data, kernel, strides, padding, dilation, out_dtype="float32"):
+    """Depthwise convolution in ``NCHW{c}c`` (TE): ``data`` [N, C/c, H, W, c], ``kernel``
+    [C/c, 1, KH, KW, c] (``OIHW{c}o`` of the [C, 1, KH, KW] weights) -> [N, C/c, OH, OW, c].
+    One lane per channel: a vector of ``c`` channels is one multiply-add per kernel tap, no
+    reduction across lanes -- MLAS's depthwise kernel in the same layout.  The padding is its own
+    block (``DW_PAD_BLOCK``), which the rule computes row by row next to its consumer."""
+    from tvm import te
+    n, cb, _ih, _iw, lanes = (int(v) for v in data.shape)
+    kcb, one, kh, kw, klanes = (int(v) for v in kernel.shape)
+    if kcb != cb or klanes != lanes or one != 1:
+        raise ValueError(f"not a depthwise packed conv: data {data.shape}, kernel {kernel.shape}")
+    data, oh, ow, (sh, sw), (dh, dw) = _window(data, kh, kw, strides, padding, dilation, DW_PAD_BLOCK)
+    rkh = te.reduce_axis((0, kh), name="rkh")
+    rkw = te.reduce_axis((0, kw), name="rkw")
+    return te.compute(
+        (n, cb, oh, ow, lanes),
+        lambda b, c, y, x, v: te.sum(
+            data[b, c, y * sh + rkh * dh, x * sw + rkw * dw, v].astype(out_dtype)
+            * kernel[c, 0, rkh, rkw, v].astype(out_dtype), axis=[rkh, rkw]),
+        name=DW_BLOCK)
 
 
 def _probe_pad(func, in_shape, out_shape):
@@ -176,6 +204,7 @@ def to_nchwc(mod, block: int):
             super().__init__(mod)
             self.mod_ = mod
             self.blocked = set()
+            self.scalar_ops = {}
 
         def _packed(self, value):
             """The blocked value behind an NCHW value this pass produced, or None."""
@@ -201,8 +230,11 @@ def to_nchwc(mod, block: int):
             name = call.op.name if isinstance(call.op, tvm.ir.Op) else None
             args = list(call.args)
             if name == "relax.nn.conv2d":
-                padded = self._pad_out(call)
-                return padded if padded is not None else self._stem(call)
+                for rewrite in (self._pad_out, self._depthwise):
+                    out = rewrite(call)
+                    if out is not None:
+                        return out
+                return self._stem(call)
             if name in ("relax.add", "relax.multiply") and len(args) == 2:
                 for i in (0, 1):
                     p, c = self._packed(args[i]), args[1 - i]
@@ -226,6 +258,10 @@ def to_nchwc(mod, block: int):
                 return self._emit_blocked(f(p, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode,
                                             a.count_include_pad, layout=f"NCHW{block}c",
                                             out_layout=f"NCHW{block}c"))
+            if name == "relax.call_tir" and len(args[1].fields) == 2 \
+                    and (p := self._packed(args[1].fields[0])) is not None:
+                f = self._scalar_op(args[0], args[1].fields, call.ty)
+                return self._emit_blocked(f(p, args[1].fields[1])) if f is not None else call
             if name == "relax.call_tir" and (p := self._packed(args[1].fields[0] if len(args[1].fields) == 1
                                                                  else None)) is not None:
                 func = self.mod_[args[0]]
@@ -245,6 +281,45 @@ def to_nchwc(mod, block: int):
                         _is_fwd(call.attrs.index_map, block):
                     return p
             return call
+
+        def _scalar_op(self, gv, fields, out_ty):
+            """relax.op.maximum / minimum when ``gv`` (a call_tir kernel of the ONNX frontend: Clip
+            becomes maximum then minimum with a 0-d bound) is that op of a tensor and a scalar --
+            checked by running it on random values, never by its name alone."""
+            if fields[1].ty.ndim != 0 or [int(d) for d in fields[0].ty.shape] != [int(d) for d in out_ty.shape]:
+                return None
+            if gv not in self.scalar_ops:
+                self.scalar_ops[gv] = _probe_scalar_op(self.mod_[gv], [int(d) for d in out_ty.shape])
+            return {"maximum": relax.op.maximum, "minimum": relax.op.minimum}.get(self.scalar_ops[gv])
+
+        def _depthwise(self, call):
+            """A depthwise convolution (groups = channels) of a blocked input: computed blocked with
+            weights ``OIHW{block}o`` ([C/block, 1, KH, KW, block]); a zero pad of H/W just before it
+            (the ONNX frontend's explicit Pad of a stride-2 layer) becomes its own padding."""
+            a = call.attrs
+            x, w = call.args
+            if a.data_layout != "NCHW" or a.kernel_layout != "OIHW" or a.out_layout != "NCHW" or x.ty.ndim != 4:
+                return None
+            c, groups = int(x.ty.shape[1]), int(a.groups)
+            if groups == 1 or groups != c or int(w.ty.shape[0]) != c or int(w.ty.shape[1]) != 1 or c % block:
+                return None
+            p = self._packed(x)
+            if p is None:
+                return None
+            padding = [int(v) for v in a.padding]   # top, left, bottom, right
+            bound = self.lookup_binding(p)
+            if isinstance(bound, relax.Call) and bound.op.same_as(op("relax.nn.pad")) \
+                    and str(bound.attrs.pad_mode) == "constant" and float(bound.attrs.pad_value) == 0.0:
+                widths = [int(v) for v in bound.attrs.pad_width]   # (before, after) per axis
+                if widths[:4] == [0, 0, 0, 0] and widths[8:] == [0, 0]:
+                    p = bound.args[0]
+                    padding = [padding[0] + widths[4], padding[1] + widths[6],
+                               padding[2] + widths[5], padding[3] + widths[7]]
+            wp = self.builder_.emit(relax.op.layout_transform(
+                w, lambda o, i, h, k: (o // block, i, h, k, o % block)))
+            return self._emit_blocked(relax.op.nn.conv2d(
+                p, wp, strides=a.strides, padding=padding, dilation=a.dilation, groups=c,
+                data_layout=f"NCHW{block}c", kernel_layout=f"OIHW{block}o", out_layout=f"NCHW{block}c"))
 
         def _pad_out(self, call):
             """A convolution with blocked-divisible input channels but not output channels
@@ -291,6 +366,26 @@ def to_nchwc(mod, block: int):
     return relax.transform.DeadCodeElimination()(mod)
 
 
+def _probe_scalar_op(func, shape):
+    """"maximum" or "minimum" when ``func`` (tensor of ``shape``, 0-d scalar -> tensor) computes
+    that elementwise op, else None: run once on random values."""
+    import numpy as np
+    import tvm
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype("float32")
+    try:
+        lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target="llvm")
+        out = tvm.runtime.empty(shape, "float32")
+        lib["main"](tvm.runtime.tensor(x), tvm.runtime.tensor(np.array(0.25, "float32")), out)
+    except Exception:   # noqa: BLE001 - not a function of this signature
+        return None
+    got = out.numpy()
+    for name, f in (("maximum", np.maximum), ("minimum", np.minimum)):
+        if np.array_equal(got, f(x, np.float32(0.25))):
+            return name
+    return None
+
+
 def _per_channel(expr, channels: int) -> bool:
     """Whether ``expr`` is a [1, C, 1, 1] (or [C, 1, 1]) tensor: one value per channel."""
     shape = getattr(expr.ty, "shape", None)
@@ -331,6 +426,10 @@ def _legalize_conv2d(bb, call):
         return bb.call_te(conv2d_nchw_to_nchwc, call.args[0], call.args[1], [int(s) for s in attrs.strides],
                           [int(p) for p in attrs.padding], [int(d) for d in attrs.dilation],
                           primfunc_name_hint="conv2d_stem_nchwc")
+    if call.args[0].ty.ndim == 5 and call.args[1].ty.ndim == 5 and int(attrs.groups) > 1:
+        return bb.call_te(depthwise_nchwc, call.args[0], call.args[1], [int(s) for s in attrs.strides],
+                          [int(p) for p in attrs.padding], [int(d) for d in attrs.dilation],
+                          primfunc_name_hint="depthwise_nchwc")
     packed = call.args[0].ty.ndim == 5 and call.args[1].ty.ndim == 6
     if not packed or int(attrs.groups) != 1 or attrs.out_layout != attrs.data_layout:
         return stock._nn_conv2d(bb, call)
@@ -455,14 +554,7 @@ def schedule_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None 
         owo, owi = sch.split(ow, [None, tiles["ow_tile"]])
         sch.reorder(n, oco, oh, owo, ric, rkh, rkw, *rib, owi, oci, ob)
         sch.parallel(sch.fuse(n, oco, oh))
-        if tail:
-            last = sch.get_sblock(tail[-1])
-            sch.reverse_compute_at(last, owo)
-            sch.set_scope(block, 0, "local")
-        else:
-            last = sch.cache_write(block, 0, "local")
-            sch.reverse_compute_at(last, owo)
-        _finish_tile(sch, last, owo)
+        _write_tile(sch, block, tail, owo)
         sch.unroll(owi)
         sch.unroll(oci)
         if tiles["unroll_kw"]:
@@ -475,8 +567,47 @@ def schedule_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None 
         sch.parallel(sch.fuse(*p_loops[:3]))   # N, C(/c), H
         sch.vectorize(p_loops[-1])
     sch.decompose_reduction(init_block, init_at)
-    return {**tiles, "oc_blocks": shape.oc_blocks, "ic_blocks": shape.ic_blocks, "oh": shape.oh,
+    return {**tiles, "oc_blocks": shape.oc_blocks, "ic_blocks": shape.ic_blocks, "ic_lanes": shape.ic_lanes, "oh": shape.oh,
             "ow": shape.ow, "kh": shape.kh, "kw": shape.kw}
+
+
+def depthwise_tile(ow: int, taps: int, registers: int, knobs: dict[str, int] | None = None) -> int:
+    """Output pixels per depthwise tile: the widest divisor of OW up to ``MAX_PIXEL_TILE`` whose
+    accumulators fit beside the kernel's taps (one weight vector each) and one input vector."""
+    if knobs and knobs.get("ow_tile"):
+        return int(knobs["ow_tile"])
+    fit = [d for d in _divisors(ow) if d <= MAX_PIXEL_TILE and d + taps + 1 <= registers]
+    return max(fit or [1])
+
+
+def schedule_depthwise(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
+    """The depthwise rule, in place: parallel over (batch, channel blocks, output rows); a tile of
+    pixels of one row accumulated in registers over the kernel's taps (unrolled), the lanes
+    vectorised; the elementwise tail (batch norm, clip) applied as the tile is written; the
+    padded input computed per task, only the rows that task reads."""
+    block = sch.get_sblock(DW_BLOCK)
+    n, c, oh, ow, v, rkh, rkw = sch.get_loops(block)
+    shape = {"channel_blocks": int(sch.get(c).extent), "oh": int(sch.get(oh).extent),
+             "ow": int(sch.get(ow).extent), "kh": int(sch.get(rkh).extent), "kw": int(sch.get(rkw).extent)}
+    tile = depthwise_tile(shape["ow"], shape["kh"] * shape["kw"], registers, knobs)
+    names = _block_names(sch)
+    tail = names[names.index(DW_BLOCK) + 1:]
+    for name in tail[:-1]:
+        sch.compute_inline(sch.get_sblock(name))
+    owo, owi = sch.split(ow, [None, tile])
+    sch.reorder(n, c, oh, owo, rkh, rkw, owi, v)
+    outer = sch.fuse(n, c, oh)
+    sch.parallel(outer)
+    _write_tile(sch, block, tail, owo)
+    for loop in (rkh, rkw, owi):
+        sch.unroll(loop)
+    sch.vectorize(v)
+    if DW_PAD_BLOCK in names:
+        pad = sch.get_sblock(DW_PAD_BLOCK)
+        sch.compute_at(pad, outer)
+        sch.vectorize(sch.get_loops(pad)[-1])
+    sch.decompose_reduction(block, rkh)
+    return {"ow_tile": tile, **shape}
 
 
 def _ic_outer_nest(sch, block, tail, tiles):
@@ -508,6 +639,20 @@ def _ic_outer_nest(sch, block, tail, tiles):
         *_, t_ob = sch.get_loops(last)
         sch.vectorize(t_ob)
     return partial, rkh
+
+
+def _write_tile(sch, block, tail, at) -> None:
+    """The accumulator tile of ``block`` in registers (a local buffer), written back under ``at``
+    by the kernel's elementwise tail (its last block, the rest inlined into it) or by a plain copy
+    when the kernel has none."""
+    if tail:
+        last = sch.get_sblock(tail[-1])
+        sch.reverse_compute_at(last, at)
+        sch.set_scope(block, 0, "local")
+    else:
+        last = sch.cache_write(block, 0, "local")
+        sch.reverse_compute_at(last, at)
+    _finish_tile(sch, last, at)
 
 
 def _finish_tile(sch, block, at) -> None:
@@ -572,6 +717,8 @@ def schedule_func(func, target, knobs: dict[str, int] | None = None):
     names = _block_names(sch)
     if CONV_BLOCK in names:
         info = {"rule": "conv", **schedule_conv(sch, lanes, regs, knobs)}
+    elif DW_BLOCK in names:
+        info = {"rule": "depthwise", **schedule_depthwise(sch, lanes, regs, knobs)}
     else:
         schedule_generic(sch, lanes)
         info = {"rule": "generic"}
