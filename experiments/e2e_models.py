@@ -16,6 +16,7 @@ requests, not of averages. Batch 1 measures latency; batch 8 measures
 throughput (images per second = 8 / time per call) for ``batch8_engines``.
 """
 import hashlib
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from experiments.e2e import peer
 from study.family import Family
 
 FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
@@ -125,14 +127,16 @@ def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
         choice = _faster_network(executable, default, threads, shape)
         tuning["network_check"] = choice
         h.say(f"rules tuned network {choice['tuned_ms']:.3f} ms vs default {choice['default_ms']:.3f} ms "
-              f"(median of {choice['calls']} alternating calls): keep {choice['kept']}")
+              f"(median of {choice['calls']} alternating calls; tuned faster in {choice['tuned_wins']} of "
+              f"{choice['calls']} rounds, sign test p = {choice['p_value']:.3g}): keep {choice['kept']}")
         if choice["kept"] == "default":
             executable, kernels = default, default_kernels
     info["compile_seconds"] = time.perf_counter() - t0
     info["tuned"] = tuning is not None
     info["rules"] = {"lanes": nchwc.lanes_of(target), "registers": nchwc.vector_registers(target),
                      "kernels": kernels,
-                     "conv_kernels": sum(1 for k in kernels.values() if k["rule"] == "conv")}
+                     "conv_kernels": sum(1 for k in kernels.values() if k["rule"] in ("conv", "depthwise")),
+                     "depthwise_kernels": sum(1 for k in kernels.values() if k["rule"] == "depthwise")}
     if tuning is not None:
         info["rules_tuning"] = {"trials": tuning["trials"], "seconds": tuning["seconds"], "limit": tuning["limit"],
                                 "tasks": tuning["tasks"], "network_check": tuning["network_check"]}
@@ -141,9 +145,12 @@ def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
     return engines.prepare_tvm(executable, threads, engine), info
 
 
-def _faster_network(tuned, default, threads, shape, calls=30):
-    """Median latency of two executables of one network, called in turns on one seeded input of
-    ``shape``; which one to keep ("tuned" only when faster)."""
+def _faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
+    """Which of two executables of one network to keep: both called in turns on one seeded input
+    of ``shape`` (the order flipped every round), paired by round.  "tuned" only when it won
+    significantly more rounds than it lost -- a one-sided sign test at ``alpha`` -- and its
+    median is lower; a tie or a noise-level lead keeps the rule's default."""
+    import math
     import tvm
     from experiments.e2e import engines
     engines.configure_tvm_threads(threads)
@@ -151,14 +158,19 @@ def _faster_network(tuned, default, threads, shape, calls=30):
     data = tvm.runtime.tensor(np.random.default_rng(0).standard_normal(shape).astype("float32"))
     times = [[], []]
     for i in range(calls + 2):
-        for k, main in enumerate(mains):
+        for k in ((0, 1) if i % 2 == 0 else (1, 0)):
             t0 = time.perf_counter()
-            main(data)
+            mains[k](data)
             if i >= 2:   # two warm-up rounds
                 times[k].append(time.perf_counter() - t0)
     tuned_ms, default_ms = (float(np.median(t)) * 1e3 for t in times)
-    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls,
-            "kept": "tuned" if tuned_ms < default_ms else "default"}
+    wins = sum(1 for t, d in zip(*times) if t < d)
+    # P(at least `wins` of `calls` rounds won | the two are equally fast)
+    p_value = sum(math.comb(calls, k) for k in range(wins, calls + 1)) / 2 ** calls
+    kept = "tuned" if p_value < alpha and tuned_ms < default_ms else "default"
+    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls, "tuned_wins": wins,
+            "p_value": p_value, "alpha": alpha, "test": "one-sided sign test over paired rounds",
+            "tuned_samples_s": times[0], "default_samples_s": times[1], "kept": kept}
 
 
 def _check(runner, batches, reference, tolerance):
@@ -227,7 +239,21 @@ def measure_case(h, ctx, engine, batch):
         runner = prepared[0]
         return lambda: runner(batches[0])
 
+    own = {}   # a peer's timing in its own process (experiments/e2e/peer.py)
+
+    def timed(prepared):
+        with tempfile.TemporaryDirectory() as tmp:
+            model_path = ctx["paths"][batch]["onnx" if engine == "ort" else "tflite"]
+            own.update(peer.time_in_child(engine, model_path, batches[0], threads, p, tmp))
+        return own["samples"], 1
+
     def after(prepared, info):
+        if own:
+            info["timing_process"] = {
+                "own_process": True, "pid": own["pid"], "parent_pid": os.getpid(),
+                "why": "thread pools of the engines in one process slow each other: a peer is checked "
+                       "here and timed in a fresh process of its own on the same model file and input",
+                "logits_sha256": own["logits_sha256"]}
         if engine.startswith("tvm"):
             engines.record_op_profile(prepared[0], batches[0], info)
         if batch == 1 and (engine in RULE_ENGINES or (engine == "ort" and name in p.get("node_profile_models", []))):
@@ -235,7 +261,7 @@ def measure_case(h, ctx, engine, batch):
 
     h.measure(case_id, case, build=lambda: _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch,
                                                     tuning, h),
-              check=check, call=call, time="requests", extra=extra,
+              check=check, call=call, time=timed if engine in peer.ENGINES else "requests", extra=extra,
               after=after, mismatch="logits disagree with TensorFlow",
               note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.2f} ms over {len(o.samples)} calls, "
                               f"top1 {agreement['value']['top1_agree']:.2f}, "

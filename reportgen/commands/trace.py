@@ -12,7 +12,11 @@ def trace(root, figure_id, site_dir=None):
     root = Path(root)
     record_id = figure_id.split("#", 1)[0]
     runs = load.read_runs(root / "results")
-    current = merge.current_records(runs)
+    head, _, rest = record_id.partition("/")
+    if rest and head in merge.machines(runs):   # "<machine>/<record id>": a figure of that machine's runs
+        current, record_id = merge.current_records(merge.runs_of(runs, head)), rest
+    else:
+        current = merge.current_records(runs)
     cur = current.get(record_id)
     if cur is None:
         near = [k for k in current if record_id.split("/")[0] in k][:5]

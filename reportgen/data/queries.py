@@ -5,7 +5,8 @@ frame's index is the same id)."""
 from reportgen.data import frame
 
 D_ENGINES = ("tvm_d", "tvm_d_prepack")   # group D in each tuning search space (default, weight prepack)
-TVM_ENGINES = ("tvm_b", "tvm_c", *D_ENGINES)
+RULE_ENGINES = ("tvm_rules", "tvm_rules_tuned")   # group D by rule: NCHWc micro-kernels, default tiles / knob grid
+TVM_ENGINES = ("tvm_b", "tvm_c", *D_ENGINES, *RULE_ENGINES)
 
 STAGE_ORDER = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
                "parallel", "microkernel", "autotuned", "autotuned_microkernel"]

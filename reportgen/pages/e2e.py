@@ -3,9 +3,9 @@ throughput at batch 8, and the tuning state of every TVM time (group D from the 
 import pandas as pd
 
 from reportgen.data import campaigns, frame, merge, queries
-from reportgen.pages import int8
+from reportgen.pages import e2e_rules, int8
 from reportgen.render.figures import derive, fmt_number, operand
-from reportgen.data.queries import D_ENGINES, TVM_ENGINES
+from reportgen.data.queries import D_ENGINES, RULE_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table
@@ -19,8 +19,11 @@ SCHEMES = [  # (engine, scheme, graph optimization, GEMM schedule, data type)
     ("tvm_c", W("e2e.schemes.s12"), W("e2e.schemes.s13"), W("e2e.schemes.s11"), "FP32"),
     ("tvm_d", W("e2e.schemes.s14"), W("e2e.schemes.s13"), W("e2e.schemes.s15"), "FP32"),
     ("tvm_d_prepack", W("e2e.schemes.s16"), W("e2e.schemes.s13"), W("e2e.schemes.s17"), "FP32"),
+    ("tvm_rules", W("e2e.schemes.s18"), W("e2e.schemes.s19"), W("e2e.schemes.s20"), "FP32"),
+    ("tvm_rules_tuned", W("e2e.schemes.s21"), W("e2e.schemes.s19"), W("e2e.schemes.s22"), "FP32"),
 ]
-GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": W("e2e.group_name.tvm_d_prepack")}
+GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": W("e2e.group_name.tvm_d_prepack"),
+              "tvm_rules": W("e2e.group_name.tvm_rules"), "tvm_rules_tuned": W("e2e.group_name.tvm_rules_tuned")}
 LATER = [(W("e2e.later.s1"), W("e2e.later.s2"), W("e2e.later.s3"), "INT8"), (W("e2e.later.s4"), W("e2e.later.s2"), W("e2e.later.s5"), "INT8")]
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
@@ -65,6 +68,8 @@ def tuning_state(book, cur):
     engine = cur.record["case"]["engine"]
     if not engine.startswith("tvm"):
         return W("e2e.tuning_state.text")
+    if engine in RULE_ENGINES:
+        return e2e_rules.state(book.current, cur)
     if not cur.record["extra"].get("tuned"):
         return W("e2e.tuning_state.text_2")
     t = cur.record["extra"]["tuning"]
@@ -372,12 +377,15 @@ def finding(book, current, model="resnet18_v1"):
     lever the records point at next (kernels left unscheduled, else the slowest tuned operator)."""
     from reportgen.pages.gemm_ladder import verdict_of
     ort, c = _get(current, model, "ort"), _get(current, model, "tvm_c")
-    tuned = [x for x in (_get(current, model, e) for e in D_ENGINES) if x is not None and x.ok]
-    if ort is None or not ort.ok or not tuned or not all(same_run(x, ort) for x in tuned):
+    tuned = [x for x in (_get(current, model, e) for e in (*D_ENGINES, *RULE_ENGINES)) if x is not None and x.ok]
+    if ort is None or not ort.ok:
+        return None
+    tuned = [x for x in tuned if same_run(x, ort)]   # a ratio only within one run
+    if not tuned:
         return None
     top = min(tuned, key=lambda x: x.stat("p50"))
     ratio = top.stat("p50") / ort.stat("p50")
-    t = top.record["extra"]["tuning"]
+    t = top.record["extra"].get("tuning") or _rules_tuning(top)
     out = {"model": model, "group": GROUP_NAME[top.record["case"]["engine"]],
            "tvm_ms": _ms(book, top), "ort_ms": _ms(book, ort),
            "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
@@ -390,11 +398,20 @@ def finding(book, current, model="resnet18_v1"):
                                   "trials", top),
            "few_trials": t.get("cumulative_trials", t["trials"]) < FEW_TRIALS_PER_KERNEL * max(1, _kernels(t)),
            "per_iteration": str(FEW_TRIALS_PER_KERNEL),
-           "bottleneck": _bottleneck(book, top)}
+           "bottleneck": _bottleneck(book, top),
+           "rules": top.record["case"]["engine"] in RULE_ENGINES}
     if c is not None and c.ok and same_run(c, top):
         out["vs_c"] = book.current(f"{top.record['id']}#vs_c", f"{c.stat('p50') / top.stat('p50'):.1f}×", "×", top,
                                    derived=derive("p50(tvm_c) / p50(tvm)", operand("tvm_c", c, fmt_number(c.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)")))
     return out
+
+
+def _rules_tuning(cur):
+    """A rule record's kernels and trials in the shape of a MetaSchedule tuning summary (every
+    kernel scheduled by a rule; trials: the knob grid's, 0 for the default)."""
+    kernels = (cur.record["extra"].get("rules") or {}).get("kernels") or {}
+    trials = e2e_rules.trials_of(cur)
+    return {"scheduled": len(kernels), "unscheduled": [], "trials": trials, "cumulative_trials": trials}
 
 
 def projection(book, current, runs, machine, model="resnet18_v1", engine="tvm_d"):

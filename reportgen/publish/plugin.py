@@ -23,7 +23,7 @@ from mkdocs.structure.files import File
 from reportgen import pages
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
-from reportgen.pages import machines
+from reportgen.pages import e2e_rules, machines
 from reportgen.render import charts, comparable, provenance
 from reportgen.publish import coverage
 from study import identity
@@ -159,6 +159,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 files.append(File.generated(config, f"provenance/{family}/{group}.md", content=content))
         for mid in self.other_machines():
             entries = {cur.record["id"]: cur for cur in self.data.headlines[mid].values()}
+            rules = e2e_rules.Source(self.data, self.book)
+            if rules.machine == mid:   # the rule section's figures, when they come from this machine
+                entries.update(rules.records())
             content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.s1", mid=mid), entries)
             files.append(File.generated(config, machines.provenance_page(mid), content=content))
         files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))
@@ -171,7 +174,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if markdown.startswith(GENERATED):
             # a case group's entries (generated after every docs page, so the book already holds the
             # derived figures of all of them): formula and operands of each figure derived from its records
-            if page.file.src_uri.startswith("provenance/") and page.file.src_uri.count("/") == 2:
+            uri = page.file.src_uri
+            if uri.startswith("provenance/") and (uri.count("/") == 2 or uri.startswith("provenance/machine-")):
                 markdown += "\n" + provenance.derived_section(
                     derived_entries(self.book.index(), page.file.src_uri), self.book._rel)
             return markdown

@@ -175,7 +175,7 @@ def e2e_ops(tables, current, env):
     rows = []
     for cur in merge.family(current, "e2e").values():
         case = cur.record["case"]
-        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d", "tvm_d_prepack"):
+        if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules"):
             for op in cur.record["extra"].get("op_profile", [])[:8]:
                 rows.append({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
                              "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]})
@@ -375,12 +375,12 @@ def e2e_latency(tables, current, env):
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
-        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]),
+        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned"]),
         y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
         color=alt.Color("group:N", title=W("charts.e2e_latency.title")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
-        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
             .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title_2")))
 

@@ -57,8 +57,8 @@ def derived_entries(index, provenance_path):
     out = {}
     for entry in index:
         rid = entry.get("record") or ""
-        if not entry.get("derived") or \
-                f"provenance/{rid.split('/')[0]}/{provenance_group(rid)}.md" != provenance_path:
+        home = entry.get("provenance") or f"provenance/{rid.split('/')[0]}/{provenance_group(rid)}.md"
+        if not entry.get("derived") or home != provenance_path:
             continue
         out.setdefault(entry["id"], dict(entry, pages=[]))["pages"].append(entry["page"])
     return list(out.values())
@@ -100,13 +100,14 @@ class FigureBook:
         self.entries[(self.page, figure_id)] = {
             "id": figure_id, "page": self.page, "value": text, "unit": unit, "kind": "current",
             "record": rec["id"], "run": rec["run_id"], "machine": cur.machine, "log": rec["log"]["path"],
-            "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"]}
+            "lines": rec["log"]["lines"], "sha256": rec["log"]["sha256"],
+            "provenance": provenance or provenance_page(rec)}
         if derived is not None:
             self.entries[(self.page, figure_id)]["derived"] = dict(derived, result=text)
         elif before.get("derived") and before["value"] == text:   # the same figure shown again, e.g. in a table
             self.entries[(self.page, figure_id)]["derived"] = before["derived"]
         # a derived figure links to its formula and operands (the derived section of its record's page)
-        anchor = "derived-" + slug(figure_id) if derived is not None and provenance is None else slug(rec["id"])
+        anchor = "derived-" + slug(figure_id) if derived is not None else slug(rec["id"])
         href = self._rel(f"{provenance or provenance_page(rec)}#{anchor}")
         return (W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']), text=_text(text)))
 

@@ -1,0 +1,332 @@
+"""Group D by rule on the e2e page: the NCHWc micro-kernel networks against ONNX Runtime (one row
+per model, both variants, same run), the per-convolution table (each TVM conv kernel against
+ONNX Runtime's own node time from its profiler, GFLOPS, share of the measured peak) and the
+latency-vs-trials points of every TVM variant.  Words in docs/words/e2e_rules.yaml and docs/e2e.md."""
+from reportgen.data import frame, merge
+from reportgen.data.queries import D_ENGINES, RULE_ENGINES
+from reportgen.data.words import W, W_for
+from reportgen.render.cells import text as _esc
+from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.labels import ENGINE_ZH, model_zh
+from reportgen.render.markdown import markdown
+
+# the networks issue's goals: best TVM / ORT at batch 1 (2 threads), per model
+GOALS = {"resnet18_v1": 1.0, "resnet50": 1.1, "inception_v1": 1.1, "mobilenet_v2": 1.25}
+
+
+class Source:
+    """The machine the section reads, and how its figures are filed.
+
+    The publication machine when it has a rule record; otherwise the machine with the newest run
+    that has one (the rule variants are new, and the CPU changes between sessions): its figures
+    then carry its id in their figure ids and link to its provenance page, and the section says
+    so above the tables.  Every ratio stays within one machine and one run."""
+
+    def __init__(self, data, book):
+        from reportgen.pages import machines
+        self.book = book
+        self.machine, self.current, self.provenance = data.machine, data.current, None
+        if not has_rules(data.current):
+            found = [(data.machines[m].newest, m) for m, cur in data.by_machine.items()
+                     if m != data.machine and has_rules(cur)]
+            if found:
+                self.machine = max(found)[1]
+                self.current = data.by_machine[self.machine]
+                self.provenance = machines.provenance_page(self.machine)
+        self.borrowed = self.provenance is not None
+
+    def fig(self, figure_id, text, unit, cur, derived=None):
+        if self.borrowed:
+            if derived is not None:   # the operands' entries are on this machine's provenance page too
+                derived = dict(derived, operands=[dict(o, page=self.provenance) for o in derived["operands"]])
+            return self.book.current(f"{self.machine}/{figure_id}", text, unit, cur, provenance=self.provenance,
+                                     derived=derived)
+        return self.book.current(figure_id, text, unit, cur, derived=derived)
+
+    def ms(self, cur, stat="p50", suffix="p50_ms"):
+        if cur is None:
+            return "—"
+        if not cur.ok:
+            return self.book.failed(cur)
+        return self.fig(f"{cur.record['id']}#{suffix}", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)
+
+    def records(self):
+        """The records the section shows (its provenance page lists them when borrowed)."""
+        return {c.record["id"]: c for c in self.current.values() if c.record["experiment"] == "e2e"
+                and c.record["case"].get("engine") in (*RULE_ENGINES, "ort", *D_ENGINES)
+                and c.record["case"].get("batch") == 1}
+
+
+def has_rules(current):
+    return any(c.ok and c.record["experiment"] == "e2e" and c.record["case"].get("engine") in RULE_ENGINES
+               for c in current.values())
+
+
+def machine_note(data, src):
+    """The line above the section's tables when its figures come from another machine."""
+    if not src.borrowed:
+        return ""
+    from study import identity
+    env = data.machines[src.machine].env
+    return W("e2e_rules.machine.other", machine=_esc(src.machine), cpu_name=_esc(identity.cpu_name(env)),
+             isa_level=_esc(identity.isa_level(env)), publication=_esc(data.machine or "—"))
+
+
+def _get(current, model, engine, batch=1):
+    return frame.first(frame.select(current, "e2e", model=model, engine=engine, batch=batch))
+
+
+def _same_run(a, b):
+    return a.record["run_id"] == b.record["run_id"] and \
+        a.record["case"].get("input_size") == b.record["case"].get("input_size")
+
+
+def _ok(cur):
+    return cur is not None and cur.ok
+
+
+def engine_zh(engine):
+    return ENGINE_ZH.get(engine, engine)
+
+
+def models(current):
+    """Models with a rule-variant record, in the e2e family's order."""
+    from reportgen.data import queries
+    return [m for m in queries.models(current, "e2e") if any(_ok(_get(current, m, e)) for e in RULE_ENGINES)]
+
+
+def trials_of(cur):
+    """Trials behind a TVM time: 0 for the rule's default, the knob-grid candidates for the tuned
+    variant, the campaign's cumulative trials for MetaSchedule's D."""
+    extra = cur.record["extra"]
+    if cur.record["case"]["engine"] == "tvm_rules":
+        return 0
+    if "rules_tuning" in extra:
+        return int(extra["rules_tuning"]["trials"])
+    t = extra.get("tuning") or {}
+    return int(t.get("cumulative_trials", t.get("trials", 0)))
+
+
+def state(fig, cur):
+    """The tuning state cell of a rule record (the e2e tables' last column)."""
+    extra = cur.record["extra"]
+    rules = extra.get("rules") or {}
+    kernels = f"{rules.get('conv_kernels', 0)}/{len(rules.get('kernels', {}))}"
+    if "rules_tuning" not in extra:
+        return W("e2e_rules.state.default", kernels=kernels)
+    t = extra["rules_tuning"]
+    rid = cur.record["id"]
+    check = t["network_check"]
+    kept = W_for("e2e_rules.kept", check["kept"])
+    if "p_value" in check:   # older records kept the tuned network on a lower median alone
+        kept += W("e2e_rules.state.check", wins=int(check["tuned_wins"]), calls=int(check["calls"]),
+                  p=f"{float(check['p_value']):.2g}")
+    return W("e2e_rules.state.tuned",
+             trials=fig(f"{rid}#rules_trials", str(t["trials"]), "trials", cur),
+             minutes=fig(f"{rid}#rules_tuning_min", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur),
+             kept=kept, kernels=kernels)
+
+
+def _ratio(src, tvm, ort, suffix="vs_ort"):
+    """TVM p50 / ORT p50 of one run, with its operands; "—" across runs."""
+    if not (_ok(tvm) and _ok(ort) and _same_run(tvm, ort)):
+        return "—", None
+    value = tvm.stat("p50") / ort.stat("p50")
+    how = derive("p50(tvm) / p50(ort), same run",
+                 operand("tvm", tvm, fmt_number(tvm.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                 operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))
+    return src.fig(f"{tvm.record['id']}#{suffix}", f"{value:.2f}×", "×", tvm, derived=how), value
+
+
+def summary_table(src):
+    """One row per model: ORT, the rule's default, the tuned rule, the best TVM of the run / ORT,
+    and the goal."""
+    current, rows = src.current, []
+    for model in models(current):
+        ort = _get(current, model, "ort")
+        rule, tuned = (_get(current, model, e) for e in RULE_ENGINES)
+        cells = [_esc(model_zh(model)), src.ms(ort)]
+        for cur in (rule, tuned):
+            cells += [src.ms(cur), _ratio(src, cur, ort)[0] if _ok(cur) else "—"]
+        cells.append(state(src.fig, tuned) if _ok(tuned) else "—")
+        tvms = [c for c in (_get(current, model, e) for e in (*RULE_ENGINES, *D_ENGINES))
+                if _ok(c) and _ok(ort) and _same_run(c, ort)]
+        best = min(tvms, key=lambda c: c.stat("p50")) if tvms else None
+        goal = GOALS.get(model)
+        if best is None:
+            cells += ["—", "—"]
+        else:
+            text, value = _ratio(src, best, ort, "best_vs_ort")
+            cells.append(text)
+            goal_text = f"{goal:.2f}×" if goal else "—"
+            cells.append(W("e2e_rules.goal.met", goal=goal_text) if goal and value <= goal
+                         else W("e2e_rules.goal.missed", goal=goal_text))
+        rows.append(cells)
+    if not rows:
+        return W("e2e_rules.summary.none")
+    return markdown([W_for("e2e_rules.summary.head", str(i)) for i in range(1, 10)], rows)
+
+
+# --------------------------------------------------------------------------- per convolution
+
+
+def _tvm_convs(cur):
+    """(key, kernel, calls, seconds, info) of every conv kernel of a rule record; key = (O, OH, OW,
+    KH, KW) with the input channels kept apart (blocks x lanes, or the stem's plain channels)."""
+    rules = cur.record["extra"].get("rules") or {}
+    lanes = int(rules.get("lanes", 16))
+    info = rules.get("kernels") or {}
+    out = []
+    for row in cur.record["extra"].get("kernel_profile") or []:
+        k = info.get(row["op"])
+        if not k or k.get("rule") != "conv":
+            continue
+        # input lanes per block: the stem's NCHW input has 1 (older records: its kernel name says so)
+        ic_lanes = int(k.get("ic_lanes") or (1 if "stem" in row["op"] else lanes))
+        out.append({"op": row["op"], "calls": int(row["calls"]), "seconds": float(row["seconds"]),
+                    "o": k["oc_blocks"] * lanes, "oh": k["oh"], "ow": k["ow"], "kh": k["kh"], "kw": k["kw"],
+                    "i": k["ic_blocks"] * ic_lanes, "lanes": lanes})
+    return out
+
+
+def _ort_convs(cur):
+    """ORT's conv nodes of its profile: (O, I, KH, KW, OH, OW) from the weight and output shapes."""
+    out = []
+    for node in cur.record["extra"].get("node_profile") or []:
+        if node.get("op") not in ("Conv", "FusedConv") or len(node.get("inputs", [])) < 2 or not node.get("outputs"):
+            continue
+        w, y = node["inputs"][1], node["outputs"][0]
+        if len(w) != 4 or len(y) not in (4, 5):
+            continue
+        o, oh, ow = (y[1] * y[4], y[2], y[3]) if len(y) == 5 else (y[1], y[2], y[3])
+        out.append({"node": node["node"], "seconds": float(node["seconds"]), "o": int(w[0]), "i": int(w[1]),
+                    "kh": int(w[2]), "kw": int(w[3]), "oh": int(oh), "ow": int(ow), "o_out": int(o)})
+    return out
+
+
+def conv_rows(cur, ort):
+    """TVM conv kernels matched with ORT's nodes of the same convolution; one row per shape, both
+    sides summed over the kernels and nodes of that shape.
+
+    A kernel of ``calls`` calls takes that many unassigned nodes of its kernel size, output size
+    and output channels (TVM's padded up to whole blocks): nodes with its input channels first,
+    then nodes whose input channels ORT padded up to a whole block (its NCHWc pass pads 24 to
+    32), so no node is counted twice.  FLOPs use TVM's own channel counts."""
+    nodes = _ort_convs(ort)
+    taken, rows = set(), {}
+    for k in sorted(_tvm_convs(cur), key=lambda k: -k["i"] % k["lanes"]):   # whole blocks first
+        def fits(n, exact):
+            return (n["node"] not in taken and n["kh"] == k["kh"] and n["kw"] == k["kw"] and n["oh"] == k["oh"]
+                    and n["ow"] == k["ow"] and 0 <= k["o"] - n["o"] < k["lanes"]
+                    and (n["i"] == k["i"] if exact else 0 < n["i"] - k["i"] < k["lanes"]))
+        match = ([n for n in nodes if fits(n, True)] + [n for n in nodes if fits(n, False)])[:k["calls"]]
+        taken.update(n["node"] for n in match)
+        o = match[0]["o"] if match else k["o"]
+        key = (o, k["i"], k["kh"], k["kw"], k["oh"], k["ow"])
+        row = rows.setdefault(key, {"kernels": [], "nodes": {}, "tvm_s": 0.0})
+        row["kernels"].append(k)
+        row["tvm_s"] += k["seconds"]
+        for n in match:
+            row["nodes"][n["node"]] = n
+    for key, row in rows.items():
+        o, i, kh, kw, oh, ow = key
+        row["ort_s"] = sum(n["seconds"] for n in row["nodes"].values()) if row["nodes"] else None
+        row["count"] = sum(k["calls"] for k in row["kernels"])
+        row["flops"] = 2.0 * o * i * kh * kw * oh * ow * row["count"]
+    return sorted(rows.items(), key=lambda kv: -kv[1]["tvm_s"])
+
+
+def _peak(current, threads, lanes):
+    """The measured fp32 FMA peak of this machine at ``threads`` for the ISA of ``lanes``."""
+    isa = {16: "avx512", 8: "avx2"}.get(lanes)
+    return merge.peak(current, "float32", threads, isa)
+
+
+def _sum_cell(src, figure_id, cur, parts):
+    """A time that is the sum of ``parts`` [(name, seconds)] of one record (kernels of its profile,
+    or rows of a table): one part is that part's figure; several are a derived figure with each
+    part an operand, so the formula names every kernel or node it adds."""
+    total = sum(v for _, v in parts)
+    text = fmt_number(total * 1e3, "ms") + " ms"
+    if len(parts) == 1:
+        return src.fig(figure_id, text, "ms", cur)
+    how = derive(" + ".join(name for name, _ in parts),
+                 *(operand(name, cur, fmt_number(v * 1e3, "ms"), "ms") for name, v in parts))
+    return src.fig(figure_id, text, "ms", cur, derived=how)
+
+
+def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
+    """The per-convolution table of one model (batch 1)."""
+    current = src.current
+    cur, ort = _get(current, model, engine), _get(current, model, "ort")
+    if not (_ok(cur) and _ok(ort) and _same_run(cur, ort)) or not cur.record["extra"].get("kernel_profile") \
+            or not ort.record["extra"].get("node_profile"):
+        return W("e2e_rules.convs.none")
+    rows = conv_rows(cur, ort)
+    threads = int(cur.record["case"].get("threads", 1))
+    peak = _peak(current, threads, int((cur.record["extra"].get("rules") or {}).get("lanes", 16)))
+    rid, oid = cur.record["id"], ort.record["id"]
+    lines, tvm_parts, ort_parts = [], [], []
+    for n, ((o, i, kh, kw, oh, ow), row) in enumerate(rows, 1):
+        tag = f"{o}x{i}x{kh}x{kw}@{oh}x{ow}"
+        tvm_cell = _sum_cell(src, f"{rid}#conv_{tag}", cur, [(k["op"], k["seconds"]) for k in row["kernels"]])
+        tvm_parts.append((f"row{n}", row["tvm_s"]))
+        if row["ort_s"] is None:
+            ort_cell, ratio = "—", "—"
+        else:
+            ort_parts.append((f"row{n}", row["ort_s"]))
+            ort_cell = _sum_cell(src, f"{oid}#conv_{tag}", ort, [(k, v["seconds"]) for k, v in row["nodes"].items()])
+            ratio = f"{row['tvm_s'] / row['ort_s']:.2f}×"
+        gflops = row["flops"] / row["tvm_s"] / 1e9
+        share = f"{gflops / peak.gflops('p50') * 100:.0f}%" if peak is not None else "—"
+        lines.append([f"{o}×{i}×{kh}×{kw}", f"{oh}×{ow}", str(row["count"]), tvm_cell, ort_cell, ratio,
+                      fmt_number(gflops, "GFLOPS"), share])
+    if ort_parts:
+        tvm_total, ort_total = (sum(v for _, v in parts) for parts in (tvm_parts, ort_parts))
+        lines.append([W("e2e_rules.convs.total"), "", "", _sum_cell(src, f"{rid}#conv_total", cur, tvm_parts),
+                      _sum_cell(src, f"{oid}#conv_total", ort, ort_parts), f"{tvm_total / ort_total:.2f}×", "", ""])
+    return markdown([W_for("e2e_rules.convs.head", str(i)) for i in range(1, 9)], lines)
+
+
+def curve_table(src):
+    """Latency against trials of every TVM variant with a time at batch 1: (model, variant, trials,
+    p50, / ORT of the same run)."""
+    current, rows = src.current, []
+    for model in models(current):
+        ort = _get(current, model, "ort")
+        for engine in (*RULE_ENGINES, *D_ENGINES):
+            cur = _get(current, model, engine)
+            if not _ok(cur):
+                continue
+            rows.append((model, trials_of(cur), engine, cur, ort))
+    lines = []
+    for model, trials, engine, cur, ort in sorted(rows, key=lambda r: (r[0], r[1])):
+        lines.append([_esc(model_zh(model)), engine_zh(engine), str(trials),
+                      src.ms(cur), _ratio(src, cur, ort)[0]])
+    if not lines:
+        return W("e2e_rules.summary.none")
+    return markdown([W_for("e2e_rules.curve.head", str(i)) for i in range(1, 6)], lines)
+
+
+def curve_points(current):
+    """(model, engine, trials, p50 ms) for the latency-vs-trials chart."""
+    out = []
+    for model in models(current):
+        for engine in (*RULE_ENGINES, *D_ENGINES):
+            cur = _get(current, model, engine)
+            if _ok(cur):
+                out.append({"model": model_zh(model), "engine": engine_zh(engine),
+                            "trials": trials_of(cur), "ms": cur.stat("p50") * 1e3})
+    return out
+
+
+def names(site):
+    d, b = site.data, site.book
+    src = lambda: Source(d, b)   # noqa: E731 - built per call: the book's page is set per page
+    return {
+        "e2e_rules_machine": lambda: machine_note(d, src()),
+        "e2e_rules_models": lambda: models(src().current),
+        "e2e_rules_summary": lambda: summary_table(src()),
+        "e2e_rules_convs": lambda model="resnet18_v1", engine="tvm_rules": conv_table(src(), model, engine),
+        "e2e_rules_curve": lambda: curve_table(src()),
+    }
