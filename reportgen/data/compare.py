@@ -2,7 +2,9 @@
 
 A verdict needs both a significant difference of the raw samples (two-sided
 Mann-Whitney U, alpha = 0.01) and a minimum effect on the medians (5 %):
-a significant 1 % shift is called "same", a large but insignificant one "noisy".
+a significant 1 % shift is called "same", a large but insignificant one "noisy" -- unless the
+test could not have rejected with so few samples whatever they were (3 against 3: the smallest
+two-sided p is 0.1), which is "too_few", never "noisy".
 Direction follows the metric: for time, lower is better.
 """
 from dataclasses import dataclass
@@ -27,7 +29,30 @@ class Row:
     median_b: float | None
     ratio: float | None       # B / A of medians
     p_value: float | None
-    verdict: str              # better | worse | same | noisy | not_comparable
+    verdict: str              # better | worse | same | noisy | too_few | not_comparable
+
+
+def smallest_p(n_a, n_b):
+    """The smallest two-sided p the exact Mann-Whitney U test can give for ``n_a`` against
+    ``n_b`` samples (complete separation, no ties): 2 / C(n_a + n_b, n_a)."""
+    from math import comb
+    if n_a < 1 or n_b < 1:
+        return 1.0
+    return min(1.0, 2.0 / comb(n_a + n_b, n_a))
+
+
+def ratio_interval(samples_a, samples_b, level=0.95, resamples=2000, seed=0):
+    """Bootstrap interval of median(B) / median(A): both sets resampled with replacement
+    (percentile method, fixed seed: the same records give the same interval)."""
+    a, b = np.asarray(samples_a, float), np.asarray(samples_b, float)
+    if len(a) < 2 or len(b) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    ma = np.median(a[rng.integers(0, len(a), (resamples, len(a)))], axis=1)
+    mb = np.median(b[rng.integers(0, len(b), (resamples, len(b)))], axis=1)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(mb / ma, [tail, 100 - tail])
+    return float(lo), float(hi)
 
 
 def samples_verdict(samples_a, samples_b, lower_is_better=True):
@@ -43,6 +68,8 @@ def samples_verdict(samples_a, samples_b, lower_is_better=True):
         if len(samples_a) > 1 and len(samples_b) > 1 else 1.0
     if abs(ratio - 1) < MIN_EFFECT:
         return "same", ratio, p
+    if smallest_p(len(samples_a), len(samples_b)) >= ALPHA:   # the test cannot reject: say so
+        return "too_few", ratio, p
     if p >= ALPHA:
         return "noisy", ratio, p
     improved = ratio < 1 if lower_is_better else ratio > 1

@@ -36,14 +36,17 @@ NOISE_RULE = (W("conclusions.noise_rule", alpha=compare.ALPHA, min_effect=compar
 
 
 def differ(a, b):
-    """compare.samples_verdict on two current records (A first): better/worse/same/noisy, B/A, p."""
-    return compare.samples_verdict(a.record["samples"], b.record["samples"])
+    """compare.samples_verdict on two current records (A first): (better/worse/same/noisy/too_few,
+    B/A, p, (samples of A, samples of B))."""
+    return (*compare.samples_verdict(a.record["samples"], b.record["samples"]),
+            (len(a.record["samples"]), len(b.record["samples"])))
 
 
 def _diff_text(label_a, label_b, result):
-    verdict, ratio, p = result
+    verdict, ratio, p = result[:3]
     word = {"better": W("conclusions.diff_text.better", label_b=label_b), "worse": W("conclusions.diff_text.worse", label_b=label_b), "same": W("conclusions.diff_text.same"),
-            "noisy": W("conclusions.diff_text.noisy")}[verdict]
+            "noisy": W("conclusions.diff_text.noisy"),
+            "too_few": W("conclusions.diff_text.too_few", pmin=compare.smallest_p(*result[3]) if len(result) > 3 else 1.0)}[verdict]
     return W("conclusions.diff_text.text", label_b=label_b, label_a=label_a, ratio=ratio, p=p, word=word)
 
 
@@ -292,9 +295,11 @@ def _blocking_limited(c):
         step = block.stat("p50") / vec.stat("p50")
         obs += W("conclusions.blocking_limited.obs_2", times=times(c.book, vec, 'speed_vs_previous_stage', step))
     obs += W("conclusions.blocking_limited.obs_3")
-    comparison = (W("conclusions.blocking_limited.s4") + _diff_text("baseline", "blocking", differ(base, block))
-                  + W("common.punct.semicolon") + _diff_text("blocking", "loop permutation", differ(block, perm)))
-    if _near(first, later):
+    tests = (differ(base, block), differ(block, perm))
+    comparison = (W("conclusions.blocking_limited.s4") + _diff_text("baseline", "blocking", tests[0])
+                  + W("common.punct.semicolon") + _diff_text("blocking", "loop permutation", tests[1]))
+    # the verdict compares the two steps' gains: only when each step is itself established
+    if _near(first, later) or any(t[0] == "too_few" for t in tests):
         return _undecided(obs, comparison)
     if first < later:
         return Evidence(SUPPORTS, obs, W("conclusions.blocking_limited.explanation"),

@@ -9,7 +9,8 @@ from reportgen.render.markdown import markdown
 from reportgen.data.words import W
 
 VERDICT_ZH = {"better": W("history.verdict_zh.better"), "worse": W("history.verdict_zh.worse"),
-              "same": W("history.verdict_zh.same"), "noisy": W("history.verdict_zh.noisy"), "not_comparable": W("history.verdict_zh.not_comparable")}
+              "same": W("history.verdict_zh.same"), "noisy": W("history.verdict_zh.noisy"),
+              "too_few": W("history.verdict_zh.too_few"), "not_comparable": W("history.verdict_zh.not_comparable")}
 
 
 def runs_table(runs, data_prefix, current):
