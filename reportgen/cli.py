@@ -54,15 +54,17 @@ def cli(ctx, root):
 @click.option("--rpc-tracker", metavar="HOST:PORT", help="Measure on a device registered with this TVM RPC tracker.")
 @click.option("--rpc-key", metavar="KEY", help="Device key at the tracker (with --rpc-tracker).")
 @click.option("--target", "target_json", metavar="JSON", help="TVM target: of the RPC device (default: what it reports), or {\"kind\": \"cuda\"} for this machine's GPU.")
+@click.option("--allow-dirty", is_flag=True,
+              help="Run a standard/full profile from a tree with uncommitted code (marked dirty in run.json).")
 @click.pass_obj
-def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json):
+def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json, allow_dirty):
     """Run experiment families and store a new run under results/runs/.
 
     Example: reportgen retest --profile quick --only numpy_gemm
     """
     from reportgen.commands import retest
     retest.retest(root, profile, only=only, force=force, argv=sys.argv, rpc_tracker=rpc_tracker,
-                  rpc_key=rpc_key, target_json=target_json)
+                  rpc_key=rpc_key, target_json=target_json, allow_dirty=allow_dirty)
 
 
 @cli.command(name="build")
@@ -127,15 +129,18 @@ def verify_command(root, site_dir, strict):
 @click.argument("figure_id")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="built site whose numbers.json lists derived figures (default: site/)")
+@click.option("--machine", metavar="ID", default=None,
+              help="Machine (id or unique prefix) whose record a plain id means; default: the site's "
+                   "publication machine, or the only machine that measured it.")
 @click.pass_obj
-def trace_command(root, figure_id, site_dir):
+def trace_command(root, figure_id, site_dir, machine):
     """Show where a figure comes from: record, raw samples, log lines, command; for a derived
     figure (a ratio, a utilization) also its formula and every operand's record.
 
     Example: reportgen trace numpy_gemm/dtype=float32/n=1024/threads=1/blas=best#util_measured
     """
     from reportgen.commands import trace
-    click.echo(trace.trace(root, figure_id, site_dir))
+    click.echo(trace.trace(root, figure_id, site_dir, machine))
 
 
 @cli.command(name="compare")

@@ -703,3 +703,29 @@ def test_a_second_build_waits_for_the_first(tmp_path, capsys):
         waited = time.monotonic() - started
     assert waited > 0.3   # structure, not timing: it did wait for the release
     assert "waiting for another build" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("planted", ["symlink", "fifo"])
+def test_a_planted_lock_file_is_refused_and_its_target_untouched(tmp_path, planted):
+    """A checkout may carry .site.lock (git add -f): a symlink to a file of the user, or a FIFO.
+    The build refuses it by name and writes nothing through it; a retest's stale-lock sweep
+    treats a planted lock as not held."""
+    import os
+    from reportgen.commands import lockfile, retest
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    site = tmp_path / "project" / "site"
+    site.parent.mkdir()
+    lock_path = site.with_name(".site.lock")
+    if planted == "symlink":
+        lock_path.symlink_to(victim)
+    else:
+        os.mkfifo(lock_path)
+    with pytest.raises(ReportError) as err:
+        with build._Lock(site, 0):
+            pass
+    assert str(lock_path) in str(err.value) and "lock file" in str(err.value)
+    assert victim.read_text() == "precious\n"
+    assert retest._is_live(lock_path) is False
+    with pytest.raises(ReportError):
+        lockfile.open_lock(lock_path, create=False)

@@ -85,9 +85,11 @@ OTHER_READERS = {
     "reportgen/publish/coverage.py": "the rendered pages of the built site",
     "reportgen/commands/pdf.py": "mkdocs.yml and the built site's HTML",
     "reportgen/commands/build.py": "the output folder it replaces (a lock file, is it a site?)",
+    "reportgen/commands/lockfile.py": "the lock files of build and retest (never through a symlink)",
     "reportgen/commands/retest.py": "profiles, the code it fingerprints, and the log and records it is writing",
     "reportgen/commands/serve.py": "the built site",
-    "reportgen/commands/trace.py": "the built site's numbers.json (a derived figure's formula and operands)",
+    "reportgen/commands/trace.py": "the built site's numbers.json (a derived figure's formula and operands) and\n"
+                                   "machine.json (which machine a plain id means)",
     "reportgen/pages/writeup.py": "docs/snippets/*.py, the test-executed code shown on the pages",
 }
 

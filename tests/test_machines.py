@@ -222,3 +222,21 @@ def test_verify_refuses_a_topic_figure_of_another_machine(two_machines):
     (broken / "numbers.json").write_text(json.dumps(numbers))
     with pytest.raises(ReportError, match="is not the publication machine"):
         verify.verify(dest, broken)
+
+
+def test_trace_resolves_machine_ids_and_refuses_an_ambiguous_one(two_machines):
+    from reportgen.commands import trace
+    dest, other = two_machines
+    rec = json.loads((dest / "results" / "runs" / GEMM_RUN / "records.jsonl").open().readline())
+    original = identity.machine_id(json.loads((dest / "results" / "runs" / GEMM_RUN / "run.json").read_text())["environment"])
+    # the same record id on the original machine and on its clone: no silent choice
+    with pytest.raises(ReportError) as err:
+        trace.trace(dest, rec["id"], dest / "site-none")
+    assert "machines:" in str(err.value) and other in str(err.value) and original in str(err.value)
+    assert f"run      20990101T000000Z-standard-{'z5' * 6}" in trace.trace(dest, rec["id"], machine=other[:8])
+    out = trace.trace(dest, f"{original}/{rec['id']}#p50_ms")
+    assert f"record   {rec['id']}" in out and "20990101T000000Z" not in out   # the original's run, not the clone's
+    # every machine-prefixed figure of the machines page traces
+    for entry in _numbers(dest / "site"):
+        if entry["page"] == "machines.md" and entry["kind"] == "current":
+            assert f"record   {entry['record']}" in trace.trace(dest, entry["id"], dest / "site")

@@ -178,3 +178,24 @@ def test_run_ids_never_collide(tmp_path):
     (tmp_path / "20260101T000000Z-quick-m").mkdir()
     (tmp_path / ".tmp-20260101T000000Z-quick-m-2").mkdir()
     assert retest._unique_run_id(tmp_path, "20260101T000000Z-quick-m") == "20260101T000000Z-quick-m-3"
+
+
+def test_a_standard_run_from_uncommitted_code_is_refused(tmp_path):
+    """What the site publishes names a commit: a standard run from a tree with a modified tracked
+    file is refused before anything runs (results/ may change: campaigns are updated by runs)."""
+    root = tmp_path / "proj"
+    (root / "experiments" / "configs").mkdir(parents=True)
+    (root / "experiments" / "code.py").write_text("x = 1\n")
+    (root / "results").mkdir()
+    (root / "results" / "campaign.json").write_text("{}\n")
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "init")
+    (root / "results" / "campaign.json").write_text('{"steps": 1}\n')
+    assert retest._git(root)["dirty"] is False          # results/ does not make the code dirty
+    (root / "experiments" / "code.py").write_text("x = 2\n")
+    assert retest._git(root)["dirty"] is True
+    with pytest.raises(ReportError) as err:
+        retest.retest(root, "standard")
+    assert "uncommitted" in str(err.value) and "--allow-dirty" in err.value.hint

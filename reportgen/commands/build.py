@@ -12,6 +12,7 @@ import shutil
 import time
 from pathlib import Path
 
+from reportgen.commands import lockfile
 from reportgen.errors import ReportError
 
 
@@ -61,7 +62,7 @@ class _Lock:
 
     def __enter__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+        self.fd = lockfile.open_lock(self.path)
         deadline = time.monotonic() + self.wait_s
         said = False
         while True:

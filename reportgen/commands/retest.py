@@ -26,6 +26,7 @@ from study import environment
 from study import identity, schema
 from study.family import PROFILES, declared as declared_families
 from reportgen.data import load
+from reportgen.commands import lockfile
 from reportgen.errors import ReportError
 
 PACKAGES = ("experiments", "reportgen", "study")   # the repository's own code: what a fingerprint follows
@@ -165,8 +166,9 @@ def _git(root):
                                   timeout=20).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
+    # results/ changes with every run (campaigns): "dirty" is about the code that measures
     return {"commit": out("rev-parse", "HEAD") or "unknown",
-            "dirty": bool(out("status", "--porcelain", "--untracked-files=no"))}
+            "dirty": bool(out("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"))}
 
 
 def _now():
@@ -314,7 +316,7 @@ def _lock_path(tmp):
 
 def _hold_lock(path):
     """Create and flock path (held until this process ends); a live retest holds its tmp's lock."""
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    fd = lockfile.open_lock(path)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
@@ -324,8 +326,8 @@ def _hold_lock(path):
 def _is_live(lock):
     """True while another retest holds this lock file."""
     try:
-        fd = os.open(lock, os.O_RDWR)
-    except FileNotFoundError:
+        fd = lockfile.open_lock(lock, create=False)
+    except (FileNotFoundError, ReportError):   # missing, or a planted symlink: nothing holds it
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -438,9 +440,18 @@ def _local_target(target_json, selected):
     return {k: dict(v, params=dict(v["params"], target=target)) for k, v in selected.items()}
 
 
-def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_key=None, target_json=None):
-    """Run the profile's families (or only some) and publish one new run directory."""
+def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_key=None, target_json=None,
+           allow_dirty=False):
+    """Run the profile's families (or only some) and publish one new run directory.
+
+    A standard/full run is what the site publishes, so it must name the code that measured it:
+    from a tree whose tracked code has uncommitted changes it is refused unless ``allow_dirty``
+    (then run.json says dirty, as always)."""
     root = Path(root).resolve()
+    if profile != "quick" and not allow_dirty and _git(root)["dirty"]:
+        raise ReportError(f"{root}: the code has uncommitted changes; a {profile} run would publish figures "
+                          f"no commit can reproduce",
+                          hint="commit first (git status), or pass --allow-dirty to mark the run as dirty")
     families = read_profile(root, profile)
     unknown = [name for name in only if name not in families]
     if unknown:

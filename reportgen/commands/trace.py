@@ -8,15 +8,31 @@ from reportgen.render import provenance
 from reportgen.errors import ReportError
 
 
-def trace(root, figure_id, site_dir=None):
+def trace(root, figure_id, site_dir=None, machine=None):
+    """The record behind a figure id: ``<machine>/<record id>#...`` (the machines page, a section
+    read from another machine) names its machine; a plain id is looked up on ``machine`` (id or
+    prefix), else on the built site's publication machine, else on the only machine that has it --
+    an id measured on several machines is refused with their list, never resolved by chance."""
     root = Path(root)
     record_id = figure_id.split("#", 1)[0]
     runs = load.read_runs(root / "results")
+    found = merge.machines(runs)
     head, _, rest = record_id.partition("/")
-    if rest and head in merge.machines(runs):   # "<machine>/<record id>": a figure of that machine's runs
-        current, record_id = merge.current_records(merge.runs_of(runs, head)), rest
+    if rest and head in found:   # "<machine>/<record id>": a figure of that machine's runs
+        machine, record_id = head, rest
+    elif machine is not None:
+        machine, _reason = merge.publication_machine(runs, machine)
     else:
-        current = merge.current_records(runs)
+        having = [m for m in found if record_id in merge.current_records(merge.runs_of(runs, m))]
+        published = _site_machine(site_dir or root / "site")
+        if published in having:
+            machine = published
+        elif len(having) > 1:
+            raise ReportError(f"trace: {record_id!r} was measured on {len(having)} machines: {', '.join(having)}",
+                              hint="pass --machine ID, or trace <machine>/<record id>")
+        else:
+            machine = having[0] if having else None
+    current = merge.current_records(merge.runs_of(runs, machine)) if machine else {}
     cur = current.get(record_id)
     if cur is None:
         near = [k for k in current if record_id.split("/")[0] in k][:5]
@@ -45,6 +61,14 @@ def trace(root, figure_id, site_dir=None):
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _site_machine(site_dir):
+    """The publication machine a built site names (site/machine.json), or None."""
+    try:
+        return json.loads((Path(site_dir) / "machine.json").read_text(encoding="utf-8"))["publication_machine"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def derived_lines(site_dir, figure_id):

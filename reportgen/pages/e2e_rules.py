@@ -2,7 +2,7 @@
 per model, both variants, same run), the per-convolution table (each TVM conv kernel against
 ONNX Runtime's own node time from its profiler, GFLOPS, share of the measured peak) and the
 latency-vs-trials points of every TVM variant.  Words in docs/words/e2e_rules.yaml and docs/e2e.md."""
-from reportgen.data import frame, merge
+from reportgen.data import compare, frame, merge
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES
 from reportgen.data.words import W, W_for
 from reportgen.render.cells import text as _esc
@@ -23,16 +23,8 @@ class Source:
     so above the tables.  Every ratio stays within one machine and one run."""
 
     def __init__(self, data, book):
-        from reportgen.pages import machines
         self.book = book
-        self.machine, self.current, self.provenance = data.machine, data.current, None
-        if not has_rules(data.current):
-            found = [(data.machines[m].newest, m) for m, cur in data.by_machine.items()
-                     if m != data.machine and has_rules(cur)]
-            if found:
-                self.machine = max(found)[1]
-                self.current = data.by_machine[self.machine]
-                self.provenance = machines.provenance_page(self.machine)
+        self.machine, self.current, self.provenance = pick(data)
         self.borrowed = self.provenance is not None
 
     def fig(self, figure_id, text, unit, cur, derived=None):
@@ -55,6 +47,19 @@ class Source:
         return {c.record["id"]: c for c in self.current.values() if c.record["experiment"] == "e2e"
                 and c.record["case"].get("engine") in (*RULE_ENGINES, "ort", *D_ENGINES)
                 and c.record["case"].get("batch") == 1}
+
+
+def pick(data):
+    """(machine id, its current records, its provenance page or None) the section reads: the
+    publication machine when it has a rule record, else the machine with the newest run that has."""
+    from reportgen.pages import machines
+    if not has_rules(data.current):
+        found = [(data.machines[m].newest, m) for m, cur in data.by_machine.items()
+                 if m != data.machine and has_rules(cur)]
+        if found:
+            machine = max(found)[1]
+            return machine, data.by_machine[machine], machines.provenance_page(machine)
+    return data.machine, data.current, None
 
 
 def has_rules(current):
@@ -135,7 +140,11 @@ def _ratio(src, tvm, ort, suffix="vs_ort"):
     how = derive("p50(tvm) / p50(ort), same run",
                  operand("tvm", tvm, fmt_number(tvm.stat("p50") * 1e3, "ms"), "ms (p50)"),
                  operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))
-    return src.fig(f"{tvm.record['id']}#{suffix}", f"{value:.2f}×", "×", tvm, derived=how), value
+    interval = compare.ratio_interval(ort.record["samples"], tvm.record["samples"])
+    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{value:.2f}×", "×", tvm, derived=how)
+    if interval is not None:
+        text += W("e2e_rules.interval", lo=interval[0], hi=interval[1])
+    return text, value
 
 
 def summary_table(src):
@@ -309,15 +318,41 @@ def curve_table(src):
 
 
 def curve_points(current):
-    """(model, engine, trials, p50 ms) for the latency-vs-trials chart."""
+    """Points of the latency-vs-trials chart: every TVM variant at batch 1 (model, variant,
+    trials, p50 ms) and ONNX Runtime of the same model as a level line."""
     out = []
     for model in models(current):
         for engine in (*RULE_ENGINES, *D_ENGINES):
             cur = _get(current, model, engine)
             if _ok(cur):
-                out.append({"model": model_zh(model), "engine": engine_zh(engine),
+                out.append({"model": model_zh(model), "engine": engine_zh(engine), "kind": "tvm",
                             "trials": trials_of(cur), "ms": cur.stat("p50") * 1e3})
+        ort = _get(current, model, "ort")
+        if _ok(ort):
+            out.append({"model": model_zh(model), "engine": engine_zh("ort"), "kind": "peer",
+                        "ms": ort.stat("p50") * 1e3})
     return out
+
+
+def curve_chart(data):
+    """The latency-vs-trials chart (Vega-Lite) of the machine the section reads: trials on a
+    symlog axis (the rule's default is 0 trials), latency on a log axis, one colour per model,
+    one shape per variant, ONNX Runtime as a dashed level per model."""
+    import altair as alt
+    machine, current, _ = pick(data)
+    values = curve_points(current)
+    points = alt.Chart().mark_point(size=80, filled=True).encode(
+        x=alt.X("trials:Q", scale=alt.Scale(type="symlog"), title=W("e2e_rules.chart.trials")),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("e2e_rules.chart.ms")),
+        color=alt.Color("model:N", title=W("e2e_rules.chart.model")),
+        shape=alt.Shape("engine:N", title=W("e2e_rules.chart.variant")),
+        tooltip=["model:N", "engine:N", "trials:Q", alt.Tooltip("ms:Q", format=".2f")],
+    ).transform_filter("datum.kind == 'tvm'")
+    peers = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
+        y="ms:Q", color=alt.Color("model:N"), tooltip=["model:N", "engine:N", alt.Tooltip("ms:Q", format=".2f")]
+    ).transform_filter("datum.kind == 'peer'")
+    return alt.layer(points, peers, data=alt.Data(values=values)).properties(
+        width=560, height=280, title=W("e2e_rules.chart.title", machine=machine or "—"))
 
 
 def names(site):

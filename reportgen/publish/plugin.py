@@ -72,6 +72,8 @@ class Data:
         self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid)) for mid in self.machines}
         self.headlines = {mid: machines.headline(cur, merge.latest_environment(merge.runs_of(self.all_runs, mid), cur))
                           for mid, cur in self.by_machine.items()}
+        # the rule section may read another machine (pages/e2e_rules.pick): its chart too
+        self.specs["rules_curve"] = e2e_rules.curve_chart(self).to_dict()
 
     def families(self):
         return sorted({c.record["experiment"] for c in self.current.values()})
