@@ -26,6 +26,7 @@ budget, input size, target, TVM version -- is unchanged.
 """
 import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -35,16 +36,24 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from experiments.e2e import peer
 from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
                 uses=["e2e_tune"])   # D (FP32 tuned) reuses the e2e_tune database of the same model
 
-ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq",
-           "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
+ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
+           "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
 GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
+         "tvm_fp32_rules": "D", "tvm_int8_rules": "F",
          "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
-INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_qdq", "ort_qdq", "tflite_int8"}
+INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_qdq", "ort_qdq", "tflite_int8"}
+# by rule, no search (experiments/e2e/nchwc.py, experiments/int8/vnni_rules.py): FP32 in NCHWc with the
+# register-tiled micro-kernel, INT8 channels-last with the same tile and vpdpbusd as its multiply-add
+RULE_ENGINES = ("tvm_fp32_rules", "tvm_int8_rules")
+# the peers, timed in a process of their own (experiments/e2e/peer.py): (peer kind, model file)
+PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp32": ("tflite", "tflite"),
+              "tflite_int8": ("tflite", "tflite_int8")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
 
@@ -334,7 +343,12 @@ def _runner(engine, ctx, p, threads, target):
         return engines.prepare_tflite(paths["tflite_int8"], threads), {"bytes": Path(paths["tflite_int8"]).stat().st_size,
                                                                        "converter": ctx["tflite_info"]}
     t0 = time.perf_counter()
-    if engine == "tvm_qdq":
+    if engine in RULE_ENGINES:
+        mod = ctx["fp32_mod"] if engine == "tvm_fp32_rules" else ctx["int8_mod"]
+        executable, kernels = _compile_rules(engine, ctx, target)
+        info["rules"] = {"kernels": kernels, "trials": 0,
+                         "rule_kernels": sum(1 for k in kernels.values() if k["rule"] != "generic")}
+    elif engine == "tvm_qdq":
         mod = engines.tvm_import_onnx(paths["qdq"], ctx["shape"])
         counts = peers.relax_op_counts(mod)
         info["relax_ops"] = dict(counts["ops"])
@@ -372,6 +386,22 @@ def _runner(engine, ctx, p, threads, target):
     return runner, dict(info, executable=executable)
 
 
+def _compile_rules(engine, ctx, target):
+    """The FP32 network by the NCHWc rule, or the integer program by the VNNI rule (its other
+    kernels by the generic rule): (executable, {kernel: rule and tiles}), no search."""
+    import tvm
+    from experiments.e2e import nchwc
+    from experiments.int8 import vnni_rules
+    if engine == "tvm_fp32_rules":
+        return nchwc.compile_rules(ctx["fp32_mod"], target)
+    rules = vnni_rules.rules_for(target)
+    if not rules:
+        raise RuntimeError("the VNNI rule needs a target with avx512vnni (the AVX2 sequence is not built yet)")
+    with target:
+        fused = tvm.transform.Sequential(nchwc.legalize_passes(target))(ctx["int8_mod"])
+    return nchwc.build_rules(fused, target, rules=rules)
+
+
 def _measure(h, ctx, engine, p, threads, target):
     from experiments.e2e import engines
     name = ctx["name"]
@@ -403,7 +433,7 @@ def _measure(h, ctx, engine, p, threads, target):
     def extra(built):
         runner, info, _ = built
         out = {"engine": runner.metadata(), "score": scored["score"], "isa": ctx["isa"], **info}
-        if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_fp32_tuned"):
+        if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_fp32_tuned"):
             out["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
         return out
 
@@ -413,6 +443,11 @@ def _measure(h, ctx, engine, p, threads, target):
 
     def after(built, out):
         runner, _, executable = built
+        if own:
+            out["timing_process"] = {"own_process": True, "pid": own["pid"], "parent_pid": os.getpid(),
+                                     "why": "checked here, timed in a fresh process of its own on the same model "
+                                            "file and input (thread pools of engines in one process slow each other)",
+                                     "logits_sha256": own["logits_sha256"]}
         if not engine.startswith("tvm"):
             return
         profile = engines.record_op_profile(runner, x, out)
@@ -423,15 +458,24 @@ def _measure(h, ctx, engine, p, threads, target):
         if executable is not None:
             evidence, asm = asm_evidence(executable, kernels[0]["op"] if kernels else None)
             out["asm"] = evidence
-            if engine in ("tvm_int8", "tvm_int8_tuned") and evidence["hottest_kernel"]:
+            if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules") and evidence["hottest_kernel"]:
                 out["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
+
+    own = {}
+
+    def timed(built):
+        kind, key = PEER_FILES[engine]
+        with tempfile.TemporaryDirectory() as tmp:
+            own.update(peer.time_in_child(kind, ctx["paths"][key], x, threads, p, tmp))
+        return own["samples"], 1
 
     def note(o):
         score = scored["score"]
         acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
         return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
 
-    h.measure(cid, case, build=build, check=check, call=call, time="requests", extra=extra, after=after,
+    h.measure(cid, case, build=build, check=check, call=call, time=timed if engine in PEER_FILES else "requests",
+              extra=extra, after=after,
               mismatch="output too far from FP32", note=note, reuse=False)
 
 

@@ -708,14 +708,21 @@ def schedule_generic(sch, lanes: int) -> None:
             sch.decompose_reduction(block, reduce[0])
 
 
-def schedule_func(func, target, knobs: dict[str, int] | None = None):
-    """One fused kernel scheduled by rule: (scheduled PrimFunc, what was done)."""
+def schedule_func(func, target, knobs: dict[str, int] | None = None, rules=None):
+    """One fused kernel scheduled by rule: (scheduled PrimFunc, what was done).
+
+    ``rules``: more rules, {block name: (rule name, schedule(sch, lanes, registers, knobs))},
+    tried first (the integer program's VNNI conv: experiments/int8/vnni_rules.py)."""
     import tvm
     from tvm import s_tir
     lanes, regs = lanes_of(target), vector_registers(target)
     sch = s_tir.Schedule(tvm.IRModule({"main": func}))
     names = _block_names(sch)
-    if CONV_BLOCK in names:
+    extra = next(((name, rule) for name, rule in (rules or {}).items() if name in names), None)
+    if extra is not None:
+        rule_name, rule = extra[1]
+        info = {"rule": rule_name, **rule(sch, lanes, regs, knobs)}
+    elif CONV_BLOCK in names:
         info = {"rule": "conv", **schedule_conv(sch, lanes, regs, knobs)}
     elif DW_BLOCK in names:
         info = {"rule": "depthwise", **schedule_depthwise(sch, lanes, regs, knobs)}
@@ -725,7 +732,7 @@ def schedule_func(func, target, knobs: dict[str, int] | None = None):
     return sch.mod["main"], info
 
 
-def schedule_module(mod, target, knobs_for=None):
+def schedule_module(mod, target, knobs_for=None, rules=None):
     """Every PrimFunc of a fused Relax module scheduled by rule; returns (module, per-kernel info).
 
     ``knobs_for(name, shape)`` may return tile overrides for a conv kernel (the tuned variant)."""
@@ -739,7 +746,7 @@ def schedule_module(mod, target, knobs_for=None):
         if knobs_for is not None:
             shape = conv_shape(func, lanes)
             knobs = knobs_for(gv.name_hint, shape) if shape else None
-        scheduled, info[gv.name_hint] = schedule_func(func, target, knobs)
+        scheduled, info[gv.name_hint] = schedule_func(func, target, knobs, rules)
         funcs[gv] = scheduled.with_attr("tirx.is_scheduled", True)
     out = mod.clone()   # the input module stays unscheduled (the tuned variant builds it twice)
     for gv, func in funcs.items():
@@ -757,13 +764,13 @@ def fuse_rules(mod, target):
         return tvm.transform.Sequential(legalize_passes(target))(mod)
 
 
-def build_rules(fused, target, knobs_for=None):
+def build_rules(fused, target, knobs_for=None, rules=None):
     """A fused module scheduled by rule and built: (VM executable, per-kernel info)."""
     import tvm
     from tvm import relax
     from experiments.e2e import tuning
     with target:
-        mod, info = schedule_module(fused, target, knobs_for)
+        mod, info = schedule_module(fused, target, knobs_for, rules)
         mod = tvm.transform.Sequential(tuning.back_passes(target))(mod)
     return relax.build(mod, target), info
 

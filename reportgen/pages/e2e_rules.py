@@ -132,8 +132,23 @@ def state(fig, cur):
              kept=kept, kernels=kernels)
 
 
+def _paired(src, tvm, suffix):
+    """The ratio of a rule engine timed in alternating blocks with ORT (its record's paired_peer):
+    the median of the blocks' p50 ratios, with its bootstrap interval over blocks."""
+    pp = tvm.record["extra"]["paired_peer"]
+    how = derive("median over blocks of p50(tvm block) / p50(ort block), blocks alternating, same record",
+                 operand("tvm", tvm, fmt_number(pp["p50_s"] * 1e3, "ms"), "ms (p50 of the paired blocks)"),
+                 operand("ort", tvm, fmt_number(pp["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)"))
+    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=how)
+    lo, hi = pp["ratio_ci"]
+    return text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"])), float(pp["ratio"])
+
+
 def _ratio(src, tvm, ort, suffix="vs_ort"):
-    """TVM p50 / ORT p50 of one run, with its operands; "—" across runs."""
+    """TVM / ORT of one run with its operands: the paired-block ratio when the engine was timed so,
+    else p50 / p50 of the two records; "—" across runs."""
+    if _ok(tvm) and tvm.record["extra"].get("paired_peer"):
+        return _paired(src, tvm, suffix)
     if not (_ok(tvm) and _ok(ort) and _same_run(tvm, ort)):
         return "—", None
     value = tvm.stat("p50") / ort.stat("p50")

@@ -7,7 +7,8 @@ from reportgen.data.words import W, W_for
 
 ENGINES = [  # (engine, label)
     ("tvm_fp32", W("int8.engines.s1")), ("tvm_int8", W("int8.engines.s2")), ("tvm_fp32_tuned", W("int8.engines.s3")),
-    ("tvm_int8_tuned", W("int8.engines.s4")), ("tvm_qdq", W("int8.engines.s5")), ("ort_fp32", "ORT FP32"),
+    ("tvm_int8_tuned", W("int8.engines.s4")), ("tvm_fp32_rules", W("int8.engines.fp32_rules")),
+    ("tvm_int8_rules", W("int8.engines.int8_rules")), ("tvm_qdq", W("int8.engines.s5")), ("ort_fp32", "ORT FP32"),
     ("ort_qdq", "ORT QDQ INT8"), ("tflite_fp32", "TFLite FP32"), ("tflite_int8", "TFLite INT8"),
 ]
 LABEL = dict(ENGINES)

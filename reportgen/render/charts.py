@@ -200,8 +200,8 @@ def int8_latency(tables, current, env):
                          or "qdq" in case["engine"] else "FP32",
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
-    order = ["tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_qdq", "ort_fp32", "ort_qdq",
-             "tflite_fp32", "tflite_int8"]
+    order = ["tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules", "tvm_qdq",
+             "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8"]
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", sort=order, title=None),
         y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),

@@ -1,0 +1,96 @@
+"""INT8 by rule: the FP32 rule library's register tile, with ``vpdpbusd`` as its multiply-add.
+
+The integer program (:mod:`experiments.int8.quantize` with ``vnni=True``) runs every conv as
+:func:`experiments.int8.vnni_ops.conv2d_nhwc_packed`: NHWC uint8 activations, weights packed
+``[OC/16, KH, KW, IC/4, 16, 4]``.  One ``vpdpbusd`` adds 4 input channels x 16 output channels into
+16 int32 lanes -- the FP32 micro-kernel's FMA, four channels deep.  The rule is the FP32 one
+(:mod:`experiments.e2e.nchwc`) and MLAS's "ConvSym" kernel: a tile of ``oc_tile`` blocks of 16 output
+channels x ``ow_tile`` pixels of one output row held in registers over the whole reduction (kernel
+rows, columns, input channels in steps of 4), the input's 4 bytes broadcast, each weight block
+loaded once per step and used by every pixel of the tile; requantization (and ReLU, the residual
+add) fused where the tile is written.  Parallel over (batch, channel-block groups, output rows).
+No search: :func:`vnni_tiles` picks the tile from the target's registers and the shape.
+
+Every other kernel of the program gets the generic rule of the FP32 library.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CONV_BLOCK = "conv2d_vnni"   # the block of vnni_ops.conv2d_nhwc_packed
+LANES = 16                   # int32 lanes of one vpdpbusd (zmm)
+DEPTH = 4                    # input channels per lane
+
+
+def vnni_tiles(oc_blocks: int, ow: int, registers: int = 32, knobs: dict[str, int] | None = None) -> dict[str, int]:
+    """``oc_tile`` blocks of 16 channels x ``ow_tile`` pixels: the largest tile whose accumulators,
+    one weight vector per block and the broadcast input fit the registers (MLAS: 4 x 6 = 24 + 4 + 1),
+    the pixels a divisor of OW (no guarded tail inside the tensorized loop)."""
+    from experiments.e2e.nchwc import MAX_PIXEL_TILE, _divisors
+    knobs = dict(knobs or {})
+    best = None
+    for oc in [d for d in (4, 2, 1) if oc_blocks % d == 0]:
+        fit = [d for d in _divisors(ow) if d <= MAX_PIXEL_TILE and oc * d + oc + 1 <= registers]
+        tile = (oc * max(fit or [1]), oc, max(fit or [1]))
+        best = tile if best is None or tile[0] > best[0] else best
+    oc = int(knobs.get("oc_tile") or best[1])
+    owt = int(knobs.get("ow_tile") or best[2])
+    return {"oc_tile": oc, "ow_tile": owt}
+
+
+def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
+    """The integer conv rule, in place on ``sch`` (a fused kernel with one ``CONV_BLOCK``)."""
+    from experiments.e2e.nchwc import _block_names, _finish_tile
+    from experiments.gemm import vnni
+    block = sch.get_sblock(CONV_BLOCK)
+    b, i, j, c, rh, rw, rc = sch.get_loops(block)
+    shape = {"oc_blocks": int(sch.get(c).extent) // LANES, "oh": int(sch.get(i).extent),
+             "ow": int(sch.get(j).extent), "kh": int(sch.get(rh).extent), "kw": int(sch.get(rw).extent),
+             "ic": int(sch.get(rc).extent)}
+    tiles = vnni_tiles(shape["oc_blocks"], shape["ow"], registers, knobs)
+    names = _block_names(sch)
+    at = names.index(CONV_BLOCK)
+    # the input side: shift (int8 input read as uint8) inlined into the pad, the pad computed
+    # whole, parallel over rows; the output side: every elementwise step inlined into the last
+    for name in names[:at]:
+        # the shift folds into the pad; without a pad it stays a stage of its own (inlined into
+        # the conv it would put an add inside the tensorized load)
+        if name != "pad" and "pad" in names:
+            sch.compute_inline(sch.get_sblock(name))
+        elif name != "pad":
+            loops = sch.get_loops(sch.get_sblock(name))
+            sch.parallel(sch.fuse(*loops[:2]))
+    tail = names[at + 1:]
+    for name in tail[:-1]:
+        sch.compute_inline(sch.get_sblock(name))
+    co, ci = sch.split(c, [None, LANES])
+    cot, coi = sch.split(co, [None, tiles["oc_tile"]])
+    jo, ji = sch.split(j, [None, tiles["ow_tile"]])
+    rco, rci = sch.split(rc, [None, DEPTH])
+    sch.reorder(b, cot, i, jo, rh, rw, rco, ji, coi, ci, rci)
+    sch.parallel(sch.fuse(b, cot, i))
+    if tail:   # the tile's int32 buffer lives only inside the pixel tile (compacted to its size)
+        last = sch.get_sblock(tail[-1])
+    else:      # "local" does not match the intrinsic's buffer (see experiments/gemm/vnni.py)
+        last = sch.cache_write(block, 0, "global")
+    sch.reverse_compute_at(last, jo)
+    _finish_tile(sch, last, jo)
+    init = sch.decompose_reduction(block, rh)
+    *_, init_c = sch.get_loops(init)
+    sch.vectorize(init_c)
+    sch.unroll(ji)
+    sch.unroll(coi)
+    sch.tensorize(ci, vnni.INTRIN)
+    if "pad" in names:
+        pad = sch.get_sblock("pad")
+        loops = sch.get_loops(pad)
+        sch.parallel(sch.fuse(*loops[:2]))   # N, H
+    return {**tiles, **shape}
+
+
+def rules_for(target):
+    """The extra rules :func:`experiments.e2e.nchwc.build_rules` dispatches on for the integer
+    program: the VNNI conv where the target has VNNI (else the generic rule, as for any kernel)."""
+    from experiments.gemm import vnni
+    return {CONV_BLOCK: ("vnni_conv", schedule_vnni_conv)} if vnni.target_has_vnni(target) else {}
