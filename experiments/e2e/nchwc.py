@@ -255,7 +255,10 @@ def to_nchwc(mod, block: int):
                     and (p := self._packed(args[0])) is not None:
                 a = call.attrs
                 f = relax.op.nn.max_pool2d if name == "relax.nn.max_pool2d" else relax.op.nn.avg_pool2d
-                return self._emit_blocked(f(p, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode,
+                padding = [int(v) for v in a.padding]
+                if name == "relax.nn.max_pool2d":
+                    p, padding = self._pool_pad(p, padding)
+                return self._emit_blocked(f(p, a.pool_size, a.strides, padding, a.dilation, a.ceil_mode,
                                             a.count_include_pad, layout=f"NCHW{block}c",
                                             out_layout=f"NCHW{block}c"))
             if name == "relax.call_tir" and len(args[1].fields) == 2 \
@@ -281,6 +284,22 @@ def to_nchwc(mod, block: int):
                         _is_fwd(call.attrs.index_map, block):
                     return p
             return call
+
+        def _pool_pad(self, p, padding):
+            """A zero pad of H/W in front of a max pool whose input is a ReLU's output becomes the
+            pool's own padding (one pass over the tensor less): the pool pads with -inf, and over
+            values >= 0 a window's maximum is the same with zeros or -inf beside it."""
+            bound = self.lookup_binding(p)
+            if not (isinstance(bound, relax.Call) and bound.op.same_as(op("relax.nn.pad"))
+                    and str(bound.attrs.pad_mode) == "constant" and float(bound.attrs.pad_value) == 0.0):
+                return p, padding
+            widths = [int(v) for v in bound.attrs.pad_width]
+            src = bound.args[0]
+            relu = self.lookup_binding(src) if isinstance(src, relax.Var) else None
+            if widths[:4] != [0, 0, 0, 0] or widths[8:] != [0, 0] or not (
+                    isinstance(relu, relax.Call) and relu.op.same_as(op("relax.nn.relu"))):
+                return p, padding
+            return src, [padding[0] + widths[4], padding[1] + widths[6], padding[2] + widths[5], padding[3] + widths[7]]
 
         def _scalar_op(self, gv, fields, out_ty):
             """relax.op.maximum / minimum when ``gv`` (a call_tir kernel of the ONNX frontend: Clip
