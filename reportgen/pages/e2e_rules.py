@@ -3,6 +3,7 @@ per model, both variants, same run), the per-convolution table (each TVM conv ke
 ONNX Runtime's own node time from its profiler, GFLOPS, share of the measured peak) and the
 latency-vs-trials points of every TVM variant.  Words in docs/words/e2e_rules.yaml and docs/e2e.md."""
 from reportgen.data import compare, frame, merge
+from reportgen.pages import borrow
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES
 from reportgen.data.words import W, W_for
 from reportgen.render.cells import text as _esc
@@ -14,67 +15,19 @@ from reportgen.render.markdown import markdown
 GOALS = {"resnet18_v1": 1.0, "resnet50": 1.1, "inception_v1": 1.1, "mobilenet_v2": 1.25}
 
 
-class Source:
-    """The machine the section reads, and how its figures are filed.
-
-    The publication machine when it has a rule record; otherwise the machine with the newest run
-    that has one (the rule variants are new, and the CPU changes between sessions): its figures
-    then carry its id in their figure ids and link to its provenance page, and the section says
-    so above the tables.  Every ratio stays within one machine and one run."""
-
-    def __init__(self, data, book):
-        self.book = book
-        self.machine, self.current, self.provenance = pick(data)
-        self.borrowed = self.provenance is not None
-
-    def fig(self, figure_id, text, unit, cur, derived=None):
-        if self.borrowed:
-            if derived is not None:   # the operands' entries are on this machine's provenance page too
-                derived = dict(derived, operands=[dict(o, page=self.provenance) for o in derived["operands"]])
-            return self.book.current(f"{self.machine}/{figure_id}", text, unit, cur, provenance=self.provenance,
-                                     derived=derived)
-        return self.book.current(figure_id, text, unit, cur, derived=derived)
-
-    def ms(self, cur, stat="p50", suffix="p50_ms"):
-        if cur is None:
-            return "—"
-        if not cur.ok:
-            return self.book.failed(cur)
-        return self.fig(f"{cur.record['id']}#{suffix}", fmt_number(cur.stat(stat) * 1e3, "ms") + " ms", "ms", cur)
-
-    def records(self):
-        """The records the section shows (its provenance page lists them when borrowed)."""
-        return {c.record["id"]: c for c in self.current.values() if c.record["experiment"] == "e2e"
-                and c.record["case"].get("engine") in (*RULE_ENGINES, "ort", *D_ENGINES)
-                and c.record["case"].get("batch") == 1}
+def wants(cur):
+    """A record the section needs: a rule engine's e2e record."""
+    return cur.ok and cur.record["experiment"] == "e2e" and cur.record["case"].get("engine") in RULE_ENGINES
 
 
-def pick(data):
-    """(machine id, its current records, its provenance page or None) the section reads: the
-    publication machine when it has a rule record, else the machine with the newest run that has."""
-    from reportgen.pages import machines
-    if not has_rules(data.current):
-        found = [(data.machines[m].newest, m) for m, cur in data.by_machine.items()
-                 if m != data.machine and has_rules(cur)]
-        if found:
-            machine = max(found)[1]
-            return machine, data.by_machine[machine], machines.provenance_page(machine)
-    return data.machine, data.current, None
+def shows(cur):
+    """The records the section shows: batch-1 e2e records of the rule engines, ORT and group D."""
+    return cur.record["experiment"] == "e2e" and cur.record["case"].get("batch") == 1 \
+        and cur.record["case"].get("engine") in (*RULE_ENGINES, "ort", *D_ENGINES)
 
 
-def has_rules(current):
-    return any(c.ok and c.record["experiment"] == "e2e" and c.record["case"].get("engine") in RULE_ENGINES
-               for c in current.values())
-
-
-def machine_note(data, src):
-    """The line above the section's tables when its figures come from another machine."""
-    if not src.borrowed:
-        return ""
-    from study import identity
-    env = data.machines[src.machine].env
-    return W("e2e_rules.machine.other", machine=_esc(src.machine), cpu_name=_esc(identity.cpu_name(env)),
-             isa_level=_esc(identity.isa_level(env)), publication=_esc(data.machine or "—"))
+def source(data, book):
+    return borrow.Source(data, book, wants, shows)
 
 
 def _get(current, model, engine, batch=1):
@@ -354,7 +307,7 @@ def curve_chart(data):
     symlog axis (the rule's default is 0 trials), latency on a log axis, one colour per model,
     one shape per variant, ONNX Runtime as a dashed level per model."""
     import altair as alt
-    machine, current, _ = pick(data)
+    machine, current, _ = borrow.pick(data, wants)
     values = curve_points(current)
     points = alt.Chart().mark_point(size=80, filled=True).encode(
         x=alt.X("trials:Q", scale=alt.Scale(type="symlog"), title=W("e2e_rules.chart.trials")),
@@ -372,9 +325,9 @@ def curve_chart(data):
 
 def names(site):
     d, b = site.data, site.book
-    src = lambda: Source(d, b)   # noqa: E731 - built per call: the book's page is set per page
+    src = lambda: source(d, b)   # noqa: E731 - built per call: the book's page is set per page
     return {
-        "e2e_rules_machine": lambda: machine_note(d, src()),
+        "e2e_rules_machine": lambda: borrow.note(d, src()),
         "e2e_rules_models": lambda: models(src().current),
         "e2e_rules_summary": lambda: summary_table(src()),
         "e2e_rules_convs": lambda model="resnet18_v1", engine="tvm_rules": conv_table(src(), model, engine),

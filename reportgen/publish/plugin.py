@@ -23,7 +23,7 @@ from mkdocs.structure.files import File
 from reportgen import pages
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
-from reportgen.pages import e2e_rules, machines
+from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import charts, comparable, provenance
 from reportgen.publish import coverage
 from study import identity
@@ -161,9 +161,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 files.append(File.generated(config, f"provenance/{family}/{group}.md", content=content))
         for mid in self.other_machines():
             entries = {cur.record["id"]: cur for cur in self.data.headlines[mid].values()}
-            rules = e2e_rules.Source(self.data, self.book)
-            if rules.machine == mid:   # the rule section's figures, when they come from this machine
-                entries.update(rules.records())
+            for section in (e2e_rules, int8_rules):   # sections that read this machine's records
+                src = section.source(self.data, self.book)
+                if src.machine == mid:
+                    entries.update(src.records())
             content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.s1", mid=mid), entries)
             files.append(File.generated(config, machines.provenance_page(mid), content=content))
         files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))

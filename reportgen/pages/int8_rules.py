@@ -1,0 +1,115 @@
+"""INT8 by rule on the int8 page: per model, the integer network by the VNNI rule against ONNX
+Runtime's QDQ model and TFLite's full-integer model (their own processes), and against the best
+FP32 TVM network of the same run (any variant: the NCHWc rule, MetaSchedule, unscheduled) -- the
+like-for-like comparisons of the INT8 issue, with the goals beside them.  Reads the machine
+:mod:`reportgen.pages.borrow` picks.  Words in docs/words/int8_rules.yaml."""
+from reportgen.data import compare, frame
+from reportgen.data.words import W, W_for
+from reportgen.pages import borrow
+from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.markdown import markdown
+
+RULE = "tvm_int8_rules"
+FP32_TVM = ("tvm_fp32_rules", "tvm_fp32_tuned", "tvm_fp32")   # any FP32 TVM network of the family
+MODELS = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18 v1", "inception_v1": "Inception v1"}
+# the INT8 issue's goals on ResNet-18: INT8 by rule at most ORT QDQ's latency, at least 2x the best FP32
+GOAL_VS_QDQ, GOAL_VS_FP32 = 1.0, 2.0
+
+
+def wants(cur):
+    return cur.ok and cur.record["experiment"] == "int8" and cur.record["case"].get("engine") == RULE
+
+
+def shows(cur):
+    return cur.record["experiment"] == "int8" and cur.record["case"].get("batch", 1) == 1
+
+
+def source(data, book):
+    return borrow.Source(data, book, wants, shows)
+
+
+def _get(current, model, engine):
+    return frame.first(frame.select(current, "int8", model=model, engine=engine))
+
+
+def _ok(cur):
+    return cur is not None and cur.ok
+
+
+def _same_run(a, b):
+    return a.record["run_id"] == b.record["run_id"]
+
+
+def _ratio(src, num, den, suffix, formula):
+    """p50(num) / p50(den) of one run, with its operands and a bootstrap interval."""
+    value = num.stat("p50") / den.stat("p50")
+    how = derive(formula, operand("a", num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                 operand("b", den, fmt_number(den.stat("p50") * 1e3, "ms"), "ms (p50)"))
+    owner = num if num.record["case"]["engine"] == RULE else den
+    text = src.fig(f"{owner.record['id']}#{suffix}", f"{value:.2f}×", "×", owner, derived=how)
+    interval = compare.ratio_interval(den.record["samples"], num.record["samples"])
+    if interval is not None:
+        text += W("int8_rules.interval", lo=interval[0], hi=interval[1])
+    return text, value
+
+
+def rows(src):
+    """One row per model with an INT8-by-rule record."""
+    out = []
+    for model in [m for m in MODELS if _ok(_get(src.current, m, RULE))] + \
+            sorted({c.record["case"]["model"] for c in src.current.values() if wants(c)} - set(MODELS)):
+        rule = _get(src.current, model, RULE)
+        qdq, tfl = _get(src.current, model, "ort_qdq"), _get(src.current, model, "tflite_int8")
+        fp32 = [c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule)]
+        best = min(fp32, key=lambda c: c.stat("p50")) if fp32 else None
+        cells = [MODELS.get(model, model), src.ms(qdq), src.ms(tfl),
+                 (src.ms(best) + W("int8_rules.variant", engine=W_for("int8_rules.engine", best.record["case"]["engine"])))
+                 if best else "—", src.ms(rule)]
+        vs_qdq = _ratio(src, rule, qdq, "vs_ort_qdq", "p50(tvm_int8_rules) / p50(ort_qdq), same run") \
+            if _ok(qdq) and _same_run(qdq, rule) else ("—", None)
+        vs_fp32 = _ratio(src, best, rule, "best_fp32_over_int8",
+                         "p50(best FP32 TVM of the run) / p50(tvm_int8_rules)") if best else ("—", None)
+        cells += [vs_qdq[0], vs_fp32[0]]
+        score = rule.record["extra"].get("score") or {}
+        agree = score.get("top1_agree")
+        cells.append(src.fig(f"{rule.record['id']}#top1_agree", f"{agree:.3f}", "share", rule)
+                     if agree is not None else "—")
+        if model == "resnet18_v1" and vs_qdq[1] is not None and vs_fp32[1] is not None:
+            met = vs_qdq[1] <= GOAL_VS_QDQ and vs_fp32[1] >= GOAL_VS_FP32
+            cells.append(W("int8_rules.goal.met") if met else W("int8_rules.goal.missed"))
+        else:
+            cells.append("—")
+        out.append(cells)
+    return out
+
+
+def table(src):
+    body = rows(src)
+    if not body:
+        return W("int8_rules.none")
+    return markdown([W_for("int8_rules.head", str(i)) for i in range(1, 10)], body)
+
+
+def kernels(src, model="resnet18_v1"):
+    """What the rule made of one model's integer network: kernels by rule, vpdpbusd in the hottest."""
+    rule = _get(src.current, model, RULE)
+    if not _ok(rule):
+        return ""
+    rules = rule.record["extra"].get("rules") or {}
+    asm = rule.record["extra"].get("asm") or {}
+    rid = rule.record["id"]
+    ks = rules.get("kernels") or {}
+    return W("int8_rules.kernels", model=MODELS.get(model, model),
+             convs=src.fig(f"{rid}#rule_kernels", str(rules.get("rule_kernels", 0)), "kernels", rule),
+             total=str(len(ks)), hottest=asm.get("hottest_kernel") or "—",
+             dots=src.fig(f"{rid}#vpdpbusd_hot", str((asm.get("hottest") or {}).get("vpdpbusd", 0)), "instructions", rule))
+
+
+def names(site):
+    d, b = site.data, site.book
+    src = lambda: source(d, b)   # noqa: E731 - built per call: the book's page is set per page
+    return {
+        "int8_rules_machine": lambda: borrow.note(d, src()),
+        "int8_rules_table": lambda: table(src()),
+        "int8_rules_kernels": lambda model="resnet18_v1": kernels(src(), model),
+    }
