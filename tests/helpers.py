@@ -57,3 +57,19 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
     }
     (run / "run.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return run
+
+
+def conv_nhwc_reference(x, w_ohwi, stride, pad):
+    """int64 NHWC conv (zero padding) in NumPy: the reference of the integer conv kernels."""
+    import numpy as np
+    n, h, w, _ = x.shape
+    oc, kh, kw, _ = w_ohwi.shape
+    top, left, bottom, right = pad
+    xp = np.pad(x.astype(np.int64), ((0, 0), (top, bottom), (left, right), (0, 0)))
+    oh, ow = (h + top + bottom - kh) // stride + 1, (w + left + right - kw) // stride + 1
+    out = np.zeros((n, oh, ow, oc), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride, :]
+            out += np.einsum("nhwc,oc->nhwo", patch, w_ohwi[:, i, j, :].astype(np.int64))
+    return out

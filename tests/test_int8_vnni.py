@@ -3,6 +3,7 @@ numerics of the kernels on any host, the rewrite choosing them, and MetaSchedule
 with vpdpbusd for an explicit VNNI target (compile only; run only where the host has VNNI)."""
 import numpy as np
 import pytest
+from helpers import conv_nhwc_reference
 
 tvm = pytest.importorskip("tvm")
 from tvm import relax, te  # noqa: E402
@@ -14,19 +15,7 @@ from experiments.int8 import vnni_ops  # noqa: E402
 VNNI_TARGET = {"kind": "llvm", "mcpu": "znver4", "num-cores": 2}
 
 
-def _conv_ref(x, w_ohwi, stride, pad):
-    """int64 NHWC conv (zero padding) in NumPy."""
-    n, h, w, _ = x.shape
-    oc, kh, kw, _ = w_ohwi.shape
-    top, left, bottom, right = pad
-    xp = np.pad(x.astype(np.int64), ((0, 0), (top, bottom), (left, right), (0, 0)))
-    oh, ow = (h + top + bottom - kh) // stride + 1, (w + left + right - kw) // stride + 1
-    out = np.zeros((n, oh, ow, oc), np.int64)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride, :]
-            out += np.einsum("nhwc,oc->nhwo", patch, w_ohwi[:, i, j, :].astype(np.int64))
-    return out
+_conv_ref = conv_nhwc_reference
 
 
 def _operands(shape_x, shape_w, seed=0):

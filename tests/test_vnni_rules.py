@@ -4,6 +4,7 @@ is exact against NumPy (run only where the host has VNNI), cases with and withou
 the int8-input shift and with output channels sliced."""
 import numpy as np
 import pytest
+from helpers import conv_nhwc_reference
 
 from experiments.int8 import vnni_rules
 
@@ -24,18 +25,7 @@ def test_the_rule_is_offered_only_to_vnni_targets():
     assert vnni_rules.rules_for(tvm.target.Target({"kind": "llvm", "mcpu": "haswell"})) == {}
 
 
-def _conv_ref(x, w_ohwi, stride, pad):
-    n, h, w, _ = x.shape
-    oc, kh, kw, _ = w_ohwi.shape
-    top, left, bottom, right = pad
-    xp = np.pad(x.astype(np.int64), ((0, 0), (top, bottom), (left, right), (0, 0)))
-    oh, ow = (h + top + bottom - kh) // stride + 1, (w + left + right - kw) // stride + 1
-    out = np.zeros((n, oh, ow, oc), np.int64)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride, :]
-            out += np.einsum("nhwc,oc->nhwo", patch, w_ohwi[:, i, j, :].astype(np.int64))
-    return out
+_conv_ref = conv_nhwc_reference
 
 
 @pytest.mark.slow  # compiles the packed INT8 conv with TVM for a VNNI target
