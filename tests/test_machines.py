@@ -171,15 +171,15 @@ def _labelled(entry):
 
 
 def _borrowed_are_said(site, topics, publication):
-    """Figures of another machine on a topic page (the rule section of e2e.md, when only another
-    machine measured it): each labelled with its machine, linked to that machine's provenance page,
+    """Figures of another machine on a topic page (the rule sections of e2e.md and int8.md, when
+    only another machine measured them): each labelled with its machine, linked to that machine's provenance page,
     and the page says which machine above them."""
     for e in topics:
         if e["machine"] == publication:
             continue
-        assert _labelled(e) and e["page"] == "e2e.md", e["id"]
+        assert _labelled(e) and e["page"] in ("e2e.md", "int8.md"), e["id"]   # the two rule sections
         assert e["provenance"] == f"provenance/machine-{e['machine']}.md"
-        page = (site / "e2e.html").read_text(encoding="utf-8")
+        page = (site / e["page"].replace(".md", ".html")).read_text(encoding="utf-8")
         assert f"这一节的数字来自机器 <code>{e['machine']}</code>" in page
         assert (site / f"provenance/machine-{e['machine']}.html").exists()
 

@@ -43,8 +43,10 @@ def _same_run(a, b):
 def _ratio(src, num, den, suffix, formula):
     """p50(num) / p50(den) of one run, with its operands and a bootstrap interval."""
     value = num.stat("p50") / den.stat("p50")
-    how = derive(formula, operand("a", num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"),
-                 operand("b", den, fmt_number(den.stat("p50") * 1e3, "ms"), "ms (p50)"))
+    names = [num.record["case"]["engine"], den.record["case"]["engine"]]
+    how = derive(formula.format(a=names[0], b=names[1]),
+                 operand(names[0], num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"),
+                 operand(names[1], den, fmt_number(den.stat("p50") * 1e3, "ms"), "ms (p50)"))
     owner = num if num.record["case"]["engine"] == RULE else den
     text = src.fig(f"{owner.record['id']}#{suffix}", f"{value:.2f}×", "×", owner, derived=how)
     interval = compare.ratio_interval(den.record["samples"], num.record["samples"])
@@ -65,10 +67,10 @@ def rows(src):
         cells = [MODELS.get(model, model), src.ms(qdq), src.ms(tfl),
                  (src.ms(best) + W("int8_rules.variant", engine=W_for("int8_rules.engine", best.record["case"]["engine"])))
                  if best else "—", src.ms(rule)]
-        vs_qdq = _ratio(src, rule, qdq, "vs_ort_qdq", "p50(tvm_int8_rules) / p50(ort_qdq), same run") \
+        vs_qdq = _ratio(src, rule, qdq, "vs_ort_qdq", "p50({a}) / p50({b}), same run") \
             if _ok(qdq) and _same_run(qdq, rule) else ("—", None)
         vs_fp32 = _ratio(src, best, rule, "best_fp32_over_int8",
-                         "p50(best FP32 TVM of the run) / p50(tvm_int8_rules)") if best else ("—", None)
+                         "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run") if best else ("—", None)
         cells += [vs_qdq[0], vs_fp32[0]]
         score = rule.record["extra"].get("score") or {}
         agree = score.get("top1_agree")
