@@ -60,8 +60,11 @@ class Outcome:
     extra: dict
 
     def p50(self):
-        """Median seconds per call, or NaN when nothing was timed."""
-        return sorted(self.samples)[len(self.samples) // 2] if self.samples else float("nan")
+        """Median seconds per call -- the record's own p50 (study.stats), so that the summary line
+        of the log carries the figure the record and the site show (with an even count the upper
+        middle sample differed: 4.17 vs 3.68 ms on a bimodal TFLite INT8) --, or NaN when nothing
+        was timed."""
+        return stats.percentile(sorted(float(v) for v in self.samples), 50) if self.samples else float("nan")
 
 
 class Harness:
