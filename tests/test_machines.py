@@ -177,10 +177,12 @@ def _borrowed_are_said(site, topics, publication):
     for e in topics:
         if e["machine"] == publication:
             continue
-        assert _labelled(e) and e["page"] in ("e2e.md", "int8.md"), e["id"]   # the two rule sections
+        # the two rule sections, and the home page's answers that quote them
+        assert _labelled(e) and e["page"] in ("e2e.md", "int8.md", "index.md"), e["id"]
         assert e["provenance"] == f"provenance/machine-{e['machine']}.md"
         page = (site / e["page"].replace(".md", ".html")).read_text(encoding="utf-8")
-        assert f"这一节的数字来自机器 <code>{e['machine']}</code>" in page
+        said = "这一节的数字来自机器" if e["page"] != "index.md" else "（机器"
+        assert f"{said} <code>{e['machine']}</code>" in page
         assert (site / f"provenance/machine-{e['machine']}.html").exists()
 
 

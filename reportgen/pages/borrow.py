@@ -63,3 +63,13 @@ def note(data, src):
     env = data.machines[src.machine].env
     return W("borrow.note.other", machine=_esc(src.machine), cpu_name=_esc(identity.cpu_name(env)),
              isa_level=_esc(identity.isa_level(env)), publication=_esc(data.machine or "—"))
+
+
+def where(data, src):
+    """A short clause naming the machine a borrowed figure comes from (empty on the publication
+    machine): for sentences outside the section, such as the home page's answers."""
+    if not src.borrowed:
+        return ""
+    from study import identity
+    env = data.machines[src.machine].env
+    return W("borrow.where", machine=_esc(src.machine), cpu_name=_esc(identity.cpu_name(env)))

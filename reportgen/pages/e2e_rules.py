@@ -94,7 +94,8 @@ def _paired(src, tvm, suffix):
                  operand("ort", tvm, fmt_number(pp["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)"))
     text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=how)
     lo, hi = pp["ratio_ci"]
-    return text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"])), float(pp["ratio"])
+    return (text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"]), calls=int(pp["calls_per_block"])),
+            float(pp["ratio"]))
 
 
 def _ratio(src, tvm, ort, suffix="vs_ort"):
@@ -323,11 +324,30 @@ def curve_chart(data):
         width=560, height=280, title=W("e2e_rules.chart.title", machine=machine or "—"))
 
 
+def answer(data, src):
+    """The home page's end-to-end answer: per model, the best TVM / ORT of the run (the summary
+    table's last ratio column), and which machine it comes from."""
+    parts = []
+    for model in models(src.current):
+        ort = _get(src.current, model, "ort")
+        tvms = [c for c in (_get(src.current, model, e) for e in (*RULE_ENGINES, *D_ENGINES))
+                if _ok(c) and _ok(ort) and _same_run(c, ort)]
+        if tvms:
+            best = min(tvms, key=lambda c: c.stat("p50"))
+            parts.append(W("e2e_rules.answer.model", model=_esc(model_zh(model)),
+                           ratio=_ratio(src, best, ort, "best_vs_ort")[0]))
+    if not parts:
+        return W("e2e_rules.answer.none")
+    return W("e2e_rules.answer.text", models=W("common.punct.enumeration_comma").join(parts),
+             machine=borrow.where(data, src))
+
+
 def names(site):
     d, b = site.data, site.book
     src = lambda: source(d, b)   # noqa: E731 - built per call: the book's page is set per page
     return {
         "e2e_rules_machine": lambda: borrow.note(d, src()),
+        "e2e_answer": lambda: answer(d, src()),
         "e2e_rules_models": lambda: models(src().current),
         "e2e_rules_summary": lambda: summary_table(src()),
         "e2e_rules_convs": lambda model="resnet18_v1", engine="tvm_rules": conv_table(src(), model, engine),

@@ -107,11 +107,29 @@ def kernels(src, model="resnet18_v1"):
              dots=src.fig(f"{rid}#vpdpbusd_hot", str((asm.get("hottest") or {}).get("vpdpbusd", 0)), "instructions", rule))
 
 
+def answer(data, src, model="resnet18_v1"):
+    """The home page's INT8 answer: INT8 by rule against ORT QDQ and against the best FP32 TVM of
+    the same run, on one model, and which machine it comes from."""
+    rule, qdq = _get(src.current, model, RULE), _get(src.current, model, "ort_qdq")
+    if not _ok(rule):
+        return W("int8_rules.answer.none")
+    fp32 = [c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule)]
+    if not (_ok(qdq) and _same_run(qdq, rule) and fp32):
+        return W("int8_rules.answer.none")
+    best = min(fp32, key=lambda c: c.stat("p50"))
+    return W("int8_rules.answer.text", model=MODELS.get(model, model),
+             vs_fp32=_ratio(src, best, rule, "best_fp32_over_int8",
+                            "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run")[0],
+             vs_qdq=_ratio(src, rule, qdq, "vs_ort_qdq", "p50({a}) / p50({b}), same run")[0],
+             machine=borrow.where(data, src))
+
+
 def names(site):
     d, b = site.data, site.book
     src = lambda: source(d, b)   # noqa: E731 - built per call: the book's page is set per page
     return {
         "int8_rules_machine": lambda: borrow.note(d, src()),
+        "int8_answer": lambda model="resnet18_v1": answer(d, src(), model),
         "int8_rules_table": lambda: table(src()),
         "int8_rules_kernels": lambda model="resnet18_v1": kernels(src(), model),
     }
