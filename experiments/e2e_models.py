@@ -16,7 +16,6 @@ requests, not of averages. Batch 1 measures latency; batch 8 measures
 throughput (images per second = 8 / time per call) for ``batch8_engines``.
 """
 import hashlib
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -277,11 +276,7 @@ def measure_case(h, ctx, engine, batch):
                   f"median block ratio {paired['ratio']:.2f} (95% CI {paired['ratio_ci'][0]:.2f}-"
                   f"{paired['ratio_ci'][1]:.2f})")
         if own:
-            info["timing_process"] = {
-                "own_process": True, "pid": own["pid"], "parent_pid": os.getpid(),
-                "why": "thread pools of the engines in one process slow each other: a peer is checked "
-                       "here and timed in a fresh process of its own on the same model file and input",
-                "logits_sha256": own["logits_sha256"]}
+            info["timing_process"] = peer.timing_process(own)
         if engine.startswith("tvm"):
             engines.record_op_profile(prepared[0], batches[0], info)
         if batch == 1 and (engine in RULE_ENGINES or (engine == "ort" and name in p.get("node_profile_models", []))):

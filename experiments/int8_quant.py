@@ -26,7 +26,6 @@ budget, input size, target, TVM version -- is unchanged.
 """
 import hashlib
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -444,10 +443,7 @@ def _measure(h, ctx, engine, p, threads, target):
     def after(built, out):
         runner, _, executable = built
         if own:
-            out["timing_process"] = {"own_process": True, "pid": own["pid"], "parent_pid": os.getpid(),
-                                     "why": "checked here, timed in a fresh process of its own on the same model "
-                                            "file and input (thread pools of engines in one process slow each other)",
-                                     "logits_sha256": own["logits_sha256"]}
+            out["timing_process"] = peer.timing_process(own)
         if not engine.startswith("tvm"):
             return
         profile = engines.record_op_profile(runner, x, out)

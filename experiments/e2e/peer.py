@@ -152,6 +152,14 @@ def paired_blocks(call, server: Server, blocks: int, calls: int, gap_s: float = 
             "calls_per_block": calls, "gap_s": gap_s}
 
 
+def timing_process(out: dict) -> dict:
+    """What a record says of a peer timed by :func:`time_in_child` (its ``out``): which process."""
+    return {"own_process": True, "pid": out["pid"], "parent_pid": os.getpid(),
+            "why": "thread pools of the engines in one process slow each other: a peer is checked "
+                   "in the family's process and timed in a fresh process of its own on the same model file and input",
+            "logits_sha256": out["logits_sha256"]}
+
+
 def main(argv=None) -> int:
     from experiments import harness
     from experiments.e2e import engines
