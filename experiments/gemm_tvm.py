@@ -6,16 +6,21 @@ tvm.s_tir.Schedule, then MetaSchedule (which replaces AutoTVM). Beyond the seed:
 BLIS-style micro-kernel stage with a small recorded grid over MR/NR/KC, MetaSchedule
 over the micro-kernel's decisions beside its default space, and a u8 x s8 -> s32 GEMM
 tensorized with VNNI (vpdpbusd) next to the FP32 kernel of the same shape. As in the
-historical table, NumPy is timed in the same run beside every stage; the
-machine's best BLAS kernel is timed too, in a child process with the
-OpenBLAS pinning variables unset. Every kernel is checked against float64
-before it is timed; the generated assembly is searched for vector FMAs.
+historical table, NumPy is timed in the same run on every shape, twice: with the BLAS
+environment as configured and with the OpenBLAS pinning variables unset (the
+machine's own kernel choice); the peer a page compares with is the faster of the
+two. Every kernel is checked against float64 before it is timed; the generated
+assembly is searched for vector FMAs.
 
-TVM's thread pool is sized once per process, so each thread count runs in its
-own child process with TVM_NUM_THREADS set.
+Each thread count runs in child processes of its own: TVM's thread pool is sized
+once per process, and NumPy is timed in a process that never imports TVM (the
+NumPy peers timed inside the TVM process were 12.4-13.1 ms on Zen 4 where a clean
+process measured 10.6-11.0 ms at 2 threads).
 """
 import json
 import math
+import os
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -75,7 +80,7 @@ def _numpy_case(h, shape, threads, blas, stage, p):
     """Time NumPy on the same shape (the historical table's right-hand column)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from experiments.gemm import tvm_ladder
+    from experiments.gemm.check import error_report
     m, n, k = shape
     case = {"impl": "numpy", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "blas_env": blas}
@@ -90,17 +95,21 @@ def _numpy_case(h, shape, threads, blas, stage, p):
     def check(ops):
         a, b, c = ops
         np.matmul(a, b, out=c)
-        return _finite_check(tvm_ladder.error_report(c, a, b), "float64 matmul")
+        return _finite_check(error_report(c, a, b), "float64 matmul")
 
     def extra(_):
         kernel = next(({k2: i.get(k2) for k2 in ("internal_api", "version", "architecture")}
                        for i in threadpool_info() if i.get("user_api") == "blas"), {})
         return {"flops_per_call": 2 * m * n * k, "blas_kernel": kernel,
-                "isa": BLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown")}
+                "isa": BLAS_ISA.get(str(kernel.get("architecture", "")).lower(), "unknown"),
+                "process": "own child process; TVM not imported" if "tvm" not in sys.modules else "TVM process",
+                "blas_env_vars": {v: os.environ.get(v, "unset") for v in PINNING_VARS}}
 
     with threadpool_limits(limits=threads, user_api="blas"):
         return h.measure(case_id, case, build=operands, check=check, call=lambda ops: _matmul_call(*ops),
-                         extra=extra, mismatch="NumPy result differs from float64")
+                         extra=extra, mismatch="NumPy result differs from float64",
+                         note=lambda o: f"{case_id}: p50 {o.p50() * 1e3:.3f} ms, "
+                                        f"{2 * m * n * k / o.p50() / 1e9:.2f} GFLOPS")
 
 
 def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None, tiles=None,
@@ -381,7 +390,7 @@ def _int8_case(h, shape, threads, p, target):
 
 
 def run_tvm(h, threads):
-    """Child role: every stage (and tuning) at one thread count, NumPy beside each stage."""
+    """Child role: every stage (and tuning) at one thread count (NumPy runs in children of its own)."""
     p = h.params
     in_use = targets.configure(threads)
     target = targets.host_target(threads)
@@ -393,11 +402,9 @@ def run_tvm(h, threads):
                 _microkernel_case(h, tuple(shape), threads, p, target, save)
             else:
                 _stage_case(h, stage, tuple(shape), threads, p, target, save)
-            _numpy_case(h, tuple(shape), threads, "configured", stage, p)
         if _tunes(p, shape, threads):
             for space in p["tune"].get("spaces", ["default"]):
                 _tune_case(h, tuple(shape), threads, p, target, space=space)
-                _numpy_case(h, tuple(shape), threads, "configured", TUNE_STAGE[space], p)
         int8 = p.get("int8") or {}
         if list(shape) in [list(s) for s in int8.get("shapes", [])] and threads in targets.thread_counts(int8.get("threads", [])):
             _int8_case(h, tuple(shape), threads, p, target)
@@ -496,9 +503,13 @@ def _cuda_config(p):
     return config if isinstance(config, dict) and config.get("kind") == "cuda" else None
 
 
-def run_numpy_best(h, threads):
+def run_numpy(h, threads, blas):
+    """Child role: NumPy on every shape at one thread count, in a process without TVM; `blas` is
+    "configured" (the environment as set) or "best" (OpenBLAS pinning variables unset)."""
+    if "tvm" in sys.modules:
+        raise RuntimeError("the NumPy peer must be timed in a process that has not imported TVM")
     for shape in h.params["shapes"]:
-        _numpy_case(h, tuple(shape), threads, "best", "any", h.params)
+        _numpy_case(h, tuple(shape), threads, blas, "any", h.params)
 
 
 def run(h):
@@ -507,12 +518,16 @@ def run(h):
     if _cuda_config(h.params):
         return run_cuda(h, _cuda_config(h.params))
     if h.role:   # TVM's thread pool is sized once per process: one child per thread count
-        kind, threads = h.role.split(":")
-        (run_tvm if kind == "tvm" else run_numpy_best)(h, int(threads))
+        kind, threads, *blas = h.role.split(":")
+        if kind == "tvm":
+            run_tvm(h, int(threads))
+        else:
+            run_numpy(h, int(threads), blas[0] if blas else "best")
         return
     for threads in targets.thread_counts(h.params["threads"]):
         h.child(f"tvm:{threads}", env={"TVM_NUM_THREADS": str(threads)})
-        h.child(f"numpy:{threads}", env={"TVM_NUM_THREADS": str(threads)}, unset=PINNING_VARS)
+        h.child(f"numpy:{threads}:configured")
+        h.child(f"numpy:{threads}:best", unset=PINNING_VARS)
 
 
 if __name__ == "__main__":

@@ -188,7 +188,8 @@ class Harness:
         * ``extra``: a dict (every record of the case, failures too) or ``extra(built)``,
           called after the check (records that fail before that get ``{}``).
         * ``after(built, extra)`` adds to extra once timed (op profiles, assembly).
-        * ``note(outcome)`` is the summary line said before the record is written.
+        * ``note(outcome)`` is the summary line said before the record is written (default: the
+          case id and its median, so the log lines a record cites always contain its figure).
         * A step raising :class:`CaseFailed` records its status, error and extra.
         """
         if reuse:
@@ -217,6 +218,8 @@ class Harness:
                                          first_line=first, extra=failed.extra if failed.extra is not None else fixed)
         if note is not None:
             self.say(note(outcome))
+        elif outcome.samples:   # the cited lines always print the figure the record stands for
+            self.say(f"{case_id}: p50 {outcome.p50() * 1e3:.4g} ms over {len(outcome.samples)} samples")
         passed = bool(result["passed"])
         return self._emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=outcome.samples,
                           warmup=self.params["warmup"] if outcome.samples else 0, number=outcome.number,

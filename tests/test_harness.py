@@ -122,3 +122,18 @@ def test_unknown_timing_mode_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="time: 'sometimes'"):
         _harness(tmp_path).measure("fam/x", {}, check=lambda _: PASSED, call=lambda _: lambda: None,
                                    time="sometimes")
+
+
+def test_summary_line_carries_the_median_without_a_note(tmp_path):
+    """The log lines a record cites print its figure even when the family gave no note."""
+    from reportgen.data import evidence
+    h = _harness(tmp_path)
+    with open(h.log_file, "a", encoding="utf-8") as log:
+        import contextlib
+        with contextlib.redirect_stdout(log):
+            rec = h.measure("fam/x=1", {"x": 1}, check=lambda b: PASSED, call=lambda b: lambda: sum(range(500)),
+                            extra={"flops_per_call": 1000})
+    first, last = rec["log"]["lines"]
+    cited = "\n".join(h.log_file.read_text(encoding="utf-8").split("\n")[first - 1:last])
+    assert "fam/x=1: p50" in cited
+    assert evidence.cites_value(rec, rec["stats"]["p50"], cited)

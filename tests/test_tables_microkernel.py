@@ -117,3 +117,17 @@ def test_grid_shows_one_search_the_newest_run_per_thread_count():
     current[old["id"]] = merge.Current(old, None)
     grid = tm.microkernel_grid(book, current)
     assert "| 8 | 32 | 256 |" in grid and "999" not in grid
+
+
+def test_numpy_peer_is_the_faster_blas_environment():
+    """The NumPy peer a TVM kernel is compared with is the lower median of the two environments."""
+    from reportgen.data import queries
+    key = "m=64/n=64/k=64/threads=2"
+    slow = _rec(f"gemm_tvm/impl=numpy/stage=any/{key}/blas=best", {"impl": "numpy", "stage": "any"},
+                samples=(3e-4, 3e-4, 3e-4))
+    fast = _rec(f"gemm_tvm/impl=numpy/stage=any/{key}/blas=configured", {"impl": "numpy", "stage": "any"},
+                samples=(2e-4, 2e-4, 2e-4))
+    current = {r["id"]: merge.Current(r, None) for r in (slow, fast)}
+    assert queries.numpy_peer(current, (64, 64, 64), 2).record["id"] == fast["id"]
+    del current[fast["id"]]
+    assert queries.numpy_peer(current, (64, 64, 64), 2).record["id"] == slow["id"]

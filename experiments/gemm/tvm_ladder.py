@@ -76,6 +76,7 @@ import tvm_ffi
 from tvm import s_tir, te
 
 from experiments import targets
+from experiments.gemm.check import error_report  # noqa: F401 - part of this module's API
 
 # What each stage's schedule does (the page's words about the stages are in docs/gemm-ladder.md).
 STAGES: list[dict[str, str]] = [
@@ -705,29 +706,6 @@ def run_gemm(func, a: np.ndarray, b: np.ndarray, device=None) -> np.ndarray:
     args = [tvm.runtime.tensor(x, device) for x in (a, b, c)]
     func(*args)
     return args[2].numpy()
-
-
-def error_report(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
-    """Compare ``c`` with float64 ``a @ b`` using the bound |C - ref| <= K * eps32 * (|A| @ |B|).
-
-    ``max_rel_err`` is max |C - ref| / (|A| @ |B|) (error relative to the magnitude bound,
-    elementwise; where the bound is 0 the error must be 0), ``threshold`` is K * eps(float32).
-    """
-    k = a.shape[1]
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    reference = a64 @ b64
-    bound = np.abs(a64) @ np.abs(b64)
-    error = np.abs(c.astype(np.float64) - reference)
-    threshold = k * float(np.finfo(np.float32).eps)
-    finite = bool(np.all(np.isfinite(c)))
-    scaled = np.divide(error, bound, out=np.where(error > 0, np.inf, 0.0), where=bound > 0)
-    max_rel = float(np.max(scaled)) if finite else float("inf")
-    return {
-        "max_abs_err": float(np.max(error)) if finite else float("inf"),
-        "max_rel_err": max_rel,
-        "threshold": threshold,
-        "passed": finite and max_rel <= threshold,
-    }
 
 
 def check(built, m: int, n: int, k: int, seed: int) -> dict[str, Any]:

@@ -3,7 +3,7 @@ its own space and over the micro-kernel's space, and the INT8 VNNI GEMM beside F
 
 Every measured figure links to its record; each row says the ISA its kernel used
 (``extra.isa``, from the FMA registers in the generated code)."""
-from reportgen.data import merge
+from reportgen.data import merge, queries
 from reportgen.render.labels import SPACE_ZH
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import text as _esc
@@ -57,7 +57,7 @@ def microkernel_summary(book, current, threads):
     for cur in sorted(fam, key=lambda c: _shape(c.record["case"])):
         shape = _shape(cur.record["case"])
         params = cur.record["extra"].get("schedule_params") or {}
-        best = _tvm_get(current, "numpy", "any", shape, threads, "best")
+        best = queries.numpy_peer(current, shape, threads)
         parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
         tiles = (W("gemm_ladder.microkernel_summary.s2", mr=params['mr'], nr=params['nr'], kc=params['kc']) if {"mr", "nr", "kc"} <= params.keys()
                  else "—")
@@ -120,7 +120,7 @@ def tuning_spaces(book, current):
                       key=lambda c: (_shape(c.record["case"]), c.record["case"]["threads"], c.record["case"]["stage"])):
         case, extra = cur.record["case"], cur.record["extra"]
         shape = _shape(case)
-        best = _tvm_get(current, "numpy", "any", shape, case["threads"], "best")
+        best = queries.numpy_peer(current, shape, case["threads"])
         hand = _tvm_get(current, "tvm", "microkernel", shape, case["threads"])
         rows.append([SPACE_ZH[case["stage"]], _shape_text(shape), str(case["threads"]),
                      book.current(f"{cur.record['id']}#trials", str(extra.get("trials_done")), "trials", cur),
@@ -192,7 +192,7 @@ def kernel_goals(book, current, all_threads):
     rows = []
     for threads in sorted({1, all_threads}):
         rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.vs_numpy"), threads, 1.0,
-                              _fastest(current, shape, threads), _tvm_get(current, "numpy", "any", shape, threads, "best"),
+                              _fastest(current, shape, threads), queries.numpy_peer(current, shape, threads),
                               "speed_vs_best_numpy"))
     top = _fastest(current, shape, 1)
     peak = merge.isa_peak(current, "float32", 1, top.record["extra"].get("isa")) if top is not None else None
@@ -244,7 +244,7 @@ def finding(book, current, threads):
     shape = tvm_main_shape(current)
     if shape is None:
         return None
-    best_np = _tvm_get(current, "numpy", "any", shape, threads, "best")
+    best_np = queries.numpy_peer(current, shape, threads)
     base = _tvm_get(current, "tvm", "baseline", shape, threads)
     done = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in BEST_STAGES) if c is not None and c.ok]
     if best_np is None or not best_np.ok or not done:

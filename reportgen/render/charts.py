@@ -4,7 +4,7 @@ import json
 
 import altair as alt
 
-from reportgen.data import merge
+from reportgen.data import merge, queries
 from reportgen.data.queries import tvm_main_shape
 from reportgen.render.labels import SPACE_ZH
 from reportgen.data.words import W
@@ -136,8 +136,7 @@ def tuning_rows(current):
                 if point.get("best_so_far_s"):
                     rows.append({"trial": point["trial"], "seconds": point["elapsed_s"],
                                  "ms": point["best_so_far_s"] * 1e3, "series": label})
-            best = current.get(f"gemm_tvm/impl=numpy/stage=any/m={case['m']}/n={case['n']}/k={case['k']}"
-                               f"/threads={case['threads']}/blas=best")
+            best = queries.numpy_peer(current, (case["m"], case["n"], case["k"]), case["threads"])
             if best is not None and best.ok:
                 refs.append({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series")})
             hand = [c for c in merge.family(current, "gemm_hand").values()
