@@ -123,7 +123,10 @@ class Harness:
 
     # -- artifacts -----------------------------------------------------
     def artifact(self, name, text=None):
-        """Path to write an artifact and its reference relative to results/ (for records)."""
+        """Path to write an artifact (or a work folder, without ``text``) and its reference relative
+        to results/ (for records); a file only of the types a run may carry (schema.RUN_FILE_TYPES)."""
+        if text is not None and Path(name).suffix.lower() not in schema.RUN_FILE_TYPES:
+            raise ValueError(f"artifact {name!r}: a run may carry only {', '.join(schema.RUN_FILE_TYPES)} files")
         path = self.artifacts_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
         if text is not None:

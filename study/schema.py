@@ -68,6 +68,26 @@ STATS_FIELDS = _stats.STAT_KEYS
 TIME_UNITS = ("s", "ms", "us", "ns")
 """Units of durations: every sample and statistic in them is a finite number > 0."""
 
+UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+DURATION_RANGE_S = (1e-12, 1e6)
+"""A plausible duration, in seconds: a picosecond (below it a figure such as GFLOPS overflows) to
+about eleven days (no case runs that long; 1e200 s is a broken or forged record)."""
+
+PROFILES = ("quick", "standard", "full")
+"""The profiles a run may name (an unknown profile must not count as a thorough run)."""
+
+RUN_FILE_TYPES = (".json", ".jsonl", ".log", ".txt", ".py", ".s", ".ll", ".c", ".h", ".csv")
+"""What a run folder may hold: records, logs, TIR/Relax text (.py), assembly, LLVM IR, C source,
+tables. Never HTML, SVG, scripts or images: the site copies run data verbatim."""
+
+MAX_SAMPLES = 100_000
+"""Samples one record may carry (a million built a 92 MB page)."""
+
+_TIME = "%Y-%m-%dT%H:%M:%SZ"
+_RUN_ID = re.compile(r"^(\d{8}T\d{6}Z)-([a-z]+)-([A-Za-z0-9_.+\-]{1,64})$")
+FUTURE_SLACK_S = 86400
+"""A run may not be dated later than now plus this (clocks differ; a run dated 9999 must not win)."""
+
 GIT_FIELDS = ("commit", "dirty")
 EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reused")
 EXPERIMENT_OPTIONAL = ("load_average",)
@@ -75,7 +95,11 @@ EXPERIMENT_OPTIONAL = ("load_average",)
 
 # Labels (ids, case values, units) reach pages in many places: besides markup and control
 # characters, refuse the Markdown specials that make links, attribute lists and table cells.
-_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f]*$")
+_INVISIBLE = "\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff\x80-\x9f"
+"""Zero-width, bidi-override and C1 control characters: they make two different strings look the
+same (two machines displayed with one name) or reorder what a reader sees."""
+_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f" + _INVISIBLE + "]*$")
+_VISIBLE = re.compile(r"^[^\x00-\x08\x0b-\x1f\x7f" + _INVISIBLE + "]*$")
 _ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
@@ -92,18 +116,29 @@ def _finite(value, where, out):
             _finite(v, f"{where}[{i}]", out)
 
 
-def _safe_strings(value, where, out):
-    """Strings end up in pages: refuse markup and control characters outright."""
-    if isinstance(value, str) and not _SAFE_TEXT.match(value):
-        bad = sorted({c for c in value if not _SAFE_TEXT.match(c)})
-        out.append(f"{where}: contains characters not allowed in labels {bad!r}")
+def _strings(value, where, out, pattern, problem):
+    """Append ``problem(bad characters)`` for every string (key or value) inside value that
+    ``pattern`` does not match."""
+    if isinstance(value, str) and not pattern.match(value):
+        out.append(f"{where}: {problem(sorted({c for c in value if not pattern.match(c)}))}")
     elif isinstance(value, dict):
         for k, v in value.items():
-            _safe_strings(k, f"{where} key", out)
-            _safe_strings(v, f"{where}.{k}", out)
+            _strings(k, f"{where} key", out, pattern, problem)
+            _strings(v, f"{where}.{k}", out, pattern, problem)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            _safe_strings(v, f"{where}[{i}]", out)
+            _strings(v, f"{where}[{i}]", out, pattern, problem)
+
+
+def _safe_strings(value, where, out):
+    """Strings end up in pages: refuse markup and control characters outright."""
+    _strings(value, where, out, _SAFE_TEXT, lambda bad: f"contains characters not allowed in labels {bad!r}")
+
+
+def _visible_strings(value, where, out):
+    """Environment strings are shown as text: refuse control, zero-width and bidi characters."""
+    _strings(value, where, out, _VISIBLE, lambda bad: "contains invisible or control characters "
+             + ", ".join(f"U+{ord(c):04X}" for c in bad[:5]))
 
 
 def _types(obj, fields, out):
@@ -201,9 +236,15 @@ def _sample_problems(rec):
 
 
 def _positive_problems(rec):
-    """A duration is finite and > 0: a zero or negative time is a broken timer, not a figure."""
+    """A duration is finite and > 0: a zero or negative time is a broken timer, not a figure; and
+    it lies in DURATION_RANGE_S."""
     out = [f"samples[{i}]: {v!r} is not a duration > 0 {rec['unit']}"
            for i, v in enumerate(rec["samples"]) if not v > 0]
+    low, high = (bound / UNIT_SECONDS[rec["unit"]] for bound in DURATION_RANGE_S)
+    out += [f"samples[{i}]: {v!r} {rec['unit']} is not a plausible duration ({low:g} to {high:g} {rec['unit']})"
+            for i, v in enumerate(rec["samples"]) if v > 0 and not low <= v <= high][:3]
+    if len(rec["samples"]) > MAX_SAMPLES:
+        out.append(f"samples: {len(rec['samples'])} values, more than the {MAX_SAMPLES} a record may carry")
     for key, value in (rec["stats"] or {}).items():
         if key in ("std", "n") or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue
@@ -263,7 +304,9 @@ def run_problems(run):
             out.append(f"environment.{name}: missing or empty")
     for name in ("environment", "experiments"):
         _finite(run[name], name, out)
+    _visible_strings(run["environment"], "environment", out)
     _safe_strings(run["run_id"], "run_id", out)
+    out.extend(_time_problems(run))
     for name in GIT_FIELDS:
         if name not in run["git"]:
             out.append(f"git.{name}: missing")
@@ -284,13 +327,140 @@ def run_problems(run):
     return out
 
 
+def _parse_time(text):
+    import datetime as _dt
+    return _dt.datetime.strptime(text, _TIME).replace(tzinfo=_dt.timezone.utc)
+
+
+def _time_problems(run):
+    """The run's id, profile and times are checked facts: they decide which run is newest."""
+    import datetime as _dt
+    out = []
+    if run["profile"] not in PROFILES:
+        out.append(f"profile: {run['profile']!r:.40} is not one of {', '.join(PROFILES)}")
+    match = _RUN_ID.match(run["run_id"])
+    if not match:
+        return out + [f"run_id: {run['run_id']!r:.80} is not <UTC time>-<profile>-<machine>"]
+    if match.group(2) != run["profile"]:
+        out.append(f"run_id: names profile {match.group(2)!r} but profile is {run['profile']!r:.40}")
+    latest = _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=FUTURE_SLACK_S)
+    times = {}
+    for name, text in (("run_id", match.group(1)), ("started_at", run["started_at"]), ("finished_at", run["finished_at"])):
+        try:
+            times[name] = (_dt.datetime.strptime(text, "%Y%m%dT%H%M%SZ").replace(tzinfo=_dt.timezone.utc)
+                           if name == "run_id" else _parse_time(text))
+        except ValueError:
+            out.append(f"{name}: {text!r:.40} is not a UTC time like 2026-01-01T00:00:00Z")
+            continue
+        if times[name] > latest:
+            out.append(f"{name}: {text!r:.40} lies in the future")
+    if "started_at" in times and "finished_at" in times and times["finished_at"] < times["started_at"]:
+        out.append(f"finished_at: {run['finished_at']!r} is before started_at {run['started_at']!r}")
+    return out
+
+
+CAMPAIGN_FILES = ("campaign.json", "database_workload.json", "database_tuning_record.json")
+"""What a campaign folder (results/campaigns/<key>/) may hold: its state and MetaSchedule's two
+JSON-lines databases, as plain files."""
+
+CAMPAIGN_FIELDS = {
+    "key": (str, "the folder's name: <model>-b<batch>-s<size>-<variant>-<digest of parts>"),
+    "parts": (dict, "what the database is valid for: model, batch, input_size, seed, variant, target, tvm_version"),
+    "cumulative_trials": (int, "trials measured into the database over all steps"),
+    "steps": (list, "one per retest that continued the campaign, oldest first"),
+}
+CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def campaign_problems(state, folder_name):
+    """Every contract violation of a campaign.json, as 'field: message' strings; the cumulative
+    trial count must be the sum of the steps' trials (an inflated count is refused)."""
+    if not isinstance(state, dict):
+        return [f"campaign: expected a JSON object, got {type(state).__name__}"]
+    out = []
+    _types(state, CAMPAIGN_FIELDS, out)
+    if out:
+        return out
+    _safe_strings(state["key"], "key", out)
+    _finite(state, "campaign", out)
+    if state["key"] != folder_name:
+        out.append(f"key: {state['key']!r:.80} is not its folder's name {folder_name!r:.80}")
+    total = 0
+    for i, step in enumerate(state["steps"]):
+        where = f"steps[{i}]"
+        if not isinstance(step, dict):
+            out.append(f"{where}: expected an object")
+            continue
+        out.extend(f"{where}.{name}: missing" for name in CAMPAIGN_STEP_FIELDS if name not in step)
+        out.extend(f"{where}.{name}: unknown field" for name in step if name not in CAMPAIGN_STEP_FIELDS)
+        if not isinstance(step.get("run_id"), str) or not re.match(r"^[A-Za-z0-9_.+\-]{1,100}$", step["run_id"]):
+            out.append(f"{where}.run_id: {step.get('run_id')!r:.80} is not a run id")
+        for name in ("trials", "cumulative_trials", "records"):
+            if name in step and not _count(step[name]):
+                out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
+        seconds = step.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+            out.append(f"{where}.seconds: expected a duration >= 0 s, got {seconds!r:.40}")
+        estimate = step.get("estimated_kernel_s")
+        if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, (int, float))
+                                     or not estimate > 0):
+            out.append(f"{where}.estimated_kernel_s: expected seconds > 0 or null, got {estimate!r:.40}")
+        if _count(step.get("trials")):
+            total += step["trials"]
+            if _count(step.get("cumulative_trials")) and step["cumulative_trials"] != total:
+                out.append(f"{where}.cumulative_trials: {step['cumulative_trials']} is not the sum of the "
+                           f"steps' trials so far ({total})")
+    if not _count(state["cumulative_trials"]):
+        out.append(f"cumulative_trials: expected a count >= 0, got {state['cumulative_trials']!r:.40}")
+    elif not out and state["cumulative_trials"] != total:
+        out.append(f"cumulative_trials: {state['cumulative_trials']} is not the sum of its steps' trials ({total})")
+    return out
+
+
 def _reject_constant(name):
     raise ValueError(f"{name} is not valid JSON (NaN and Infinity are refused)")
 
 
+MAX_DEPTH = 64
+"""Nesting a record or manifest may have (deeper JSON would exhaust the parser's recursion)."""
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r:.60} (JSON objects must not repeat a key)")
+        seen[key] = value
+    return seen
+
+
+def _depth(value):
+    """Deepest nesting of lists and objects in a parsed value (iterative: no recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                break
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def loads(text):
-    """json.loads that refuses NaN/Infinity instead of silently accepting them."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """json.loads that refuses NaN/Infinity, repeated keys and nesting deeper than MAX_DEPTH
+    instead of silently accepting them (or failing with a RecursionError)."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if _depth(value) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def dumps(obj):

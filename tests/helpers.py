@@ -24,6 +24,8 @@ def record(run_id="20260101T000000Z-quick-test", case_id="numpy_gemm/dtype=float
         "extra": {"flops_per_call": 2 * 32 ** 3, "blas_kernel": {"architecture": "Haswell"}},
     }
     rec.update(overrides)
+    if "log" not in overrides:   # a record cites its own family's log
+        rec["log"]["path"] = f"runs/{run_id}/logs/{rec['experiment']}.log"
     return rec
 
 

@@ -22,7 +22,7 @@ if CHROMIUM is None:
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
 pytestmark = pytest.mark.browser
-RUN = "20261231T000000Z-standard-hostile"
+RUN = "20261201T000000Z-standard-hostile"   # a past date: load refuses runs from the future
 PAYLOAD = ('<img src=x onerror=alert(1)> [x](javascript:alert(2)) {: onclick="alert(3)"} '
            '<script>alert(4)</script> | <svg onload=alert(5)> `x` <a href="javascript:alert(6)">a</a>')
 LOG = f"start\n```\n<script>alert(7)</script>\n{PAYLOAD}\n```\nend\n"
@@ -40,7 +40,7 @@ def hostile_site(tmp_path_factory):
                                                       "lines": [1, 6], "sha256": "pending"})
     rec["case"]["n"] = rec["case"]["m"] = rec["case"]["k"] = 31
     run = write_run(dest / "results", RUN, [rec], profile="standard", log_text=LOG,
-                    finished_at="2026-12-31T00:10:00Z")
+                    finished_at="2026-12-01T00:10:00Z")
     import json
     manifest = json.loads((run / "run.json").read_text())
     manifest["environment"]["cpu_model"] = PAYLOAD

@@ -1,6 +1,7 @@
 """Machines are first-class: ids from the hardware, one publication machine per site, a
 cross-machine page, reuse that follows the real import closure."""
 import copy
+import datetime
 import hashlib
 import json
 import shutil
@@ -114,7 +115,7 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
     (dest / "records.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((dest / "run.json").read_text())
     manifest["run_id"] = new_id
-    manifest["finished_at"] = "2099-01-01T00:00:00Z"
+    manifest["finished_at"] = CLONE_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
     manifest["environment"].update(copy.deepcopy(env_changes))
     manifest["environment"]["machine_id"] = identity.machine_id(manifest["environment"])
     manifest["files"] = {str(p.relative_to(dest)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -124,6 +125,9 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
 
 
 GEMM_RUN = "20261129T171403Z-standard-f6ab9f827cfd"
+# the clone is the newest run, but not in the future (load refuses a run dated later than now)
+CLONE_TIME = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(minutes=5)
+CLONE_RUN = f"{CLONE_TIME:%Y%m%dT%H%M%SZ}-standard-{'z5' * 6}"
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +139,7 @@ def two_machines(tmp_path_factory):
     for extra in (dest / "results" / "runs").iterdir():   # keep only committed runs
         if "-quick-" in extra.name:
             shutil.rmtree(extra)
-    other = clone_run_as_machine(dest / "results", GEMM_RUN, f"20990101T000000Z-standard-{'z5' * 6}", ZEN5)
+    other = clone_run_as_machine(dest / "results", GEMM_RUN, CLONE_RUN, ZEN5)
     build.build(dest, dest / "site")
     build.build(dest, dest / "site-other", machine=other)
     return dest, other
@@ -194,7 +198,7 @@ def test_build_for_the_other_machine(two_machines):
     _borrowed_are_said(site, topics, other)
     current = [e for e in topics if not _labelled(e)]
     assert current and {e["machine"] for e in current} == {other}
-    assert {e["run"] for e in current} == {f"20990101T000000Z-standard-{'z5' * 6}"}
+    assert {e["run"] for e in current} == {CLONE_RUN}
     env_page = (site / "environment.html").read_text()
     assert "znver5" in env_page and "znver3" not in env_page
     # the §23 blocking conclusion's explanation reads the FMA registers from the blocking stage's own
@@ -235,9 +239,9 @@ def test_trace_resolves_machine_ids_and_refuses_an_ambiguous_one(two_machines):
     with pytest.raises(ReportError) as err:
         trace.trace(dest, rec["id"], dest / "site-none")
     assert "machines:" in str(err.value) and other in str(err.value) and original in str(err.value)
-    assert f"run      20990101T000000Z-standard-{'z5' * 6}" in trace.trace(dest, rec["id"], machine=other[:8])
+    assert f"run      {CLONE_RUN}" in trace.trace(dest, rec["id"], machine=other[:8])
     out = trace.trace(dest, f"{original}/{rec['id']}#p50_ms")
-    assert f"record   {rec['id']}" in out and "20990101T000000Z" not in out   # the original's run, not the clone's
+    assert f"record   {rec['id']}" in out and CLONE_RUN.split("-")[0] not in out   # the original's run, not the clone's
     # every machine-prefixed figure of the machines page traces
     for entry in _numbers(dest / "site"):
         if entry["page"] == "machines.md" and entry["kind"] == "current":

@@ -268,7 +268,7 @@ def _render_pages(tmp_path, *runs):
         run_id = f"202601{day:02d}T000000Z-standard-test"
         records = [c.record for c in current.values()]
         for rec in records:
-            rec["run_id"], rec["log"]["path"] = run_id, f"runs/{run_id}/logs/fixture.log"
+            rec["run_id"], rec["log"]["path"] = run_id, f"runs/{run_id}/logs/{rec['experiment']}.log"
         write_run(tmp_path / "results", run_id, records, profile="standard", finished_at=f"2026-01-{day:02d}T00:10:00Z")
     data = plugin.Data(tmp_path, "results", str(ROOT / "archive"))
     jinja = jinja2.Environment(undefined=jinja2.StrictUndefined, comment_start_string="{##", comment_end_string="##}")

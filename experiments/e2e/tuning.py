@@ -43,8 +43,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -456,9 +458,25 @@ class Campaign:
         digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
         self.key = f"{parts['model']}-b{parts['batch']}-s{parts['input_size']}-{parts['variant']}-{digest}"
         self.dir = Path(root) / "campaigns" / self.key
-        state_path = self.dir / "campaign.json"
-        self.state = (json.loads(state_path.read_text(encoding="utf-8")) if state_path.exists()
-                      else {"key": self.key, "parts": parts, "cumulative_trials": 0, "steps": []})
+        self.state = self._read_state() if os.path.lexists(self.dir) else \
+            {"key": self.key, "parts": parts, "cumulative_trials": 0, "steps": []}
+
+    def _read_state(self) -> dict[str, Any]:
+        """campaign.json, checked before anything is seeded from the folder (a symlink planted in
+        it, a forged trial count or a broken database stops the job, naming the file)."""
+        from study import schema
+        if not stat.S_ISDIR(os.lstat(self.dir).st_mode):
+            raise ValueError(f"{self.dir}: not a campaign folder (a plain folder, never a symlink)")
+        for name in os.listdir(self.dir):
+            if name not in schema.CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(self.dir / name).st_mode):
+                raise ValueError(f"{self.dir / name}: a campaign holds only the plain files "
+                                 f"{', '.join(schema.CAMPAIGN_FILES)}")
+        path = self.dir / "campaign.json"
+        state = schema.loads(path.read_text(encoding="utf-8"))
+        problems = schema.campaign_problems(state, self.key)
+        if problems:
+            raise ValueError(f"{path}: {problems[0]}")
+        return state
 
     @property
     def trials(self) -> int:

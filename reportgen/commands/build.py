@@ -9,6 +9,7 @@ import fcntl
 import logging
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -51,6 +52,22 @@ def check_site_dir(root, site_dir):
             raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
                               f"(no {MARKER}); refusing to replace it")
     return site_dir
+
+
+def _remove(path):
+    """Remove a folder of ours, or say in one line why it cannot be (a read-only folder)."""
+    if not os.path.lexists(path):
+        return
+
+    def fail(_function, failed, exc):
+        if isinstance(exc, FileNotFoundError):   # gone already: nothing left to remove
+            return
+        raise ReportError(f"{failed}: cannot remove ({getattr(exc, 'strerror', None) or exc}); "
+                          f"{path} is left from an earlier build", hint=f"make {path} writable or delete it")
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=fail)
+    else:
+        shutil.rmtree(path, onerror=lambda function, failed, info: fail(function, failed, info[1]))
 
 
 class _Lock:
@@ -108,7 +125,15 @@ def _build(root, site_dir, strict, machine):
     from reportgen.publish import verify
 
     tmp = site_dir.with_name(site_dir.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
+    old = site_dir.with_name(site_dir.name + ".old")
+    for left in (tmp, old):   # check_site_dir proved them ours (marker) or empty
+        if left.exists():
+            print(f"removing {left}, left by an interrupted build", flush=True)
+            _remove(left)
+    tmp.mkdir(parents=True)
+    # the marker goes in first (MkDocs never cleans hidden files): a build stopped half-way leaves a
+    # site.tmp the next build can prove is its own and remove
+    (tmp / MARKER).write_text("built by `reportgen build`; replaced by the next build\n", encoding="utf-8")
     collect = _Collect()
     logging.getLogger("mkdocs").addHandler(collect)
     try:
@@ -125,17 +150,18 @@ def _build(root, site_dir, strict, machine):
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
-    (tmp / MARKER).write_text("built by `reportgen build`; replaced by the next build\n", encoding="utf-8")
     try:
         verify.verify(root, tmp, strict=strict)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"the new site was kept in {tmp} for inspection; "
                                              "the published site was left unchanged") from exc
-    old = site_dir.with_name(site_dir.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if site_dir.exists():
-        site_dir.rename(old)
-    tmp.rename(site_dir)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        if site_dir.exists():
+            site_dir.rename(old)
+        tmp.rename(site_dir)
+    except OSError as exc:
+        raise ReportError(f"{site_dir}: cannot publish the new site ({exc.strerror}); it was kept in {tmp}",
+                          hint="make the folder writable, then build again") from exc
+    _remove(old)
     print(f"built {site_dir}")
     return site_dir

@@ -8,6 +8,7 @@ marked ``stopped``, the families after it are not run); a SIGKILL publishes noth
 import contextlib
 import datetime as _dt
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -175,13 +176,24 @@ def _now():
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _runs_that_measured(runs_dir, machine_id, family):
-    """Run folders on this machine whose manifest lists family, newest first."""
-    for run in sorted(load.run_dirs(runs_dir), reverse=True):
+@functools.lru_cache(maxsize=None)
+def _valid_runs(runs_dir):
+    """The published runs that pass a build's checks, newest first (once per retest)."""
+    valid = []
+    for path in load.run_dirs(runs_dir):
         try:
-            manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+            valid.append(load.read_run(Path(runs_dir).parent, path))
+        except ReportError as exc:
+            print(f"retest: not reusing records from {path.name}: {exc.problems[0]}", file=sys.stderr)
+    return sorted(valid, key=lambda r: r.manifest["started_at"], reverse=True)
+
+
+def _runs_that_measured(runs_dir, machine_id, family):
+    """Run folders on this machine whose manifest lists family, newest first (by the checked
+    start time), each validated as a build would validate it: records are reused only from a
+    run that passes (a run dated 2999, or one with edited records, is skipped, and said so)."""
+    for found in _valid_runs(str(runs_dir)):
+        run, manifest = found.path, found.manifest
         entry = manifest.get("experiments", {}).get(family)
         # a stopped family's records are the cases it finished: not a whole run to reuse from
         if (identity.machine_id(manifest.get("environment", {})) == machine_id
@@ -448,6 +460,7 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     from a tree whose tracked code has uncommitted changes it is refused unless ``allow_dirty``
     (then run.json says dirty, as always)."""
     root = Path(root).resolve()
+    _valid_runs.cache_clear()   # runs published since the last retest of this process count too
     if profile != "quick" and not allow_dirty and _git(root)["dirty"]:
         raise ReportError(f"{root}: the code has uncommitted changes; a {profile} run would publish figures "
                           f"no commit can reproduce",

@@ -11,8 +11,61 @@ TEXT_TYPES = {".log": "text/plain; charset=utf-8", ".jsonl": "text/plain; charse
 """Raw records and logs are shown as text in the browser, not offered as downloads."""
 
 
+TIMEOUT_S = 30
+"""A connection idle this long is closed (a client that never finishes its request holds nothing)."""
+
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+"""Every response: nothing is loaded from elsewhere, and no plugin or frame runs."""
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TEXT_TYPES}
+    timeout = TIMEOUT_S
+
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def send_error(self, code, message=None, explain=None):
+        """A missing page gets the site's own 404 page, not a bare 'Error response'."""
+        page = Path(self.directory) / "404.html"
+        if code == 404 and page.is_file():
+            body = page.read_bytes()
+            self.send_response(404, message)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            return
+        super().send_error(code, message, explain)
+
+    def send_head(self):
+        """A path the file system cannot name (a %00 in it) is a bad request, not a traceback."""
+        try:
+            return super().send_head()
+        except ValueError:
+            self.send_error(400, "bad path")
+            return None
+
+    def log_message(self, format, *args):   # noqa: A002 - the base class's name
+        """One plain line per request, with the client's text escaped (no terminal control)."""
+        text = (format % args).encode("ascii", "backslashreplace").decode("ascii")
+        print(f"{self.address_string()} {text}", flush=True)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that goes away or sends garbage is not a traceback: one line at most."""
+        import sys
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        print(f"{client_address[0]}: request failed: {type(exc).__name__}", flush=True)
 
 
 def open_server(site_dir, port):
@@ -24,7 +77,7 @@ def open_server(site_dir, port):
         raise ReportError(f"--port {port}: not a TCP port (0-65535; 0 picks a free one)")
     handler = functools.partial(Handler, directory=str(site_dir))
     try:
-        return http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), handler)
+        return Server(("127.0.0.1", int(port)), handler)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ReportError(f"--port {port}: already in use on 127.0.0.1; choose another, "

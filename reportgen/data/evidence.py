@@ -50,3 +50,25 @@ def cites_value(rec, p50, text):
             if abs(value - target) <= max(half_unit * 1.0001, RELATIVE * abs(target)):
                 return True
     return False
+
+
+def cited_text(results_dir, rec):
+    """The lines of its log a record cites (lines count "\\n" only, as the harness does)."""
+    from reportgen.data import load
+    first, last = rec["log"]["lines"]
+    lines = load.read_log(results_dir, rec).split("\n")
+    return "\n".join(lines[max(first, 1) - 1:last])
+
+
+def gaps(results_dir, current):
+    """(timed, [ids]) over the current records with samples: how many there are, and those whose
+    cited log lines do not print their median."""
+    timed, missing = 0, []
+    for cid, cur in sorted(current.items()):
+        rec = cur.record
+        if rec.get("status") != "ok" or not rec.get("samples") or not rec.get("stats"):
+            continue
+        timed += 1
+        if not cites_value(rec, float(rec["stats"]["p50"]), cited_text(results_dir, rec)):
+            missing.append(cid)
+    return timed, missing

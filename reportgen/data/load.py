@@ -4,6 +4,7 @@ Results come from other machines and pull requests, so nothing in them is truste
 path a record cites must stay inside its own run directory, without symlinks or `..`,
 and every file of a run must hash to the sha256 its run.json lists.
 """
+import functools
 import hashlib
 import json
 import os
@@ -26,6 +27,12 @@ class Run:
     @property
     def run_id(self):
         return self.manifest["run_id"]
+
+    @functools.cached_property
+    def machine(self):
+        """The hardware id of the run, computed once from its environment (study.identity)."""
+        from study import identity
+        return identity.machine_id(self.manifest["environment"])
 
 
 def run_dirs(runs_dir):
@@ -79,8 +86,8 @@ def read_log(results_dir, rec):
         path = safe_path(results_dir, rec["log"]["path"], rec["run_id"], "log.path")
     except ReportError as exc:
         raise ReportError(f"{rec['id']}: log.path: {exc}") from exc
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
+    try:   # bytes, not read_text: universal newlines would turn a progress bar's \r into a line
+        return path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
         raise ReportError(f"{path}: log cited by {rec['id']} cannot be read: {exc}") from exc
 
@@ -125,7 +132,7 @@ def read_jsonl(path, pending_log=False):
     path = Path(path)
     records, problems = [], []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")   # not splitlines: U+2028 may sit in a string
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read: {exc}") from exc
     for number, line in enumerate(lines, 1):
@@ -177,58 +184,82 @@ def read_runs(results_dir):
     if not results_dir.is_dir():
         raise ReportError(f"{results_dir}: no results folder",
                           hint="run `reportgen retest --profile quick` to create one, or pass --root")
-    runs, problems, seen, cache = [], [], {}, {}
+    runs, problems, cache = [], [], {}
     for run_path in _candidate_dirs(results_dir / "runs"):
-        manifest_path = run_path / "run.json"
-        if run_path.is_symlink() or not run_path.is_dir():
-            problems.append(f"{run_path}: not a run folder (runs are plain folders, never symlinks or files)")
-            continue
-        files, bad = _tree(run_path)
-        if bad:
-            problems.extend(bad)
-            continue
-        if "run.json" not in files:
-            problems.append(f"{manifest_path}: missing: a run folder without its manifest is not a run "
-                            "(restore it or remove the folder)")
-            continue
-        try:
-            manifest = schema.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            problems.append(f"{manifest_path}: invalid JSON: {exc}")
-            continue
-        found = schema.run_problems(manifest)
-        if found:
-            problems.extend(f"{manifest_path}: {p}" for p in found)
-            continue
-        if manifest["run_id"] != run_path.name:
-            problems.append(f"{manifest_path}: run_id: {manifest['run_id']!r} does not match "
-                            f"its directory {run_path.name!r}")
-        problems.extend(_manifest_problems(run_path, manifest, files))
-        if "records.jsonl" not in files:
-            problems.append(f"{run_path / 'records.jsonl'}: missing: a run without records is not a run")
-            continue
-        try:
-            records = read_jsonl(run_path / "records.jsonl")
-        except ReportError as exc:
-            problems.extend(exc.problems)
-            continue
-        if not records:
-            problems.append(f"{run_path / 'records.jsonl'}: empty: a run without records is not a run "
-                            "(remove the folder, or re-run `reportgen retest`)")
-            continue
-        for number, rec in enumerate(records, 1):
-            where = f"{run_path / 'records.jsonl'}:{number}"
-            key = (run_path.name, rec["id"])
-            if key in seen:
-                problems.append(f"{where}: id: duplicate id {rec['id']!r} (first at line {seen[key]})")
-            seen[key] = number
-            problems.extend(_owner_problems(run_path.name, rec, where))
-            problems.extend(_log_problems(results_dir, rec, where, cache))
-        runs.append(Run(run_path, manifest, records))
+        run, found = _read_run(results_dir, run_path, cache)
+        problems.extend(found)
+        if run is not None:
+            runs.append(run)
     problems.extend(_reuse_problems(runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
     return runs
+
+
+def read_run(results_dir, run_path):
+    """One run folder, validated on its own (not against the other runs): the Run, or ReportError.
+    For retest, which reuses records only from a run that passes the same checks as a build."""
+    run, problems = _read_run(Path(results_dir), Path(run_path), {})
+    if problems:
+        raise ReportError(problems)
+    return run
+
+
+def _read_run(results_dir, run_path, cache):
+    """(Run or None, problems) of one run folder."""
+    problems, seen = [], {}
+    manifest_path = run_path / "run.json"
+    if run_path.is_symlink() or not run_path.is_dir():
+        return None, [f"{run_path}: not a run folder (runs are plain folders, never symlinks or files)"]
+    files, bad = _tree(run_path)
+    if bad:
+        return None, bad
+    problems += [f"{run_path / rel}: a run may carry only {', '.join(schema.RUN_FILE_TYPES)} files (a page or "
+                 "image from run data would run in visitors' browsers from the site)"
+                 for rel in files if Path(rel).suffix.lower() not in schema.RUN_FILE_TYPES]
+    if "run.json" not in files:
+        return None, [f"{manifest_path}: missing: a run folder without its manifest is not a run "
+                      "(restore it or remove the folder)"]
+    try:
+        manifest = schema.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return None, [f"{manifest_path}: invalid JSON: {exc}"]
+    found = schema.run_problems(manifest)
+    if found:
+        return None, [f"{manifest_path}: {p}" for p in found]
+    if manifest["run_id"] != run_path.name:
+        problems.append(f"{manifest_path}: run_id: {manifest['run_id']!r} does not match "
+                        f"its directory {run_path.name!r}")
+    problems.extend(_manifest_problems(run_path, manifest, files))
+    if "records.jsonl" not in files:
+        return None, problems + [f"{run_path / 'records.jsonl'}: missing: a run without records is not a run"]
+    try:
+        records = read_jsonl(run_path / "records.jsonl")
+    except ReportError as exc:
+        return None, problems + list(exc.problems)
+    if not records:
+        return None, problems + [f"{run_path / 'records.jsonl'}: empty: a run without records is not a run "
+                                 "(remove the folder, or re-run `reportgen retest`)"]
+    for number, rec in enumerate(records, 1):
+        where = f"{run_path / 'records.jsonl'}:{number}"
+        if rec["id"] in seen:
+            problems.append(f"{where}: id: duplicate id {rec['id']!r} (first at line {seen[rec['id']]})")
+        seen[rec["id"]] = number
+        problems.extend(_owner_problems(run_path.name, rec, where))
+        problems.extend(_family_log_problems(run_path.name, rec, where))
+        problems.extend(_log_problems(results_dir, rec, where, cache))
+    return Run(run_path, manifest, records), problems
+
+
+def _family_log_problems(run_name, rec, where):
+    """A record measured in this run cites its own family's log of this run (a record moved
+    between runs, or pointed at another family's log, would show someone else's lines as evidence)."""
+    if rec["reused_from"] is not None:
+        return []
+    own = f"runs/{run_name}/logs/{rec['experiment']}.log"
+    if rec["log"]["path"] != own:
+        return [f"{where}: log.path: {rec['log']['path']!r} is not its family's log of its run ({own!r})"]
+    return []
 
 
 def _owner_problems(run_name, rec, where):
@@ -284,3 +315,117 @@ def read_manifest_json(path):
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ReportError(f"{path}: {exc}") from exc
+
+
+def read_campaigns(results_dir, runs=()):
+    """{key: campaign.json} of every campaign under results_dir/campaigns, validated as runs are:
+    plain folders of plain files (schema.CAMPAIGN_FILES), a campaign.json that passes
+    schema.campaign_problems, JSON-lines databases, and each step whose run is kept agreeing with
+    that run's e2e_tune record of the campaign (trials). ReportError lists every problem."""
+    top = Path(results_dir) / "campaigns"
+    if not top.exists():
+        return {}
+    problems, found = [], {}
+    if top.is_symlink() or not top.is_dir():
+        raise ReportError(f"{top}: not a folder (campaigns are plain folders, never symlinks)")
+    steps_of_runs = _campaign_steps_in_runs(runs)
+    for folder in sorted(top.iterdir()):
+        if folder.name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
+            continue
+        mode = os.lstat(folder).st_mode
+        if not stat.S_ISDIR(mode):
+            problems.append(f"{folder}: not a campaign folder (a plain folder, never a symlink or a file)")
+            continue
+        names = sorted(os.listdir(folder))
+        bad = [n for n in names if n not in schema.CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(folder / n).st_mode)]
+        problems.extend(f"{folder / n}: a campaign holds only the plain files {', '.join(schema.CAMPAIGN_FILES)}"
+                        for n in bad)
+        if bad:
+            continue
+        if "campaign.json" not in names:
+            problems.append(f"{folder / 'campaign.json'}: missing")
+            continue
+        try:
+            state = schema.loads((folder / "campaign.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
+            continue
+        found_here = schema.campaign_problems(state, folder.name)
+        problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
+        for name in names:
+            if name != "campaign.json":
+                problems.extend(_database_problems(folder / name))
+        if found_here:
+            continue
+        for i, step in enumerate(state["steps"]):
+            measured = steps_of_runs.get((step["run_id"], state["key"]))
+            if measured is not None and measured != step["trials"]:
+                problems.append(f"{folder / 'campaign.json'}: steps[{i}].trials: {step['trials']} but run "
+                                f"{step['run_id']} measured {measured} for this campaign")
+        found[state["key"]] = state
+    if problems:
+        raise ReportError(problems, hint="restore the campaign from git, or remove its folder to start it anew")
+    return found
+
+
+def _campaign_steps_in_runs(runs):
+    """{(run id, campaign key): trials} from the e2e_tune records that continued a campaign."""
+    out = {}
+    for run in runs:
+        for rec in run.records:
+            camp = (rec.get("extra") or {}).get("campaign")
+            if rec["reused_from"] is None and isinstance(camp, dict) and isinstance(camp.get("steps"), list):
+                for step in camp["steps"]:
+                    if isinstance(step, dict) and step.get("run_id") == run.run_id:
+                        out[(run.run_id, camp.get("key"))] = step.get("trials")
+    return out
+
+
+def _database_problems(path):
+    """A MetaSchedule database: one JSON value per line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [f"{path}: cannot read: {exc}"]
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                schema.loads(line)
+            except ValueError as exc:
+                return [f"{path}:{number}: invalid JSON: {exc}"]
+    return []
+
+
+def unknown_commits(root, runs):
+    """{run id: commit} of the runs whose git commit is not in this repository's history: the code
+    that measured them cannot be checked out (a forged or all-zero commit, or one lost to a
+    rewritten branch). Outside a git checkout (a release tarball) nothing is known: {}."""
+    import subprocess
+    if not (Path(root) / ".git").exists():
+        return {}
+    commits = sorted({str(run.manifest["git"].get("commit")) for run in runs})
+    try:
+        out = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check"], capture_output=True,
+                             text=True, timeout=60, check=True,
+                             input="".join(f"{c}^{{commit}}\n" for c in commits)).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    known = {c for c, line in zip(commits, out) if line.split()[:2] == [c, "commit"]}
+    return {run.run_id: str(run.manifest["git"].get("commit")) for run in runs
+            if str(run.manifest["git"].get("commit")) not in known}
+
+
+def file_summary(run, path):
+    """{run, file, bytes, lines, sha256} of one file of a run (what the site ships instead of a
+    tuning database: enough to check a copy against run.json)."""
+    path = Path(path)
+    with path.open("rb") as fh:
+        lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    rel = path.relative_to(run.path).as_posix()
+    return {"run": run.run_id, "file": rel, "bytes": path.stat().st_size, "lines": lines,
+            "sha256": run.manifest["files"].get(rel)}
+
+
+def files_under(folder):
+    """The plain files under a folder of a run (never following a link), sorted."""
+    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink())

@@ -89,8 +89,9 @@ def _peaks(current, **case):
 
 
 def machine_of(run):
-    """The hardware id of a run, recomputed from its environment (one rule for old and new runs)."""
-    return identity.machine_id(run.manifest["environment"])
+    """The hardware id of a run (one rule for old and new runs; load.Run computes it once)."""
+    machine = getattr(run, "machine", None)
+    return machine if machine is not None else identity.machine_id(run.manifest["environment"])
 
 
 def is_smoke(run):
@@ -115,6 +116,16 @@ class Machine:
         return {r["id"] for run in self.runs if not is_smoke(run) for r in run.records if r["status"] == "ok"}
 
     @property
+    def thorough_families(self):
+        """Experiment families with an ok record from its standard/full runs."""
+        return {case.split("/", 1)[0] for case in self.thorough_cases}
+
+    @property
+    def newest_thorough(self):
+        """finished_at of its newest standard/full run ("" when it has none)."""
+        return max((run.manifest["finished_at"] for run in self.runs if not is_smoke(run)), default="")
+
+    @property
     def smoke_only(self):
         return all(is_smoke(run) for run in self.runs)
 
@@ -131,8 +142,11 @@ def machines(runs):
     return out
 
 
-DEFAULT_RULE = ("the machine whose standard/full runs measured the most cases ok "
-                "(a tie goes to the machine with the newest run)")
+DEFAULT_RULE = ("the machine whose standard/full runs measured the most experiment families ok; "
+                "among those, the one with the newest standard/full run")
+"""Families, not cases: a family that measures more variants on one machine (or fewer, after a
+change such as timing the NumPy peer once per shape) must not decide which machine is published;
+the newest complete machine carries the current code's figures."""
 
 
 def publication_machine(runs, wanted=None):
@@ -151,8 +165,9 @@ def publication_machine(runs, wanted=None):
         return matches[0], "chosen with --machine"
     if not found:
         return None, "no runs"
-    best = max(found.values(), key=lambda m: (len(m.thorough_cases), m.newest))
-    return best.id, (f"default rule: {DEFAULT_RULE}; {len(best.thorough_cases)} cases"
+    best = max(found.values(), key=lambda m: (len(m.thorough_families), m.newest_thorough))
+    return best.id, (f"default rule: {DEFAULT_RULE}; {len(best.thorough_families)} families, "
+                     f"{len(best.thorough_cases)} cases"
                      + (" (smoke tests only)" if best.smoke_only else ""))
 
 

@@ -9,7 +9,9 @@ from reportgen.data.words import W
 CLASS_ZH = {"injection": W("credibility.class_zh.injection"), "paths": W("credibility.class_zh.paths"),
             "figures": W("credibility.class_zh.figures"), "history": W("credibility.class_zh.history"),
             "processes": W("credibility.class_zh.processes"), "concurrency": W("credibility.class_zh.concurrency"),
-            "cli": W("credibility.class_zh.cli")}
+            "cli": W("credibility.class_zh.cli"), "limits": W("credibility.class_zh.limits"),
+            "order": W("credibility.class_zh.order"), "artifacts": W("credibility.class_zh.artifacts"),
+            "campaigns": W("credibility.class_zh.campaigns"), "builds": W("credibility.class_zh.builds")}
 
 
 def hostile_table(root):

@@ -3,7 +3,7 @@ its own space and over the micro-kernel's space, and the INT8 VNNI GEMM beside F
 
 Every measured figure links to its record; each row says the ISA its kernel used
 (``extra.isa``, from the FMA registers in the generated code)."""
-from reportgen.data import merge, queries
+from reportgen.data import compare, merge, queries
 from reportgen.render.labels import SPACE_ZH
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import text as _esc
@@ -230,7 +230,6 @@ BEST_STAGES = ("parallel", "microkernel", "autotuned", "autotuned_microkernel") 
 
 def verdict_of(ratio):
     """faster / par / slower for a speed ratio (higher is faster), with the study's minimum effect."""
-    from reportgen.data import compare
     if ratio >= 1 + compare.MIN_EFFECT:
         return "faster"
     if ratio <= 1 - compare.MIN_EFFECT:
@@ -256,7 +255,14 @@ def finding(book, current, threads):
            "vs_numpy": book.current(f"{top.record['id']}#speed_vs_best_numpy", f"{ratio:.2f}×", "×", top,
                                     derived=derive("p50(numpy_best) / p50(tvm)", operand("numpy_best", best_np, fmt_number(best_np.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                                    operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"))),
-           "verdict": verdict_of(ratio)}
+           "verdict": verdict_of(ratio),
+           # the NumPy peer's own process (timed inside TVM's, it ran 15-20 % slow on Zen 4) and
+           # which BLAS environment was the faster one
+           "peer_clean": str(best_np.record["extra"].get("process", "")).startswith("own child"),
+           "peer_env": best_np.record["case"].get("blas_env", "best")}
+    interval = compare.ratio_interval(top.record["samples"], best_np.record["samples"])
+    if interval:
+        out["vs_numpy_ci"] = W("gemm_ladder.finding.vs_numpy_ci", lo=interval[0], hi=interval[1])
     if top.record["extra"].get("isa"):   # a share of peak needs the ISA the kernel used (older records lack it)
         out["isa"], out["share"] = top.record["extra"]["isa"], _peak_share(book, current, top, threads)
     if base is not None and base.ok:

@@ -28,6 +28,48 @@ def runs_table(runs, data_prefix, current):
     return table + "\n\n" + comparability(current)
 
 
+JUMP = 2.0
+"""A median that changes by this factor or more between two runs of one machine whose record says
+the code and environment were the same (equal fingerprint) is not a speed-up: it is flagged."""
+
+
+def jumps(runs):
+    """(case id, earlier run, later run, later ÷ earlier median) for every such jump, per machine:
+    as asv flags a regression, a forged or broken run is shown, never published silently."""
+    out, last = [], {}
+    for run in runs:
+        machine = merge.machine_of(run)
+        for rec in run.records:
+            if rec["status"] != "ok" or not rec.get("stats") or rec["reused_from"] is not None:
+                continue
+            key = (machine, rec["id"])
+            before = last.get(key)
+            if before is not None and before[1]["fingerprint"] == rec["fingerprint"]:
+                ratio = rec["stats"]["p50"] / before[1]["stats"]["p50"]
+                if ratio >= JUMP or ratio <= 1 / JUMP:
+                    out.append((rec["id"], before[0], run.run_id, ratio))
+            last[key] = (run.run_id, rec)
+    return out
+
+
+def jumps_text(runs):
+    found = jumps(runs)
+    if not found:
+        return W("history.jumps.none", factor=JUMP)
+    rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
+    return W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + markdown(
+        [W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"), "B ÷ A"], rows)
+
+
+def excluded(runs):
+    """The runs left out of every figure because their commit is not in the repository."""
+    if not runs:
+        return ""
+    return "\n\n" + W("history.excluded.text", runs=W("common.punct.enumeration_comma").join(
+        W("history.excluded.run", run=_code(run.run_id), commit=_code(str(run.manifest['git']['commit'])[:12]))
+        for run in runs))
+
+
 def comparability(current):
     """Per experiment family: do its current records come from one environment? (see comparable)"""
     notes = comparable.by_family(current)
@@ -71,6 +113,7 @@ def names(site):
     """The placeholders this module gives the page templates."""
     d, b = site.data, site.book
     return {
-        "history_runs": lambda: runs_table(d.all_runs, b.data_prefix(), d.current),
+        "history_runs": lambda: runs_table(d.all_runs, b.data_prefix(), d.current) + excluded(d.excluded_runs),
         "history_compare": lambda: comparisons(d.all_runs),
+        "history_jumps": lambda: jumps_text(d.all_runs),
     }

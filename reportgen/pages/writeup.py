@@ -10,7 +10,7 @@ from pathlib import Path
 
 from reportgen.pages import conclusions, pitfalls, service
 from reportgen.data import seed
-from reportgen.data import frame, merge
+from reportgen.data import evidence, frame, merge
 from reportgen.data.queries import e2e, e2e_models, e2e_tvm, gemm, ok
 from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import ms, seconds, times
@@ -50,8 +50,9 @@ def migration_summary(book, current, env):
     return text + W("common.punct.period")
 
 
-def evidence_summary(book, current, runs):
-    """Seed §19's three kinds of evidence, counted over the current records."""
+def evidence_summary(book, current, runs, results_dir=None):
+    """Seed §19's three kinds of evidence, counted over the current records; with ``results_dir``,
+    also how many medians the cited log lines print (reportgen.data.evidence)."""
     timed = [c for c in current.values() if c.record["unit"] == "s" and c.record.get("stats")]
     if not timed:
         return W("writeup.evidence_summary.text")
@@ -62,6 +63,12 @@ def evidence_summary(book, current, runs):
     text = (W("writeup.evidence_summary.text_2", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
     if fewest is not None:
         text += (W("writeup.evidence_summary.text_3", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
+    if results_dir is not None:
+        count, missing = evidence.gaps(results_dir, current)
+        text += W("writeup.evidence_summary.lines_print_figure", timed=count, cited=count - len(missing))
+        if missing:
+            text += W("writeup.evidence_summary.lines_without_figure", missing=len(missing),
+                      ids=W("common.punct.enumeration_comma").join(_code(cid) for cid in missing))
     return text
 
 
@@ -276,7 +283,7 @@ def names(site):
         "historical_code_all": lambda *skip: historical_code_all(code, book, skip, today, root),
         "chain_facts": lambda: chain_facts(book, cur, env),
         "cache_sizes": lambda: cache_sizes(env),
-        "evidence_summary": lambda: evidence_summary(book, cur, data.runs),
+        "evidence_summary": lambda: evidence_summary(book, cur, data.runs, getattr(data, "results_dir", None)),
         "migration_summary": lambda: migration_summary(book, cur, env),
         "platform_facts": lambda: platform_facts(book, cur, env),
         "gpu_status": lambda: gpu_status(book, cur),

@@ -8,6 +8,8 @@ Hooks, in MkDocs' order:
   on_env           every page is rendered: evaluate coverage and fill its page
   on_post_build    write numbers.json and coverage.json, publish records and logs
 """
+import functools
+import html
 import json
 import shutil
 from pathlib import Path
@@ -50,7 +52,12 @@ class Data:
     def __init__(self, root, results_dir, archive_dir, machine=""):
         self.results_dir = root / results_dir
         self.archive_dir = root / archive_dir
-        self.all_runs = load.read_runs(self.results_dir)
+        loaded = load.read_runs(self.results_dir)
+        self.campaigns = load.read_campaigns(self.results_dir, loaded)   # validated, as runs are
+        # a run whose code cannot be checked out never stands for a case (history lists it, marked)
+        self.unknown_commits = load.unknown_commits(root, loaded)
+        self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
+        self.all_runs = [run for run in loaded if run.run_id not in self.unknown_commits]
         # One publication machine: every topic page, conclusion and chart uses only its runs.
         self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None)
         self.runs = merge.runs_of(self.all_runs, self.machine)
@@ -97,6 +104,7 @@ class Templates:
             "publication_machine": d.machine or "",
             "publication_by_option": d.machine_reason == "chosen with --machine",
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
+            "publication_families": str(len(d.machines[d.machine].thorough_families)) if d.machine else "0",
             "hist_env": lambda key: d.environments[key],
             "chart": self.chart,
             "link": b.link,
@@ -148,7 +156,23 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         pages += [{W("plugin.on_config.s1", mid=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
         if pages and config.nav is not None:
             config.nav.append({W("plugin.on_config.s2"): pages})
+        # every page's footer names the code and the machine it was built from (the commit's own
+        # date, not the clock: two builds of one commit stay byte-identical)
+        config["copyright"] = W("plugin.footer.text", commit=html.escape(self.code_version["commit"][:10]),
+                                date=html.escape(self.code_version["date"]),
+                                machine=html.escape(self.data.machine or "—"))
         return config
+
+    @functools.cached_property
+    def code_version(self):
+        """{commit, date} of the checkout the site is built from ("unknown" outside git)."""
+        import subprocess
+        try:
+            out = subprocess.run(["git", "-C", str(self.root), "log", "-1", "--format=%H %cs"], capture_output=True,
+                                 text=True, timeout=30).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            out = []
+        return {"commit": out[0], "date": out[1]} if len(out) == 2 else {"commit": "unknown", "date": "unknown"}
 
     def on_files(self, files, config):
         for family in self.data.families():
@@ -247,9 +271,30 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
              "smoke_only": self.data.smoke, "machines": sorted(self.data.by_machine)}, indent=1) + "\n",
             encoding="utf-8")
         data = site / "data" / "runs"
+        databases = []
         for run in self.data.all_runs:
-            # load refused any run holding a symlink; never follow one here either
-            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True)
+            # load refused any run holding a symlink; never follow one here either. Tuning work
+            # folders (MetaSchedule databases, 80 % of all run data) are summarized, not copied:
+            # the site ships what its pages cite, and stays light as history grows
+            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True,
+                            ignore=_tuning_folders(run, databases))
+        (site / "data" / "tuning-databases.json").write_text(
+            json.dumps(databases, indent=1) + "\n", encoding="utf-8")
+
+
+TUNING_FOLDER = "tune-"
+"""A family's MetaSchedule work folder under artifacts/<family>/ (its databases and logs)."""
+
+
+def _tuning_folders(run, out):
+    """copytree's ``ignore``: leave out the tuning work folders of a run, appending a summary of
+    each file left out (path, bytes, lines, sha256 -- as run.json lists it) to ``out``."""
+    def ignore(folder, names):
+        skipped = {n for n in names if n.startswith(TUNING_FOLDER) and Path(folder).parent.name == "artifacts"}
+        for name in sorted(skipped):
+            out.extend(load.file_summary(run, path) for path in load.files_under(Path(folder) / name))
+        return skipped
+    return ignore
 
 
 BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table

@@ -225,6 +225,10 @@ def verify(root, site_dir=None, strict=False):
     except ReportError as exc:
         problems.extend(exc.problems)
         runs = []
+    try:
+        load.read_campaigns(root / "results", runs)
+    except ReportError as exc:
+        problems.extend(exc.problems)
     tables = {}
     try:
         tables, _envs = archive.read_archive(root / "archive")

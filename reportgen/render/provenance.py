@@ -9,8 +9,12 @@ from reportgen.data.words import W
 
 
 def log_excerpt(results_dir, rec, context=0, limit=40):
-    """The log lines a record cites (at most `limit`), read through load (no symlink, no ..)."""
-    lines = load.read_log(results_dir, rec).splitlines()
+    """The log lines a record cites (at most `limit`), read through load (no symlink, no ..).
+
+    Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
+    "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
+    shown as ␍."""
+    lines = [line.replace("\r", "␍") for line in load.read_log(results_dir, rec).split("\n")]
     first, last = rec["log"]["lines"]
     chosen = lines[max(0, first - 1 - context): min(len(lines), last + context)]
     if len(chosen) > limit:
