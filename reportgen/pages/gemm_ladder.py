@@ -263,6 +263,8 @@ def finding(book, current, threads):
     interval = compare.ratio_interval(top.record["samples"], best_np.record["samples"])
     if interval:
         out["vs_numpy_ci"] = W("gemm_ladder.finding.vs_numpy_ci", lo=interval[0], hi=interval[1])
+        if interval[0] <= 1 <= interval[1]:   # the interval holds 1: neither side is shown faster
+            out["verdict"] = "par"
     if top.record["extra"].get("isa"):   # a share of peak needs the ISA the kernel used (older records lack it)
         out["isa"], out["share"] = top.record["extra"]["isa"], _peak_share(book, current, top, threads)
     if base is not None and base.ok:
