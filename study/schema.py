@@ -363,6 +363,21 @@ CAMPAIGN_FILES = ("campaign.json", "database_workload.json", "database_tuning_re
 """What a campaign folder (results/campaigns/<key>/) may hold: its state and MetaSchedule's two
 JSON-lines databases, as plain files."""
 
+def campaign_folder_problems(folder):
+    """Problems of a campaign folder's entries, never following a link: the folder itself must be
+    a plain folder and hold only CAMPAIGN_FILES as plain files. One rule for the build (reportgen)
+    and for the retest that seeds a tuning job from the folder (experiments)."""
+    import os
+    import stat
+    from pathlib import Path
+    folder = Path(folder)
+    if not stat.S_ISDIR(os.lstat(folder).st_mode):
+        return [f"{folder}: not a campaign folder (a plain folder, never a symlink or a file)"]
+    return [f"{folder / name}: a campaign holds only the plain files {', '.join(CAMPAIGN_FILES)}"
+            for name in sorted(os.listdir(folder))
+            if name not in CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(folder / name).st_mode)]
+
+
 CAMPAIGN_FIELDS = {
     "key": (str, "the folder's name: <model>-b<batch>-s<size>-<variant>-<digest of parts>"),
     "parts": (dict, "what the database is valid for: model, batch, input_size, seed, variant, target, tvm_version"),

@@ -46,7 +46,6 @@ import math
 import os
 import re
 import shutil
-import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -465,12 +464,9 @@ class Campaign:
         """campaign.json, checked before anything is seeded from the folder (a symlink planted in
         it, a forged trial count or a broken database stops the job, naming the file)."""
         from study import schema
-        if not stat.S_ISDIR(os.lstat(self.dir).st_mode):
-            raise ValueError(f"{self.dir}: not a campaign folder (a plain folder, never a symlink)")
-        for name in os.listdir(self.dir):
-            if name not in schema.CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(self.dir / name).st_mode):
-                raise ValueError(f"{self.dir / name}: a campaign holds only the plain files "
-                                 f"{', '.join(schema.CAMPAIGN_FILES)}")
+        problems = schema.campaign_folder_problems(self.dir)
+        if problems:
+            raise ValueError(problems[0])
         path = self.dir / "campaign.json"
         state = schema.loads(path.read_text(encoding="utf-8"))
         problems = schema.campaign_problems(state, self.key)

@@ -52,23 +52,19 @@ def cites_value(rec, p50, text):
     return False
 
 
-def cited_text(results_dir, rec):
-    """The lines of its log a record cites (lines count "\\n" only, as the harness does)."""
-    from reportgen.data import load
-    first, last = rec["log"]["lines"]
-    lines = load.read_log(results_dir, rec).split("\n")
-    return "\n".join(lines[max(first, 1) - 1:last])
-
-
 def gaps(results_dir, current):
     """(timed, [ids]) over the current records with samples: how many there are, and those whose
     cited log lines do not print their median."""
-    timed, missing = 0, []
+    from reportgen.data import load
+    timed, missing, logs = 0, [], {}   # logs: each family log read and split once, not per record
     for cid, cur in sorted(current.items()):
         rec = cur.record
         if rec.get("status") != "ok" or not rec.get("samples") or not rec.get("stats"):
             continue
         timed += 1
-        if not cites_value(rec, float(rec["stats"]["p50"]), cited_text(results_dir, rec)):
+        path = rec["log"]["path"]
+        if path not in logs:
+            logs[path] = load.log_lines(results_dir, rec)
+        if not cites_value(rec, float(rec["stats"]["p50"]), "\n".join(load.cited_lines(logs[path], rec))):
             missing.append(cid)
     return timed, missing

@@ -92,6 +92,17 @@ def read_log(results_dir, rec):
         raise ReportError(f"{path}: log cited by {rec['id']} cannot be read: {exc}") from exc
 
 
+def log_lines(results_dir, rec):
+    """The lines of the log a record cites, counted as the harness counts them: by "\n" only."""
+    return read_log(results_dir, rec).split("\n")
+
+
+def cited_lines(lines, rec, context=0):
+    """The record's cited range of its log's ``lines`` (1-based, inclusive), ``context`` lines around."""
+    first, last = rec["log"]["lines"]
+    return lines[max(0, first - 1 - context): min(len(lines), last + context)]
+
+
 def _tree(run_path):
     """(files relative to the run, symlinks and odd entries) of one run directory, never following links."""
     files, bad = {}, []
@@ -218,15 +229,15 @@ def _read_run(results_dir, run_path, cache):
                  "image from run data would run in visitors' browsers from the site)"
                  for rel in files if Path(rel).suffix.lower() not in schema.RUN_FILE_TYPES]
     if "run.json" not in files:
-        return None, [f"{manifest_path}: missing: a run folder without its manifest is not a run "
-                      "(restore it or remove the folder)"]
+        return None, problems + [f"{manifest_path}: missing: a run folder without its manifest is not a run "
+                                 "(restore it or remove the folder)"]
     try:
         manifest = schema.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return None, [f"{manifest_path}: invalid JSON: {exc}"]
+        return None, problems + [f"{manifest_path}: invalid JSON: {exc}"]
     found = schema.run_problems(manifest)
     if found:
-        return None, [f"{manifest_path}: {p}" for p in found]
+        return None, problems + [f"{manifest_path}: {p}" for p in found]
     if manifest["run_id"] != run_path.name:
         problems.append(f"{manifest_path}: run_id: {manifest['run_id']!r} does not match "
                         f"its directory {run_path.name!r}")
@@ -332,16 +343,11 @@ def read_campaigns(results_dir, runs=()):
     for folder in sorted(top.iterdir()):
         if folder.name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
             continue
-        mode = os.lstat(folder).st_mode
-        if not stat.S_ISDIR(mode):
-            problems.append(f"{folder}: not a campaign folder (a plain folder, never a symlink or a file)")
-            continue
-        names = sorted(os.listdir(folder))
-        bad = [n for n in names if n not in schema.CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(folder / n).st_mode)]
-        problems.extend(f"{folder / n}: a campaign holds only the plain files {', '.join(schema.CAMPAIGN_FILES)}"
-                        for n in bad)
+        bad = schema.campaign_folder_problems(folder)
+        problems.extend(bad)
         if bad:
             continue
+        names = sorted(os.listdir(folder))
         if "campaign.json" not in names:
             problems.append(f"{folder / 'campaign.json'}: missing")
             continue

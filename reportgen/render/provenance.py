@@ -14,9 +14,7 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
     "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
     shown as ␍."""
-    lines = [line.replace("\r", "␍") for line in load.read_log(results_dir, rec).split("\n")]
-    first, last = rec["log"]["lines"]
-    chosen = lines[max(0, first - 1 - context): min(len(lines), last + context)]
+    chosen = [line.replace("\r", "␍") for line in load.cited_lines(load.log_lines(results_dir, rec), rec, context)]
     if len(chosen) > limit:
         chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.s1", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
     return "\n".join(chosen)
