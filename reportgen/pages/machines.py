@@ -219,6 +219,21 @@ def banner(data, page_uri):
     return W("machines.banner.text_3", text=text)
 
 
+def card(data):
+    """The publication machine in one line, as a results page puts it beside every number: CPU,
+    cores and whether they are a VM's, vector ISA, memory, compiler stack, id and profiles run."""
+    if data.machine is None:
+        return W("machines.card.none")
+    env = data.machines[data.machine].env
+    profiles = sorted({r.manifest["profile"] for r in merge.runs_of(data.all_runs, data.machine)})
+    return W("machines.card.text", machine=_esc(data.machine), cpu_name=_esc(identity.cpu_name(env)),
+             cores=_esc(str(env.get("logical_cores", "?"))),
+             vm=W("machines.card.vm") if env.get("hypervisor") else "",
+             isa_level=_esc(identity.isa_level(env)), memory=_esc(str(identity.memory_gib(env) or "?")),
+             tvm=_esc(str(env.get("tvm_version", "?"))), llvm=_esc(str(env.get("llvm_version", "?"))),
+             profiles=_esc(W("common.punct.enumeration_comma").join(profiles)), others=len(data.machines) - 1)
+
+
 def unmeasured(data, book, family, anchors):
     """What a section says when the publication machine has no record of its family: which machine,
     where the other machines' figures are, and the section anchors other pages link to."""
@@ -236,6 +251,7 @@ def names(site):
     d, b = site.data, site.book
     return {
         "machines_table": lambda: Page(d, b).table(),
+        "machine_card": lambda: card(d),
         "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
         "machines_reading": lambda: Page(d, b).reading(),
     }

@@ -180,8 +180,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             files.append(File.generated(config, f"provenance/{family}.md",
                                         content=GENERATED + "\n" + provenance.index_page(family, grouped)))
             for group, currents in grouped.items():   # one small page per group (not in the nav)
-                content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, f"{family} · {group}", currents,
-                                                              data_prefix="../../data")
+                head = UNSEARCHED.replace("---\n", f"---\ntitle: {json.dumps(provenance.group_title(family, currents))}\n", 1)
+                content = head + GENERATED + "\n" + provenance.page(self.data.results_dir, f"{family} · {group}", currents,
+                                                     data_prefix="../../data")
                 files.append(File.generated(config, f"provenance/{family}/{group}.md", content=content))
         for mid in self.other_machines():
             entries = {cur.record["id"]: cur for cur in self.data.headlines[mid].values()}
@@ -194,6 +195,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))
         for name, spec in self.data.specs.items():
             files.append(File.generated(config, f"assets/charts/{name}.svg", content=charts.svg(spec)))
+            files.append(File.generated(config, f"assets/charts/{name}.print.svg",
+                                        content=charts.svg(spec, text=charts.PRINT_TEXT)))
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
@@ -222,7 +225,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
-            if not shows_current or page.file.src_uri == machines.PAGE:
+            # the machines page is the banner's target; a page with the machine card says it already
+            if not shows_current or page.file.src_uri == machines.PAGE or "machine_card" in used:
                 return text.replace(BANNER_MARK, "")
             return _under_title(text, machines.banner(self.data, page.file.src_uri), below_finding=not self.data.smoke)
         except jinja2.UndefinedError as exc:
