@@ -46,6 +46,7 @@ body { margin: 0; background: #fff; }
 .vchart img, .vchart svg { max-width: 100%; height: auto; }
 .num.cur { text-decoration: none; color: #1a237e; }
 .print-toc { break-before: page; }
+.md-typeset p.csv { display: none; }
 .print-toc ol { columns: 2; font-size: .72rem; }
 /* blocks print open; their summary line keeps its text clear of the (hidden) toggle icons */
 .md-typeset details > summary::before, .md-typeset details > summary::after,

@@ -13,7 +13,7 @@ from study import identity
 from reportgen.data import merge, queries
 from reportgen.render.figures import fmt_number
 from reportgen.render.cells import text as _esc
-from reportgen.render.markdown import table as _table
+from reportgen.render.markdown import markdown, table as _table
 from reportgen.data.words import W
 
 PAGE = "machines.md"
@@ -234,6 +234,24 @@ def card(data):
              profiles=_esc(W("common.punct.enumeration_comma").join(profiles)), others=len(data.machines) - 1)
 
 
+def listing(data):
+    """The table `reportgen machines` prints, for the site: every machine with runs, its runs per
+    profile and families; the site's publication machine marked."""
+    rows = []
+    for r in merge.summaries(data.all_runs):
+        runs = W("common.punct.enumeration_comma").join(W("machines.listing.runs", n=n, profile=_esc(p))
+                                                         for p, n in r["runs"].items())
+        mark = W("machines.listing.published") if r["id"] == data.machine else ""
+        rows.append([f"`{_esc(r['id'])}`{mark}", _esc(r["cpu"]), _esc(r["isa"]),
+                     _esc(str(r["cores"])) + (W("machines.card.vm") if r["vm"] else ""),
+                     f"{_esc(str(r['memory_gib']))} GiB", runs, str(len(r["families"])), _esc(r["newest"])])
+    if not rows:
+        return W("machines.table.text")
+    return markdown([W("machines.listing.head_id"), "CPU", W("machines.table.s3"), W("machines.listing.head_cores"),
+                     W("machines.listing.head_memory"), W("machines.listing.head_runs"),
+                     W("machines.listing.head_families"), W("machines.listing.head_newest")], rows)
+
+
 def unmeasured(data, book, family, anchors):
     """What a section says when the publication machine has no record of its family: which machine,
     where the other machines' figures are, and the section anchors other pages link to."""
@@ -252,6 +270,7 @@ def names(site):
     return {
         "machines_table": lambda: Page(d, b).table(),
         "machine_card": lambda: card(d),
+        "machines_list": lambda: listing(d),
         "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
         "machines_reading": lambda: Page(d, b).reading(),
     }
