@@ -143,6 +143,18 @@ def trace_command(root, figure_id, site_dir, machine):
     click.echo(trace.trace(root, figure_id, site_dir, machine))
 
 
+@cli.command(name="machines")
+@click.pass_obj
+def machines_command(root):
+    """List the machines the runs come from (id, CPU, ISA, runs per profile, families), mark the
+    publication machine and this one, and say how to add this machine's figures.
+
+    Example: reportgen machines
+    """
+    from reportgen.commands import machines
+    click.echo(machines.report(root))
+
+
 @cli.command(name="compare")
 @click.argument("run_a")
 @click.argument("run_b")

@@ -112,28 +112,45 @@ def _version(module):
         return "absent"
 
 
+def hardware():
+    """The fields the machine id is computed from (identity.MACHINE_FIELDS, memory), without
+    importing NumPy or TVM: what `reportgen machines` needs to say which machine this is."""
+    import psutil
+
+    info = _cpuinfo()
+    flags = set(info.get("flags", "").split())
+    return {
+        "cpu_model": info.get("model name", platform.processor() or "unknown"),
+        "cpu_vendor": info.get("vendor_id", "unknown"),
+        "cpu_family_model": f"{info.get('cpu family', '?')}/{info.get('model', '?')}",
+        "logical_cores": os.cpu_count(),
+        "simd_flags": [f for f in SIMD_FLAGS if f in flags] or ["none"],
+        "memory_bytes": psutil.virtual_memory().total,
+        "hypervisor": "hypervisor" in flags,
+    }
+
+
 def capture():
     """Everything seed §11 asks to record, as a JSON-able dict."""
     import numpy
     import psutil
 
-    info = _cpuinfo()
-    flags = set(info.get("flags", "").split())
+    hw = hardware()
     env = {
         "os": f"{platform.system()} {_os_release()}",
         "kernel": platform.release(),
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
-        "cpu_model": info.get("model name", platform.processor() or "unknown"),
-        "cpu_vendor": info.get("vendor_id", "unknown"),
-        "cpu_family_model": f"{info.get('cpu family', '?')}/{info.get('model', '?')}",
+        "cpu_model": hw["cpu_model"],
+        "cpu_vendor": hw["cpu_vendor"],
+        "cpu_family_model": hw["cpu_family_model"],
         "cpu_mhz": _max_mhz(),
-        "logical_cores": os.cpu_count(),
+        "logical_cores": hw["logical_cores"],
         "physical_cores": psutil.cpu_count(logical=False),
-        "simd_flags": [f for f in SIMD_FLAGS if f in flags] or ["none"],
+        "simd_flags": hw["simd_flags"],
         "caches": _caches(),
-        "memory_bytes": psutil.virtual_memory().total,
-        "hypervisor": "hypervisor" in flags,
+        "memory_bytes": hw["memory_bytes"],
+        "hypervisor": hw["hypervisor"],
         "numpy_version": numpy.__version__,
         "blas": _blas(),
         "compiler": _compiler(),

@@ -56,3 +56,17 @@ def test_compare_calls_a_real_slowdown_and_ignores_noise(tmp_path):
     lines = {line.split()[0]: line.split()[-1] for line in result.output.splitlines()[1:]}
     assert lines["numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"] == "worse"
     assert lines[other] == "same"
+
+
+def test_machines_names_this_machine_and_the_published_one(tmp_path):
+    from study import environment, identity
+    run_id = "20260101T000000Z-quick-test"
+    write_run(tmp_path / "results", run_id, [record(run_id)])
+    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "machines"])
+    assert result.exit_code == 0, result.output
+    rows = result.output.splitlines()
+    assert rows[0].split()[:3] == ["machine", "cpu", "isa"]
+    assert rows[1].endswith("<- published") or "<- published <- this machine" in rows[1]
+    here = identity.machine_id(environment.hardware())
+    assert here in result.output   # marked in the table, or named as a machine without runs
+    assert "results/runs/<run>/" in rows[-1]

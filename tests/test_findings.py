@@ -41,3 +41,36 @@ def test_first_screen_holds_finding_and_main_chart(built_site, server, browser, 
     assert finding["bottom"] <= SCREEN["height"], f"{stem}: the finding ends below the first screen"
     assert chart is not None and chart["top"] >= finding["bottom"], f"{stem}: no main chart after the finding"
     assert chart["bottom"] <= SCREEN["height"], f"{stem}: the main chart is cut by the first screen ({chart})"
+
+
+_HOME = """() => {
+  const h = document.getElementById('answers');
+  const box = e => e.getBoundingClientRect().bottom;
+  let card = h.nextElementSibling, list = card.nextElementSibling;
+  while (list && list.tagName !== 'UL') list = list.nextElementSibling;
+  return {card: card.innerText, card_bottom: box(card), machine: card.querySelector('code') ? card.querySelector('code').innerText : '',
+          answers: list ? [...list.children].map(li => ({bottom: box(li), figures: li.querySelectorAll('a.num.cur').length,
+                                                          text: li.innerText.slice(0, 40)})) : []};
+}"""
+
+
+def test_home_first_screen_answers_the_three_questions_on_one_machine(built_site, server, browser):  # noqa: F811
+    """The reader's three questions (GEMM against the library, TVM against ONNX Runtime end to end,
+    INT8 against FP32) are answered with linked figures on the first screen (1280x800), under a card
+    naming the measuring machine: id, CPU, cores, ISA, memory."""
+    import json
+    os.makedirs(SHOTS, exist_ok=True)
+    context = browser.new_context(viewport=SCREEN)
+    pg = context.new_page()
+    pg.goto(f"{server}/index.html", wait_until="load")
+    pg.screenshot(path=os.path.join(SHOTS, "index-1280x800.png"))
+    home = pg.evaluate(_HOME)
+    context.close()
+    numbers = json.loads((built_site / "site" / "numbers.json").read_text(encoding="utf-8"))
+    machines = {e.get("machine") for e in numbers if e.get("kind") == "current"} - {None}
+    assert home["machine"] in machines, home["card"]
+    assert "GiB" in home["card"] and ("avx" in home["card"] or "sse" in home["card"]), home["card"]
+    assert len(home["answers"]) == 3, home["answers"]
+    for answer in home["answers"]:
+        assert answer["figures"] >= 1, answer
+        assert answer["bottom"] <= SCREEN["height"], f"below the first screen: {answer}"

@@ -46,3 +46,22 @@ def test_pdf_holds_every_chapter_with_historical_and_current_figures(built_site)
     assert current in text
     for heading in ("代码生成与运行时模块", "GEMM优化阶梯", "INT8"):
         assert heading in text
+    # collapsed blocks print open: a §9 summary table, an INT8 calibration table, an IR diff
+    for inside in ("主要瓶颈（按测量）", "量化/反量化次数", "+++after", "@@-"):
+        assert inside in text, inside
+    # bookmarks from the headings, and charts from their large-text copies
+    assert _outline_entries(reader.outline) >= 20
+    printed = (built_site / "site" / pdf.PRINT_PAGE).read_text(encoding="utf-8")
+    assert ".print.svg" in printed and not re.search(r'assets/charts/\w+\.svg"', printed)
+
+
+def _outline_entries(outline):
+    return sum(_outline_entries(o) if isinstance(o, list) else 1 for o in outline)
+
+
+def test_print_page_opens_every_block_and_lists_the_chapters(built_site):
+    pages, name = pdf.nav_pages(built_site)
+    html = pdf.assemble(built_site / "site", pages, name)
+    assert "<details" in html and not re.search(r"<details(?![^>]*\bopen\b)", html)
+    toc = re.search(r'<section class="print-toc[^>]*>(.*?)</section>', html, re.S).group(1)
+    assert toc.count("<li>") == len(pages)

@@ -103,3 +103,26 @@ def test_a_page_is_parsed_once_per_content_and_again_when_a_byte_changes():
     changed = v._parse(page.replace(b"1.82", b"1.83"))
     assert changed is not first and changed.nums[0]["text"] == "1.83"
     assert v._parse(b'<p id="a">x\r\ny</p>').ids == {"a"}
+
+
+def test_a_site_over_its_size_budget_is_refused_naming_the_largest_files(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "big.log").write_bytes(b"x" * 3000)
+    (tmp_path / "index.html").write_bytes(b"y" * 100)
+    [problem] = verify._size_problems(tmp_path, budget_mb=0.002)
+    assert "0.0 MB, over the 0.002 MB budget" in problem and problem.index("big.log") < problem.index("index.html")
+    assert verify._size_problems(tmp_path, budget_mb=1) == []
+
+
+def test_the_site_ships_only_run_files_its_pages_cite(built_site):
+    """site/data/runs holds a run's manifest and the files some page links to, nothing else."""
+    import re
+    site = built_site / "site"
+    linked = set()
+    for page in site.rglob("*.html"):
+        for m in re.finditer(r'(?:href|src)="(?:\.\./)*data/runs/([^"#?]+)"', page.read_text(encoding="utf-8")):
+            linked.add(m.group(1))
+    shipped = {p.relative_to(site / "data" / "runs").as_posix() for p in (site / "data" / "runs").rglob("*") if p.is_file()}
+    assert shipped - {s for s in shipped if s.endswith("/run.json")} <= linked
+    assert {s.split("/")[0] for s in shipped} == {s.split("/")[0] for s in linked}
+    assert sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) <= verify.SIZE_BUDGET_MB * 1e6

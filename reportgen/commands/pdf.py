@@ -45,6 +45,13 @@ body { margin: 0; background: #fff; }
 .vchart { overflow: visible; break-inside: avoid; }
 .vchart img, .vchart svg { max-width: 100%; height: auto; }
 .num.cur { text-decoration: none; color: #1a237e; }
+.print-toc { break-before: page; }
+.md-typeset p.csv { display: none; }
+.print-toc ol { columns: 2; font-size: .72rem; }
+/* blocks print open; their summary line keeps its text clear of the (hidden) toggle icons */
+.md-typeset details > summary::before, .md-typeset details > summary::after,
+.md-typeset .admonition-title::before { display: none; }
+.md-typeset details > summary, .md-typeset .admonition-title { padding-left: .6rem; padding-right: .6rem; }
 """
 
 
@@ -67,6 +74,8 @@ def nav_pages(root):
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*)</article>', re.S)
 _STYLES = re.compile(r'<link rel="stylesheet" href="(assets/[^"]+)">')
 _HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
+_CHART_SVG = re.compile(r'(src="(?:\.\./)*assets/charts/([A-Za-z0-9_]+))\.svg')
+_CLOSED = re.compile(r"<details(?![^>]*\bopen\b)")
 
 
 def _rewrite(content, stem, stems):
@@ -91,13 +100,21 @@ def assemble(site_dir, pages, site_name):
     styles = "\n".join(f'<link rel="stylesheet" href="{href}">' for href in _STYLES.findall(first))
     site_name = html.escape(site_name)
     body = [W("pdf.assemble.s1", site_name=site_name)]
+    toc = [f'<li><a href="#{html.escape(Path(md).with_suffix("").as_posix())}">{html.escape(title)}</a></li>'
+           for title, md in pages if (site_dir / Path(md).with_suffix(".html")).exists()]
+    body.append(W("pdf.assemble.toc", items="".join(toc)))
     for title, md in pages:
         stem = Path(md).with_suffix("").as_posix()
         html_path = site_dir / f"{stem}.html"
         match = _ARTICLE.search(html_path.read_text(encoding="utf-8")) if html_path.exists() else None
         if match is None:
             continue
-        content = _HEADERLINK.sub("", match.group(1))
+        # a collapsed block (the §9 tables, percentiles, calibration tables, IR diffs) prints open
+        content = _CLOSED.sub("<details open", _HEADERLINK.sub("", match.group(1)))
+        # charts print from their copy with larger text (the page's SVG would shrink to ~5 pt)
+        content = _CHART_SVG.sub(lambda m: m.group(1) + ".print.svg"
+                                 if (site_dir / "assets" / "charts" / f"{m.group(2)}.print.svg").exists() else m.group(0),
+                                 content)
         body.append(f'<section class="print-page md-typeset" id="{stem}" data-title="{html.escape(title)}">'
                     f"{_rewrite(content, stem, stems)}</section>")
     return ('<!doctype html>\n<html lang="zh"><head><meta charset="utf-8">'
@@ -139,7 +156,9 @@ def write_pdf(root, site_dir, quiet=False):
                        else r.abort())
             page.goto(printable.resolve().as_uri(), wait_until="load")
             page.emulate_media(media="print")
+            # outline: bookmarks from the headings; tagged: a structured (accessible) PDF
             page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
+                     outline=True, tagged=True,
                      header_template="<span></span>",
                      footer_template='<div style="font-size:8px;width:100%;text-align:center;color:#666">'
                                      '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',

@@ -411,7 +411,7 @@ def unknown_commits(root, runs):
         return {}
     commits = sorted({str(run.manifest["git"].get("commit")) for run in runs})
     try:
-        out = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check"], capture_output=True,
+        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch-check"], capture_output=True,
                              text=True, timeout=60, check=True,
                              input="".join(f"{c}^{{commit}}\n" for c in commits)).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):

@@ -180,3 +180,27 @@ def published_runs(runs):
 def runs_of(runs, machine_id):
     """The published runs of one machine (oldest first)."""
     return published_runs([run for run in runs if machine_of(run) == machine_id])
+
+
+def summaries(runs):
+    """One dict per machine with runs: id, CPU, ISA, cores, memory, runs per profile, families
+    measured by its standard/full runs, newest run; publication machine first, then newest first."""
+    found = machines(runs)
+    chosen, _why = publication_machine(runs)
+    order = sorted(found, key=lambda m: (m != chosen, -_stamp(found[m].newest)))
+    out = []
+    for mid in order:
+        m = found[mid]
+        env = m.env
+        profiles = {}
+        for run in m.runs:
+            profiles[run.manifest["profile"]] = profiles.get(run.manifest["profile"], 0) + 1
+        out.append({"id": mid, "cpu": identity.cpu_name(env), "isa": identity.isa_level(env),
+                    "cores": env.get("logical_cores"), "memory_gib": identity.memory_gib(env),
+                    "vm": bool(env.get("hypervisor")), "runs": dict(sorted(profiles.items())),
+                    "families": sorted(m.thorough_families), "newest": m.newest, "published": mid == chosen})
+    return out
+
+
+def _stamp(finished_at):
+    return int("".join(ch for ch in finished_at if ch.isdigit())[:14] or 0)

@@ -85,7 +85,7 @@ def state(fig, cur):
              kept=kept, kernels=kernels)
 
 
-def _paired(src, tvm, suffix):
+def _paired(src, tvm, suffix, brief=False):
     """The ratio of a rule engine timed in alternating blocks with ORT (its record's paired_peer):
     the median of the blocks' p50 ratios, with its bootstrap interval over blocks."""
     pp = tvm.record["extra"]["paired_peer"]
@@ -94,15 +94,17 @@ def _paired(src, tvm, suffix):
                  operand("ort", tvm, fmt_number(pp["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)"))
     text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=how)
     lo, hi = pp["ratio_ci"]
+    if brief:   # the sentence around it says how the blocks were timed
+        return text + W("e2e_rules.interval_brief", lo=lo, hi=hi), float(pp["ratio"])
     return (text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"]), calls=int(pp["calls_per_block"])),
             float(pp["ratio"]))
 
 
-def _ratio(src, tvm, ort, suffix="vs_ort"):
+def _ratio(src, tvm, ort, suffix="vs_ort", brief=False):
     """TVM / ORT of one run with its operands: the paired-block ratio when the engine was timed so,
     else p50 / p50 of the two records; "—" across runs."""
     if _ok(tvm) and tvm.record["extra"].get("paired_peer"):
-        return _paired(src, tvm, suffix)
+        return _paired(src, tvm, suffix, brief)
     if not (_ok(tvm) and _ok(ort) and _same_run(tvm, ort)):
         return "—", None
     value = tvm.stat("p50") / ort.stat("p50")
@@ -112,7 +114,8 @@ def _ratio(src, tvm, ort, suffix="vs_ort"):
     interval = compare.ratio_interval(ort.record["samples"], tvm.record["samples"])
     text = src.fig(f"{tvm.record['id']}#{suffix}", f"{value:.2f}×", "×", tvm, derived=how)
     if interval is not None:
-        text += W("e2e_rules.interval", lo=interval[0], hi=interval[1])
+        text += (W("e2e_rules.interval_brief", lo=interval[0], hi=interval[1]) if brief
+                 else W("e2e_rules.interval", lo=interval[0], hi=interval[1]))
     return text, value
 
 
@@ -335,7 +338,7 @@ def answer(data, src):
         if tvms:
             best = min(tvms, key=lambda c: c.stat("p50"))
             parts.append(W("e2e_rules.answer.model", model=_esc(model_zh(model)),
-                           ratio=_ratio(src, best, ort, "best_vs_ort")[0]))
+                           ratio=_ratio(src, best, ort, "best_vs_ort", brief=True)[0]))
     if not parts:
         return W("e2e_rules.answer.none")
     return W("e2e_rules.answer.text", models=W("common.punct.enumeration_comma").join(parts),

@@ -4,13 +4,9 @@ from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.data.words import W, W_for
+from reportgen.render.labels import INT8_ENGINES, engine_zh
 
-ENGINES = [  # (engine, label)
-    ("tvm_fp32", W("int8.engines.s1")), ("tvm_int8", W("int8.engines.s2")), ("tvm_fp32_tuned", W("int8.engines.s3")),
-    ("tvm_int8_tuned", W("int8.engines.s4")), ("tvm_fp32_rules", W("int8.engines.fp32_rules")),
-    ("tvm_int8_rules", W("int8.engines.int8_rules")), ("tvm_qdq", W("int8.engines.s5")), ("ort_fp32", "ORT FP32"),
-    ("ort_qdq", "ORT QDQ INT8"), ("tflite_fp32", "TFLite FP32"), ("tflite_int8", "TFLite INT8"),
-]
+ENGINES = [(e, engine_zh(e)) for e in INT8_ENGINES]   # (engine, label)
 LABEL = dict(ENGINES)
 INSTRUCTIONS = ("vpdpbusd", "vpmaddubsw", "vpmaddwd", "vpmulld", "vfmadd")
 MODEL_LABEL = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18 v1", "inception_v1": "Inception v1"}

@@ -13,7 +13,7 @@ from study import identity
 from reportgen.data import merge, queries
 from reportgen.render.figures import fmt_number
 from reportgen.render.cells import text as _esc
-from reportgen.render.markdown import table as _table
+from reportgen.render.markdown import markdown, table as _table
 from reportgen.data.words import W
 
 PAGE = "machines.md"
@@ -219,6 +219,39 @@ def banner(data, page_uri):
     return W("machines.banner.text_3", text=text)
 
 
+def card(data):
+    """The publication machine in one line, as a results page puts it beside every number: CPU,
+    cores and whether they are a VM's, vector ISA, memory, compiler stack, id and profiles run."""
+    if data.machine is None:
+        return W("machines.card.none")
+    env = data.machines[data.machine].env
+    profiles = sorted({r.manifest["profile"] for r in merge.runs_of(data.all_runs, data.machine)})
+    return W("machines.card.text", machine=_esc(data.machine), cpu_name=_esc(identity.cpu_name(env)),
+             cores=_esc(str(env.get("logical_cores", "?"))),
+             vm=W("machines.card.vm") if env.get("hypervisor") else "",
+             isa_level=_esc(identity.isa_level(env)), memory=_esc(str(identity.memory_gib(env) or "?")),
+             tvm=_esc(str(env.get("tvm_version", "?"))), llvm=_esc(str(env.get("llvm_version", "?"))),
+             profiles=_esc(W("common.punct.enumeration_comma").join(profiles)), others=len(data.machines) - 1)
+
+
+def listing(data):
+    """The table `reportgen machines` prints, for the site: every machine with runs, its runs per
+    profile and families; the site's publication machine marked."""
+    rows = []
+    for r in merge.summaries(data.all_runs):
+        runs = W("common.punct.enumeration_comma").join(W("machines.listing.runs", n=n, profile=_esc(p))
+                                                         for p, n in r["runs"].items())
+        mark = W("machines.listing.published") if r["id"] == data.machine else ""
+        rows.append([f"`{_esc(r['id'])}`{mark}", _esc(r["cpu"]), _esc(r["isa"]),
+                     _esc(str(r["cores"])) + (W("machines.card.vm") if r["vm"] else ""),
+                     f"{_esc(str(r['memory_gib']))} GiB", runs, str(len(r["families"])), _esc(r["newest"])])
+    if not rows:
+        return W("machines.table.text")
+    return markdown([W("machines.listing.head_id"), "CPU", W("machines.table.s3"), W("machines.listing.head_cores"),
+                     W("machines.listing.head_memory"), W("machines.listing.head_runs"),
+                     W("machines.listing.head_families"), W("machines.listing.head_newest")], rows)
+
+
 def unmeasured(data, book, family, anchors):
     """What a section says when the publication machine has no record of its family: which machine,
     where the other machines' figures are, and the section anchors other pages link to."""
@@ -236,6 +269,8 @@ def names(site):
     d, b = site.data, site.book
     return {
         "machines_table": lambda: Page(d, b).table(),
+        "machine_card": lambda: card(d),
+        "machines_list": lambda: listing(d),
         "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
         "machines_reading": lambda: Page(d, b).reading(),
     }

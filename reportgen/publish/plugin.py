@@ -11,6 +11,7 @@ Hooks, in MkDocs' order:
 import functools
 import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import charts, comparable, provenance
-from reportgen.publish import coverage
+from reportgen.publish import coverage, csvs
 from study import identity
 from reportgen.data.words import W
 from reportgen.render.figures import FigureBook, derived_entries
@@ -151,6 +152,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                         keep_trailing_newline=True,
                                         comment_start_string="{##", comment_end_string="##}")
         self.pages_html = {}
+        self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
         pages = [{family: f"provenance/{family}.md"} for family in self.data.families()]
         pages += [{W("plugin.on_config.s1", mid=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
@@ -180,8 +182,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             files.append(File.generated(config, f"provenance/{family}.md",
                                         content=GENERATED + "\n" + provenance.index_page(family, grouped)))
             for group, currents in grouped.items():   # one small page per group (not in the nav)
-                content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, f"{family} · {group}", currents,
-                                                              data_prefix="../../data")
+                head = UNSEARCHED.replace("---\n", f"---\ntitle: {json.dumps(provenance.group_title(family, currents))}\n", 1)
+                content = head + GENERATED + "\n" + provenance.page(self.data.results_dir, f"{family} · {group}", currents,
+                                                     data_prefix="../../data")
                 files.append(File.generated(config, f"provenance/{family}/{group}.md", content=content))
         for mid in self.other_machines():
             entries = {cur.record["id"]: cur for cur in self.data.headlines[mid].values()}
@@ -194,6 +197,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))
         for name, spec in self.data.specs.items():
             files.append(File.generated(config, f"assets/charts/{name}.svg", content=charts.svg(spec)))
+            files.append(File.generated(config, f"assets/charts/{name}.print.svg",
+                                        content=charts.svg(spec, text=charts.PRINT_TEXT)))
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
@@ -222,7 +227,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
-            if not shows_current or page.file.src_uri == machines.PAGE:
+            # the machines page is the banner's target; a page with the machine card says it already
+            if not shows_current or page.file.src_uri == machines.PAGE or "machine_card" in used:
                 return text.replace(BANNER_MARK, "")
             return _under_title(text, machines.banner(self.data, page.file.src_uri), below_finding=not self.data.smoke)
         except jinja2.UndefinedError as exc:
@@ -234,7 +240,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
 
     def on_page_content(self, html, page, config, files):
-        self.pages_html[page.file.src_uri] = html
+        uri = page.file.src_uri
+        if not uri.startswith("provenance/") and uri != COVERAGE_PAGE:
+            html, found = csvs.attach(html, uri.removesuffix(".md"), W("plugin.csv_link"))
+            self.csv_files.update(found)
+        self.pages_html[uri] = html
         return html
 
     def on_env(self, env, config, files):
@@ -260,6 +270,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         site = Path(config.site_dir)
+        for name, text in sorted(self.csv_files.items()):
+            (site / name).parent.mkdir(parents=True, exist_ok=True)
+            (site / name).write_text(text, encoding="utf-8")
         (site / "numbers.json").write_text(json.dumps(self.book.index(self.pages_html), ensure_ascii=False, indent=1),
                                            encoding="utf-8")
         (site / "coverage.json").write_text(json.dumps(
@@ -272,12 +285,21 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             encoding="utf-8")
         data = site / "data" / "runs"
         databases = []
+        cited = _cited_run_files(self.pages_html.values())
         for run in self.data.all_runs:
-            # load refused any run holding a symlink; never follow one here either. Tuning work
-            # folders (MetaSchedule databases, 80 % of all run data) are summarized, not copied:
-            # the site ships what its pages cite, and stays light as history grows
-            shutil.copytree(run.path, data / run.run_id, dirs_exist_ok=True, symlinks=True,
-                            ignore=_tuning_folders(run, databases))
+            # The site ships what its pages cite (logs, records, artifacts a page links to, and the
+            # manifest of each such run), never a whole run: it stays light as history grows, and
+            # every shipped file is one run.json lists (load refused symlinks; none is followed).
+            # Tuning work folders (MetaSchedule databases) are summarized, not copied.
+            wanted = {rel for rid, rel in cited if rid == run.run_id and (rel in run.manifest["files"] or rel == "run.json")}
+            if wanted:
+                wanted.add("run.json")
+            for rel in sorted(wanted):
+                (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(run.path / rel, data / run.run_id / rel, follow_symlinks=False)
+            for folder in sorted((run.path / "artifacts").glob(f"*/{TUNING_FOLDER}*")):
+                if folder.is_dir() and not folder.is_symlink():
+                    databases.extend(load.file_summary(run, path) for path in load.files_under(folder))
         (site / "data" / "tuning-databases.json").write_text(
             json.dumps(databases, indent=1) + "\n", encoding="utf-8")
 
@@ -286,15 +308,12 @@ TUNING_FOLDER = "tune-"
 """A family's MetaSchedule work folder under artifacts/<family>/ (its databases and logs)."""
 
 
-def _tuning_folders(run, out):
-    """copytree's ``ignore``: leave out the tuning work folders of a run, appending a summary of
-    each file left out (path, bytes, lines, sha256 -- as run.json lists it) to ``out``."""
-    def ignore(folder, names):
-        skipped = {n for n in names if n.startswith(TUNING_FOLDER) and Path(folder).parent.name == "artifacts"}
-        for name in sorted(skipped):
-            out.extend(load.file_summary(run, path) for path in load.files_under(Path(folder) / name))
-        return skipped
-    return ignore
+_CITED = re.compile(r'(?:href|src)="(?:\.\./)*data/runs/([A-Za-z0-9_.+\-]+)/([^"#?]+)"')
+
+
+def _cited_run_files(pages_html):
+    """{(run id, file)} of every run file a page links to."""
+    return {(m.group(1), html.unescape(m.group(2))) for page in pages_html for m in _CITED.finditer(page)}
 
 
 BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table

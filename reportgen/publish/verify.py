@@ -213,6 +213,26 @@ def _published_data_problems(site_dir, runs):
     return out
 
 
+SIZE_BUDGET_MB = 40
+"""What a built site may weigh (MB, 10^6 bytes): it ships what its pages cite, so it grows with the
+pages, not with the history of runs; a site over the budget is a regression to find, not to raise."""
+
+
+def _size_problems(site_dir, budget_mb=SIZE_BUDGET_MB):
+    sizes = {}
+    for top, _dirs, names in os.walk(site_dir):
+        for name in names:
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                sizes[path] = os.path.getsize(path)
+    total = sum(sizes.values())
+    if total <= budget_mb * 1e6:
+        return []
+    largest = sorted(sizes, key=sizes.get, reverse=True)[:3]
+    return [f"{site_dir}: {total / 1e6:.1f} MB, over the {budget_mb} MB budget (largest: "
+            + ", ".join(f"{os.path.relpath(p, site_dir)} {sizes[p] / 1e6:.1f} MB" for p in largest) + ")"]
+
+
 def verify(root, site_dir=None, strict=False):
     """Raise ReportError listing every problem; return quietly when all is well.
 
@@ -243,6 +263,7 @@ def verify(root, site_dir=None, strict=False):
         else:
             problems.extend(_check_site(site_dir, tables, records))
             problems.extend(_published_data_problems(site_dir, runs))
+            problems.extend(_size_problems(site_dir))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
     if problems:

@@ -6,7 +6,7 @@ import altair as alt
 
 from reportgen.data import merge, queries
 from reportgen.data.queries import tvm_main_shape
-from reportgen.render.labels import SPACE_ZH
+from reportgen.render.labels import E2E_ENGINES, INT8_ENGINES, SPACE_ZH, STAGES, case_label, engine_zh, model_zh, stage_zh
 from reportgen.data.words import W
 
 THREADS_ZH = {1: W("charts.threads_zh.v_1")}
@@ -96,12 +96,9 @@ def roofline(table, current, env):
             .properties(title=W("charts.roofline.title_3")))
 
 
-STAGES = ["baseline", "blocking", "vectorization", "loop_permutation", "packing", "write_cache",
-          "parallel", "microkernel", "autotuned", "autotuned_microkernel"]
-
-
 def tvm_stage_rows(table, current, shape):
-    rows = [{"stage": r["key"], "ms": r["cells"][col].value * 1e3, "series": W("charts.roofline.label", label=label)}
+    rows = [{"stage": r["key"], "label": stage_zh(r["key"]), "ms": r["cells"][col].value * 1e3,
+             "series": W("charts.roofline.label", label=label)}
             for r in table.rows for col, label in (("tvm", "TVM"), ("numpy", "NumPy"))]
     if shape:
         m, n, k = shape
@@ -109,7 +106,7 @@ def tvm_stage_rows(table, current, shape):
             case = cur.record["case"]
             if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
                 who = "TVM" if case["impl"] == "tvm" else W("charts.tvm_stage_rows.s1")
-                rows.append({"stage": case["stage"], "ms": cur.stat("p50") * 1e3,
+                rows.append({"stage": case["stage"], "label": stage_zh(case["stage"]), "ms": cur.stat("p50") * 1e3,
                              "series": W("charts.tvm_stage_rows.series", who=who, threads_label=_threads_label(case['threads']))})
     return rows
 
@@ -119,10 +116,10 @@ def tvm_stages(tables, current, env):
     data = alt.Data(values=tvm_stage_rows(tables["s23_tvm_stages"], current, shape))
     title = W("charts.tvm_stages.s1") + (W("charts.tvm_stages.s2", shape=shape[0], shape2=shape[1], shape3=shape[2]) if shape else "")
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("stage:N", sort=STAGES, title=W("charts.tvm_stages.title")),
+        x=alt.X("label:N", sort=[stage_zh(st) for st in STAGES], title=W("charts.tvm_stages.title")),
         y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.tvm_stages.title_2")),
         color=alt.Color("series:N", title=W("charts.roofline.title_2")),
-        tooltip=["series:N", "stage:N", alt.Tooltip("ms:Q", format=".3f")]
+        tooltip=["series:N", "label:N", alt.Tooltip("ms:Q", format=".3f")]
     ).properties(width=620, height=300, title=title)
 
 
@@ -195,12 +192,12 @@ def int8_latency(tables, current, env):
     for cur in merge.family(current, "int8").values():
         case = cur.record["case"]
         if cur.ok and cur.record["samples"] and case.get("engine"):
-            rows.append({"model": case["model"], "engine": case["engine"], "dtype": "INT8" if "int8" in case["engine"]
+            rows.append({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]),
+                         "dtype": "INT8" if "int8" in case["engine"]
                          or "qdq" in case["engine"] else "FP32",
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
-    order = ["tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules", "tvm_qdq",
-             "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8"]
+    order = [engine_zh(e) for e in INT8_ENGINES]
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", sort=order, title=None),
         y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
@@ -284,11 +281,11 @@ def graph_steps(tables, current, env):
     """Latency after each graph pass (ResNet-18, untuned kernels): flat lines are the finding."""
     data = alt.Data(values=graph_step_rows(current))
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("step:O", title="pass step (0 = imported)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("ms:Q", scale=alt.Scale(zero=True), title="p50 (ms)"),
-        color=alt.Color("pipeline:N", title="pipeline"),
+        x=alt.X("step:O", title=W("charts.graph_steps.x"), axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("ms:Q", scale=alt.Scale(zero=True), title=W("charts.graph_steps.y")),
+        color=alt.Color("pipeline:N", title=W("charts.graph_steps.color")),
         tooltip=["pipeline:N", "step:O", "pass:N", alt.Tooltip("ms:Q", format=".1f"), alt.Tooltip("p95_ms:Q", format=".1f")]
-    ).properties(width=560, height=200, title="ResNet-18: p50 after each graph pass (untuned kernels)")
+    ).properties(width=560, height=200, title=W("charts.graph_steps.title"))
 
 
 BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
@@ -305,9 +302,23 @@ def build_all(tables, current, env, runs=()):
     return specs
 
 
-def svg(spec):
-    """Static SVG fallback rendered without a browser."""
+# Vega-Lite's default text sizes (px) and the factor the printed article uses: an A4 column is
+# about 700 px wide, so a chart of 800 px prints at 0.85 scale and its 10 px labels near 6 pt.
+TEXT_PX = {("axis", "labelFontSize"): 10, ("axis", "titleFontSize"): 11, ("legend", "labelFontSize"): 10,
+           ("legend", "titleFontSize"): 11, ("header", "labelFontSize"): 10, ("header", "titleFontSize"): 11,
+           ("title", "fontSize"): 13}
+PRINT_TEXT = 1.4
+
+
+def svg(spec, text=1.0):
+    """Static SVG rendered without a browser: the page's fallback (text=1) or the printed article's
+    copy with every text enlarged by ``text``."""
     import vl_convert as vlc
+    if text != 1.0:
+        spec = dict(spec, config=dict(spec.get("config") or {}))
+        for (part, key), px in TEXT_PX.items():
+            spec["config"][part] = {**spec["config"].get(part, {}), key: round(px * text, 1)}
+        spec["config"]["legend"]["labelLimit"] = 400   # the larger labels are not cut at 160 px
     return vlc.vegalite_to_svg(spec)
 
 
@@ -328,18 +339,24 @@ def history_rows(runs, limit=12):
     a standard point, nor one machine's figure to another's (the site passes one machine's runs).
     """
     from study.schema import EVIDENCE
-    series = {}
+    series, labels = {}, {}
     for run in runs:
         for rec in run.records:
             if rec["status"] == "ok" and rec["metric"] != EVIDENCE and not rec["reused_from"]:
                 key = (rec["id"], merge.machine_of(run), run.manifest["profile"])
                 series.setdefault(key, []).append((run, rec["stats"]["p50"]))
+                labels[key] = W("charts.history_rows.case", case=case_label(rec["id"].split("/")[0], rec.get("case")),
+                                profile=key[2])
     repeated = sorted((k for k, v in series.items() if len(v) >= 2), key=lambda k: (-len(series[k]), k))[:limit]
-    rows = []
+    rows, said = [], {}
+    for key in repeated:   # two cases the words cannot tell apart keep apart as #2, #3
+        said[labels[key]] = said.get(labels[key], 0) + 1
+        if said[labels[key]] > 1:
+            labels[key] += f" #{said[labels[key]]}"
     for key in repeated:
         first = series[key][0][1]
         for run, p50 in series[key]:
-            rows.append({"run": run.manifest["finished_at"], "case": f"{key[0]} ({key[2]})", "ratio": p50 / first,
+            rows.append({"run": run.manifest["finished_at"], "case": labels[key], "id": key[0], "ratio": p50 / first,
                          "machine": key[1], "kind": "point"})
     for prev, run in zip(runs, runs[1:]):
         changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
@@ -355,7 +372,7 @@ def history(tables, current, env, runs=()):
         x=alt.X("run:T", title=W("charts.history.title")),
         y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title=W("charts.history.title_2")),
         color=alt.Color("case:N", title=W("charts.history.title_3"), legend=alt.Legend(labelLimit=420)),
-        tooltip=["case:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
+        tooltip=["case:N", "id:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
     ).transform_filter("datum.kind == 'point'")
     layers = [points]
     if any(r["kind"] == "env" for r in rows):   # an empty rule layer has no extent (Vega warns)
@@ -370,16 +387,16 @@ def e2e_latency(tables, current, env):
     for cur in merge.family(current, "e2e").values():
         if cur.ok and cur.record["case"]["batch"] == 1:
             case = cur.record["case"]
-            rows.append({"model": case["model"], "engine": case["engine"], "group": case["group"],
+            rows.append({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]), "group": case["group"],
                          "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
-        x=alt.X("engine:N", title=None, sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned"]),
+        x=alt.X("engine:N", title=None, sort=[engine_zh(e) for e in E2E_ENGINES]),
         y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
         color=alt.Color("group:N", title=W("charts.e2e_latency.title")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
-        x=alt.X("engine:N", sort=["tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned"]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
+        x=alt.X("engine:N", sort=[engine_zh(e) for e in E2E_ENGINES]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
             .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title_2")))
 

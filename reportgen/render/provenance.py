@@ -75,6 +75,17 @@ def groups(currents):
     return out
 
 
+def group_title(family, currents):
+    """A group page's title in words (family and model, stage...), from the id segments the group is
+    named by (figures.provenance_group); the page's code name stays in its heading."""
+    from reportgen.render.figures import GROUP_DEPTH
+    from reportgen.render.labels import case_label
+    first = next(iter(sorted(currents)), "")
+    fields = dict(part.partition("=")[::2] for part in first.split("/")[1:1 + GROUP_DEPTH.get(family, 1)]
+                  if "=" in part)
+    return W("provenance.group_title", case=case_label(family, fields))
+
+
 def index_page(family, grouped):
     """The family's provenance index: one line per page of entries, with how many records it holds."""
     lines = [W("provenance.page.s1", family=family), "",

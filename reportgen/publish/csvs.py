@@ -1,0 +1,75 @@
+"""A CSV beside every table of the article pages: what the reader of a results page downloads to
+redo a comparison in their own tool (the figures as the page prints them, units included).
+
+Runs on the rendered HTML of a page (after Markdown, before the theme): each <table> becomes rows
+of cell texts; a link after the table points at ``csv/<page>-<n>.csv``.  Provenance pages are left
+out: their tables are per-record evidence, and the raw records are already shipped as JSON.
+"""
+import csv
+import html
+import io
+import re
+from html.parser import HTMLParser
+
+_TABLE = re.compile(r"<table>.*?</table>", re.S)
+
+
+class _Cells(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows, self._row, self._cell = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def rows(table_html):
+    """The cell texts of one HTML table, header row first."""
+    parser = _Cells()
+    parser.feed(table_html)
+    parser.close()
+    return parser.rows
+
+
+def to_csv(table_rows):
+    out = io.StringIO()
+    # a cell starting with = + - @ would be a formula in a spreadsheet: keep it text
+    csv.writer(out, lineterminator="\n").writerows(
+        [[f"'{c}" if c[:1] in ("=", "+", "-", "@") and not _NUMBER.match(c) else c for c in row]
+         for row in table_rows])
+    return out.getvalue()
+
+
+_NUMBER = re.compile(r"^[-+]?\d[\d.,]*(\s|$)")
+
+
+def attach(page_html, stem, label):
+    """(page HTML with a CSV link after every table, {site path: CSV text})."""
+    files, count = {}, [0]
+    depth = stem.count("/")
+
+    def one(m):
+        count[0] += 1
+        name = f"csv/{stem.replace('/', '-')}-{count[0]}.csv"
+        files[name] = to_csv(rows(m.group(0)))
+        href = html.escape("../" * depth + name)
+        return m.group(0) + f'\n<p class="csv"><a href="{href}" download>{html.escape(label)}</a></p>'
+
+    return _TABLE.sub(one, page_html), files
