@@ -126,3 +126,14 @@ def test_the_site_ships_only_run_files_its_pages_cite(built_site):
     assert shipped - {s for s in shipped if s.endswith("/run.json")} <= linked
     assert {s.split("/")[0] for s in shipped} == {s.split("/")[0] for s in linked}
     assert sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) <= verify.SIZE_BUDGET_MB * 1e6
+
+
+def test_every_page_declares_the_content_security_policy(built_site):
+    """A static host (or a file opened from disk) sends no headers: each page carries the policy
+    itself, so that nothing is fetched from elsewhere and no plugin runs."""
+    from reportgen.publish.plugin import PAGE_CSP
+    site = built_site / "site"
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
+    pages = [p for p in site.rglob("*.html") if p.name not in ("404.html", "print.html")]
+    assert pages and not [p for p in pages if meta not in p.read_text(encoding="utf-8")[:4000]]
+    assert "connect-src 'self'" in PAGE_CSP and "object-src 'none'" in PAGE_CSP

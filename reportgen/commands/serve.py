@@ -5,6 +5,7 @@ import http.server
 from pathlib import Path
 
 from reportgen.errors import ReportError
+from reportgen.publish.plugin import PAGE_CSP
 
 TEXT_TYPES = {".log": "text/plain; charset=utf-8", ".jsonl": "text/plain; charset=utf-8",
               ".txt": "text/plain; charset=utf-8"}
@@ -14,9 +15,9 @@ TEXT_TYPES = {".log": "text/plain; charset=utf-8", ".jsonl": "text/plain; charse
 TIMEOUT_S = 30
 """A connection idle this long is closed (a client that never finishes its request holds nothing)."""
 
-CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-"""Every response: nothing is loaded from elsewhere, and no plugin or frame runs."""
+CSP = PAGE_CSP + "; frame-ancestors 'none'"
+"""Every response: nothing is loaded from elsewhere, and no plugin or frame runs (the pages carry
+the same policy as a meta element for static hosting; frame-ancestors only works as a header)."""
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):

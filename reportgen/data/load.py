@@ -432,6 +432,12 @@ def file_summary(run, path):
             "sha256": run.manifest["files"].get(rel)}
 
 
+def tuning_files(run, prefix):
+    """The plain files of a run's tuning work folders, artifacts/<family>/<prefix>*/ (never a link)."""
+    folders = sorted(f for f in (run.path / "artifacts").glob(f"*/{prefix}*") if f.is_dir() and not f.is_symlink())
+    return [path for folder in folders for path in files_under(folder)]
+
+
 def files_under(folder):
     """The plain files under a folder of a run (never following a link), sorted."""
     return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink())

@@ -91,7 +91,9 @@ def _tvm_vs_tf(c):
     rows, faster, slower, untuned, tests = [], 0, 0, 0, []
     for model in e2e_models(c.current):
         tf = e2e(c.current, model, "tf")
-        tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in ("tvm_b", "tvm_c", "tvm_d")) if ok(t)] \
+        # the best TVM of the run: every group B-D variant, the rule library's included
+        tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in
+                            ("tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")) if ok(t)] \
             if ok(tf) else []
         if not ok(tf) or not tvms:
             continue

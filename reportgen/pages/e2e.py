@@ -384,13 +384,27 @@ def finding(book, current, model="resnet18_v1"):
     if not tuned:
         return None
     top = min(tuned, key=lambda x: x.stat("p50"))
-    ratio = top.stat("p50") / ort.stat("p50")
+    paired = top.record["extra"].get("paired_peer")
+    if paired:   # timed in alternating blocks with ORT: the like-for-like ratio, with its interval
+        ratio, (lo, hi) = paired["ratio"], paired["ratio_ci"]
+        ort_ms = book.current(f"{top.record['id']}#ort_paired_p50", fmt_number(paired["peer_p50_s"] * 1e3, "ms") + " ms",
+                              "ms", top)
+        vs_ort = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top, derived=derive(
+            "median over blocks of p50(tvm block) / p50(ort block), blocks alternating, same record",
+            operand("tvm", top, fmt_number(paired["p50_s"] * 1e3, "ms"), "ms (p50 of the paired blocks)"),
+            operand("ort", top, fmt_number(paired["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)")))
+        vs_ort += W("e2e.finding.interval", lo=lo, hi=hi)
+        verdict = "par" if lo <= 1 <= hi else ("behind" if ratio > 1 else "ahead")
+    else:
+        ratio = top.stat("p50") / ort.stat("p50")
+        ort_ms = _ms(book, ort)
+        vs_ort = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
+                              derived=derive("p50(tvm) / p50(ort)", operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)")))
+        verdict = {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)]
     t = top.record["extra"].get("tuning") or _rules_tuning(top)
     out = {"model": model, "group": GROUP_NAME[top.record["case"]["engine"]],
-           "tvm_ms": _ms(book, top), "ort_ms": _ms(book, ort),
-           "vs_ort": book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
-                                  derived=derive("p50(tvm) / p50(ort)", operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("ort", ort, fmt_number(ort.stat("p50") * 1e3, "ms"), "ms (p50)"))),
-           "verdict": {"faster": "behind", "slower": "ahead", "par": "par"}[verdict_of(ratio)],
+           "tvm_ms": _ms(book, top), "ort_ms": ort_ms, "paired": bool(paired), "vs_ort": vs_ort,
+           "verdict": verdict,
            "unscheduled": len(t["unscheduled"]), "kernels": _kernels(t),
            "scheduled": book.current(f"{top.record['id']}#scheduled", f"{t['scheduled']}/{_kernels(t)}", "kernels", top),
            # the timed database holds every trial of its campaign, not only this retest's step

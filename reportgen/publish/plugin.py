@@ -239,6 +239,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def other_machines(self):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
 
+    def on_post_page(self, output, page, config):
+        return output.replace("<head>", f'<head>\n<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">', 1)
+
     def on_page_content(self, html, page, config, files):
         uri = page.file.src_uri
         if not uri.startswith("provenance/") and uri != COVERAGE_PAGE:
@@ -297,9 +300,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             for rel in sorted(wanted):
                 (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(run.path / rel, data / run.run_id / rel, follow_symlinks=False)
-            for folder in sorted((run.path / "artifacts").glob(f"*/{TUNING_FOLDER}*")):
-                if folder.is_dir() and not folder.is_symlink():
-                    databases.extend(load.file_summary(run, path) for path in load.files_under(folder))
+            databases.extend(load.file_summary(run, path) for path in load.tuning_files(run, TUNING_FOLDER))
         (site / "data" / "tuning-databases.json").write_text(
             json.dumps(databases, indent=1) + "\n", encoding="utf-8")
 
@@ -315,6 +316,13 @@ def _cited_run_files(pages_html):
     """{(run id, file)} of every run file a page links to."""
     return {(m.group(1), html.unescape(m.group(2))) for page in pages_html for m in _CITED.finditer(page)}
 
+
+PAGE_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'")
+"""The policy every page declares in a meta element, so that a copy served by any static host (or
+opened from disk) loads nothing from elsewhere and runs no plugin ('unsafe-eval': Vega compiles
+its chart expressions with Function); `reportgen serve` sends it as
+a header too, with frame-ancestors (which a meta element cannot carry)."""
 
 BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table
 

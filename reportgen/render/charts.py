@@ -120,7 +120,7 @@ def tvm_stages(tables, current, env):
         y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.tvm_stages.title_2")),
         color=alt.Color("series:N", title=W("charts.roofline.title_2")),
         tooltip=["series:N", "label:N", alt.Tooltip("ms:Q", format=".3f")]
-    ).properties(width=620, height=300, title=title)
+    ).properties(width=620, height=250, title=title)
 
 
 def tuning_rows(current):
@@ -397,7 +397,7 @@ def e2e_latency(tables, current, env):
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
         x=alt.X("engine:N", sort=[engine_zh(e) for e in E2E_ENGINES]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
-    return (alt.layer(bars, ticks, data=data).properties(width=170, height=220)
+    return (alt.layer(bars, ticks, data=data).properties(width=170, height=190)
             .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title_2")))
 
 
