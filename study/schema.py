@@ -462,7 +462,9 @@ def _depth(value):
             deepest = max(deepest, level)
             if level > MAX_DEPTH:
                 break
-            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+            # only containers go on the stack: a record's long sample lists hold numbers
+            stack.extend([(v, level + 1) for v in (item.values() if isinstance(item, dict) else item)
+                          if isinstance(v, (list, dict))])
     return deepest
 
 

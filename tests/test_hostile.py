@@ -581,9 +581,13 @@ def test_serve_port_zero_prints_the_real_port_and_sends_logs_as_text(published):
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
-        run = sorted((published / "site" / "data" / "runs").iterdir())[-1]
-        for rel in ("records.jsonl", next((run / "logs").iterdir()).relative_to(run).as_posix()):
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/runs/{run.name}/{rel}", timeout=10) as resp:
+        site = published / "site"
+        # the site ships cited logs (whole, or a machine's cited lines as .txt), never records.jsonl
+        texts = sorted(site.glob("data/runs/*/logs/*.log"))[:1] + sorted(site.glob("data/logs/*/*.txt"))[:1]
+        assert texts and not list(site.glob("data/runs/*/records.jsonl"))
+        for path in texts:
+            rel = path.relative_to(site).as_posix()
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{rel}", timeout=10) as resp:
                 assert resp.headers["Content-Type"] == CASES["cli_serve_text_types"]["expect"], rel
     finally:
         httpd.shutdown()

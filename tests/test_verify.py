@@ -137,3 +137,16 @@ def test_every_page_declares_the_content_security_policy(built_site):
     pages = [p for p in site.rglob("*.html") if p.name not in ("404.html", "print.html")]
     assert pages and not [p for p in pages if meta not in p.read_text(encoding="utf-8")[:4000]]
     assert "connect-src 'self'" in PAGE_CSP and "object-src 'none'" in PAGE_CSP
+
+
+def test_shipped_records_and_log_excerpts_are_checked_against_their_runs(built_copy):
+    """A record file or a log excerpt under site/data that no run holds, or that was altered, is
+    refused by verify naming the file."""
+    site = built_copy / "site"
+    record = next((site / "data" / "records").rglob("*.json"))
+    record.write_text(record.read_text(encoding="utf-8").replace('"ok"', '"failed"', 1), encoding="utf-8")
+    (record.parent / "planted-0000000000.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ReportError) as exc:
+        verify.verify(built_copy, site)
+    text = "\n".join(exc.value.problems)
+    assert f"{record}: differs from record" in text and "planted-0000000000.json: not a record" in text

@@ -151,7 +151,8 @@ def _build(root, site_dir, strict, machine):
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
     try:
-        verify.verify(root, tmp, strict=strict)
+        # the runs this build just loaded and validated (the standalone `reportgen verify` reads them itself)
+        verify.verify(root, tmp, strict=strict, runs=config.plugins["reportgen"].data.loaded)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"the new site was kept in {tmp} for inspection; "
                                              "the published site was left unchanged") from exc

@@ -103,6 +103,19 @@ def cited_lines(lines, rec, context=0):
     return lines[max(0, first - 1 - context): min(len(lines), last + context)]
 
 
+EXCERPT_LINES = 400
+
+
+def excerpt_text(results_dir, rec, limit=EXCERPT_LINES):
+    """A record's cited log lines as shipped on their own: all of them, or the first and last
+    limit/2 with a line saying how many are left out (a family-level record may cite thousands)."""
+    lines = cited_lines(log_lines(results_dir, rec), rec)
+    if len(lines) > limit:
+        lines = lines[:limit // 2] + [f"[... {len(lines) - limit} lines left out; the whole log is "
+                                      f"results/{rec['log']['path']} ...]"] + lines[-limit // 2:]
+    return "\n".join(lines) + "\n"
+
+
 def _tree(run_path):
     """(files relative to the run, symlinks and odd entries) of one run directory, never following links."""
     files, bad = {}, []

@@ -114,6 +114,8 @@ def names(site):
     d, b = site.data, site.book
     return {
         "history_runs": lambda: runs_table(d.all_runs, b.data_prefix(), d.current) + excluded(d.excluded_runs),
-        "history_compare": lambda: comparisons(d.all_runs),
+        # the publication machine's runs: another machine's pairs are on its own site (build --machine),
+        # and the page stays the same size as machines are added
+        "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
         "history_jumps": lambda: jumps_text(d.all_runs),
     }

@@ -27,7 +27,7 @@ from reportgen import pages
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
-from reportgen.render import charts, comparable, provenance
+from reportgen.render import charts, comparable, figures, provenance
 from reportgen.publish import coverage, csvs
 from study import identity
 from reportgen.data.words import W
@@ -59,6 +59,7 @@ class Data:
         self.unknown_commits = load.unknown_commits(root, loaded)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
         self.all_runs = [run for run in loaded if run.run_id not in self.unknown_commits]
+        self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
         self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None)
         self.runs = merge.runs_of(self.all_runs, self.machine)
@@ -192,7 +193,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 src = section.source(self.data, self.book)
                 if src.machine == mid:
                     entries.update(src.records())
-            content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.s1", mid=mid), entries)
+            # another machine's cells link their cited log lines, not whole logs: the site stays
+            # the same size per machine however long its logs grow
+            content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.s1", mid=mid),
+                                                                      entries, full_log=False)
             files.append(File.generated(config, machines.provenance_page(mid), content=content))
         files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))
         for name, spec in self.data.specs.items():
@@ -301,6 +305,24 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(run.path / rel, data / run.run_id / rel, follow_symlinks=False)
             databases.extend(load.file_summary(run, path) for path in load.tuning_files(run, TUNING_FOLDER))
+        # the records a provenance entry links to, one file each: a reviewer gets the raw record
+        # without the whole records.jsonl of its run (most of a run's bytes)
+        wanted = _cited_records(self.pages_html.values())
+        for run in self.data.all_runs:
+            for rec in run.records:
+                name = figures.record_file(rec["id"])
+                if (run.run_id, name) in wanted:
+                    (data.parent / "records" / run.run_id).mkdir(parents=True, exist_ok=True)
+                    (data.parent / "records" / run.run_id / name).write_text(
+                        json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+        excerpts = _cited_records(self.pages_html.values(), "logs")
+        for run in self.data.all_runs:
+            for rec in run.records:
+                name = figures.log_excerpt_file(rec) if rec.get("log") else None
+                if (run.run_id, name) in excerpts:
+                    (data.parent / "logs" / run.run_id).mkdir(parents=True, exist_ok=True)
+                    (data.parent / "logs" / run.run_id / name).write_text(
+                        load.excerpt_text(self.data.results_dir, rec), encoding="utf-8")
         (site / "data" / "tuning-databases.json").write_text(
             json.dumps(databases, indent=1) + "\n", encoding="utf-8")
 
@@ -310,6 +332,12 @@ TUNING_FOLDER = "tune-"
 
 
 _CITED = re.compile(r'(?:href|src)="(?:\.\./)*data/runs/([A-Za-z0-9_.+\-]+)/([^"#?]+)"')
+
+
+def _cited_records(pages_html, kind="records"):
+    """{(run id, file)} of every data/<kind>/<run>/<file> a page links to (a record, a log excerpt)."""
+    cited = re.compile(rf'href="(?:\.\./)*data/{kind}/([A-Za-z0-9_.+\-]+)/([A-Za-z0-9_.\-]+\.(?:json|txt))"')
+    return {(m.group(1), m.group(2)) for page in pages_html for m in cited.finditer(page)}
 
 
 def _cited_run_files(pages_html):

@@ -233,18 +233,61 @@ def _size_problems(site_dir, budget_mb=SIZE_BUDGET_MB):
             + ", ".join(f"{os.path.relpath(p, site_dir)} {sizes[p] / 1e6:.1f} MB" for p in largest) + ")"]
 
 
-def verify(root, site_dir=None, strict=False):
+def _published_records_problems(site_dir, runs):
+    """site/data/records holds, per run, records of that run under their own names, unaltered."""
+    from reportgen.render.figures import record_file
+    out, folder = [], site_dir / "data" / "records"
+    names = {(run.run_id, record_file(rec["id"])): rec for run in runs for rec in run.records}
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if not path.is_file() or path.is_symlink():
+            continue
+        parts = path.relative_to(folder).parts
+        rec = names.get(tuple(parts)) if len(parts) == 2 else None
+        if rec is None:
+            out.append(f"{path}: not a record of a run in results/ (no record of that run has this name)")
+            continue
+        try:
+            same = json.loads(path.read_text(encoding="utf-8")) == rec
+        except ValueError:
+            same = False
+        if not same:
+            out.append(f"{path}: differs from record {rec['id']} of run {parts[0]}")
+    return out
+
+
+def _published_excerpts_problems(site_dir, runs, results_dir):
+    """site/data/logs holds, per run, the cited lines of its records' logs, unaltered."""
+    from reportgen.render.figures import log_excerpt_file
+    out, folder = [], site_dir / "data" / "logs"
+    names = {(run.run_id, log_excerpt_file(rec)): rec for run in runs for rec in run.records if rec.get("log")}
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if not path.is_file() or path.is_symlink():
+            continue
+        parts = path.relative_to(folder).parts
+        rec = names.get(tuple(parts)) if len(parts) == 2 else None
+        if rec is None:
+            out.append(f"{path}: not the cited lines of a record of a run in results/")
+            continue
+        want = load.excerpt_text(results_dir, rec)
+        if path.read_bytes() != want.encode("utf-8"):
+            out.append(f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}")
+    return out
+
+
+def verify(root, site_dir=None, strict=False, runs=None):
     """Raise ReportError listing every problem; return quietly when all is well.
 
-    ``strict``: an unmet coverage item (site/coverage.json) is a problem too.
+    ``strict``: an unmet coverage item (site/coverage.json) is a problem too. ``runs``: the runs a
+    build has just read and validated with load.read_runs (else they are read here).
     """
     root = Path(root)
     problems = []
-    try:
-        runs = load.read_runs(root / "results")
-    except ReportError as exc:
-        problems.extend(exc.problems)
-        runs = []
+    if runs is None:
+        try:
+            runs = load.read_runs(root / "results")
+        except ReportError as exc:
+            problems.extend(exc.problems)
+            runs = []
     try:
         load.read_campaigns(root / "results", runs)
     except ReportError as exc:
@@ -263,6 +306,8 @@ def verify(root, site_dir=None, strict=False):
         else:
             problems.extend(_check_site(site_dir, tables, records))
             problems.extend(_published_data_problems(site_dir, runs))
+            problems.extend(_published_records_problems(site_dir, runs))
+            problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))
             problems.extend(_size_problems(site_dir))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))

@@ -17,6 +17,21 @@ def slug(text):
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def record_file(record_id):
+    """The name a record is shipped under in site/data/records/<run>/ (the whole record, as its
+    line of records.jsonl parses): readable, and unique per id by its hash suffix."""
+    import hashlib
+    return f"{slug(record_id)[:80]}-{hashlib.sha256(record_id.encode()).hexdigest()[:10]}.json"
+
+
+def log_excerpt_file(rec):
+    """The name of a record's cited log lines shipped on their own (site/data/logs/<run>/), for a
+    machine whose whole logs the site does not carry."""
+    first, last = rec["log"]["lines"]
+    stem = rec["log"]["path"].rsplit("/", 1)[-1].removesuffix(".log")
+    return f"{slug(stem)}-{int(first)}-{int(last)}.txt"
+
+
 GROUP_DEPTH = {"gemm_tvm": 2}   # id segments after the family that name a provenance page (default 1)
 
 

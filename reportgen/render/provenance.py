@@ -4,7 +4,7 @@ from pathlib import Path
 
 from reportgen.render import cells
 from reportgen.data import load
-from reportgen.render.figures import slug
+from reportgen.render.figures import log_excerpt_file, record_file, slug
 from reportgen.data.words import W
 
 
@@ -29,11 +29,13 @@ def _fence(text, lang=""):
     return cells.code_block(text, lang)
 
 
-def entry(results_dir, cur, data_prefix):
-    """Markdown for one record: id heading (stable anchor), facts, samples, log, command."""
+def entry(results_dir, cur, data_prefix, full_log=True):
+    """Markdown for one record: id heading (stable anchor), facts, samples, log, command.
+    ``full_log``: link the whole log (the publication machine's), else only its cited lines."""
     rec, run = cur.record, cur.run
-    log_href = f"{data_prefix}/{rec['log']['path']}"
-    records_href = f"{data_prefix}/runs/{rec['run_id']}/records.jsonl"
+    log_href = (f"{data_prefix}/{rec['log']['path']}" if full_log
+                else f"{data_prefix}/logs/{rec['run_id']}/{log_excerpt_file(rec)}")
+    records_href = f"{data_prefix}/records/{rec['run_id']}/{record_file(rec['id'])}"
     stats = rec["stats"] or {}
     facts = [
         (W("provenance.entry.s1"), rec["status"] + (W("provenance.entry.s2", error=rec['error']) if rec["error"] else "")),
@@ -44,7 +46,7 @@ def entry(results_dir, cur, data_prefix):
                  + (f", n={stats.get('n')}" if stats else "")),
         (W("provenance.entry.s9"), json.dumps(rec["check"], ensure_ascii=False)),
         (W("provenance.entry.s10"), W("provenance.entry.s11", href=cells.href(log_href), path=cells.text(rec['log']['path']), lines=rec['log']['lines'][0], lines2=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256']))),
-        (W("provenance.entry.s12"), f'<a href="{cells.href(records_href)}">records.jsonl</a>'),
+        (W("provenance.entry.s12"), f'<a href="{cells.href(records_href)}">{cells.text(record_file(rec["id"]))}</a>'),
     ]
     parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
              W("provenance.entry.s13"), "|---|---|"]
@@ -57,11 +59,11 @@ def entry(results_dir, cur, data_prefix):
     return "\n".join(parts)
 
 
-def page(results_dir, family, currents, data_prefix="../data"):
+def page(results_dir, family, currents, data_prefix="../data", full_log=True):
     """The provenance page of one experiment family."""
     head = [W("provenance.page.s1", family=family), "",
             W("provenance.page.s2"), ""]
-    body = [entry(results_dir, cur, data_prefix)
+    body = [entry(results_dir, cur, data_prefix, full_log)
             for _id, cur in sorted(currents.items())]
     return "\n".join(head + body)
 
