@@ -233,45 +233,47 @@ def _size_problems(site_dir, budget_mb=SIZE_BUDGET_MB):
             + ", ".join(f"{os.path.relpath(p, site_dir)} {sizes[p] / 1e6:.1f} MB" for p in largest) + ")"]
 
 
-def _published_records_problems(site_dir, runs):
-    """site/data/records holds, per run, records of that run under their own names, unaltered."""
-    from reportgen.render.figures import record_file
-    out, folder = [], site_dir / "data" / "records"
-    names = {(run.run_id, record_file(rec["id"])): rec for run in runs for rec in run.records}
+def _shipped_problems(folder, names, differs, unknown):
+    """Files under ``folder`` named <run>/<name>: each must be a key of ``names`` (its value the
+    record it comes from) and pass ``differs(path, record)`` (a message, or None when unaltered)."""
+    out = []
     for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
         if not path.is_file() or path.is_symlink():
             continue
         parts = path.relative_to(folder).parts
         rec = names.get(tuple(parts)) if len(parts) == 2 else None
-        if rec is None:
-            out.append(f"{path}: not a record of a run in results/ (no record of that run has this name)")
-            continue
+        problem = f"{path}: {unknown}" if rec is None else differs(path, rec)
+        if problem:
+            out.append(problem)
+    return out
+
+
+def _published_records_problems(site_dir, runs):
+    """site/data/records holds, per run, records of that run under their own names, unaltered."""
+    from reportgen.render.figures import record_file
+
+    def differs(path, rec):
         try:
             same = json.loads(path.read_text(encoding="utf-8")) == rec
         except ValueError:
             same = False
-        if not same:
-            out.append(f"{path}: differs from record {rec['id']} of run {parts[0]}")
-    return out
+        return None if same else f"{path}: differs from record {rec['id']} of run {rec['run_id']}"
+    names = {(run.run_id, record_file(rec["id"])): rec for run in runs for rec in run.records}
+    return _shipped_problems(site_dir / "data" / "records", names, differs,
+                             "not a record of a run in results/ (no record of that run has this name)")
 
 
 def _published_excerpts_problems(site_dir, runs, results_dir):
     """site/data/logs holds, per run, the cited lines of its records' logs, unaltered."""
     from reportgen.render.figures import log_excerpt_file
-    out, folder = [], site_dir / "data" / "logs"
+
+    def differs(path, rec):
+        if path.read_bytes() == load.excerpt_text(results_dir, rec).encode("utf-8"):
+            return None
+        return f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}"
     names = {(run.run_id, log_excerpt_file(rec)): rec for run in runs for rec in run.records if rec.get("log")}
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-        if not path.is_file() or path.is_symlink():
-            continue
-        parts = path.relative_to(folder).parts
-        rec = names.get(tuple(parts)) if len(parts) == 2 else None
-        if rec is None:
-            out.append(f"{path}: not the cited lines of a record of a run in results/")
-            continue
-        want = load.excerpt_text(results_dir, rec)
-        if path.read_bytes() != want.encode("utf-8"):
-            out.append(f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}")
-    return out
+    return _shipped_problems(site_dir / "data" / "logs", names, differs,
+                             "not the cited lines of a record of a run in results/")
 
 
 def verify(root, site_dir=None, strict=False, runs=None):
