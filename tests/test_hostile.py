@@ -686,6 +686,7 @@ def test_credibility_page_counts_the_corpus(published):
 
 def test_verify_refuses_planted_site_data(project_copy):
     run = sorted((project_copy / "site" / "data" / "runs").iterdir())[-1]
+    (run / "logs").mkdir(exist_ok=True)   # a run may ship only its run.json (nothing of it cited)
     (run / "logs" / "passwd.log").write_text("root:x:0:0:root:/root:/bin/bash\n")
     with pytest.raises(ReportError) as err:
         verify.verify(project_copy, project_copy / "site")
