@@ -292,7 +292,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             encoding="utf-8")
         data = site / "data" / "runs"
         databases = []
-        cited = _cited_run_files(self.pages_html.values())
+        cited = _cited(self.pages_html.values(), "runs")
         for run in self.data.all_runs:
             # The site ships what its pages cite (logs, records, artifacts a page links to, and the
             # manifest of each such run), never a whole run: it stays light as history grows, and
@@ -305,24 +305,19 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(run.path / rel, data / run.run_id / rel, follow_symlinks=False)
             databases.extend(load.file_summary(run, path) for path in load.tuning_files(run, TUNING_FOLDER))
-        # the records a provenance entry links to, one file each: a reviewer gets the raw record
-        # without the whole records.jsonl of its run (most of a run's bytes)
-        wanted = _cited_records(self.pages_html.values())
+        # a record a provenance entry links to, one file each (a reviewer gets the raw record without
+        # the whole records.jsonl of its run), and another machine's cited log lines
+        shipped = {kind: _cited(self.pages_html.values(), kind, _SHIPPED_NAME) for kind in ("records", "logs")}
         for run in self.data.all_runs:
             for rec in run.records:
-                name = figures.record_file(rec["id"])
-                if (run.run_id, name) in wanted:
-                    (data.parent / "records" / run.run_id).mkdir(parents=True, exist_ok=True)
-                    (data.parent / "records" / run.run_id / name).write_text(
-                        json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
-        excerpts = _cited_records(self.pages_html.values(), "logs")
-        for run in self.data.all_runs:
-            for rec in run.records:
-                name = figures.log_excerpt_file(rec) if rec.get("log") else None
-                if (run.run_id, name) in excerpts:
-                    (data.parent / "logs" / run.run_id).mkdir(parents=True, exist_ok=True)
-                    (data.parent / "logs" / run.run_id / name).write_text(
-                        load.excerpt_text(self.data.results_dir, rec), encoding="utf-8")
+                for kind, name, text in (
+                        ("records", figures.record_file(rec["id"]),
+                         lambda: json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n"),
+                        ("logs", rec.get("log") and figures.log_excerpt_file(rec),
+                         lambda: load.excerpt_text(self.data.results_dir, rec))):
+                    if (run.run_id, name) in shipped[kind]:
+                        (data.parent / kind / run.run_id).mkdir(parents=True, exist_ok=True)
+                        (data.parent / kind / run.run_id / name).write_text(text(), encoding="utf-8")
         (site / "data" / "tuning-databases.json").write_text(
             json.dumps(databases, indent=1) + "\n", encoding="utf-8")
 
@@ -331,18 +326,14 @@ TUNING_FOLDER = "tune-"
 """A family's MetaSchedule work folder under artifacts/<family>/ (its databases and logs)."""
 
 
-_CITED = re.compile(r'(?:href|src)="(?:\.\./)*data/runs/([A-Za-z0-9_.+\-]+)/([^"#?]+)"')
+_SHIPPED_NAME = r"[A-Za-z0-9_.\-]+\.(?:json|txt)"   # figures.record_file / log_excerpt_file names
 
 
-def _cited_records(pages_html, kind="records"):
-    """{(run id, file)} of every data/<kind>/<run>/<file> a page links to (a record, a log excerpt)."""
-    cited = re.compile(rf'href="(?:\.\./)*data/{kind}/([A-Za-z0-9_.+\-]+)/([A-Za-z0-9_.\-]+\.(?:json|txt))"')
-    return {(m.group(1), m.group(2)) for page in pages_html for m in cited.finditer(page)}
-
-
-def _cited_run_files(pages_html):
-    """{(run id, file)} of every run file a page links to."""
-    return {(m.group(1), html.unescape(m.group(2))) for page in pages_html for m in _CITED.finditer(page)}
+def _cited(pages_html, kind, name=r'[^"#?]+'):
+    """{(run id, file)} of every data/<kind>/<run>/<file> a page links to: a run's own file
+    (kind "runs"), a record ("records"), a log excerpt ("logs")."""
+    pattern = re.compile(rf'(?:href|src)="(?:\.\./)*data/{kind}/([A-Za-z0-9_.+\-]+)/({name})"')
+    return {(m.group(1), html.unescape(m.group(2))) for page in pages_html for m in pattern.finditer(page)}
 
 
 PAGE_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
