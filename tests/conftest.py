@@ -1,11 +1,15 @@
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
+# read_jsonl remembers validated files in the user's cache; tests keep theirs to themselves
+os.environ["REPORTGEN_CACHE"] = tempfile.mkdtemp(prefix="reportgen-validated-")
 
 # What a throw-away project copy leaves out: build outputs, and the state of any retest or build
 # running in this checkout right now (its .tmp- run folder, campaign swaps, locks).

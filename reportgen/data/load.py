@@ -151,14 +151,79 @@ def _manifest_problems(run_path, manifest, files):
     return out
 
 
+def _rules_fingerprint():
+    """sha256 of the code that validates a record (study/schema.py and what it imports): a
+    validation remembered under an older rule set is never trusted."""
+    from study import schema as schema_module, stats as stats_module
+    digest = hashlib.sha256()
+    for module in (schema_module, stats_module):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def validated_cache_dir():
+    """Where read_jsonl remembers files it has validated: this user's cache, outside the project,
+    so that no committed or pulled file can plant an entry (REPORTGEN_CACHE moves it; an empty
+    value turns the cache off)."""
+    if "REPORTGEN_CACHE" in os.environ:
+        return Path(os.environ["REPORTGEN_CACHE"]) if os.environ["REPORTGEN_CACHE"] else None
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tvm-study-reportgen" / "validated"
+
+
+def _validated_key(data, pending_log):
+    digest = hashlib.sha256(_rules_fingerprint_once().encode())
+    digest.update(b"pending" if pending_log else b"final")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _rules_fingerprint_once():
+    return _rules_fingerprint()
+
+
+def _remember_valid(key):
+    """Best effort: a cache that cannot be written only costs the next build a full validation."""
+    folder = validated_cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(key, encoding="ascii")
+        os.replace(tmp, folder / key)
+    except OSError:
+        pass
+
+
+def _known_valid(key):
+    folder = validated_cache_dir()
+    if folder is None:
+        return False
+    try:
+        entry = folder / key
+        return not entry.is_symlink() and entry.is_file() and entry.read_text(encoding="ascii") == key
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def read_jsonl(path, pending_log=False):
-    """Records of one JSONL file; every problem reported as path:line: field: message."""
+    """Records of one JSONL file; every problem reported as path:line: field: message.
+
+    A file whose exact bytes passed these checks before, under the same validation code, is
+    only parsed (the entry is named by the sha256 of rules + bytes, so any change to either,
+    one byte of the file or one line of study/schema.py, validates it in full again)."""
     path = Path(path)
     records, problems = [], []
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")   # not splitlines: U+2028 may sit in a string
+        data = path.read_bytes()
+        lines = data.decode("utf-8").split("\n")   # not splitlines: U+2028 may sit in a string
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read: {exc}") from exc
+    key = _validated_key(data, pending_log)
+    if _known_valid(key):
+        return [json.loads(line) for line in lines if line.strip()]
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -173,6 +238,7 @@ def read_jsonl(path, pending_log=False):
             records.append(rec)
     if problems:
         raise ReportError(problems)
+    _remember_valid(key)
     return records
 
 

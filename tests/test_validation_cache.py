@@ -1,0 +1,114 @@
+"""read_jsonl's memory of validated files: a hit only for the same bytes under the same rules,
+kept outside the project, and nothing it holds can make a bad file pass."""
+import json
+
+import pytest
+from reportgen.data import load
+from reportgen.errors import ReportError
+from study import schema
+
+from helpers import record
+
+
+def good_record():
+    rec = record()
+    rec["log"]["sha256"] = "a" * 64
+    return rec
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("REPORTGEN_CACHE", str(folder))
+    return folder
+
+
+def _write(path, records):
+    path.write_text("".join(schema.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _counting(monkeypatch):
+    calls = []
+    real = schema.record_problems
+
+    def spy(rec, pending_log=False):
+        calls.append(rec["id"])
+        return real(rec, pending_log=pending_log)
+    monkeypatch.setattr(schema, "record_problems", spy)
+    return calls
+
+
+def test_the_same_bytes_are_validated_once(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    calls = _counting(monkeypatch)
+    first = load.read_jsonl(path)
+    second = load.read_jsonl(path)
+    assert first == second and len(calls) == 1
+    assert len(list(cache.iterdir())) == 1
+
+
+def test_one_changed_byte_is_validated_again_and_refused(tmp_path, cache):
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    load.read_jsonl(path)
+    bad = good_record()
+    bad["samples"] = [-1.0]
+    _write(path, [bad])
+    with pytest.raises(ReportError, match="samples"):
+        load.read_jsonl(path)
+
+
+def test_a_change_of_the_rules_forgets_every_entry(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    load.read_jsonl(path)
+    calls = _counting(monkeypatch)
+    monkeypatch.setattr(load, "_rules_fingerprint_once", lambda: "other rules")
+    load.read_jsonl(path)
+    assert len(calls) == 1
+
+
+def test_a_pending_log_validation_is_no_final_one(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    load.read_jsonl(path, pending_log=True)
+    calls = _counting(monkeypatch)
+    load.read_jsonl(path)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("plant", ["wrong_text", "symlink"])
+def test_an_entry_that_is_not_what_the_cache_writes_is_ignored(tmp_path, cache, monkeypatch, plant):
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    key = load._validated_key(path.read_bytes(), False)
+    cache.mkdir(parents=True)
+    if plant == "wrong_text":
+        (cache / key).write_text("valid", encoding="ascii")
+    else:
+        (tmp_path / "elsewhere").write_text(key, encoding="ascii")
+        (cache / key).symlink_to(tmp_path / "elsewhere")
+    calls = _counting(monkeypatch)
+    load.read_jsonl(path)
+    assert len(calls) == 1
+
+
+def test_the_cache_lives_outside_the_project_and_can_be_turned_off(tmp_path, monkeypatch):
+    from conftest import ROOT
+    monkeypatch.delenv("REPORTGEN_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert load.validated_cache_dir().is_relative_to(tmp_path / "xdg")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert not load.validated_cache_dir().resolve().is_relative_to(ROOT.resolve())
+    monkeypatch.setenv("REPORTGEN_CACHE", "")
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    calls = _counting(monkeypatch)
+    load.read_jsonl(path)
+    load.read_jsonl(path)
+    assert len(calls) == 2
+
+
+def test_an_unwritable_cache_costs_only_time(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("REPORTGEN_CACHE", str(blocker / "cache"))
+    path = _write(tmp_path / "records.jsonl", [good_record()])
+    assert load.read_jsonl(path) == load.read_jsonl(path)
+    assert json.loads(path.read_text())["id"] == good_record()["id"]
