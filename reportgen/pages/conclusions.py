@@ -22,7 +22,7 @@ from reportgen.data import compare, merge
 from study import identity
 from reportgen.pages import service
 from reportgen.render.cells import text as _esc
-from reportgen.data.queries import e2e, e2e_models, gemm, ok
+from reportgen.data.queries import TVM_ENGINES, e2e, e2e_models, gemm, ok
 from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import fig, gflops, hist, ms, percent, times
 from reportgen.data.words import W
@@ -92,9 +92,7 @@ def _tvm_vs_tf(c):
     for model in e2e_models(c.current):
         tf = e2e(c.current, model, "tf")
         # the best TVM of the run: every group B-D variant, the rule library's included
-        tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in
-                            ("tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")) if ok(t)] \
-            if ok(tf) else []
+        tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in TVM_ENGINES) if ok(t)] if ok(tf) else []
         if not ok(tf) or not tvms:
             continue
         best = min(tvms, key=lambda t: t.stat("p50"))

@@ -1,11 +1,12 @@
 """Display names of models, engines, GEMM stages and search spaces (words of the pages): charts,
 tables and provenance titles name a case through these, never by its code id."""
+from reportgen.data.queries import TVM_ENGINES
 from reportgen.data.words import W, W_for
 
 MODEL_ZH = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18", "inception_v1": "Inception v1", "mobilenet_v2": "MobileNetV2",
             "resnet50": "ResNet-50"}
 # e2e engines in the seed's group order, then the INT8 study's (FP32 before INT8, TVM before its peers)
-E2E_ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
+E2E_ENGINES = ("tf", "ort", "tflite", *TVM_ENGINES)
 INT8_ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
                 "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
 _NAMED = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite"}
