@@ -172,17 +172,6 @@ def _faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
             "tuned_samples_s": times[0], "default_samples_s": times[1], "kept": kept}
 
 
-def _paired_summary(paired, resamples=2000, seed=0):
-    """Medians of both sides, the median block ratio and its bootstrap 95 % interval (blocks
-    resampled: each block is one paired observation)."""
-    ratios = np.asarray(paired["block_ratios"], float)
-    rng = np.random.default_rng(seed)
-    boots = np.median(ratios[rng.integers(0, len(ratios), (resamples, len(ratios)))], axis=1)
-    lo, hi = np.percentile(boots, [2.5, 97.5])
-    return {"p50_s": float(np.median(paired["samples"])), "peer_p50_s": float(np.median(paired["peer_samples"])),
-            "ratio": float(np.median(ratios)), "ratio_ci": [float(lo), float(hi)]}
-
-
 def _check(runner, batches, reference, tolerance):
     from experiments.e2e import engines
     logits = np.concatenate([runner(b) for b in batches])
@@ -211,6 +200,17 @@ def _kernel_profile(h, engine, runner, x, onnx_path, threads, info):
     for row in rows:
         if row["kind"] == "kernel":
             h.say(f"{engine} kernel {row['op']} x{row['calls']}: {row['seconds'] * 1e3:.4f} ms")
+
+
+def _timed_model(engine, runner, paths, folder):
+    """(peer engine, model file) an engine is timed on in its own process: ORT and TFLite load the
+    family's exported models, a TVM engine the library its executable is exported to."""
+    from experiments.e2e import engines
+    if engine == "ort":
+        return "ort", paths["onnx"]
+    if engine == "tflite":
+        return "tflite", paths["tflite"]
+    return "tvm", engines.export(runner, folder)
 
 
 def measure_case(h, ctx, engine, batch):
@@ -249,34 +249,32 @@ def measure_case(h, ctx, engine, batch):
         runner = prepared[0]
         return lambda: runner(batches[0])
 
-    own, paired = {}, {}   # a peer's timing in its own process; a rule engine's blocks paired with ORT
+    own, paired = {}, {}   # an engine's timing in its own process; a rule engine's blocks paired with ORT's
 
     def timed(prepared):
         with tempfile.TemporaryDirectory() as tmp:
-            model_path = ctx["paths"][batch]["onnx" if engine == "ort" else "tflite"]
-            own.update(peer.time_in_child(engine, model_path, batches[0], threads, p, tmp))
+            kind, model_path = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
+            own.update(peer.time_in_child(kind, model_path, batches[0], threads, p, tmp))
         return own["samples"], 1
 
     def timed_paired(prepared):
-        runner = prepared[0]
-        with tempfile.TemporaryDirectory() as tmp, \
-                peer.Server("ort", ctx["paths"][batch]["onnx"], batches[0], threads, tmp) as server:
-            paired.update(peer.paired_blocks(lambda: runner(batches[0]), server, int(p["paired_blocks"]),
-                                             int(p["paired_calls"])), pid=server.pid)
-        paired.update(_paired_summary(paired))
+        with tempfile.TemporaryDirectory() as tmp:
+            _kind, library = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
+            paired.update(peer.paired_with(library, "ort", ctx["paths"][batch]["onnx"], batches[0], threads,
+                                           int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
         return paired["samples"], 1
 
     def after(prepared, info):
         if paired:
             info["paired_peer"] = {"engine": "ort", **paired,
-                                   "why": "the rule engine and ONNX Runtime (its own process) timed in alternating "
-                                          "blocks, so that the machine's drift hits both alike"}
+                                   "why": "the rule engine and ONNX Runtime, each in a process of its own, timed in "
+                                          "alternating blocks, so that the machine's drift hits both alike"}
             h.say(f"{case_id}: paired with ort in {paired['blocks']} blocks of {paired['calls_per_block']}: "
                   f"tvm p50 {paired['p50_s'] * 1e3:.2f} ms, ort p50 {paired['peer_p50_s'] * 1e3:.2f} ms, "
                   f"median block ratio {paired['ratio']:.2f} (95% CI {paired['ratio_ci'][0]:.2f}-"
                   f"{paired['ratio_ci'][1]:.2f})")
-        if own:
-            info["timing_process"] = peer.timing_process(own)
+        if own or paired:
+            info["timing_process"] = peer.timing_process(own or paired)
         if engine.startswith("tvm"):
             engines.record_op_profile(prepared[0], batches[0], info)
         if batch == 1 and (engine in RULE_ENGINES or (engine == "ort" and name in p.get("node_profile_models", []))):
@@ -285,8 +283,9 @@ def measure_case(h, ctx, engine, batch):
     h.measure(case_id, case, build=lambda: _prepare(engine, ctx["model"], ctx["paths"][batch], threads, size, batch,
                                                     tuning, h),
               check=check, call=call, extra=extra,
-              time=(timed if engine in peer.ENGINES else
-                    timed_paired if engine in RULE_ENGINES and batch == 1 and p.get("paired_blocks") else "requests"),
+              # TensorFlow is timed here (this process built its model); every other engine in a process of its own
+              time=(timed_paired if engine in RULE_ENGINES and batch == 1 and p.get("paired_blocks") else
+                    "requests" if engine == "tf" else timed),
               after=after, mismatch="logits disagree with TensorFlow",
               note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.2f} ms over {len(o.samples)} calls, "
                               f"top1 {agreement['value']['top1_agree']:.2f}, "

@@ -53,6 +53,9 @@ RULE_ENGINES = ("tvm_fp32_rules", "tvm_int8_rules")
 # the peers, timed in a process of their own (experiments/e2e/peer.py): (peer kind, model file)
 PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp32": ("tflite", "tflite"),
               "tflite_int8": ("tflite", "tflite_int8")}
+# the rule engines timed in alternating blocks with the peer they are judged against (when the
+# profile sets paired_blocks): (peer engine, the model file it loads)
+PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
 
@@ -444,6 +447,14 @@ def _measure(h, ctx, engine, p, threads, target):
         runner, _, executable = built
         if own:
             out["timing_process"] = peer.timing_process(own)
+        if paired:
+            out["paired_peer"] = {"engine": PAIRED_PEER[engine][0], **paired,
+                                  "why": "the rule engine and its peer, each in a process of its own, timed in "
+                                         "alternating blocks, so that the machine's drift hits both alike"}
+            h.say(f"{cid}: paired with {PAIRED_PEER[engine][0]} in {paired['blocks']} blocks of "
+                  f"{paired['calls_per_block']}: tvm p50 {paired['p50_s'] * 1e3:.3f} ms, {PAIRED_PEER[engine][0]} p50 "
+                  f"{paired['peer_p50_s'] * 1e3:.3f} ms, median block ratio {paired['ratio']:.2f} "
+                  f"(95% CI {paired['ratio_ci'][0]:.2f}-{paired['ratio_ci'][1]:.2f})")
         if not engine.startswith("tvm"):
             return
         profile = engines.record_op_profile(runner, x, out)
@@ -457,12 +468,23 @@ def _measure(h, ctx, engine, p, threads, target):
             if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules") and evidence["hottest_kernel"]:
                 out["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
 
-    own = {}
+    own, paired = {}, {}
 
     def timed(built):
-        kind, key = PEER_FILES[engine]
         with tempfile.TemporaryDirectory() as tmp:
-            own.update(peer.time_in_child(kind, ctx["paths"][key], x, threads, p, tmp))
+            pair = PAIRED_PEER.get(engine)
+            if pair and p.get("paired_blocks") and pair[1] in ctx["paths"]:
+                kind, key = PEER_FILES[pair[0]]
+                paired.update(peer.paired_with(engines.export(built[0], tmp), kind, ctx["paths"][key], x, threads,
+                                               int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
+                own.update(pid=paired["pid"])
+                return paired["samples"], 1
+            if engine in PEER_FILES:
+                kind, key = PEER_FILES[engine]
+                model = ctx["paths"][key]
+            else:   # a TVM engine: the library its executable is exported to
+                kind, model = "tvm", engines.export(built[0], tmp)
+            own.update(peer.time_in_child(kind, model, x, threads, p, tmp))
         return own["samples"], 1
 
     def note(o):
@@ -470,7 +492,8 @@ def _measure(h, ctx, engine, p, threads, target):
         acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
         return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
 
-    h.measure(cid, case, build=build, check=check, call=call, time=timed if engine in PEER_FILES else "requests",
+    # every engine checked here and timed in a process of its own (experiments/e2e/peer.py)
+    h.measure(cid, case, build=build, check=check, call=call, time=timed,
               extra=extra, after=after,
               mismatch="output too far from FP32", note=note, reuse=False)
 

@@ -78,7 +78,15 @@ def _vs_best_fp32(records, entry):
 
 
 def _vs_ort_qdq(records, entry):
+    """Timed in alternating blocks with ORT QDQ: the median block ratio, recomputed from the blocks'
+    own samples; else p50 / p50 of the two records."""
     run, rec = _run_records(records, entry)
+    pp = rec["extra"].get("paired_peer")
+    if pp and pp["engine"] == "ort_qdq":
+        n = pp["calls_per_block"]
+        blocks = [statistics.median(pp["samples"][i:i + n]) / statistics.median(pp["peer_samples"][i:i + n])
+                  for i in range(0, len(pp["samples"]), n)]
+        return statistics.median(blocks)
     return _p50(rec) / _p50(_fastest(run, "int8", ("ort_qdq",), model=rec["case"]["model"]))
 
 

@@ -71,6 +71,7 @@ class Runner:
     threads: int
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
     handle: Any = None  # the session / interpreter / VM, for callers that need it
+    executable: Any = None  # TVM: what :func:`export` writes for timing in a process of its own
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
         """Run one NHWC float32 batch; return float32 logits ``(N, classes)``."""
@@ -281,7 +282,17 @@ def prepare_tvm(executable, threads: int, variant: str = "") -> Runner:
         return _first_tensor(out).numpy()
 
     return Runner(run, "tvm", tvm.__version__, pool,
-                  {"variant": variant, "pipeline": TVM_VARIANTS.get(variant, "")}, vm)
+                  {"variant": variant, "pipeline": TVM_VARIANTS.get(variant, "")}, vm, executable)
+
+
+def export(runner: Runner, folder) -> Path:
+    """The TVM runner's executable as a shared library in ``folder`` (for
+    :mod:`experiments.e2e.peer`, which loads it in a fresh process)."""
+    if runner.executable is None:
+        raise ValueError(f"export: the {runner.engine} runner has no TVM executable")
+    path = Path(folder) / "tvm-engine.so"
+    runner.executable.export_library(str(path))
+    return path
 
 
 def _first_tensor(value):

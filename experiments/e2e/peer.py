@@ -1,16 +1,19 @@
-"""A peer engine timed in a process of its own.
+"""An engine timed in a process of its own.
 
 ONNX Runtime's and TVM's thread pools both keep spinning for tens of milliseconds after a call;
-timed in one process, each slows the other (up to 1.9x on 2 cores).  So the e2e family checks a
-peer's logits in its own process (correctness needs the reference there) but times it here: a
-fresh interpreter that loads the same model file, runs the same single-call sampling
+timed in one process, each slows the other (up to 1.9x on 2 cores).  And the family's own process
+is no clean place either: it has built Keras models and checked every engine, and a TVM network
+timed there ran slower than the same library loaded in a fresh interpreter.  So every engine the
+e2e and int8 families compare is checked in the family's process (correctness needs the reference
+there) but timed here: a fresh interpreter that loads the same model file -- an ONNX or TFLite
+model, or the TVM library the family compiled and exported -- runs the same single-call sampling
 (:func:`experiments.harness.sample_requests` with the run's parameters) on the same input, and
-writes the samples as JSON.  No TVM is imported in this process.
+writes the samples as JSON.  This process imports only the engine it times.
 
     python -m experiments.e2e.peer SPEC.json OUT.json
-    python -m experiments.e2e.peer --serve SPEC.json    (Server: paired blocks with TVM)
+    python -m experiments.e2e.peer --serve SPEC.json    (Server: paired blocks of two engines)
 
-SPEC: {"engine": "ort" | "tflite", "model": path, "input": path of an .npy batch, "threads": n,
+SPEC: {"engine": "ort" | "tflite" | "tvm", "model": path, "input": path of an .npy batch, "threads": n,
 "params": {"warmup", "repeat", "budget_s", "min_repeat"}}.  OUT: {"samples": [s, ...], "pid",
 "engine": runner metadata, "logits_sha256": of the output of the last call}.
 """
@@ -26,8 +29,26 @@ from pathlib import Path
 
 import numpy as np
 
-ENGINES = ("ort", "tflite")
+ENGINES = ("ort", "tflite", "tvm")   # "tvm": a library exported by export_library
 KEYS = ("warmup", "repeat", "budget_s", "min_repeat")
+
+
+def _runner(engine: str, model: str, threads: int):
+    """The engine's runner in this process (TVM: the exported library on a fresh VM)."""
+    from experiments.e2e import engines
+    if engine == "ort":
+        return engines.prepare_ort(model, threads)
+    if engine == "tflite":
+        return engines.prepare_tflite(model, threads)
+    import tvm
+    return engines.prepare_tvm(tvm.runtime.load_module(model), threads, "exported")
+
+
+def _env(engine: str, threads: int) -> dict:
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    if engine == "tvm":
+        env["TVM_NUM_THREADS"] = str(threads)
+    return env
 
 
 def time_in_child(engine: str, model_path, batch: np.ndarray, threads: int, params: dict, workdir) -> dict:
@@ -41,7 +62,7 @@ def time_in_child(engine: str, model_path, batch: np.ndarray, threads: int, para
             "threads": int(threads), "params": {k: params[k] for k in KEYS}}
     (workdir / "peer-spec.json").write_text(json.dumps(spec), encoding="utf-8")
     out = workdir / "peer-out.json"
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    env = _env(engine, threads)
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.run([sys.executable, "-m", "experiments.e2e.peer", str(workdir / "peer-spec.json"), str(out)],
                           cwd=root, env=env, capture_output=True, text=True, timeout=1800)
@@ -52,21 +73,21 @@ def time_in_child(engine: str, model_path, batch: np.ndarray, threads: int, para
 
 
 class Server:
-    """A peer kept alive in its own process for paired timing: ``run(n)`` times ``n`` single calls
-    there and returns their seconds.  Started by :func:`serve`; ``close()`` ends it."""
+    """An engine kept alive in its own process for paired timing: ``run(n)`` makes one untimed
+    call, then times ``n`` single calls there and returns their seconds.  ``close()`` ends it.
+    ``name`` keeps the files of two servers in one folder apart."""
 
-    def __init__(self, engine: str, model_path, batch: np.ndarray, threads: int, workdir):
+    def __init__(self, engine: str, model_path, batch: np.ndarray, threads: int, workdir, name: str = "peer"):
         if engine not in ENGINES:
             raise ValueError(f"peer: engine {engine!r} is not one of {ENGINES}")
         workdir = Path(workdir)
-        np.save(workdir / "peer-input.npy", np.ascontiguousarray(batch, dtype=np.float32))
-        spec = {"engine": engine, "model": str(model_path), "input": str(workdir / "peer-input.npy"),
+        np.save(workdir / f"{name}-input.npy", np.ascontiguousarray(batch, dtype=np.float32))
+        spec = {"engine": engine, "model": str(model_path), "input": str(workdir / f"{name}-input.npy"),
                 "threads": int(threads)}
-        (workdir / "peer-spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        (workdir / f"{name}-spec.json").write_text(json.dumps(spec), encoding="utf-8")
         root = Path(__file__).resolve().parents[2]
         self.proc = subprocess.Popen([sys.executable, "-m", "experiments.e2e.peer", "--serve",
-                                      str(workdir / "peer-spec.json")], cwd=root, env=env, text=True,
+                                      str(workdir / f"{name}-spec.json")], cwd=root, env=_env(engine, threads), text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         hello = json.loads(self._line())
         self.pid, self.engine = hello["pid"], hello["engine"]
@@ -101,14 +122,12 @@ class Server:
 def _serve(spec_path) -> int:
     """The server side of :class:`Server`: prepare, say hello, then time ``run N`` requests."""
     import time
-    from experiments.e2e import engines
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     engine, threads = spec["engine"], int(spec["threads"])
     if engine not in ENGINES:
         raise SystemExit(f"{spec_path}: engine: {engine!r} is not one of {ENGINES}")
     batch = np.load(spec["input"])
-    runner = engines.prepare_ort(spec["model"], threads) if engine == "ort" \
-        else engines.prepare_tflite(spec["model"], threads)
+    runner = _runner(engine, spec["model"], threads)
     runner(batch)   # the first call allocates
     print(json.dumps({"pid": os.getpid(), "engine": runner.metadata()}), flush=True)
     for line in sys.stdin:
@@ -116,6 +135,7 @@ def _serve(spec_path) -> int:
         if not words or words[0] == "quit":
             break
         samples = []
+        runner(batch)   # one untimed call after the pause, on either side of a pair
         for _ in range(max(0, min(int(words[1]), 100000))):
             t0 = time.perf_counter()
             runner(batch)
@@ -124,45 +144,57 @@ def _serve(spec_path) -> int:
     return 0
 
 
-def paired_blocks(call, server: Server, blocks: int, calls: int, gap_s: float = 0.1) -> dict:
-    """``call`` (timed here) and the peer (timed in its process) in alternating blocks of ``calls``
-    single calls, the order flipped every block, ``gap_s`` of quiet before each block (the other
-    side's thread pool stops spinning).  Drift of the machine hits both sides alike; the ratio of
-    each block's medians is one paired observation."""
+def paired_blocks(ours: Server, peer: Server, blocks: int, calls: int, gap_s: float = 0.1) -> dict:
+    """Two engines, each in its own process, timed in alternating blocks of ``calls`` single calls
+    (each block after one untimed call), the order flipped every block, ``gap_s`` of quiet before
+    each block (the other side's thread pool stops spinning).  Drift of the machine hits both
+    sides alike; the ratio of each block's medians is one paired observation."""
     import time
-    ours, theirs, ratios = [], [], []
+    got_ours, got_peer, ratios = [], [], []
     for k in range(blocks):
         got = {}
-        for side in (("ours", "peer") if k % 2 == 0 else ("peer", "ours")):
+        for side, server in (((("ours", ours), ("peer", peer)) if k % 2 == 0 else (("peer", peer), ("ours", ours)))):
             time.sleep(gap_s)
-            if side == "peer":
-                got[side] = server.run(calls)
-            else:
-                call()   # one warm-up call after the pause
-                block = []
-                for _ in range(calls):
-                    t0 = time.perf_counter()
-                    call()
-                    block.append(time.perf_counter() - t0)
-                got[side] = block
-        ours += got["ours"]
-        theirs += got["peer"]
+            got[side] = server.run(calls)
+        got_ours += got["ours"]
+        got_peer += got["peer"]
         ratios.append(float(np.median(got["ours"]) / np.median(got["peer"])))
-    return {"samples": ours, "peer_samples": theirs, "block_ratios": ratios, "blocks": blocks,
-            "calls_per_block": calls, "gap_s": gap_s}
+    return {"samples": got_ours, "peer_samples": got_peer, "block_ratios": ratios, "blocks": blocks,
+            "calls_per_block": calls, "gap_s": gap_s, "pid": ours.pid, "peer_pid": peer.pid}
+
+
+def paired_summary(paired: dict, resamples: int = 2000, seed: int = 0) -> dict:
+    """Medians of both sides of :func:`paired_blocks`, the median block ratio and its bootstrap 95 %
+    interval (blocks resampled: each block is one paired observation)."""
+    ratios = np.asarray(paired["block_ratios"], float)
+    rng = np.random.default_rng(seed)
+    boots = np.median(ratios[rng.integers(0, len(ratios), (resamples, len(ratios)))], axis=1)
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return {"p50_s": float(np.median(paired["samples"])), "peer_p50_s": float(np.median(paired["peer_samples"])),
+            "ratio": float(np.median(ratios)), "ratio_ci": [float(lo), float(hi)]}
+
+
+def paired_with(library, peer: str, peer_model, batch: np.ndarray, threads: int, blocks: int, calls: int,
+                workdir) -> dict:
+    """A TVM library and a peer engine (``ort`` or ``tflite`` on ``peer_model``), each served from a
+    process of its own, timed by :func:`paired_blocks` and summarized (:func:`paired_summary`)."""
+    with Server("tvm", library, batch, threads, workdir, name="ours") as ours, \
+            Server(peer, peer_model, batch, threads, workdir) as theirs:
+        got = paired_blocks(ours, theirs, blocks, calls)
+    return {**got, **paired_summary(got)}
 
 
 def timing_process(out: dict) -> dict:
-    """What a record says of a peer timed by :func:`time_in_child` (its ``out``): which process."""
+    """What a record says of an engine timed by :func:`time_in_child` (its ``out``): which process."""
     return {"own_process": True, "pid": out["pid"], "parent_pid": os.getpid(),
-            "why": "thread pools of the engines in one process slow each other: a peer is checked "
-                   "in the family's process and timed in a fresh process of its own on the same model file and input",
-            "logits_sha256": out["logits_sha256"]}
+            "why": "engines in one process slow each other (thread pools, the family's own imports): an engine is "
+                   "checked in the family's process and timed in a fresh process of its own on the same model file "
+                   "and input",
+            "logits_sha256": out.get("logits_sha256")}
 
 
 def main(argv=None) -> int:
     from experiments import harness
-    from experiments.e2e import engines
     args = argv or sys.argv[1:]
     if args and args[0] == "--serve":
         return _serve(args[1])
@@ -173,8 +205,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"{spec_path}: engine: {engine!r} is not one of {ENGINES}")
     params = {k: spec["params"][k] for k in KEYS}
     batch = np.load(spec["input"])
-    runner = engines.prepare_ort(spec["model"], threads) if engine == "ort" \
-        else engines.prepare_tflite(spec["model"], threads)
+    runner = _runner(engine, spec["model"], threads)
     last = {}
 
     def call():

@@ -4,7 +4,7 @@ import pandas as pd
 
 from reportgen.data import campaigns, frame, merge, queries
 from reportgen.pages import e2e_rules, int8
-from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.figures import derive, fmt_number, operand, paired_derivation
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES, TVM_ENGINES
 from reportgen.render import charts
 from reportgen.render.cells import code_span as _code, text as _esc
@@ -389,10 +389,8 @@ def finding(book, current, model="resnet18_v1"):
         ratio, (lo, hi) = paired["ratio"], paired["ratio_ci"]
         ort_ms = book.current(f"{top.record['id']}#ort_paired_p50", fmt_number(paired["peer_p50_s"] * 1e3, "ms") + " ms",
                               "ms", top)
-        vs_ort = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top, derived=derive(
-            "median over blocks of p50(tvm block) / p50(ort block), blocks alternating, same record",
-            operand("tvm", top, fmt_number(paired["p50_s"] * 1e3, "ms"), "ms (p50 of the paired blocks)"),
-            operand("ort", top, fmt_number(paired["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)")))
+        vs_ort = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
+                              derived=paired_derivation(top))
         vs_ort += W("e2e.finding.interval", lo=lo, hi=hi)
         verdict = "par" if lo <= 1 <= hi else ("behind" if ratio > 1 else "ahead")
     else:

@@ -7,7 +7,7 @@ from reportgen.pages import borrow
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES
 from reportgen.data.words import W, W_for
 from reportgen.render.cells import text as _esc
-from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.figures import derive, fmt_number, operand, paired_derivation
 from reportgen.render.labels import ENGINE_ZH, model_zh
 from reportgen.render.markdown import markdown
 
@@ -89,10 +89,7 @@ def _paired(src, tvm, suffix, brief=False):
     """The ratio of a rule engine timed in alternating blocks with ORT (its record's paired_peer):
     the median of the blocks' p50 ratios, with its bootstrap interval over blocks."""
     pp = tvm.record["extra"]["paired_peer"]
-    how = derive("median over blocks of p50(tvm block) / p50(ort block), blocks alternating, same record",
-                 operand("tvm", tvm, fmt_number(pp["p50_s"] * 1e3, "ms"), "ms (p50 of the paired blocks)"),
-                 operand("ort", tvm, fmt_number(pp["peer_p50_s"] * 1e3, "ms"), "ms (p50 of ORT's blocks)"))
-    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=how)
+    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=paired_derivation(tvm))
     lo, hi = pp["ratio_ci"]
     if brief:   # the sentence around it says how the blocks were timed
         return text + W("e2e_rules.interval_brief", lo=lo, hi=hi), float(pp["ratio"])

@@ -6,7 +6,7 @@ like-for-like comparisons of the INT8 issue, with the goals beside them.  Reads 
 from reportgen.data import compare, frame
 from reportgen.data.words import W, W_for
 from reportgen.pages import borrow
-from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
 from reportgen.render.markdown import markdown
 
 RULE = "tvm_int8_rules"
@@ -41,7 +41,13 @@ def _same_run(a, b):
 
 
 def _ratio(src, num, den, suffix, formula):
-    """p50(num) / p50(den) of one run, with its operands and a bootstrap interval."""
+    """p50(num) / p50(den) of one run, with its operands and a bootstrap interval -- or, when the
+    rule engine was timed in alternating blocks with ``den``'s engine, the paired-block ratio."""
+    paired = paired_ratio(num, den.record["case"]["engine"])
+    if paired is not None:
+        value, (lo, hi) = paired
+        text = src.fig(f"{num.record['id']}#{suffix}", f"{value:.2f}×", "×", num, derived=paired_derivation(num))
+        return text + W("int8_rules.interval", lo=lo, hi=hi), value
     value = num.stat("p50") / den.stat("p50")
     names = [num.record["case"]["engine"], den.record["case"]["engine"]]
     how = derive(formula.format(a=names[0], b=names[1]),

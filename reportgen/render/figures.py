@@ -66,6 +66,30 @@ def derive(formula, *operands):
     return {"formula": formula, "operands": list(operands)}
 
 
+_PEER_NAMES = {"ort": "ORT"}
+
+
+def paired_derivation(cur):
+    """How a paired-block ratio (a record's ``paired_peer``: our engine and its peer timed in
+    alternating blocks) is derived, with both operands: the one formula every page that shows such
+    a ratio cites."""
+    pp = cur.record["extra"]["paired_peer"]
+    peer = pp.get("engine", "ort")
+    return derive(f"median over blocks of p50(tvm block) / p50({peer} block), blocks alternating, same record",
+                  operand("tvm", cur, fmt_number(pp["p50_s"] * 1e3, "ms"), "ms (p50 of the paired blocks)"),
+                  operand(peer, cur, fmt_number(pp["peer_p50_s"] * 1e3, "ms"),
+                          f"ms (p50 of {_PEER_NAMES.get(peer, peer)}'s blocks)"))
+
+
+def paired_ratio(cur, peer):
+    """(ratio, (lo, hi)) of ``cur``'s blocks paired with engine ``peer``, or None when it was not
+    timed so."""
+    pp = (cur.record.get("extra") or {}).get("paired_peer")
+    if not pp or pp.get("engine", "ort") != peer:
+        return None
+    return float(pp["ratio"]), (float(pp["ratio_ci"][0]), float(pp["ratio_ci"][1]))
+
+
 def derived_entries(index, provenance_path):
     """The derived figures (from a book's index) whose own record has its entry on ``provenance_path``,
     once per figure id, with every page that shows it."""
