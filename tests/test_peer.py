@@ -57,6 +57,9 @@ def test_two_servers_pair_their_blocks_in_alternating_order(runner, tmp_path):
     assert got["blocks"] == 3 and len(got["block_ratios"]) == 3
     assert len(got["samples"]) == len(got["peer_samples"]) == 12
     assert got["pid"] != got["peer_pid"]
+    assert got["warm_calls"][0] >= 1 and got["warm_calls"][1] >= 1   # each server warmed before the first block
+    assert len(got["steal_ticks"]) == len(got["peer_steal_ticks"]) == 3
+    assert all(t is None or t >= 0 for t in got["steal_ticks"] + got["peer_steal_ticks"])
 
 
 def test_export_refuses_a_runner_without_an_executable():

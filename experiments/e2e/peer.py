@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+WARM_S = 1.0   # seconds of untimed calls a server makes before it says hello
 ENGINES = ("ort", "tflite", "tvm")   # "tvm": a library exported by export_library
 KEYS = ("warmup", "repeat", "budget_s", "min_repeat")
 
@@ -90,7 +91,7 @@ class Server:
                                       str(workdir / f"{name}-spec.json")], cwd=root, env=_env(engine, threads), text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         hello = json.loads(self._line())
-        self.pid, self.engine = hello["pid"], hello["engine"]
+        self.pid, self.engine, self.warm_calls = hello["pid"], hello["engine"], hello.get("warm_calls", 0)
 
     def _line(self) -> str:
         line = self.proc.stdout.readline()
@@ -129,7 +130,11 @@ def _serve(spec_path) -> int:
     batch = np.load(spec["input"])
     runner = _runner(engine, spec["model"], threads)
     runner(batch)   # the first call allocates
-    print(json.dumps({"pid": os.getpid(), "engine": runner.metadata()}), flush=True)
+    warm, t_end = 0, time.perf_counter() + float(spec.get("warm_s", WARM_S))
+    while time.perf_counter() < t_end:   # a fresh process: its first seconds of calls are not timed
+        runner(batch)
+        warm += 1
+    print(json.dumps({"pid": os.getpid(), "engine": runner.metadata(), "warm_calls": warm}), flush=True)
     for line in sys.stdin:
         words = line.split()
         if not words or words[0] == "quit":
@@ -150,17 +155,35 @@ def paired_blocks(ours: Server, peer: Server, blocks: int, calls: int, gap_s: fl
     each block (the other side's thread pool stops spinning).  Drift of the machine hits both
     sides alike; the ratio of each block's medians is one paired observation."""
     import time
-    got_ours, got_peer, ratios = [], [], []
+    got_ours, got_peer, ratios, steal = [], [], [], {"ours": [], "peer": []}
     for k in range(blocks):
         got = {}
         for side, server in (((("ours", ours), ("peer", peer)) if k % 2 == 0 else (("peer", peer), ("ours", ours)))):
             time.sleep(gap_s)
+            before = steal_ticks()
             got[side] = server.run(calls)
+            after = steal_ticks()
+            steal[side].append(after - before if None not in (before, after) else None)
         got_ours += got["ours"]
         got_peer += got["peer"]
         ratios.append(float(np.median(got["ours"]) / np.median(got["peer"])))
     return {"samples": got_ours, "peer_samples": got_peer, "block_ratios": ratios, "blocks": blocks,
-            "calls_per_block": calls, "gap_s": gap_s, "pid": ours.pid, "peer_pid": peer.pid}
+            "calls_per_block": calls, "gap_s": gap_s, "pid": ours.pid, "peer_pid": peer.pid,
+            "warm_calls": [ours.warm_calls, peer.warm_calls], "warm_s": WARM_S,
+            # CPU time the hypervisor gave to others during each block (USER_HZ ticks of /proc/stat, all
+            # CPUs): a block with steal was timed on a machine that was not all ours
+            "steal_ticks": steal["ours"], "peer_steal_ticks": steal["peer"]}
+
+
+def steal_ticks():
+    """The machine's cumulative 'steal' time (ticks of /proc/stat's cpu line), or None where the
+    kernel does not report it."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = fh.readline().split()
+        return int(fields[8]) if fields and fields[0] == "cpu" and len(fields) > 8 else None
+    except (OSError, ValueError):
+        return None
 
 
 def paired_summary(paired: dict, resamples: int = 2000, seed: int = 0) -> dict:
