@@ -4,6 +4,7 @@ may not carry, tuning campaigns, interrupted builds and a server that must not h
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every
 entry has a test here or there.
 """
+import hashlib
 import json
 import os
 import shutil
@@ -181,6 +182,39 @@ def test_log_excerpt_counts_lines_by_newline_only(tmp_path):
     assert _expect("order_log_carriage_return")
 
 
+def test_a_log_over_the_ship_limit_is_published_truncated_and_checked(tmp_path):
+    # lim_log_over_ship_limit: a 3 MB log ships as its head, a line naming the whole, and its tail
+    from reportgen.publish import verify
+    lines = [f"[numpy_gemm] progress line {i:07d} " + "x" * 20 for i in range(1, 60001)]
+    text = "\n".join(lines) + "\n"
+    rec = record(RUN)
+    write_run(tmp_path, RUN, [rec], log_text=text)
+    [run] = load.read_runs(tmp_path)
+    rel = "logs/numpy_gemm.log"
+    whole = (run.path / rel).read_bytes()
+    shipped = load.shipped_bytes(run, rel)
+    assert len(whole) > load.SHIP_LIMIT_BYTES and len(shipped) < 0.8 * load.SHIP_LIMIT_BYTES
+    head, marker, tail = shipped.decode().partition(_expect("lim_log_over_ship_limit"))
+    kept = head.splitlines()
+    assert kept[-1] == "[reportgen: " and len(kept) > 1000 and kept[:-1] == lines[:len(kept) - 1]
+    marker_line = (marker + tail).split("\n", 1)[0]
+    tail_lines = (marker + tail).split("\n")[1:-1]
+    assert hashlib.sha256(whole).hexdigest() in marker_line and f"{len(whole)} bytes and 60000 lines" in marker_line
+    first = int(marker_line.split(" and ")[-1].split("-")[0])
+    assert tail_lines == lines[first - 1:] and tail_lines[-1] == lines[-1]
+    # a small file and a JSON file ship whole
+    assert load.shipped_bytes(run, "records.jsonl") == (run.path / "records.jsonl").read_bytes()
+    # verify: the truncated copy is the run's file as published; one changed byte is not
+    site = tmp_path / "site"
+    (site / "data" / "runs" / RUN / "logs").mkdir(parents=True)
+    copy = site / "data" / "runs" / RUN / rel
+    copy.write_bytes(shipped)
+    assert verify._published_data_problems(site, [run]) == []
+    copy.write_bytes(shipped.replace(b"progress line 0000001", b"progress line 9999999"))
+    [problem] = verify._published_data_problems(site, [run])
+    assert _expect("lim_truncated_copy_altered") in problem and str(copy) in problem
+
+
 def test_the_harness_writes_no_html_artifact(tmp_path):
     # art_harness_refuses_html
     spec = {"experiment": "fam", "params": {}, "run_id": RUN, "log_file": str(tmp_path / "f.log"),
@@ -278,7 +312,8 @@ def test_tuning_never_seeds_from_a_planted_campaign(tmp_path):
 SPECIAL = {"lim_line_separator_in_string", "order_reuse_skips_invalid_run", "order_forged_commit",
            "order_log_carriage_return", "art_harness_refuses_html", "camp_seed_refuses_symlink",
            "build_stale_tmp_removed", "build_read_only_old", "serve_nul_in_path",
-           "serve_idle_connection_closed", *CAMPAIGNS}
+           "serve_idle_connection_closed", "lim_log_over_ship_limit", "lim_truncated_copy_altered",
+           *CAMPAIGNS}
 
 
 # -- builds and the server ------------------------------------------------------------------

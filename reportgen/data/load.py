@@ -500,6 +500,31 @@ def unknown_commits(root, runs):
             if str(run.manifest["git"].get("commit")) not in known}
 
 
+SHIP_LIMIT_BYTES = 2_000_000
+"""A run's text file bigger than this is published truncated (its head and tail, as MLPerf does
+with accuracy logs), with a line naming the whole file's size, line count and sha256: one 200 MB
+log cannot make a 200 MB site.  The repository keeps the file whole; provenance entries show the
+cited lines of every record whatever the size."""
+TRUNCATED_TYPES = (".log", ".txt", ".py", ".s", ".ll", ".c", ".h", ".csv")
+
+
+def shipped_bytes(run, rel, limit=SHIP_LIMIT_BYTES):
+    """The bytes the site publishes for file ``rel`` of ``run``: the file itself, or for a text file
+    over ``limit`` its first lines up to half the limit, a line saying what was left out, and its
+    last lines up to a quarter of the limit (JSON is never cut: a cut JSON file is no JSON)."""
+    data = (Path(run.path) / rel).read_bytes()
+    if len(data) <= limit or Path(rel).suffix.lower() not in TRUNCATED_TYPES:
+        return data
+    head_end = data.rfind(b"\n", 0, limit // 2) + 1
+    tail_start = data.find(b"\n", len(data) - limit // 4) + 1 or len(data)
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    head_lines, tail_first = data[:head_end].count(b"\n"), data[:tail_start].count(b"\n") + 1
+    marker = (f"[reportgen: this copy is truncated. The whole file, results/runs/{run.run_id}/{rel}, is "
+              f"{len(data)} bytes and {lines} lines, sha256 {hashlib.sha256(data).hexdigest()} (its run.json "
+              f"lists it); shown here: lines 1-{head_lines} above and {tail_first}-{lines} below this line]\n")
+    return data[:head_end] + marker.encode("ascii") + data[tail_start:]
+
+
 def file_summary(run, path):
     """{run, file, bytes, lines, sha256} of one file of a run (what the site ships instead of a
     tuning database: enough to check a copy against run.json)."""

@@ -12,7 +12,6 @@ import functools
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 
 import jinja2
@@ -303,7 +302,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 wanted.add("run.json")
             for rel in sorted(wanted):
                 (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(run.path / rel, data / run.run_id / rel, follow_symlinks=False)
+                # a text file over load.SHIP_LIMIT_BYTES ships truncated, with a line naming the whole
+                (data / run.run_id / rel).write_bytes(load.shipped_bytes(run, rel))
             databases.extend(load.file_summary(run, path) for path in load.tuning_files(run, TUNING_FOLDER))
         # a record a provenance entry links to, one file each (a reviewer gets the raw record without
         # the whole records.jsonl of its run), and another machine's cited log lines
