@@ -263,7 +263,18 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
         tvm_total, ort_total = (sum(v for _, v in parts) for parts in (tvm_parts, ort_parts))
         lines.append([W("e2e_rules.convs.total"), "", "", _sum_cell(src, f"{rid}#conv_total", cur, tvm_parts),
                       _sum_cell(src, f"{oid}#conv_total", ort, ort_parts), f"{tvm_total / ort_total:.2f}×", "", ""])
-    return markdown([W_for("e2e_rules.convs.head", str(i)) for i in range(1, 9)], lines)
+    return markdown([W_for("e2e_rules.convs.head", str(i)) for i in range(1, 9)], lines) + _profile_sums(src, cur, ort)
+
+
+def _profile_sums(src, cur, ort):
+    """Each side's whole profile (every kernel, every node) beside its own p50: the per-convolution
+    ratios compare profiled kernels, and each engine's profiler has its own overhead, so a reader
+    sees how far each profile is from that engine's untimed-profile latency."""
+    kernels = [(k["op"], k["seconds"]) for k in cur.record["extra"]["kernel_profile"] if k.get("kind") == "kernel"]
+    nodes = [(n["node"], n["seconds"]) for n in ort.record["extra"]["node_profile"]]
+    return W("e2e_rules.convs.sums",
+             tvm_sum=_sum_cell(src, f"{cur.record['id']}#kernel_sum", cur, kernels), tvm_p50=src.ms(cur),
+             ort_sum=_sum_cell(src, f"{ort.record['id']}#node_sum", ort, nodes), ort_p50=src.ms(ort))
 
 
 def curve_table(src):

@@ -1,5 +1,5 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
-from reportgen.data import frame, merge, queries
+from reportgen.data import compare, frame, merge, queries
 from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
@@ -358,7 +358,6 @@ def finding(book, current, model="resnet18_v1"):
     """Facts of the page's opening finding (words in docs/int8.md): on one network, tuned INT8
     against tuned FP32 (what our integer path buys), ONNX Runtime's QDQ against its FP32 (what a
     mature integer path buys on the same machine), and tuned TVM INT8 against ONNX Runtime QDQ."""
-    from reportgen.pages.gemm_ladder import verdict_of
     f = fastest(current, model, INT8_TVM)
     d = fastest(current, model, FP32_TVM, run=f.record["run_id"]) if f is not None else None
     of, oq = get(current, model, "ort_fp32"), get(current, model, "ort_qdq")
@@ -368,6 +367,10 @@ def finding(book, current, model="resnet18_v1"):
     paired = paired_ratio(f, "ort_qdq")   # timed in alternating blocks with ORT QDQ: that ratio, with its interval
     if paired is not None:
         gap = paired[0]
+    # bootstrap intervals of the two speed-ups (each median ratio of two records of one run)
+    ours_ci = compare.ratio_interval(f.record["samples"], d.record["samples"])
+    theirs_ci = compare.ratio_interval(oq.record["samples"], of.record["samples"])
+    gap_ci = paired[1] if paired is not None else compare.ratio_interval(oq.record["samples"], f.record["samples"])
     asm = f.record["extra"].get("asm") or {}
     vnni = bool((asm.get("all_kernels") or {}).get("vpdpbusd"))
     # kernels the tuned program left as plain loop nests (no candidate built), and their share of its op profile
@@ -387,15 +390,31 @@ def finding(book, current, model="resnet18_v1"):
                                  derived=derive(f"p50({d.record['case']['engine']}) / p50({f.record['case']['engine']}), "
                                                 "the fastest FP32 and INT8 TVM networks of one run",
                                                 operand(d.record["case"]["engine"], d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)"),
-                                                operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"))),
-            "ours_verdict": verdict_of(ours),
+                                                operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)")))
+            + _interval(ours_ci),
+            "ours_verdict": _verdict(ours, ours_ci),
             "theirs": book.current(f"{oq.record['id']}#speedup_vs_ort_fp32", f"{theirs:.2f}×", "×", oq,
                                    derived=derive("p50(ort_fp32) / p50(ort_qdq)", operand("ort_fp32", of, fmt_number(of.stat("p50") * 1e3, "ms"), "ms (p50)"),
-                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)"))),
-            "theirs_verdict": verdict_of(theirs),
+                                                  operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
+            + _interval(theirs_ci),
+            "theirs_verdict": _verdict(theirs, theirs_ci),
             "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f,
                                    derived=paired_derivation(f) if paired is not None else
                                    derive(f"p50({f.record['case']['engine']}) / p50(ort_qdq), same run", operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                           operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
-            + (W("int8_rules.interval", lo=paired[1][0], hi=paired[1][1]) if paired is not None else ""),
-            "gap_verdict": verdict_of(1 / gap), "vpdpbusd": vnni}
+            + _interval(gap_ci),
+            "gap_verdict": _verdict(1 / gap, gap_ci and (1 / gap_ci[1], 1 / gap_ci[0])), "vpdpbusd": vnni}
+
+
+def _interval(ci):
+    """The 95 % interval after a ratio, or nothing when there are too few samples for one."""
+    return W("int8_rules.interval", lo=ci[0], hi=ci[1]) if ci is not None else ""
+
+
+def _verdict(ratio, ci):
+    """faster / par / slower of a speed ratio: "par" whenever its interval holds 1, else by the
+    study's minimum effect."""
+    from reportgen.pages.gemm_ladder import verdict_of
+    if ci is not None and ci[0] <= 1 <= ci[1]:
+        return "par"
+    return verdict_of(ratio)
