@@ -24,10 +24,14 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
+from study import cases
 from study.family import Family
 
 FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
-                uses=["e2e_tune"])   # group D times the database of the newest matching e2e_tune record
+                uses=["e2e_tune"],  # group D times the database of the newest matching e2e_tune record
+                params=("batch_engines", "batches", "budget_s", "engines", "input_size", "min_repeat",
+                        "models", "n_check", "node_profile_models", "paired_blocks", "paired_calls",
+                        "repeat", "rules_trials", "seed", "tolerance", "warmup"))
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
 GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D",
@@ -107,22 +111,22 @@ def _prepare(engine, model, paths, threads, size, batch=1, tuning=None, h=None):
 def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
     """Group D by rule: the NCHWc register-tiled kernels with the rule's tiles (``tvm_rules``, no
     search) or the fastest of each conv's knob grid, timed kernel by kernel (``tvm_rules_tuned``)."""
-    from experiments.e2e import engines, nchwc
+    from experiments.e2e import engines, nchwc, nchwc_rules
     engines.configure_tvm_threads(threads)   # the tuned variant times kernels on the run's pool
     fused = nchwc.fuse_rules(mod, target)
     knobs, tuning = {}, None
     if engine == "tvm_rules_tuned":
-        tuning = nchwc.tune_network(fused, target, threads, int(h.params.get("rules_trials", 32)))
+        tuning = nchwc_rules.tune_network(fused, target, threads, int(h.params.get("rules_trials", 32)))
         knobs = tuning["knobs"]
         for task in tuning["tasks"]:
             h.say(f"rules tuning {task['kernel']}: {task['candidates']} candidates "
                   f"({task['valid']} valid), default {task['default_s'] * 1e3:.3f} ms -> best "
                   f"{task['best_s'] * 1e3:.3f} ms {task['best']}")
-    executable, kernels = nchwc.build_rules(fused, target, knobs_for=lambda name, _shape: knobs.get(name))
+    executable, kernels = nchwc_rules.build_rules(fused, target, knobs_for=lambda name, _shape: knobs.get(name))
     if tuning is not None:
         # kernels timed alone are not kernels in the network (caches, neighbours): the tuned
         # network is kept only if it beats the rule's default network, both timed here in turns
-        default, default_kernels = nchwc.build_rules(fused, target)
+        default, default_kernels = nchwc_rules.build_rules(fused, target)
         choice = _faster_network(executable, default, threads, shape)
         tuning["network_check"] = choice
         h.say(f"rules tuned network {choice['tuned_ms']:.3f} ms vs default {choice['default_ms']:.3f} ms "
@@ -219,7 +223,7 @@ def measure_case(h, ctx, engine, batch):
     name, p, threads, size = ctx["name"], ctx["p"], ctx["threads"], ctx["size"]
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": batch, "threads": threads,
             "input_size": size, "seed": p["seed"]}
-    case_id = f"e2e/model={name}/size={size}/engine={engine}/batch={batch}/threads={threads}"
+    case_id = cases.case_id("e2e", model=name, size=size, engine=engine, batch=batch, threads=threads)
     tuning = None
     if engine in TUNING_VARIANT:
         tuning = _tuning_record(h, name, batch, threads, p, TUNING_VARIANT[engine])

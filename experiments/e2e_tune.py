@@ -19,16 +19,19 @@ from pathlib import Path
 import numpy as np
 
 from experiments import harness, targets
+from study import cases
 from study.family import Family
 
-FAMILY = Family(name="e2e_tune", timeout_s={"quick": 1800, "standard": 14400, "full": 43200})
+FAMILY = Family(name="e2e_tune", timeout_s={"quick": 1800, "standard": 14400, "full": 43200},
+                params=("campaign", "cost_model", "input_size", "jobs", "keep_records", "min_trials",
+                        "n_check", "per_iter", "seed", "tolerance", "workers"))
 
 
 def case_id(model, batch, threads, size, variant="default"):
     """Record id of one tuning job (the e2e family looks tuning up by it); the input size and the
     search-space variant are part of it (another size is another workload, another variant another
     search space)."""
-    return f"e2e_tune/model={model}/size={size}/variant={variant}/batch={batch}/threads={threads}"
+    return cases.case_id("e2e_tune", model=model, size=size, variant=variant, batch=batch, threads=threads)
 
 
 def _op_seconds(runner, x):

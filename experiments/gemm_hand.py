@@ -12,10 +12,12 @@ import numpy as np
 
 from experiments import harness
 from experiments.gemm import hand
+from study import cases
 from study.family import Family
 
 FAMILY = Family(name="gemm_hand", timeout_s={"quick": 600, "standard": 3600, "full": 7200},
-                depends=["experiments/gemm/hand_kernels.c"])
+                depends=["experiments/gemm/hand_kernels.c"],
+                params=("budget_s", "min_repeat", "min_sample_s", "repeat", "seed", "sizes", "warmup"))
 
 
 def _evidence(built, name):
@@ -23,7 +25,7 @@ def _evidence(built, name):
 
 
 def _case(row, n):
-    return f"gemm_hand/kernel={row['name']}/n={n}", {"kernel": row["name"], "dtype": "float64", "n": n, "threads": 1}
+    return cases.case_id("gemm_hand", kernel=row["name"], n=n), {"kernel": row["name"], "dtype": "float64", "n": n, "threads": 1}
 
 
 def run(h):

@@ -26,11 +26,14 @@ from types import SimpleNamespace
 import numpy as np
 
 from experiments import harness, targets
+from study import cases
 from study.family import Family
 from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
 FAMILY = Family(name="gemm_tvm", rpc=True,   # standard and full tune two search spaces
-                timeout_s={"quick": 900, "standard": 7200, "full": 21600})
+                timeout_s={"quick": 900, "standard": 7200, "full": 21600},
+                params=("artifact_shape", "budget_s", "int8", "microkernel", "min_repeat", "min_sample_s",
+                        "repeat", "seed", "shapes", "stages", "threads", "tune", "warmup"))
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
@@ -57,9 +60,10 @@ def _target_dict(target):
     return plain(dict(target.export()))
 
 
-def _shape_key(shape):
+def _case_id(impl, stage, shape, **more):
+    """A gemm_tvm record id (study/cases.py declares its fields and their order)."""
     m, n, k = shape
-    return f"m={m}/n={n}/k={k}"
+    return cases.case_id("gemm_tvm", impl=impl, stage=stage, m=m, n=n, k=k, **more)
 
 
 def _time_module(kernel, args, p):
@@ -84,7 +88,7 @@ def _numpy_case(h, shape, threads, blas, stage, p):
     m, n, k = shape
     case = {"impl": "numpy", "stage": stage, "m": m, "n": n, "k": k, "dtype": "float32",
             "threads": threads, "blas_env": blas}
-    case_id = f"gemm_tvm/impl=numpy/stage={stage}/{_shape_key(shape)}/threads={threads}/blas={blas}"
+    case_id = _case_id("numpy", stage, shape, threads=threads, blas=blas)
 
     def operands():
         rng = np.random.default_rng(p["seed"])
@@ -126,9 +130,8 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
         case["tiles"] = dict(tiles)
     if device is not None:
         case["via"] = f"rpc:{device.key}"
-    case_id = f"gemm_tvm/impl={impl}/stage={stage}/{_shape_key(shape)}/threads={threads}"
-    if impl == "tvm_grid":
-        case_id += "".join(f"/{key}={tiles[key]}" for key in tvm_ladder.GRID_KEYS)
+    case_id = _case_id(impl, stage, shape, threads=threads,
+                       **({key: tiles[key] for key in tvm_ladder.GRID_KEYS} if impl == "tvm_grid" else {}))
     summary = {}
 
     def extra(built):
@@ -244,7 +247,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
 
     space "default" is MetaSchedule's own space (stage "autotuned"); "microkernel" searches the
     micro-kernel stage's decisions (stage "autotuned_microkernel", its own database)."""
-    from experiments.gemm import tvm_ladder
+    from experiments.gemm import ms_tune, tvm_ladder
     import tvm
     m, n, k = shape
     trials = p["tune"]["trials"]
@@ -256,7 +259,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         case["space"] = space
     if device is not None:
         case["via"] = f"rpc:{device.key}"
-    case_id = f"gemm_tvm/impl=tvm/stage={stage}/{_shape_key(shape)}/threads={threads}"
+    case_id = _case_id("tvm", stage, shape, threads=threads)
     done = {}
     start, start_from = None, None
     if space == "microkernel":   # the search starts from the grid's choice at this thread count
@@ -277,7 +280,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         if device is not None:
             device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
         try:
-            result = tvm_ladder.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
+            result = ms_tune.tune(m, n, k, target, work_dir, max_trials=trials, num_threads=threads,
                                      seed=p["seed"], reuse=False, runner=runner, space=space, start=start)
         except Exception as exc:  # noqa: BLE001
             if device is not None:   # the tracker or the device went away in the middle of tuning
@@ -364,7 +367,7 @@ def _int8_case(h, shape, threads, p, target):
     runs_here = build_target is target and vnni.host_has_vnni()
     case = {"impl": "tvm_int8", "stage": "vnni", "m": m, "n": n, "k": k, "dtype": "uint8", "b_dtype": "int8", "acc_dtype": "int32",
             "threads": threads, "target": _target_dict(build_target), "tiles": vnni.default_tiles()}
-    case_id = f"gemm_tvm/impl=tvm_int8/stage=vnni/{_shape_key(shape)}/threads={threads}"
+    case_id = _case_id("tvm_int8", "vnni", shape, threads=threads)
     done = {}
 
     def build():
@@ -373,7 +376,7 @@ def _int8_case(h, shape, threads, p, target):
         extra = {"flops_per_call": 2 * m * n * k, "ops": "integer multiply-adds x 2", "compile_seconds": seconds,
                  "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm),
                  "codegen": _evidence_summary(evidence), "isa": "avx512_vnni",
-                 "fp32_peer": f"gemm_tvm/impl=tvm/stage=microkernel/{_shape_key(shape)}/threads={threads}"}
+                 "fp32_peer": _case_id("tvm", "microkernel", shape, threads=threads)}
         extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
                               "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
         done["extra"] = extra
@@ -477,7 +480,7 @@ def run_cuda(h, config):
         case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": m, "n": n, "k": k, "dtype": "float32",
                 "threads": None,   # no CPU thread count: the CPU tables never pick it up
                 "target_kind": "cuda", "target": _target_dict(target) if target is not None else config}
-        case_id = f"gemm_tvm/impl=tvm_cuda/stage=dlight_matmul/{_shape_key(shape)}/target=cuda"
+        case_id = _case_id("tvm_cuda", "dlight_matmul", shape, target="cuda")
         if not exists:
             h.skip(case_id, case, "no CUDA device on this machine (tvm.cuda(0).exist is False); "
                                   "nothing compiled or timed")

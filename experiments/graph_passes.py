@@ -18,9 +18,13 @@ import time
 import numpy as np
 
 from experiments import harness
+from study import cases
 from study.family import Family
 
-FAMILY = Family(name="graph", timeout_s={"quick": 1800, "standard": 1800, "full": 3600})
+FAMILY = Family(name="graph", timeout_s={"quick": 1800, "standard": 1800, "full": 3600},
+                params=("budget_s", "hello_input", "min_repeat", "min_sample_s", "model_budget_s",
+                        "model_min_repeat", "model_repeat", "models", "pipelines", "repeat", "seed",
+                        "warmup"))
 
 UNIT = "none"   # of this family's evidence records
 
@@ -53,7 +57,7 @@ def hello(h, rs, p):
                 {"ir_text": res["ir_text"], "output": res["output"], "output_dtype": res["output_dtype"],
                  "script_roundtrip": res["script_roundtrip"], "target": res["target"], "artifacts": arts})
 
-    h.evidence("graph/case=hello", {"case": "hello_relax", "input": p["hello_input"]}, run, unit=UNIT,
+    h.evidence(cases.case_id("graph", case="hello"), {"case": "hello_relax", "input": p["hello_input"]}, run, unit=UNIT,
                mismatch="hello relax gave a wrong answer")
 
 
@@ -99,7 +103,7 @@ def pipeline(h, rs, p, variant):
     for step in rs.apply_pipeline(mod, rs.pipeline_steps(variant)):
         case = {"unit": "conv", "pipeline": variant, "step": step.index, "pass": step.name}
         tag = f"{step.index:02d}-{step.name}"
-        _emit_step(h, rs, p, step, case_id=f"graph/unit=conv/pipeline={variant}/step={tag}", case=case,
+        _emit_step(h, rs, p, step, case_id=cases.case_id("graph", unit="conv", pipeline=variant, step=tag), case=case,
                    ir_name=f"conv-{variant}-{tag}.relax.py", data=data,
                    expected=lambda: expected, reference="NumPy conv (im2col) + inference BN + ReLU")
 
@@ -110,7 +114,8 @@ IMPORTED_REFERENCE = "the imported step (00) compiled the same way, same input"
 
 def _models(rs):
     """Model name -> (builder(seed) -> (mod, NumPy reference), input(seed), reference description)."""
-    return {"resnet18": (rs.resnet18, rs.resnet18_input, "NumPy ResNet-18 (float64, im2col convs)")}
+    from experiments.graph import resnet18
+    return {"resnet18": (resnet18.resnet18, resnet18.resnet18_input, "NumPy ResNet-18 (float64, im2col convs)")}
 
 
 def model_pipeline(h, rs, p, variant, model="resnet18"):
@@ -135,7 +140,7 @@ def model_pipeline(h, rs, p, variant, model="resnet18"):
     for step in steps:
         case = {"model": model, "pipeline": variant, "step": step.index, "pass": step.name}
         tag, is_imported = f"{step.index:02d}-{step.name}", step.index == 0
-        out = _emit_step(h, rs, p, step, case_id=f"graph/model={model}/pipeline={variant}/step={tag}", case=case,
+        out = _emit_step(h, rs, p, step, case_id=cases.case_id("graph", model=model, pipeline=variant, step=tag), case=case,
                          ir_name=f"{model}-{variant}-{tag}.relax.py", data=data,
                          expected=(lambda: reference(data)) if is_imported else imported_output,
                          reference=numpy_ref if is_imported else IMPORTED_REFERENCE,
@@ -164,17 +169,18 @@ def _semantics_check(rs, before, after, seed):
 
 def pass_map(h, rs, p):
     import tvm
-    for row in rs.PASS_MAP:
+    from experiments.graph import migration as mg
+    for row in mg.PASS_MAP:
         case = {"relay_pass": row["relay_pass"], "relax_pass": row["relax_equivalent"] or "none"}
-        case_id = f"graph/relay_pass={row['relay_pass']}"
+        case_id = cases.case_id("graph", relay_pass=row["relay_pass"])
         extra = {"relax_equivalent": row["relax_equivalent"]}
         if not row["relax_equivalent"]:
             h.skip(case_id, case, f"no Relax equivalent in TVM {tvm.__version__}", extra=extra, evidence_unit=UNIT)
             continue
 
         def run():
-            demo = rs.demonstrate(row["relay_pass"])
-            builders = rs._demo_builders()  # noqa: SLF001 - the same small graph the demo used
+            demo = mg.demonstrate(row["relay_pass"])
+            builders = mg._demo_builders()  # noqa: SLF001 - the same small graph the demo used
             before, passes = builders[row["relay_pass"]]()
             after = tvm.transform.Sequential(passes)(before)
             check = _semantics_check(rs, before, after, p["seed"])
@@ -192,20 +198,21 @@ def pass_map(h, rs, p):
         h.evidence(case_id, case, run, unit=UNIT, mismatch="pass did not change the IR or changed the result")
 
 
-def migration(h, rs):
-    for row in rs.MIGRATION:
+def api_migration(h):
+    from experiments.graph import migration as mg
+    for row in mg.MIGRATION:
         failure = {}
 
         def run():
             try:
-                rs.resolve_api(row["new_api"])
+                mg.resolve_api(row["new_api"])
             except (ImportError, AttributeError) as exc:
                 failure["error"] = f"{row['new_api']} does not resolve: {exc}"
             return ({"reference": "import of the new API path", "max_abs_err": None, "max_rel_err": None,
                      "threshold": None, "passed": not failure}, dict(row))
 
         slug = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in row["old_api"]).strip("_")
-        h.evidence(f"graph/api={slug}", {"old_api": row["old_api"], "new_api": row["new_api"]}, run, unit=UNIT,
+        h.evidence(cases.case_id("graph", api=slug), {"old_api": row["old_api"], "new_api": row["new_api"]}, run, unit=UNIT,
                    mismatch=lambda _: failure["error"])
 
 
@@ -219,7 +226,7 @@ def run(h):
         for variant in p["pipelines"]:
             model_pipeline(h, rs, p, variant, model)
     pass_map(h, rs, p)
-    migration(h, rs)
+    api_migration(h)
 
 
 if __name__ == "__main__":

@@ -36,10 +36,16 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
+from study import cases
 from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
-                uses=["e2e_tune"])   # D (FP32 tuned) reuses the e2e_tune database of the same model
+                uses=["e2e_tune"],  # D (FP32 tuned) reuses the e2e_tune database of the same model
+                params=("budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
+                        "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
+                        "models", "n_calib", "n_calib_peers", "n_eval", "n_layer", "ort_reduce_range",
+                        "paired_blocks", "paired_calls", "repeat", "schemes", "seed", "tolerance", "tune",
+                        "untuned_models", "vnni", "warmup"))
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
            "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
@@ -55,6 +61,7 @@ PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp
               "tflite_int8": ("tflite", "tflite_int8")}
 # the rule engines timed in alternating blocks with the peer they are judged against (when the
 # profile sets paired_blocks): (peer engine, the model file it loads)
+TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidence that the FP32 digits CNN learned
 PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
@@ -98,12 +105,12 @@ def _subject(h, name, p):
 
         def train():
             info = digits.train(model, data, epochs=p["epochs"], seed=seed)
-            h.say(f"int8/model=digits_cnn/train: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
+            h.say(f"{TRAIN_ID}: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
             return ({"reference": "scikit-learn digits evaluation labels", "max_abs_err": None, "max_rel_err": None,
                      "threshold": p["min_fp32_accuracy"], "passed": bool(info["eval_accuracy"] >= p["min_fp32_accuracy"])},
                     {"training": info})
 
-        h.evidence("int8/model=digits_cnn/train", {"model": name, "seed": seed, "epochs": p["epochs"]}, train,
+        h.evidence(TRAIN_ID, {"model": name, "seed": seed, "epochs": p["epochs"]}, train,
                    mismatch="the FP32 digits CNN did not learn")
         calib = [x[None] for x in data["x_calib"]]
         return {"model": model, "shape": (1, *data["x_eval"].shape[1:]), "calib": calib,
@@ -183,9 +190,9 @@ def asm_evidence(executable, hottest):
             "\n".join(hot_lines) + "\n")
 
 
-def case_id(model, size, rest):
+def case_id(model, size, **fields):
     """Record id of one INT8 case; the input size is part of it (another size is another workload)."""
-    return f"int8/model={model}/size={size}/{rest}"
+    return cases.case_id("int8", model=model, size=size, **fields)
 
 
 def _tuning_key(case):
@@ -231,7 +238,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
                 "code_and_environment": h.base_fingerprint}
     key = _tuning_key(key_case)
     work_dir, ref = h.artifact(f"tune-{name}-{variant}")
-    old = h.previous.get(case_id(name, size, f"engine=tvm_{variant}_tuned/batch=1/threads={threads}"))
+    old = h.previous.get(case_id(name, size, engine=f"tvm_{variant}_tuned", batch=1, threads=threads))
     if reuse and old and old["extra"].get("tuning", {}).get("key") == key:
         src = h.artifact_path(old["extra"]["tuning"]["database"])
         if (src / "database_tuning_record.json").exists():
@@ -317,7 +324,7 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
                          "groups": report["groups"], "layers": layers, "layer_images": _n_layer(p, name),
                          "weights_bytes": _const_bytes(qmod), "fp32_weights_bytes": _const_bytes(mod)})
 
-            cid = case_id(name, subj["input_size"], f"quant={method}-{scheme}")
+            cid = case_id(name, subj["input_size"], quant=f"{method}-{scheme}")
             h.evidence(cid, {"model": name, "method": method, "scheme": scheme, "seed": p["seed"],
                              "input_size": subj["input_size"]}, score_config, mismatch="INT8 logits too far from FP32")
             if method == p["default"]["method"] and scheme == p["default"]["scheme"]:
@@ -392,16 +399,16 @@ def _compile_rules(engine, ctx, target):
     """The FP32 network by the NCHWc rule, or the integer program by the VNNI rule (its other
     kernels by the generic rule): (executable, {kernel: rule and tiles}), no search."""
     import tvm
-    from experiments.e2e import nchwc
+    from experiments.e2e import nchwc, nchwc_rules
     from experiments.int8 import vnni_rules
     if engine == "tvm_fp32_rules":
-        return nchwc.compile_rules(ctx["fp32_mod"], target)
+        return nchwc_rules.compile_rules(ctx["fp32_mod"], target)
     rules = vnni_rules.rules_for(target)
     if not rules:
         raise RuntimeError("the VNNI rule needs a target with avx512vnni (the AVX2 sequence is not built yet)")
     with target:
         fused = tvm.transform.Sequential(nchwc.legalize_passes(target))(ctx["int8_mod"])
-    return nchwc.build_rules(fused, target, rules=rules)
+    return nchwc_rules.build_rules(fused, target, rules=rules)
 
 
 def _measure(h, ctx, engine, p, threads, target):
@@ -409,7 +416,7 @@ def _measure(h, ctx, engine, p, threads, target):
     name = ctx["name"]
     case = {"model": name, "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
             "input_size": ctx["input_size"], "seed": p["seed"], "quant": ctx["quant"] if engine in INT8_ENGINES else None}
-    cid = case_id(name, ctx["input_size"], f"engine={engine}/batch=1/threads={threads}")
+    cid = case_id(name, ctx["input_size"], engine=engine, batch=1, threads=threads)
     x = ctx["eval_x"][:1]
     scored = {}
 
@@ -554,7 +561,7 @@ def study(h, name, p, threads, target):
 
 
 def _skip(h, ctx, engine, threads, why):
-    h.skip(case_id(ctx["name"], ctx["input_size"], f"engine={engine}/batch=1/threads={threads}"),
+    h.skip(case_id(ctx["name"], ctx["input_size"], engine=engine, batch=1, threads=threads),
            {"model": ctx["name"], "engine": engine, "group": GROUP[engine], "batch": 1, "threads": threads,
             "input_size": ctx["input_size"]}, why)
 

@@ -12,9 +12,12 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from experiments import harness, targets
+from study import cases
 from study.family import Family
 
-FAMILY = Family(name="numpy_gemm", timeout_s={"quick": 600, "standard": 3600, "full": 14400})
+FAMILY = Family(name="numpy_gemm", timeout_s={"quick": 600, "standard": 3600, "full": 14400},
+                params=("blas_env", "budget_s", "dtypes", "min_repeat", "min_sample_s", "repeat", "seed",
+                        "sizes", "warmup"))
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 CHECK_ROWS = 64  # rows of C checked against float64 when n is large
@@ -66,7 +69,7 @@ def measure(h, blas_env):
             for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "m": n, "n": n, "k": n, "threads": threads,
                         "blas_env": blas_env, "seed": p["seed"]}
-                case_id = f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas_env}"
+                case_id = cases.case_id("numpy_gemm", dtype=dtype, n=n, threads=threads, blas=blas_env)
                 with threadpool_limits(limits=threads, user_api="blas"):
                     h.measure(case_id, case, check=check, call=lambda _: call,
                               mismatch="result differs from float64 reference",

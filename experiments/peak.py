@@ -11,11 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from experiments import build_c, harness, targets
-from study import environment
+from study import cases, environment
 from study.family import Family
 
 FAMILY = Family(name="machine_peak", timeout_s={"quick": 300, "standard": 600, "full": 900},
-                depends=["experiments/kernels/fma_peak.c"])
+                depends=["experiments/kernels/fma_peak.c"],
+                params=("iters", "repeat", "warmup"))
 
 SOURCE = Path(__file__).with_name("kernels") / "fma_peak.c"
 ELEMENT_BYTES = {"float32": 4, "float64": 8}
@@ -94,7 +95,7 @@ def run(h):
             expected = float(iters) * accumulators * lanes
             for threads in targets.thread_counts([1, targets.ALL]):
                 case = {"dtype": dtype, "isa": isa, "threads": threads, "iters": iters}
-                case_id = f"machine_peak/dtype={dtype}/isa={isa}/threads={threads}"
+                case_id = cases.case_id("machine_peak", dtype=dtype, isa=isa, threads=threads)
                 results = []
 
                 def call_all(fn=fn, iters=iters, threads=threads):

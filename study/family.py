@@ -32,6 +32,9 @@ class Family:
     """families whose records it reads (Harness.upstream_record); the profile runs them first"""
     depends: tuple = ()
     """non-Python files its code fingerprint covers (C kernels); Python imports are found from the code"""
+    params: tuple = ()
+    """the profile keys it reads: a key a profile gives it that is not listed here is a typo, and
+    retest refuses the profile naming file and key (empty: not checked)"""
     module: str = ""
     """the entry module (set by :func:`declared` from the file it is declared in)"""
 
@@ -91,7 +94,7 @@ def _check(fields, rel, problems):
                     out.append(f"{rel}: FAMILY.timeout_s.{profile}: not a profile ({', '.join(PROFILES)})")
     if not isinstance(fields.get("rpc", False), bool):
         out.append(f"{rel}: FAMILY.rpc: expected true or false")
-    for key in ("uses", "depends"):
+    for key in ("uses", "depends", "params"):
         value = fields.get(key, ())
         if not (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
             out.append(f"{rel}: FAMILY.{key}: expected a list of strings, got {value!r}")
@@ -117,6 +120,7 @@ def declared(root):
             continue
         where[fields["name"]] = rel
         families[fields["name"]] = Family(**dict(fields, uses=tuple(fields.get("uses", ())),
-                                                 depends=tuple(fields.get("depends", ()))),
+                                                 depends=tuple(fields.get("depends", ())),
+                                                 params=tuple(fields.get("params", ()))),
                                           module=f"{FAMILY_DIR}.{path.stem}")
     return families, problems

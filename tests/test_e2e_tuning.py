@@ -175,10 +175,10 @@ def _fake_meta_schedule(monkeypatch, outcomes):
     trial categories from ``outcomes`` (None = built and ran) to the trial callback tune() passes."""
     from tvm.s_tir import meta_schedule as ms
 
-    from experiments.gemm import tvm_ladder
+    from experiments.gemm import ms_tune
     calls = []
-    monkeypatch.setattr(tvm_ladder, "_trial_log_callback", lambda start, sink: sink)
-    monkeypatch.setattr(tvm_ladder, "_local_builder", lambda *a: None)
+    monkeypatch.setattr(ms_tune, "_trial_log_callback", lambda start, sink: sink)
+    monkeypatch.setattr(ms_tune, "_local_builder", lambda *a: None)
     monkeypatch.setattr(ms.runner, "LocalRunner", lambda **k: None)
     monkeypatch.setattr(ms.database, "JSONDatabase", lambda **k: None)
     monkeypatch.setattr(ms.measure_callback.MeasureCallback, "create", staticmethod(lambda kind: []))

@@ -167,3 +167,16 @@ def test_no_import_cycle_between_modules():
     import inside a function) means two modules that cannot be understood one without the other."""
     assert _cycles(_module_graph()) == []
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]   # the finder finds one
+
+
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_700_lines():
+    """A module a reader cannot hold in mind is split by concern (the GEMM ladder's MetaSchedule
+    tuning, the NCHWc rules, the graph study's ResNet-18 and pass map each live in their own)."""
+    long = [f"{path.relative_to(ROOT)}: {n} lines"
+            for folder in ("experiments", "reportgen", "study")
+            for path in sorted((ROOT / folder).rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert long == []

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.e2e import nchwc
+from experiments.e2e import nchwc, nchwc_rules
 
 AVX2 = {"kind": "llvm", "mcpu": "haswell", "num-cores": 2}
 AVX512 = {"kind": "llvm", "mcpu": "skylake-avx512", "num-cores": 2}
@@ -31,7 +31,7 @@ def _host_runs(config) -> bool:
 
 
 def _shape(oc=4, ic=4, oh=56, ow=56, kh=3, kw=3, lanes=16, ic_lanes=16):
-    return nchwc.ConvShape(oc_blocks=oc, ic_blocks=ic, oh=oh, ow=ow, kh=kh, kw=kw, lanes=lanes, ic_lanes=ic_lanes)
+    return nchwc_rules.ConvShape(oc_blocks=oc, ic_blocks=ic, oh=oh, ow=ow, kh=kh, kw=kw, lanes=lanes, ic_lanes=ic_lanes)
 
 
 @pytest.mark.parametrize("registers", [16, 32])
@@ -39,7 +39,7 @@ def _shape(oc=4, ic=4, oh=56, ow=56, kh=3, kw=3, lanes=16, ic_lanes=16):
                                                                                      kh=7, kw=7, ic_lanes=1),
                                    _shape(oc=3, ic=3, oh=13, ow=13)])
 def test_default_tile_fits_the_registers(shape, registers):
-    t = nchwc.conv_tiles(shape, registers)
+    t = nchwc_rules.conv_tiles(shape, registers)
     assert t["oc_tile"] * t["ow_tile"] + t["oc_tile"] <= registers
     assert shape.oc_blocks % t["oc_tile"] == 0 and shape.ow % t["ow_tile"] == 0
     assert shape.oh % t["row_tasks"] == 0
@@ -48,25 +48,25 @@ def test_default_tile_fits_the_registers(shape, registers):
 @pytest.mark.parametrize("registers", [16, 32])
 @pytest.mark.parametrize("ow", [112, 56, 28, 14, 7, 13])
 def test_depthwise_tile_fits_beside_the_taps(ow, registers):
-    tile = nchwc.depthwise_tile(ow, 9, registers)
-    assert ow % tile == 0 and tile + 9 + 1 <= registers and tile <= nchwc.MAX_PIXEL_TILE
-    assert nchwc.depthwise_tile(ow, 9, registers, {"ow_tile": 2}) == 2
+    tile = nchwc_rules.depthwise_tile(ow, 9, registers)
+    assert ow % tile == 0 and tile + 9 + 1 <= registers and tile <= nchwc_rules.MAX_PIXEL_TILE
+    assert nchwc_rules.depthwise_tile(ow, 9, registers, {"ow_tile": 2}) == 2
 
 
 def test_deep_layers_loop_input_blocks_outermost():
     # 512 channels at 7x7: a tile's weights (2 blocks x 32 input blocks x 3x3 x 16 x 16 floats) exceed L2
-    assert nchwc.conv_tiles(_shape(oc=32, ic=32, oh=7, ow=7), 32)["ic_outer"] == 1
-    assert nchwc.conv_tiles(_shape(), 32)["ic_outer"] == 0
+    assert nchwc_rules.conv_tiles(_shape(oc=32, ic=32, oh=7, ow=7), 32)["ic_outer"] == 1
+    assert nchwc_rules.conv_tiles(_shape(), 32)["ic_outer"] == 0
 
 
 @pytest.mark.parametrize("shape", [_shape(), _shape(oc=32, ic=32, oh=7, ow=7), _shape(oc=3, ic=2, oh=14, ow=14)])
 def test_knob_grid_starts_with_the_default_and_is_bounded(shape):
-    grid = nchwc.knob_grid(shape, 32, threads=2, limit=32)
-    assert grid[0] == nchwc.conv_tiles(shape, 32, threads=2)
+    grid = nchwc_rules.knob_grid(shape, 32, threads=2, limit=32)
+    assert grid[0] == nchwc_rules.conv_tiles(shape, 32, threads=2)
     assert 1 <= len(grid) <= 32 and len({tuple(sorted(g.items())) for g in grid}) == len(grid)
     for g in grid:
         assert g["oc_tile"] * g["ow_tile"] + g["oc_tile"] <= 32
-    assert len(nchwc.knob_grid(shape, 32, threads=2, limit=4)) <= 4
+    assert len(nchwc_rules.knob_grid(shape, 32, threads=2, limit=4)) <= 4
 
 
 def _network(seed=0):
@@ -124,7 +124,7 @@ def test_rules_compile_for_the_target_and_match_the_stock_build(config):
     target = tvm.target.Target(config)
     lanes = nchwc.lanes_of(target)
     assert lanes == (16 if config is AVX512 else 8)
-    executable, kernels = nchwc.compile_rules(mod, target)
+    executable, kernels = nchwc_rules.compile_rules(mod, target)
     convs = [k for k in kernels.values() if k["rule"] == "conv"]
     assert len(convs) >= 4   # stem, 3x3, the padded 1x1, the 1x1, the 3x3 on 24 channels
     depthwise = [k for k in kernels.values() if k["rule"] == "depthwise"]
@@ -150,10 +150,10 @@ def test_tune_kernel_keeps_a_correct_candidate_and_reports_failures():
         pytest.skip("the host runs neither AVX2 nor AVX-512 code")
     fused = nchwc.fuse_rules(mod, target)
     lanes = nchwc.lanes_of(target)
-    name, func = next((n, f) for n, f in nchwc.mod_functions(fused) if nchwc.conv_shape(f, lanes) is not None)
-    shape = nchwc.conv_shape(func, lanes)
-    grid = nchwc.knob_grid(shape, nchwc.vector_registers(target), threads=2, limit=3)
-    result = nchwc.tune_kernel(func, target, grid, repeat=3)
+    name, func = next((n, f) for n, f in nchwc_rules.mod_functions(fused) if nchwc_rules.conv_shape(f, lanes) is not None)
+    shape = nchwc_rules.conv_shape(func, lanes)
+    grid = nchwc_rules.knob_grid(shape, nchwc.vector_registers(target), threads=2, limit=3)
+    result = nchwc_rules.tune_kernel(func, target, grid, repeat=3)
     assert result["default"] == grid[0] and result["best"] in grid
     assert all("seconds" in t or "error" in t for t in result["trials"])
     assert result["best_seconds"] <= result["default_seconds"]

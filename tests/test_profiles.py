@@ -58,7 +58,7 @@ def test_every_problem_is_one_line_naming_file_and_field(tmp_path):
     assert _problems(root) == [
         "experiments/d.py: FAMILY.timeout_s.standard: expected seconds > 0, got None",
         "experiments/d.py: FAMILY.timeout_s.full: expected seconds > 0, got None",
-        "experiments/e.py: FAMILY.colour: unknown field (known: name, timeout_s, rpc, uses, depends)",
+        "experiments/e.py: FAMILY.colour: unknown field (known: name, timeout_s, rpc, uses, depends, params)",
         "experiments/f.py: FAMILY.depends: 'experiments/helper.py' is Python: imports are found from the code",
         "experiments/g.py: FAMILY.name: 'a' is already declared in experiments/a.py",
         "experiments/configs/quick.yaml: extra: unknown field (known: profile, families)",
@@ -77,6 +77,8 @@ SIMPLE_CASES = {
     "uses_later": ({"e2e": ', uses=["e2e_tune"]', "e2e_tune": ""}, "  e2e: {}\n  e2e_tune: {}\n",
                    "families.e2e: it uses 'e2e_tune', which must come before it (families run in file order)"),
     "literal": ({"a": None}, "  a: {}\n", None),
+    "param_typo": ({"a": ', params=("sizes", "seed")'}, "  a: {sizes: [1], sede: 0}\n",
+                   "families.a.sede: unknown param (the family reads sizes, seed; declared in experiments.a)"),
 }
 
 
@@ -99,3 +101,20 @@ def test_params_reach_the_family_unchanged(tmp_path):
     assert retest.read_profile(root, "quick") == {"a": {"module": "experiments.a", "timeout_s": 5, "rpc": True,
                                                         "params": {"sizes": [1, 2], "tune": {"trials": 0}},
                                                         "uses": [], "depends": []}}
+
+
+def test_a_typo_in_a_real_profile_fails_in_seconds_naming_file_and_key(tmp_path):
+    """int8's paired_blocks misspelt in standard.yaml: without the declared params the family would
+    silently time its rule engines unpaired."""
+    import shutil
+    shutil.copytree(ROOT / "experiments", tmp_path / "experiments", ignore=shutil.ignore_patterns("__pycache__"))
+    path = tmp_path / "experiments" / "configs" / "standard.yaml"
+    text = path.read_text(encoding="utf-8")
+    int8 = text.index("\n  int8:\n")
+    typo = text[:int8] + text[int8:].replace("paired_blocks:", "paired_block:", 1)
+    path.write_text(typo, encoding="utf-8")
+    with pytest.raises(ReportError) as err:   # read_profile runs before any family: nothing is measured
+        retest.read_profile(tmp_path, "standard")
+    assert err.value.problems == ["experiments/configs/standard.yaml: families.int8.paired_block: unknown param "
+                                  "(the family reads " + ", ".join(family.declared(ROOT)[0]["int8"].params)
+                                  + "; declared in experiments.int8_quant)"]

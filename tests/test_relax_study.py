@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import yaml
 
-from experiments.graph import relax_study as rs
+from experiments.graph import migration, relax_study as rs, resnet18
 from reportgen.data.words import W_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +98,7 @@ def test_pipeline_passes_exist_and_change_ir(variant, steps):
     results = steps[variant]
     assert results[0].name == "imported" and VARIANTS[variant][0][1] is None
     for name, p in VARIANTS[variant][1:]:
-        assert rs.resolve_api(f"tvm.relax.transform.{name}") is not None
+        assert migration.resolve_api(f"tvm.relax.transform.{name}") is not None
         assert callable(p)
     # every step but the trailing clean-up changes the module
     assert all(s.changed for s in results[1:-1]), [(s.name, s.changed) for s in results]
@@ -156,13 +156,13 @@ def test_ir_stats_intermediates():
 
 # --- ResNet-18 --------------------------------------------------------------
 
-TINY_RESNET = rs.ResNetSpec(data_shape=(1, 3, 32, 32), stem_channels=4, stages=((4, 1), (8, 2)),
+TINY_RESNET = resnet18.ResNetSpec(data_shape=(1, 3, 32, 32), stem_channels=4, stages=((4, 1), (8, 2)),
                             blocks_per_stage=2, num_classes=10)
 
 
 @pytest.fixture(scope="module")
 def resnet():
-    mod, _reference = rs.resnet18(0)
+    mod, _reference = resnet18.resnet18(0)
     return mod, {name: rs.apply_pipeline(mod, pipeline) for name, pipeline in VARIANTS.items()}
 
 
@@ -175,12 +175,12 @@ def test_resnet18_structure(resnet):
     assert [int(d) for d in main.ret_ty.shape.values] == [1, 1000]
     assert stats["calls"]["relax.nn.conv2d"] == stats["calls"]["relax.nn.batch_norm"] == 20
     assert mod.script().count("training=False") == 20
-    params = rs.resnet18_params(0)
+    params = resnet18.resnet18_params(0)
     trainable = sum(v.size for k, v in params.items() if not k.endswith(("moving_mean", "moving_var")))
     assert trainable == 11_689_512  # torchvision resnet18's parameter count
     assert stats["n_constants"] == len(params)
     assert all((v > 0).all() for k, v in params.items() if k.endswith("moving_var"))
-    assert rs.resnet18_input(0).shape == (1, 3, 224, 224)
+    assert resnet18.resnet18_input(0).shape == (1, 3, 224, 224)
 
 
 @pytest.mark.slow  # ResNet-18 through both pipelines
@@ -198,8 +198,8 @@ def test_resnet18_fusion_cuts_calls(variant, resnet):
 
 @pytest.mark.slow  # compiles a ResNet
 def test_small_resnet_matches_numpy_and_fused_step():
-    mod, reference = rs.resnet18(0, TINY_RESNET)
-    data = rs.resnet18_input(0, TINY_RESNET)
+    mod, reference = resnet18.resnet18(0, TINY_RESNET)
+    data = resnet18.resnet18_input(0, TINY_RESNET)
     expected = reference(data)
     assert expected.shape == (1, 10)
     results = rs.apply_pipeline(mod, rs.PIPELINE_FOLD_BN)
@@ -219,28 +219,28 @@ def test_every_pipeline_step_has_its_words():
 def test_pass_map_matches_seed_table():
     table = yaml.safe_load((ROOT / "archive/tables/s24_passes.yaml").read_text(encoding="utf-8"))
     seed = {row["key"]: row["cells"][0] for row in table["rows"]}
-    assert [e["relay_pass"] for e in rs.PASS_MAP] == list(seed)   # the page takes each pass's group from there
-    for e in rs.PASS_MAP:
+    assert [e["relay_pass"] for e in migration.PASS_MAP] == list(seed)   # the page takes each pass's group from there
+    for e in migration.PASS_MAP:
         assert W_for("graph.pass_map.note", e["relay_pass"])   # the page's note on it
         if e["relax_equivalent"]:
-            assert rs.resolve_api(f"tvm.relax.transform.{e['relax_equivalent']}")
+            assert migration.resolve_api(f"tvm.relax.transform.{e['relax_equivalent']}")
 
 
 @pytest.mark.slow  # runs a Relax pass per entry
-@pytest.mark.parametrize("entry", [e for e in rs.PASS_MAP if e["relax_equivalent"]],
+@pytest.mark.parametrize("entry", [e for e in migration.PASS_MAP if e["relax_equivalent"]],
                          ids=lambda e: e["relay_pass"])
 def test_demonstrate_changes_ir(entry):
-    d = rs.demonstrate(entry["relay_pass"])
+    d = migration.demonstrate(entry["relay_pass"])
     assert d["changed"] is True
     assert d["before_text"] != d["after_text"]
     assert {"n_calls", "intermediate_bytes"} <= set(d["before_stats"]) & set(d["after_stats"])
 
 
 def test_demonstrate_without_equivalent_raises():
-    for e in rs.PASS_MAP:
+    for e in migration.PASS_MAP:
         if e["relax_equivalent"] is None:
             with pytest.raises(ValueError):
-                rs.demonstrate(e["relay_pass"])
+                migration.demonstrate(e["relay_pass"])
 
 
 # --- MIGRATION --------------------------------------------------------------
@@ -254,10 +254,10 @@ SEED_OLD_APIS = [
 
 
 def test_migration_covers_seed_and_resolves():
-    assert [m["old_api"] for m in rs.MIGRATION] == SEED_OLD_APIS
-    for m in rs.MIGRATION:
+    assert [m["old_api"] for m in migration.MIGRATION] == SEED_OLD_APIS
+    for m in migration.MIGRATION:
         assert m["era"] == "TVM 0.6/0.7" and W_for("graph.migration.note", m["old_api"])
-        assert rs.resolve_api(m["new_api"]) is not None, m["new_api"]
+        assert migration.resolve_api(m["new_api"]) is not None, m["new_api"]
 
 
 @pytest.mark.parametrize("gone", ["tvm.relay", "tvm.autotvm", "tvm.lower", "tvm.te.create_schedule",
@@ -265,4 +265,4 @@ def test_migration_covers_seed_and_resolves():
                                   "tvm.runtime.Module.get_source", "tvm.relax.TensorStructInfo"])
 def test_old_apis_are_gone(gone):
     with pytest.raises((ImportError, AttributeError)):
-        rs.resolve_api(gone)
+        migration.resolve_api(gone)

@@ -169,13 +169,13 @@ def test_a_trial_without_a_device_fails_fast_not_hangs(tracker, tmp_path):
     from tvm.s_tir import meta_schedule as ms
 
     from experiments import gemm_tvm, remote
-    from experiments.gemm import tvm_ladder
+    from experiments.gemm import ms_tune, tvm_ladder
     runner = remote.tuning_runner(tracker, "gone-board", threads=1, timeout_s=3)
     args = ms.arg_info.ArgInfo.from_prim_func(tvm_ladder.gemm_prim_func(16, 16, 16))
     [future] = runner.run([ms.runner.RunnerInput(str(tmp_path / "missing.so"), "cpu", args)])
     result = future.result()
     assert result.run_secs is None and "no device registered with key 'gone-board'" in result.error_msg
-    assert tvm_ladder.classify_failure(None, result.error_msg) == "run_failed"
+    assert ms_tune.classify_failure(None, result.error_msg) == "run_failed"
     assert gemm_tvm._all_failed_status({"build_failed": 0, "run_failed": 2, "timeout": 0}) == "run_failed"
     assert gemm_tvm._all_failed_status({"build_failed": 0, "run_failed": 0, "timeout": 2}) == "timeout"
 
@@ -185,7 +185,7 @@ def test_a_trial_waiting_on_a_busy_device_times_out(project, tracker, tmp_path):
     from tvm.s_tir import meta_schedule as ms
 
     from experiments import remote
-    from experiments.gemm import tvm_ladder
+    from experiments.gemm import ms_tune, tvm_ladder
     server = _server(project, tmp_path, tracker, "server-busy")
     holder = remote.Device(tracker, KEY)
     try:
@@ -198,4 +198,4 @@ def test_a_trial_waiting_on_a_busy_device_times_out(project, tracker, tmp_path):
         holder.drop()
         _stop(server)
     assert result.run_secs is None and "Timeout" in result.error_msg
-    assert tvm_ladder.classify_failure(None, result.error_msg) == "timeout"
+    assert ms_tune.classify_failure(None, result.error_msg) == "timeout"

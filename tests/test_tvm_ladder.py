@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tvm
 
-from experiments.gemm import tvm_ladder as ladder
+from experiments.gemm import ms_tune, tvm_ladder as ladder
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE_NAMES = [stage["name"] for stage in ladder.STAGES]
@@ -230,21 +230,21 @@ def test_parallel_stage_with_two_threads():
 
 
 def test_classify_failure():
-    assert ladder.classify_failure(None, None) is None
-    assert ladder.classify_failure("LocalBuilder: An exception occurred\n...", None) == "build_failed"
-    assert ladder.classify_failure("LocalBuilder: Timeout, killed after 30 seconds", None) == "timeout"
-    assert ladder.classify_failure(None, "LocalRunner: Timeout, killed after 60 seconds\n") == "timeout"
-    assert ladder.classify_failure(None, "LocalRunner: An exception occurred\n...") == "run_failed"
+    assert ms_tune.classify_failure(None, None) is None
+    assert ms_tune.classify_failure("LocalBuilder: An exception occurred\n...", None) == "build_failed"
+    assert ms_tune.classify_failure("LocalBuilder: Timeout, killed after 30 seconds", None) == "timeout"
+    assert ms_tune.classify_failure(None, "LocalRunner: Timeout, killed after 60 seconds\n") == "timeout"
+    assert ms_tune.classify_failure(None, "LocalRunner: An exception occurred\n...") == "run_failed"
 
 
 def test_error_summary_keeps_the_line_that_names_the_error():
     trace = ("Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n    build()\n"
              "tvm.error.InternalError: Check failed: (e.ty().IsScalar()) is false: Cannot broadcast lanes=16 to 64\n")
-    assert ladder.error_summary(trace) == ("tvm.error.InternalError: Check failed: (e.ty().IsScalar()) is false: "
+    assert ms_tune.error_summary(trace) == ("tvm.error.InternalError: Check failed: (e.ty().IsScalar()) is false: "
                                            "Cannot broadcast lanes=16 to 64")
-    assert ladder.error_summary("LocalBuilder: Timeout, killed after 30 seconds") == \
+    assert ms_tune.error_summary("LocalBuilder: Timeout, killed after 30 seconds") == \
         "LocalBuilder: Timeout, killed after 30 seconds"
-    assert ladder.error_summary(None) is None and len(ladder.error_summary("x" * 999)) == 300
+    assert ms_tune.error_summary(None) is None and len(ms_tune.error_summary("x" * 999)) == 300
 
 
 def test_tuning_curve_tracks_best_so_far():
@@ -252,29 +252,29 @@ def test_tuning_curve_tracks_best_so_far():
               {"elapsed_s": 1.0, "run_secs": [1e9], "category": "run_failed"},
               {"elapsed_s": 2.0, "run_secs": [1e-3, 1e-3], "category": None},
               {"elapsed_s": 2.0, "run_secs": [2e-3], "category": None}]
-    curve = ladder.tuning_curve(trials)
+    curve = ms_tune.tuning_curve(trials)
     assert [p["best_so_far_s"] for p in curve] == [3e-3, 3e-3, 1e-3, 1e-3]
     assert curve[1]["run_secs"] is None and [p["trial"] for p in curve] == [1, 2, 3, 4]
 
 
 def test_trial_log_round_trip(tmp_path, target):
-    workload = ladder.tuning_workload(16, 16, 16)
+    workload = ms_tune.tuning_workload(16, 16, 16)
     trials = [{"elapsed_s": 3.5, "run_secs": [2e-5], "category": None},
               {"elapsed_s": 3.5, "run_secs": None, "category": "timeout"}]
-    ladder.save_trial_log(tmp_path, workload, target, trials)
-    ladder.save_trial_log(tmp_path, ladder.tuning_workload(16, 16, 8), target, trials[:1])
-    assert ladder.load_trial_log(tmp_path, workload, target) == trials
-    assert ladder.load_trial_log(tmp_path, workload, ladder.host_target(num_threads=2)) == []
+    ms_tune.save_trial_log(tmp_path, workload, target, trials)
+    ms_tune.save_trial_log(tmp_path, ms_tune.tuning_workload(16, 16, 8), target, trials[:1])
+    assert ms_tune.load_trial_log(tmp_path, workload, target) == trials
+    assert ms_tune.load_trial_log(tmp_path, workload, ladder.host_target(num_threads=2)) == []
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("TVM_LADDER_TUNE"),
                     reason="MetaSchedule smoke takes ~1 min; set TVM_LADDER_TUNE=1")
 def test_tune_smoke_and_reuse(tmp_path, target):
-    result = ladder.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
+    result = ms_tune.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
     assert not result.reused and result.trials_done == 4 and len(result.curve) == 4
     assert result.best_check["passed"] and result.best_run_secs > 0
-    again = ladder.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
+    again = ms_tune.tune(64, 64, 64, target, tmp_path, max_trials=4, num_threads=1, seed=0)
     assert again.reused and again.trials_done == 0 and len(again.curve) == 4
     assert again.curve == result.curve and again.failures == result.failures
     assert again.best_run_secs == result.best_run_secs
@@ -285,7 +285,7 @@ def _space_schedule(config, shape):
     from tvm import s_tir
 
     target = tvm.target.Target(config)
-    sch = s_tir.Schedule(ladder.tuning_workload(*shape))
+    sch = s_tir.Schedule(ms_tune.tuning_workload(*shape))
     ladder.microkernel_space(target, *shape)(sch)
     return target, sch
 
@@ -311,7 +311,7 @@ def test_microkernel_space_replays_with_other_decisions(config):
             if inst.attrs[1] and decision[-1] > int(inst.attrs[1]):  # respect max_innermost_factor
                 decision = [extent] + [1] * (n - 1)
             new = new.with_decision(inst, decision, remove_postproc=True)
-        replay = s_tir.Schedule(ladder.tuning_workload(*shape))
+        replay = s_tir.Schedule(ms_tune.tuning_workload(*shape))
         new.apply_to_schedule(replay, remove_postproc=True)
         executable = tvm.compile(replay.mod, target)
         if _host_runs(config):

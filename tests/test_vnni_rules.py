@@ -37,7 +37,7 @@ _conv_ref = conv_nhwc_reference
 def test_rule_schedules_with_vpdpbusd_and_is_exact(case):
     import tvm
     from tvm import s_tir, te
-    from experiments.e2e import nchwc
+    from experiments.e2e import nchwc, nchwc_rules
     from experiments.gemm import vnni
     from experiments.int8 import vnni_ops
     shape_x, oc, k, stride, pad, dtype = case
@@ -57,7 +57,7 @@ def test_rule_schedules_with_vpdpbusd_and_is_exact(case):
     func = te.create_prim_func([*args, out])
     target = tvm.target.Target(VNNI_TARGET)
     vnni.override_shipped()
-    scheduled, info = nchwc.schedule_func(func, target, rules=vnni_rules.rules_for(target))
+    scheduled, info = nchwc_rules.schedule_func(func, target, rules=vnni_rules.rules_for(target))
     assert info["rule"] == "vnni_conv" and info["oc_tile"] * info["ow_tile"] + info["oc_tile"] + 1 <= 32
     lib = tvm.compile(tvm.IRModule({"main": scheduled.with_attr("global_symbol", "main")}), target=target)
     assert "vpdpbusd" in lib.mod.inspect_source("asm")

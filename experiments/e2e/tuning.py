@@ -201,7 +201,7 @@ def allocate(tasks, op_seconds: dict[str, float], budget: int, per_iter: int,
 
 
 class _TrialLines:
-    """A sink for ``tvm_ladder._trial_log_callback`` that writes each trial, with its task, as a JSON line."""
+    """A sink for ``ms_tune._trial_log_callback`` that writes each trial, with its task, as a JSON line."""
 
     def __init__(self, handle, task: str):
         self.handle, self.task, self.measured, self.valid = handle, task, 0, 0
@@ -231,7 +231,7 @@ def tune(tasks, allocation: list[dict[str, Any]], target, work_dir, *, threads: 
         raise ValueError(f"bad tuning budget: retry_rounds={retry_rounds}")
     from tvm.s_tir import meta_schedule as ms
 
-    from experiments.gemm.tvm_ladder import _environment, _local_builder, _trial_log_callback
+    from experiments.gemm.ms_tune import _environment, _local_builder, _trial_log_callback
 
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -342,7 +342,7 @@ def best_latencies(work_dir, tasks) -> dict[str, float | None]:
     from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
-    from experiments.gemm.tvm_ladder import _mean
+    from experiments.gemm.ms_tune import _mean
     database = ms.database.JSONDatabase(work_dir=str(work_dir))
     out = {}
     for task in tasks:

@@ -27,7 +27,7 @@ def vnni_tiles(oc_blocks: int, ow: int, registers: int = 32, knobs: dict[str, in
     """``oc_tile`` blocks of 16 channels x ``ow_tile`` pixels: the largest tile whose accumulators,
     one weight vector per block and the broadcast input fit the registers (MLAS: 4 x 6 = 24 + 4 + 1),
     the pixels a divisor of OW (no guarded tail inside the tensorized loop)."""
-    from experiments.e2e.nchwc import MAX_PIXEL_TILE, _divisors
+    from experiments.e2e.nchwc_rules import MAX_PIXEL_TILE, _divisors
     knobs = dict(knobs or {})
     best = None
     for oc in [d for d in (4, 2, 1) if oc_blocks % d == 0]:
@@ -41,7 +41,7 @@ def vnni_tiles(oc_blocks: int, ow: int, registers: int = 32, knobs: dict[str, in
 
 def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
     """The integer conv rule, in place on ``sch`` (a fused kernel with one ``CONV_BLOCK``)."""
-    from experiments.e2e.nchwc import _block_names, _finish_tile
+    from experiments.e2e.nchwc_rules import _block_names, _finish_tile
     from experiments.gemm import vnni
     block = sch.get_sblock(CONV_BLOCK)
     b, i, j, c, rh, rw, rc = sch.get_loops(block)
@@ -90,7 +90,7 @@ def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | 
 
 
 def rules_for(target):
-    """The extra rules :func:`experiments.e2e.nchwc.build_rules` dispatches on for the integer
+    """The extra rules :func:`experiments.e2e.nchwc_rules.build_rules` dispatches on for the integer
     program: the VNNI conv where the target has VNNI (else the generic rule, as for any kernel)."""
     from experiments.gemm import vnni
     return {CONV_BLOCK: ("vnni_conv", schedule_vnni_conv)} if vnni.target_has_vnni(target) else {}

@@ -24,7 +24,7 @@ import yaml
 
 from study import environment
 
-from study import identity, schema
+from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
 from reportgen.data import load
 from reportgen.commands import lockfile
@@ -77,6 +77,9 @@ def read_profile(root, profile):
             continue
         if not isinstance(params, dict):
             problems.append(f"{rel}: families.{name}: expected a mapping of params, got {type(params).__name__}")
+        elif fam.params:
+            problems += [f"{rel}: families.{name}.{key}: unknown param (the family reads "
+                         f"{', '.join(fam.params)}; declared in {fam.module})" for key in params if key not in fam.params]
         for used in fam.uses:
             if used not in families:
                 problems.append(f"{rel}: families.{name}: it uses {used!r}, which this profile does not list")
@@ -286,7 +289,7 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     error = (f"family timed out after {timeout_s} s" if status == "timeout"
              else f"family exited with code {code}: {tail[0][:300]}")
     return {
-        "schema_version": schema.SCHEMA_VERSION, "id": f"{name}/scope=family", "run_id": run_id,
+        "schema_version": schema.SCHEMA_VERSION, "id": cases.case_id(name, scope="family"), "run_id": run_id,
         "experiment": name, "case": {"scope": "family"}, "metric": "none", "unit": "none",
         "samples": [], "warmup": 0, "repeat": 0, "number": 0, "stats": None,
         "check": {"reference": "none", "max_abs_err": None, "max_rel_err": None,

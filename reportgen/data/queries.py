@@ -3,6 +3,7 @@ one case, list a family's models, pick the main GEMM shape.  Every function retu
 empty list) when the record is missing; a record is found by id through the mapping itself (the
 frame's index is the same id)."""
 from reportgen.data import frame
+from study import cases
 
 D_ENGINES = ("tvm_d", "tvm_d_prepack")   # group D in each tuning search space (default, weight prepack)
 RULE_ENGINES = ("tvm_rules", "tvm_rules_tuned")   # group D by rule: NCHWc micro-kernels, default tiles / knob grid
@@ -29,7 +30,7 @@ def tvm_main_shape(current):
 def tvm_id(impl, stage, shape, threads, blas=None):
     """The record id of one gemm_tvm case."""
     m, n, k = shape
-    return f"gemm_tvm/impl={impl}/stage={stage}/m={m}/n={n}/k={k}/threads={threads}" + (f"/blas={blas}" if blas else "")
+    return cases.case_id("gemm_tvm", impl=impl, stage=stage, m=m, n=n, k=k, threads=threads, blas=blas or None)
 
 
 def tvm_record(current, impl, stage, shape, threads, blas=None):
@@ -50,7 +51,7 @@ def numpy_peer(current, shape, threads):
 
 def numpy_id(dtype, n, threads, blas):
     """The record id of one numpy_gemm case."""
-    return f"numpy_gemm/dtype={dtype}/n={n}/threads={threads}/blas={blas}"
+    return cases.case_id("numpy_gemm", dtype=dtype, n=n, threads=threads, blas=blas)
 
 
 def by_id(current, ids):

@@ -4,6 +4,7 @@ The instruction counts come from the assembly each gemm_tvm stage generated (the
 counts them into ``extra.codegen``); the Hello Relax record shows one module compiled and run.
 """
 from reportgen.data import merge
+from study import cases
 from reportgen.render.cells import text as _esc
 from reportgen.data.words import W
 
@@ -43,7 +44,7 @@ def instruction_facts(book, current, env):
 
 def hello_facts(book, current):
     """The smallest module compiled for this machine and run: output, dtype, round trip."""
-    cur = merge.family(current, "graph").get("graph/case=hello")
+    cur = merge.family(current, "graph").get(cases.case_id("graph", case="hello"))
     if cur is None or not cur.ok:
         return book.failed(cur) if cur is not None else W("codegen.hello_facts.s1")
     extra = cur.record["extra"]

@@ -371,8 +371,8 @@ def thread_scaling(book, current, env):
     for dtype in ("float32", "float64"):
         row = [dtype]
         for n in sizes:
-            one = fam.get(f"numpy_gemm/dtype={dtype}/n={n}/threads=1/blas=best")
-            many = fam.get(f"numpy_gemm/dtype={dtype}/n={n}/threads={cores}/blas=best")
+            one = fam.get(queries.numpy_id(dtype, n, 1, "best"))
+            many = fam.get(queries.numpy_id(dtype, n, cores, "best"))
             if one is None or many is None or not (one.ok and many.ok):
                 row.append("—")
                 continue

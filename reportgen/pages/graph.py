@@ -4,6 +4,7 @@ import html
 
 from reportgen.render import cells
 from reportgen.data import load, merge
+from study import cases
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.render.figures import derive, fmt_number, operand
@@ -70,7 +71,7 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
 
 
 def hello(current, data_prefix):
-    cur = _fam(current).get("graph/case=hello")
+    cur = _fam(current).get(cases.case_id("graph", case="hello"))
     if cur is None:
         return W("graph.step_table.text")
     extra = cur.record["extra"]

@@ -1,5 +1,6 @@
 """Tables of the INT8 study: calibration methods, per-layer error, coverage, §8 and §31, goals."""
 from reportgen.data import compare, frame, merge, queries
+from study import cases
 from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
@@ -46,7 +47,7 @@ def _quality(book, cur):
 
 
 def training(book, current):
-    cur = current.get("int8/model=digits_cnn/train")
+    cur = current.get(cases.case_id("int8", model="digits_cnn", train=True))
     if cur is None:
         return W("int8.training.text")
     if not cur.ok:

@@ -40,7 +40,7 @@ def _ms(cur):
 def _numpy(threads, blas):
     def find(current, env):
         t = env["logical_cores"] if threads == "all" else threads
-        return current.get(f"numpy_gemm/dtype=float32/n=1024/threads={t}/blas={blas}")
+        return current.get(queries.numpy_id("float32", 1024, t, blas))
     return find
 
 
@@ -97,7 +97,7 @@ def headline(current, env):
 def _blas_kernels(current):
     kernels = {}
     for blas in ("configured", "best"):
-        cur = current.get(f"numpy_gemm/dtype=float32/n=1024/threads=1/blas={blas}")
+        cur = current.get(queries.numpy_id("float32", 1024, 1, blas))
         if cur is not None:
             kernels[blas] = (cur.record["extra"].get("blas_kernel") or {}).get("architecture", "?")
     return " / ".join(f"{k}" for k in kernels.values()) or W("machines.blas_kernels.s1")

@@ -1,0 +1,65 @@
+"""Case ids, declared once: for each family, the fields an id may name, in the order they appear.
+
+A record id is ``<family>/<field>=<value>/...``: the fields this module lists for the family, in
+this order, each present only when the case has it (a NumPy peer of ``gemm_tvm`` names its
+``blas``, a point of the tile grid its tiles, a family that failed as a whole its ``scope``).
+Experiments make ids with :func:`case_id`, reportgen looks records up with it; no other module
+spells an id.  Adding a field to a family is adding its name here, where it belongs in the order
+(and giving it a value where the family measures such cases): every id without it stays as it was.
+
+Ids of older runs, written before a field moved, are read as they are: :func:`fields` parses any.
+"""
+from __future__ import annotations
+
+ID_FIELDS: dict[str, tuple[str, ...]] = {
+    "machine_peak": ("dtype", "isa", "threads"),
+    "numpy_gemm": ("dtype", "n", "threads", "blas"),
+    "gemm_hand": ("kernel", "n"),
+    "gemm_tvm": ("impl", "stage", "m", "n", "k", "threads", "blas", "mr", "nr", "kc", "mc", "target"),
+    "graph": ("case", "unit", "model", "pipeline", "step", "relay_pass", "api"),
+    "e2e": ("model", "size", "engine", "batch", "threads"),
+    "e2e_tune": ("model", "size", "variant", "batch", "threads"),
+    "int8": ("model", "size", "quant", "engine", "batch", "threads", "train"),
+}
+COMMON = ("scope",)   # any family: ``<family>/scope=family`` is the record of a family that failed as a whole
+FLAGS = {"int8": ("train",)}   # named without a value: ``int8/model=digits_cnn/train``
+
+
+def order(family: str) -> tuple[str, ...]:
+    """The fields of ``family``'s ids, in id order (a family not declared here has only COMMON)."""
+    return ID_FIELDS.get(family, ()) + COMMON
+
+
+def case_id(family: str, **values) -> str:
+    """The record id of one case: ``family`` and the given fields in declared order (a field given
+    as None is left out; a flag given as True is named alone).  An undeclared field is refused."""
+    fields_of = order(family)
+    unknown = sorted(set(values) - set(fields_of))
+    if unknown:
+        declared = f"declared: {', '.join(fields_of)}" if family in ID_FIELDS else \
+            f"the family is not declared; declared families: {', '.join(sorted(ID_FIELDS))}"
+        raise ValueError(f"case id: {family} ids have no field {', '.join(unknown)} ({declared}); "
+                         "declare it in study/cases.py")
+    parts = [family]
+    for name in fields_of:
+        value = values.get(name)
+        if value is None or value is False:
+            continue
+        if value is True and name in FLAGS.get(family, ()):
+            parts.append(name)
+        else:
+            text = str(value)
+            if "/" in text or "=" in text or not text:
+                raise ValueError(f"case id: {family} field {name}: {text!r} cannot stand in an id")
+            parts.append(f"{name}={text}")
+    return "/".join(parts)
+
+
+def fields(record_id: str) -> tuple[str, dict[str, str | bool]]:
+    """(family, {field: value as text, or True for a flag}) of any record id, old or new."""
+    family, *parts = record_id.split("/")
+    out: dict[str, str | bool] = {}
+    for part in parts:
+        name, sep, value = part.partition("=")
+        out[name] = value if sep else True
+    return family, out
