@@ -112,3 +112,36 @@ def test_an_unwritable_cache_costs_only_time(tmp_path, monkeypatch):
     path = _write(tmp_path / "records.jsonl", [good_record()])
     assert load.read_jsonl(path) == load.read_jsonl(path)
     assert json.loads(path.read_text())["id"] == good_record()["id"]
+
+
+def test_a_file_is_hashed_again_when_it_changed_even_with_its_old_size_and_mtime(tmp_path, cache):
+    """The hash memory is keyed by the file's stat facts with ctime, which the kernel sets on every
+    change: restoring size and mtime after an edit does not make an altered log look unchanged."""
+    import os
+
+    from helpers import write_run
+    run_id = "20260101T000000Z-quick-test"
+    rec = record(run_id)
+    write_run(tmp_path, run_id, [rec], log_text="line one\nline two\nline three\n")
+    load.read_runs(tmp_path)                     # hashes every file and remembers them
+    memory = list((cache.parent / "hashes").glob("*.json"))
+    assert len(memory) == 1 and "logs/numpy_gemm.log" in json.loads(memory[0].read_text())
+    assert load.read_runs(tmp_path)              # the remembered hashes agree with run.json
+    log = tmp_path / "runs" / run_id / "logs" / "numpy_gemm.log"
+    before = os.stat(log)
+    log.write_text("line one\nline TWO\nline three\n", encoding="utf-8")   # same size
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(ReportError, match="altered after the run"):
+        load.read_runs(tmp_path)
+
+
+def test_a_planted_hash_memory_entry_of_the_wrong_shape_is_ignored(tmp_path, cache):
+    from helpers import write_run
+    run_id = "20260101T000000Z-quick-test"
+    write_run(tmp_path, run_id, [record(run_id)])
+    load.read_runs(tmp_path)
+    [memory] = list((cache.parent / "hashes").glob("*.json"))
+    memory.write_text(json.dumps({"logs/numpy_gemm.log": ["not facts", "0" * 64, 3]}), encoding="utf-8")
+    assert load.read_runs(tmp_path)              # re-hashed: the file still matches run.json
+    memory.write_text("[not a mapping", encoding="utf-8")
+    assert load.read_runs(tmp_path)

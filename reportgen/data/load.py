@@ -5,6 +5,7 @@ path a record cites must stay inside its own run directory, without symlinks or 
 and every file of a run must hash to the sha256 its run.json lists.
 """
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -134,8 +135,57 @@ def _tree(run_path):
     return files, bad
 
 
-def _manifest_problems(run_path, manifest, files):
-    """run.json's `files`: every file of the run listed, each with its sha256."""
+def _hash_memory(run_path):
+    """Where a build remembers the sha256 and line count of a run's files, with the file's stat
+    facts (device, inode, size, mtime and ctime in ns) -- git's index trusts the same facts to skip
+    re-hashing; the kernel sets ctime on any change, and no program can set it back."""
+    folder = validated_cache_dir()
+    if folder is None:
+        return None
+    return folder.parent / "hashes" / (hashlib.sha256(str(Path(run_path).resolve()).encode()).hexdigest() + ".json")
+
+
+def _file_facts(path, rel, remembered, seen):
+    """(sha256, lines) of one run file, re-hashed unless its stat facts are the remembered ones."""
+    st = os.lstat(path)
+    facts = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    old = remembered.get(rel)
+    if isinstance(old, list) and len(old) == 3 and old[0] == facts and isinstance(old[1], str) \
+            and isinstance(old[2], int):
+        sha, lines = old[1], old[2]
+    else:
+        data = path.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    seen[rel] = [facts, sha, lines]
+    return sha, lines
+
+
+def _remembered(memory):
+    if memory is None:
+        return {}
+    try:
+        value = json.loads(memory.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _remember(memory, remembered, seen):
+    if memory is None or seen == remembered:
+        return
+    try:
+        memory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memory.with_name(f".{memory.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(seen), encoding="utf-8")
+        os.replace(tmp, memory)
+    except OSError:
+        pass
+
+
+def _manifest_problems(run_path, manifest, files, cache=None):
+    """run.json's `files`: every file of the run listed, each with its sha256.  Each file's
+    (sha256, lines) goes into ``cache`` (keyed by its path) for the log checks."""
     listed = manifest["files"]
     out = []
     actual = {rel: path for rel, path in files.items() if rel != "run.json"}
@@ -143,11 +193,16 @@ def _manifest_problems(run_path, manifest, files):
         out.append(f"{run_path / rel}: listed in run.json files but missing")
     for rel in sorted(set(actual) - set(listed)):
         out.append(f"{run_path / rel}: not listed in run.json files (added after the run)")
+    memory = _hash_memory(run_path)
+    remembered, seen = _remembered(memory), {}
     for rel in sorted(set(listed) & set(actual)):
-        sha = hashlib.sha256(actual[rel].read_bytes()).hexdigest()
+        sha, lines = _file_facts(actual[rel], rel, remembered, seen)
+        if cache is not None:
+            cache[actual[rel]] = (sha, lines)
         if sha != listed[rel]:
             out.append(f"{run_path / rel}: sha256 {sha[:12]}… differs from run.json files "
                        f"({str(listed[rel])[:12]}…): altered after the run")
+    _remember(memory, remembered, seen)
     return out
 
 
@@ -245,10 +300,15 @@ def read_jsonl(path, pending_log=False):
 def _log_problems(results_dir, rec, where, cache):
     """Does the cited log exist, hash to the recorded sha256, and hold the cited lines?"""
     log = rec["log"]
-    try:
-        path = safe_path(results_dir, log["path"], rec["run_id"], "log.path")
-    except ReportError as exc:
-        return [f"{where}: log.path: {p}" for p in exc.problems]
+    key = ("safe", log["path"], rec["run_id"])   # a run's records cite a few logs: resolve each once
+    if key not in cache:
+        try:
+            cache[key] = (safe_path(results_dir, log["path"], rec["run_id"], "log.path"), None)
+        except ReportError as exc:
+            cache[key] = (None, exc.problems)
+    path, refused = cache[key]
+    if refused is not None:
+        return [f"{where}: log.path: {p}" for p in refused]
     if path not in cache:
         try:
             data = path.read_bytes()
@@ -275,11 +335,19 @@ def read_runs(results_dir):
         raise ReportError(f"{results_dir}: no results folder",
                           hint="run `reportgen retest --profile quick` to create one, or pass --root")
     runs, problems, cache = [], [], {}
-    for run_path in _candidate_dirs(results_dir / "runs"):
-        run, found = _read_run(results_dir, run_path, cache)
-        problems.extend(found)
-        if run is not None:
-            runs.append(run)
+    # tens of thousands of records, none in a reference cycle: the cyclic collector would rescan the
+    # growing heap again and again while they load (a third of the load time at 290 runs)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for run_path in _candidate_dirs(results_dir / "runs"):
+            run, found = _read_run(results_dir, run_path, cache)
+            problems.extend(found)
+            if run is not None:
+                runs.append(run)
+    finally:
+        if collecting:
+            gc.enable()
     problems.extend(_reuse_problems(runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
@@ -320,7 +388,7 @@ def _read_run(results_dir, run_path, cache):
     if manifest["run_id"] != run_path.name:
         problems.append(f"{manifest_path}: run_id: {manifest['run_id']!r} does not match "
                         f"its directory {run_path.name!r}")
-    problems.extend(_manifest_problems(run_path, manifest, files))
+    problems.extend(_manifest_problems(run_path, manifest, files, cache))
     if "records.jsonl" not in files:
         return None, problems + [f"{run_path / 'records.jsonl'}: missing: a run without records is not a run"]
     try:

@@ -308,7 +308,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # a record a provenance entry links to, one file each (a reviewer gets the raw record without
         # the whole records.jsonl of its run), and another machine's cited log lines
         shipped = {kind: _cited(self.pages_html.values(), kind, _SHIPPED_NAME) for kind in ("records", "logs")}
-        for run in self.data.all_runs:
+        shipping = {rid for names in shipped.values() for rid, _name in names}
+        for run in (run for run in self.data.all_runs if run.run_id in shipping):
             for rec in run.records:
                 for kind, name, text in (
                         ("records", figures.record_file(rec["id"]),

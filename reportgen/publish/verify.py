@@ -248,6 +248,13 @@ def _shipped_problems(folder, names, differs, unknown):
     return out
 
 
+def _shipped_runs(folder, runs):
+    """The runs that have a folder under ``folder`` (only their records can name a shipped file;
+    a folder of no run is reported by _shipped_problems, file by file)."""
+    present = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    return [run for run in runs if run.run_id in present]
+
+
 def _published_records_problems(site_dir, runs):
     """site/data/records holds, per run, records of that run under their own names, unaltered."""
     from reportgen.render.figures import record_file
@@ -258,7 +265,8 @@ def _published_records_problems(site_dir, runs):
         except ValueError:
             same = False
         return None if same else f"{path}: differs from record {rec['id']} of run {rec['run_id']}"
-    names = {(run.run_id, record_file(rec["id"])): rec for run in runs for rec in run.records}
+    names = {(run.run_id, record_file(rec["id"])): rec for run in _shipped_runs(site_dir / "data" / "records", runs)
+             for rec in run.records}
     return _shipped_problems(site_dir / "data" / "records", names, differs,
                              "not a record of a run in results/ (no record of that run has this name)")
 
@@ -271,7 +279,8 @@ def _published_excerpts_problems(site_dir, runs, results_dir):
         if path.read_bytes() == load.excerpt_text(results_dir, rec).encode("utf-8"):
             return None
         return f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}"
-    names = {(run.run_id, log_excerpt_file(rec)): rec for run in runs for rec in run.records if rec.get("log")}
+    names = {(run.run_id, log_excerpt_file(rec)): rec for run in _shipped_runs(site_dir / "data" / "logs", runs)
+             for rec in run.records if rec.get("log")}
     return _shipped_problems(site_dir / "data" / "logs", names, differs,
                              "not the cited lines of a record of a run in results/")
 

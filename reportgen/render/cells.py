@@ -8,7 +8,8 @@ no code fence that closes early, no table cell that splits. Three shapes cover e
 - ``text(s)``: inline text (table cell, sentence, admonition title, attribute value);
 - ``code_span(s)``: inline code;
 - ``code_block(s, lang, indent)``: a fenced block whose fence is longer than any
-  backtick run inside, so the content cannot close it.
+  backtick run inside, so the content cannot close it;
+- ``pre_block(s)``: a block of plain text as escaped raw HTML (no highlighting).
 """
 import html
 import re
@@ -43,6 +44,15 @@ def code_span(value):
     fence = "`" * (run + 1)
     pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
     return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def pre_block(value):
+    """A preformatted block showing value verbatim, as raw HTML with every character escaped: it
+    cannot hold a tag, and Markdown passes a raw block through untouched.  For the provenance
+    entries' samples, cases, log lines and commands (thousands per site, where the highlighter
+    cost more than the rest of the page), never for code meant to be read as code."""
+    body = html.escape(_clean(value).replace("\r\n", "\n").replace("\r", "\n"), quote=False)
+    return f'<pre class="verbatim"><code>{body}</code></pre>'
 
 
 def fence_for(value):

@@ -25,13 +25,16 @@ def reproduce_command(rec, profile):
             f"reportgen trace '{rec['id']}'")
 
 
-def _fence(text, lang=""):
-    return cells.code_block(text, lang)
+def _fence(text, _lang=""):
+    # verbatim, unhighlighted: a build's provenance pages hold thousands of these blocks
+    return cells.pre_block(text)
 
 
 def entry(results_dir, cur, data_prefix, full_log=True):
     """Markdown for one record: id heading (stable anchor), facts, samples, log, command.
-    ``full_log``: link the whole log (the publication machine's), else only its cited lines."""
+    ``full_log``: link the whole log and print the samples (the publication machine's), else link
+    only its cited lines and leave the samples to the record file (another machine's page: one per
+    machine, so its size grows with the machines, not with their samples)."""
     rec, run = cur.record, cur.run
     log_href = (f"{data_prefix}/{rec['log']['path']}" if full_log
                 else f"{data_prefix}/logs/{rec['run_id']}/{log_excerpt_file(rec)}")
@@ -53,7 +56,9 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     parts += [W("provenance.entry.s14", k=k, v=v if k in (W("provenance.entry.s10"), W("provenance.entry.s12")) else cells.text(v))
               for k, v in facts]
     parts += ["", W("provenance.entry.s15"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
-              "", W("provenance.entry.s16"), "", _fence(json.dumps(rec["samples"]), "json"),
+              "", W("provenance.entry.s16"), "",
+              _fence(json.dumps(rec["samples"]), "json") if full_log else
+              W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
               "", W("provenance.entry.s17"), "", _fence(log_excerpt(results_dir, rec), "text"),
               "", W("provenance.entry.s18"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
