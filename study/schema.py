@@ -155,6 +155,29 @@ def _types(obj, fields, out):
             out.append(f"{name}: unknown field")
 
 
+MAX_ID_CHARS = 400        # a record id (and so a provenance anchor and a file name) longer than this is refused
+MAX_LABEL_CHARS = 200     # a string of ``case``: a label in tables and charts
+MAX_TEXT_CHARS = 100_000  # any other string of a record (IR text, notes, errors)
+
+
+def _length_problems(rec):
+    """Strings longer than a page can show: the id, the case's labels, any other text."""
+    out = []
+    if len(rec["id"]) > MAX_ID_CHARS:
+        out.append(f"id: {len(rec['id'])} characters, more than the {MAX_ID_CHARS} an id may have")
+    stack = [(name, rec[name], MAX_LABEL_CHARS if name == "case" else MAX_TEXT_CHARS)
+             for name in rec if name != "id"]
+    while stack and len(out) < 5:
+        where, value, limit = stack.pop()
+        if isinstance(value, str) and len(value) > limit:
+            out.append(f"{where}: a string of {len(value)} characters, more than the {limit} a record may carry there")
+        elif isinstance(value, dict):
+            stack.extend((f"{where}.{k}", v, limit) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v, limit) for i, v in enumerate(value) if isinstance(v, (str, dict, list)))
+    return out
+
+
 def record_problems(rec, pending_log=False):
     """Every contract violation of one record, as 'field: message' strings.
 
@@ -176,6 +199,7 @@ def record_problems(rec, pending_log=False):
         out.append(f"id: {rec['id']!r} must start with the experiment name {rec['experiment']!r}")
     for name in ("id", "run_id", "experiment", "case", "metric", "unit"):
         _safe_strings(rec[name], name, out)
+    out.extend(_length_problems(rec))
     for name in ("samples", "stats", "check", "extra", "case"):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:

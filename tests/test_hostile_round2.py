@@ -94,6 +94,15 @@ def _case_value(value):
     return mutation(value)
 
 
+def _record(change):
+    """A run whose one record was changed by ``change`` before it was written (and sealed)."""
+    def mutate(tmp):
+        rec = record(RUN)
+        change(rec)
+        write_run(tmp, RUN, [rec])
+    return mutate
+
+
 def _deep(text):
     deep = "[" * 100_000 + "]" * 100_000
     return text.replace('"extra": {', f'"extra": {{"deep": {deep}, ', 1)
@@ -109,6 +118,9 @@ MUTATIONS = {
     "lim_too_many_samples": _samples([1e-3] * (schema.MAX_SAMPLES + 1)),
     "lim_duplicate_key": _raw_record(_duplicate),
     "lim_deep_json": _raw_record(_deep),
+    "lim_id_10000_chars": _record(lambda r: r.update(id="numpy_gemm/n=" + "1" * 10_000)),
+    "lim_label_200k_chars": _record(lambda r: r["case"].update(dtype="f" * 200_000)),
+    "lim_text_1m_chars": _record(lambda r: r["extra"].update(notes=["x" * 1_000_000])),
     "order_finished_9999": _manifest(lambda m: m.update(finished_at="9999-01-01T00:00:00Z")),
     "order_finished_not_a_date": _manifest(lambda m: m.update(finished_at="zzz-not-a-date")),
     "order_finished_before_start": _manifest(lambda m: m.update(finished_at="2025-12-31T00:00:00Z")),

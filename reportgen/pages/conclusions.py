@@ -87,6 +87,13 @@ def _undecided(obs, comparison, why=W("conclusions.undecided.s2")):
 
 # --- judges: one per historical conclusion ---------------------------------------------------
 
+def _interval(base, other):
+    """The bootstrap 95 % interval of p50(other) / p50(base) as words after the ratio ('' when the
+    samples are too few for one)."""
+    ci = compare.ratio_interval(base.record["samples"], other.record["samples"])
+    return W("conclusions.tvm_vs_tf.interval", lo=ci[0], hi=ci[1]) if ci else ""
+
+
 def _tvm_vs_tf(c):
     rows, faster, slower, untuned, tests = [], 0, 0, 0, []
     for model in e2e_models(c.current):
@@ -103,7 +110,7 @@ def _tvm_vs_tf(c):
         tests.append(W("conclusions.tvm_vs_tf.s1", model_zh=model_zh(model)) + _diff_text("TensorFlow", W("conclusions.tvm_vs_tf.label_b"), result))
         untuned += not best.record["extra"].get("tuned")
         word = W("conclusions.tvm_vs_tf.s3") if ratio < 1 else W("conclusions.tvm_vs_tf.s4")
-        rows.append(W("conclusions.tvm_vs_tf.s5", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), ms=ms(c.book, best), ms2=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio), word=word))
+        rows.append(W("conclusions.tvm_vs_tf.s5", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), ms=ms(c.book, best), ms2=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio), interval=_interval(tf, best), word=word))
     if not rows:
         return _pending()
     comparison = W("conclusions.tvm_vs_tf.s6") + W("common.punct.semicolon").join(tests)

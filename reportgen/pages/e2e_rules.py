@@ -93,8 +93,16 @@ def _paired(src, tvm, suffix, brief=False):
     lo, hi = pp["ratio_ci"]
     if brief:   # the sentence around it says how the blocks were timed
         return text + W("e2e_rules.interval_brief", lo=lo, hi=hi), float(pp["ratio"])
-    return (text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"]), calls=int(pp["calls_per_block"])),
-            float(pp["ratio"]))
+    return (text + W("e2e_rules.paired", lo=lo, hi=hi, blocks=int(pp["blocks"]), calls=int(pp["calls_per_block"]))
+            + _steal(pp), float(pp["ratio"]))
+
+
+def _steal(pp):
+    """A note when the hypervisor took CPU time during some paired blocks (either side), from the
+    steal ticks the blocks recorded; nothing when none did or the record predates them."""
+    ours, theirs = pp.get("steal_ticks") or [], pp.get("peer_steal_ticks") or []
+    stolen = sum(1 for a, b in zip(ours, theirs) if (a or 0) > 0 or (b or 0) > 0)
+    return W("e2e_rules.steal", stolen=stolen, blocks=int(pp["blocks"])) if stolen else ""
 
 
 def _ratio(src, tvm, ort, suffix="vs_ort", brief=False):
