@@ -180,3 +180,32 @@ def test_no_module_is_over_700_lines():
             for path in sorted((ROOT / folder).rglob("*.py"))
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
     assert long == []
+
+
+def _undefined_names(tree):
+    """Names a module loads that nothing in it defines, imports or binds (scopes merged: a cheap
+    check that catches a name left behind when code moves between modules)."""
+    import ast
+    import builtins
+    defined = set(dir(builtins)) | {"__file__", "__path__", "__name__", "__doc__", "__spec__"}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            defined.add(node.id)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            defined.add(node.name)
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - defined)
+
+
+def test_no_module_uses_a_name_it_never_defines_or_imports():
+    import ast
+    found = {str(path.relative_to(ROOT)): names
+             for folder in ("experiments", "reportgen", "study")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             if (names := _undefined_names(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert found == {}

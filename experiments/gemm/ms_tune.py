@@ -27,6 +27,7 @@ import tvm
 import tvm_ffi
 from tvm import s_tir
 
+from experiments.gemm.check import error_report
 from experiments.gemm.tvm_ladder import (FAILED_RUN_SECS, MICROKERNEL_POPULATION, _assembly, gemm_prim_func,
                                          microkernel_space, random_operands, run_gemm, with_num_cores)
 
