@@ -45,7 +45,7 @@ def test_the_same_bytes_are_validated_once(tmp_path, cache, monkeypatch):
     first = load.read_jsonl(path)
     second = load.read_jsonl(path)
     assert first == second and len(calls) == 1
-    assert len(list(cache.iterdir())) == 1
+    assert len(list((cache / "validated").iterdir())) == 1
 
 
 def test_one_changed_byte_is_validated_again_and_refused(tmp_path, cache):
@@ -62,7 +62,7 @@ def test_a_change_of_the_rules_forgets_every_entry(tmp_path, cache, monkeypatch)
     path = _write(tmp_path / "records.jsonl", [good_record()])
     load.read_jsonl(path)
     calls = _counting(monkeypatch)
-    monkeypatch.setattr(load, "_rules_fingerprint_once", lambda: "other rules")
+    monkeypatch.setattr(load, "_rules_fingerprint", lambda: "other rules")
     load.read_jsonl(path)
     assert len(calls) == 1
 
@@ -79,12 +79,13 @@ def test_a_pending_log_validation_is_no_final_one(tmp_path, cache, monkeypatch):
 def test_an_entry_that_is_not_what_the_cache_writes_is_ignored(tmp_path, cache, monkeypatch, plant):
     path = _write(tmp_path / "records.jsonl", [good_record()])
     key = load._validated_key(path.read_bytes(), False)
-    cache.mkdir(parents=True)
+    entries = cache / "validated"
+    entries.mkdir(parents=True)
     if plant == "wrong_text":
-        (cache / key).write_text("valid", encoding="ascii")
+        (entries / key).write_text("valid", encoding="ascii")
     else:
         (tmp_path / "elsewhere").write_text(key, encoding="ascii")
-        (cache / key).symlink_to(tmp_path / "elsewhere")
+        (entries / key).symlink_to(tmp_path / "elsewhere")
     calls = _counting(monkeypatch)
     load.read_jsonl(path)
     assert len(calls) == 1
@@ -94,9 +95,9 @@ def test_the_cache_lives_outside_the_project_and_can_be_turned_off(tmp_path, mon
     from conftest import ROOT
     monkeypatch.delenv("REPORTGEN_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert load.validated_cache_dir().is_relative_to(tmp_path / "xdg")
+    assert load.cache_dir().is_relative_to(tmp_path / "xdg")
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert not load.validated_cache_dir().resolve().is_relative_to(ROOT.resolve())
+    assert not load.cache_dir().resolve().is_relative_to(ROOT.resolve())
     monkeypatch.setenv("REPORTGEN_CACHE", "")
     path = _write(tmp_path / "records.jsonl", [good_record()])
     calls = _counting(monkeypatch)
@@ -124,7 +125,7 @@ def test_a_file_is_hashed_again_when_it_changed_even_with_its_old_size_and_mtime
     rec = record(run_id)
     write_run(tmp_path, run_id, [rec], log_text="line one\nline two\nline three\n")
     load.read_runs(tmp_path)                     # hashes every file and remembers them
-    memory = list((cache.parent / "hashes").glob("*.json"))
+    memory = list((cache / "hashes").glob("*.json"))
     assert len(memory) == 1 and "logs/numpy_gemm.log" in json.loads(memory[0].read_text())
     assert load.read_runs(tmp_path)              # the remembered hashes agree with run.json
     log = tmp_path / "runs" / run_id / "logs" / "numpy_gemm.log"
@@ -140,7 +141,7 @@ def test_a_planted_hash_memory_entry_of_the_wrong_shape_is_ignored(tmp_path, cac
     run_id = "20260101T000000Z-quick-test"
     write_run(tmp_path, run_id, [record(run_id)])
     load.read_runs(tmp_path)
-    [memory] = list((cache.parent / "hashes").glob("*.json"))
+    [memory] = list((cache / "hashes").glob("*.json"))
     memory.write_text(json.dumps({"logs/numpy_gemm.log": ["not facts", "0" * 64, 3]}), encoding="utf-8")
     assert load.read_runs(tmp_path)              # re-hashed: the file still matches run.json
     memory.write_text("[not a mapping", encoding="utf-8")

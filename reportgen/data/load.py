@@ -139,10 +139,15 @@ def _hash_memory(run_path):
     """Where a build remembers the sha256 and line count of a run's files, with the file's stat
     facts (device, inode, size, mtime and ctime in ns) -- git's index trusts the same facts to skip
     re-hashing; the kernel sets ctime on any change, and no program can set it back."""
-    folder = validated_cache_dir()
+    folder = _cache_folder("hashes")
     if folder is None:
         return None
-    return folder.parent / "hashes" / (hashlib.sha256(str(Path(run_path).resolve()).encode()).hexdigest() + ".json")
+    return folder / (hashlib.sha256(str(Path(run_path).resolve()).encode()).hexdigest() + ".json")
+
+
+def _digest(data):
+    """(sha256, lines) of a file's bytes; lines count newlines, plus an unterminated last line."""
+    return hashlib.sha256(data).hexdigest(), data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _file_facts(path, rel, remembered, seen):
@@ -154,9 +159,7 @@ def _file_facts(path, rel, remembered, seen):
             and isinstance(old[2], int):
         sha, lines = old[1], old[2]
     else:
-        data = path.read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
-        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        sha, lines = _digest(path.read_bytes())
     seen[rel] = [facts, sha, lines]
     return sha, lines
 
@@ -172,13 +175,17 @@ def _remembered(memory):
 
 
 def _remember(memory, remembered, seen):
-    if memory is None or seen == remembered:
-        return
+    if memory is not None and seen != remembered:
+        _write_cache(memory, json.dumps(seen))
+
+
+def _write_cache(path, text):
+    """Best effort, atomically: a cache that cannot be written only costs the next build the work."""
     try:
-        memory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memory.with_name(f".{memory.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(seen), encoding="utf-8")
-        os.replace(tmp, memory)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
     except OSError:
         pass
 
@@ -206,6 +213,7 @@ def _manifest_problems(run_path, manifest, files, cache=None):
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _rules_fingerprint():
     """sha256 of the code that validates a record (study/schema.py and what it imports): a
     validation remembered under an older rule set is never trusted."""
@@ -216,44 +224,37 @@ def _rules_fingerprint():
     return digest.hexdigest()
 
 
-def validated_cache_dir():
-    """Where read_jsonl remembers files it has validated: this user's cache, outside the project,
-    so that no committed or pulled file can plant an entry (REPORTGEN_CACHE moves it; an empty
-    value turns the cache off)."""
+def cache_dir():
+    """Where a build remembers what it checked (validated records files, file hashes): this user's
+    cache, outside the project, so that no committed or pulled file can plant an entry
+    (REPORTGEN_CACHE moves it; an empty value turns it off)."""
     if "REPORTGEN_CACHE" in os.environ:
         return Path(os.environ["REPORTGEN_CACHE"]) if os.environ["REPORTGEN_CACHE"] else None
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "tvm-study-reportgen" / "validated"
+    return Path(base) / "tvm-study-reportgen"
+
+
+def _cache_folder(kind):
+    root = cache_dir()
+    return None if root is None else root / kind
 
 
 def _validated_key(data, pending_log):
-    digest = hashlib.sha256(_rules_fingerprint_once().encode())
+    digest = hashlib.sha256(_rules_fingerprint().encode())
     digest.update(b"pending" if pending_log else b"final")
     digest.update(data)
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def _rules_fingerprint_once():
-    return _rules_fingerprint()
-
 
 def _remember_valid(key):
-    """Best effort: a cache that cannot be written only costs the next build a full validation."""
-    folder = validated_cache_dir()
-    if folder is None:
-        return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(key, encoding="ascii")
-        os.replace(tmp, folder / key)
-    except OSError:
-        pass
+    folder = _cache_folder("validated")
+    if folder is not None:
+        _write_cache(folder / key, key)
 
 
 def _known_valid(key):
-    folder = validated_cache_dir()
+    folder = _cache_folder("validated")
     if folder is None:
         return False
     try:
@@ -311,9 +312,7 @@ def _log_problems(results_dir, rec, where, cache):
         return [f"{where}: log.path: {p}" for p in refused]
     if path not in cache:
         try:
-            data = path.read_bytes()
-            lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-            cache[path] = (hashlib.sha256(data).hexdigest(), lines)
+            cache[path] = _digest(path.read_bytes())
         except OSError:
             cache[path] = None
     if cache[path] is None:
