@@ -270,13 +270,8 @@ def measure_case(h, ctx, engine, batch):
 
     def after(prepared, info):
         if paired:
-            info["paired_peer"] = {"engine": "ort", **paired,
-                                   "why": "the rule engine and ONNX Runtime, each in a process of its own, timed in "
-                                          "alternating blocks, so that the machine's drift hits both alike"}
-            h.say(f"{case_id}: paired with ort in {paired['blocks']} blocks of {paired['calls_per_block']}: "
-                  f"tvm p50 {paired['p50_s'] * 1e3:.2f} ms, ort p50 {paired['peer_p50_s'] * 1e3:.2f} ms, "
-                  f"median block ratio {paired['ratio']:.2f} (95% CI {paired['ratio_ci'][0]:.2f}-"
-                  f"{paired['ratio_ci'][1]:.2f})")
+            info["paired_peer"] = peer.paired_peer("ort", paired)
+            h.say(peer.paired_line(case_id, "ort", paired, 2))
         if own or paired:
             info["timing_process"] = peer.timing_process(own or paired)
         if engine.startswith("tvm"):

@@ -59,9 +59,9 @@ RULE_ENGINES = ("tvm_fp32_rules", "tvm_int8_rules")
 # the peers, timed in a process of their own (experiments/e2e/peer.py): (peer kind, model file)
 PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp32": ("tflite", "tflite"),
               "tflite_int8": ("tflite", "tflite_int8")}
+TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidence that the FP32 digits CNN learned
 # the rule engines timed in alternating blocks with the peer they are judged against (when the
 # profile sets paired_blocks): (peer engine, the model file it loads)
-TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidence that the FP32 digits CNN learned
 PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
@@ -452,16 +452,11 @@ def _measure(h, ctx, engine, p, threads, target):
 
     def after(built, out):
         runner, _, executable = built
-        if own:
-            out["timing_process"] = peer.timing_process(own)
+        if own or paired:
+            out["timing_process"] = peer.timing_process(own or paired)
         if paired:
-            out["paired_peer"] = {"engine": PAIRED_PEER[engine][0], **paired,
-                                  "why": "the rule engine and its peer, each in a process of its own, timed in "
-                                         "alternating blocks, so that the machine's drift hits both alike"}
-            h.say(f"{cid}: paired with {PAIRED_PEER[engine][0]} in {paired['blocks']} blocks of "
-                  f"{paired['calls_per_block']}: tvm p50 {paired['p50_s'] * 1e3:.3f} ms, {PAIRED_PEER[engine][0]} p50 "
-                  f"{paired['peer_p50_s'] * 1e3:.3f} ms, median block ratio {paired['ratio']:.2f} "
-                  f"(95% CI {paired['ratio_ci'][0]:.2f}-{paired['ratio_ci'][1]:.2f})")
+            out["paired_peer"] = peer.paired_peer(PAIRED_PEER[engine][0], paired)
+            h.say(peer.paired_line(cid, PAIRED_PEER[engine][0], paired, 3))
         if not engine.startswith("tvm"):
             return
         profile = engines.record_op_profile(runner, x, out)
@@ -484,7 +479,6 @@ def _measure(h, ctx, engine, p, threads, target):
                 kind, key = PEER_FILES[pair[0]]
                 paired.update(peer.paired_with(engines.export(built[0], tmp), kind, ctx["paths"][key], x, threads,
                                                int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
-                own.update(pid=paired["pid"])
                 return paired["samples"], 1
             if engine in PEER_FILES:
                 kind, key = PEER_FILES[engine]

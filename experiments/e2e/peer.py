@@ -130,7 +130,7 @@ def _serve(spec_path) -> int:
     batch = np.load(spec["input"])
     runner = _runner(engine, spec["model"], threads)
     runner(batch)   # the first call allocates
-    warm, t_end = 0, time.perf_counter() + float(spec.get("warm_s", WARM_S))
+    warm, t_end = 0, time.perf_counter() + WARM_S
     while time.perf_counter() < t_end:   # a fresh process: its first seconds of calls are not timed
         runner(batch)
         warm += 1
@@ -205,6 +205,20 @@ def paired_with(library, peer: str, peer_model, batch: np.ndarray, threads: int,
             Server(peer, peer_model, batch, threads, workdir) as theirs:
         got = paired_blocks(ours, theirs, blocks, calls)
     return {**got, **paired_summary(got)}
+
+
+def paired_peer(peer_engine: str, paired: dict) -> dict:
+    """What a record keeps of :func:`paired_with`'s result (its ``extra.paired_peer``)."""
+    return {"engine": peer_engine, **paired,
+            "why": f"the rule engine and {peer_engine}, each in a process of its own, timed in alternating "
+                   "blocks, so that the machine's drift hits both alike"}
+
+
+def paired_line(case_id: str, peer_engine: str, paired: dict, digits: int) -> str:
+    """The log line that prints a paired timing's medians (``digits`` decimals of ms) and ratio."""
+    return (f"{case_id}: paired with {peer_engine} in {paired['blocks']} blocks of {paired['calls_per_block']}: "
+            f"tvm p50 {paired['p50_s'] * 1e3:.{digits}f} ms, {peer_engine} p50 {paired['peer_p50_s'] * 1e3:.{digits}f} ms, "
+            f"median block ratio {paired['ratio']:.2f} (95% CI {paired['ratio_ci'][0]:.2f}-{paired['ratio_ci'][1]:.2f})")
 
 
 def timing_process(out: dict) -> dict:

@@ -237,6 +237,14 @@ def verdict_of(ratio):
     return "par"
 
 
+def verdict_within(ratio, interval):
+    """:func:`verdict_of`, except "par" whenever the ratio's interval holds 1 (neither side is
+    shown faster); without an interval, the minimum effect alone."""
+    if interval is not None and interval[0] <= 1 <= interval[1]:
+        return "par"
+    return verdict_of(ratio)
+
+
 def finding(book, current, threads):
     """Facts of the page's opening finding (words in docs/gemm-ladder.md): on the main shape, the
     fastest finished TVM kernel against NumPy's best kernel and against the baseline stage."""
@@ -255,16 +263,14 @@ def finding(book, current, threads):
            "vs_numpy": book.current(f"{top.record['id']}#speed_vs_best_numpy", f"{ratio:.2f}×", "×", top,
                                     derived=derive("p50(numpy_best) / p50(tvm)", operand("numpy_best", best_np, fmt_number(best_np.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                                    operand("tvm", top, fmt_number(top.stat("p50") * 1e3, "ms"), "ms (p50)"))),
-           "verdict": verdict_of(ratio),
            # the NumPy peer's own process (timed inside TVM's, it ran 15-20 % slow on Zen 4) and
            # which BLAS environment was the faster one
            "peer_clean": str(best_np.record["extra"].get("process", "")).startswith("own child"),
            "peer_env": best_np.record["case"].get("blas_env", "best")}
     interval = compare.ratio_interval(top.record["samples"], best_np.record["samples"])
+    out["verdict"] = verdict_within(ratio, interval)
     if interval:
         out["vs_numpy_ci"] = W("gemm_ladder.finding.vs_numpy_ci", lo=interval[0], hi=interval[1])
-        if interval[0] <= 1 <= interval[1]:   # the interval holds 1: neither side is shown faster
-            out["verdict"] = "par"
     if top.record["extra"].get("isa"):   # a share of peak needs the ISA the kernel used (older records lack it)
         out["isa"], out["share"] = top.record["extra"]["isa"], _peak_share(book, current, top, threads)
     if base is not None and base.ok:

@@ -359,6 +359,7 @@ def finding(book, current, model="resnet18_v1"):
     """Facts of the page's opening finding (words in docs/int8.md): on one network, tuned INT8
     against tuned FP32 (what our integer path buys), ONNX Runtime's QDQ against its FP32 (what a
     mature integer path buys on the same machine), and tuned TVM INT8 against ONNX Runtime QDQ."""
+    from reportgen.pages.gemm_ladder import verdict_within
     f = fastest(current, model, INT8_TVM)
     d = fastest(current, model, FP32_TVM, run=f.record["run_id"]) if f is not None else None
     of, oq = get(current, model, "ort_fp32"), get(current, model, "ort_qdq")
@@ -393,29 +394,20 @@ def finding(book, current, model="resnet18_v1"):
                                                 operand(d.record["case"]["engine"], d, fmt_number(d.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                                 operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)")))
             + _interval(ours_ci),
-            "ours_verdict": _verdict(ours, ours_ci),
+            "ours_verdict": verdict_within(ours, ours_ci),
             "theirs": book.current(f"{oq.record['id']}#speedup_vs_ort_fp32", f"{theirs:.2f}×", "×", oq,
                                    derived=derive("p50(ort_fp32) / p50(ort_qdq)", operand("ort_fp32", of, fmt_number(of.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                                   operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
             + _interval(theirs_ci),
-            "theirs_verdict": _verdict(theirs, theirs_ci),
+            "theirs_verdict": verdict_within(theirs, theirs_ci),
             "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f,
                                    derived=paired_derivation(f) if paired is not None else
                                    derive(f"p50({f.record['case']['engine']}) / p50(ort_qdq), same run", operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                           operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
             + _interval(gap_ci),
-            "gap_verdict": _verdict(1 / gap, gap_ci and (1 / gap_ci[1], 1 / gap_ci[0])), "vpdpbusd": vnni}
+            "gap_verdict": verdict_within(1 / gap, gap_ci and (1 / gap_ci[1], 1 / gap_ci[0])), "vpdpbusd": vnni}
 
 
 def _interval(ci):
     """The 95 % interval after a ratio, or nothing when there are too few samples for one."""
     return W("int8_rules.interval", lo=ci[0], hi=ci[1]) if ci is not None else ""
-
-
-def _verdict(ratio, ci):
-    """faster / par / slower of a speed ratio: "par" whenever its interval holds 1, else by the
-    study's minimum effect."""
-    from reportgen.pages.gemm_ladder import verdict_of
-    if ci is not None and ci[0] <= 1 <= ci[1]:
-        return "par"
-    return verdict_of(ratio)
