@@ -41,28 +41,35 @@ from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
                 uses=["e2e_tune"],  # D (FP32 tuned) reuses the e2e_tune database of the same model
-                params=("budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
+                params=("agree_engines", "avx2_models", "budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
                         "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
-                        "models", "n_calib", "n_calib_peers", "n_eval", "n_layer", "ort_reduce_range",
+                        "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "ort_reduce_range",
                         "paired_blocks", "paired_calls", "repeat", "schemes", "seed", "tolerance", "tune",
                         "untuned_models", "vnni", "warmup"))
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
+           "tvm_fp32_rules_avx2", "tvm_int8_rules_avx2",
            "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
 GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
-         "tvm_fp32_rules": "D", "tvm_int8_rules": "F",
+         "tvm_fp32_rules": "D", "tvm_int8_rules": "F", "tvm_fp32_rules_avx2": "D", "tvm_int8_rules_avx2": "F",
          "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
-INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_qdq", "ort_qdq", "tflite_int8"}
+INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_int8_rules_avx2", "tvm_qdq", "ort_qdq", "tflite_int8"}
 # by rule, no search (experiments/e2e/nchwc.py, experiments/int8/vnni_rules.py): FP32 in NCHWc with the
 # register-tiled micro-kernel, INT8 channels-last with the same tile and vpdpbusd as its multiply-add
-RULE_ENGINES = ("tvm_fp32_rules", "tvm_int8_rules")
+RULE_ENGINES = ("tvm_fp32_rules", "tvm_int8_rules", "tvm_fp32_rules_avx2", "tvm_int8_rules_avx2")
+# the rule engines again, compiled for an AVX2 target (no AVX-512: ymm FMAs, vpmaddubsw/vpmaddwd with
+# 7-bit weights) and run on this host, for the models in ``avx2_models`` -- the AVX2 program measured
+# on a host that has more; skipped where the host's own target is AVX2 already (the rule engines are it)
+AVX2_ENGINES = ("tvm_fp32_rules_avx2", "tvm_int8_rules_avx2")
+AVX2_MCPU = "znver3"     # AVX2 + FMA, no AVX-512: as compiled for the Zen 3 machine of the study
 # the peers, timed in a process of their own (experiments/e2e/peer.py): (peer kind, model file)
 PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp32": ("tflite", "tflite"),
               "tflite_int8": ("tflite", "tflite_int8")}
 TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidence that the FP32 digits CNN learned
 # the rule engines timed in alternating blocks with the peer they are judged against (when the
 # profile sets paired_blocks): (peer engine, the model file it loads)
-PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx")}
+PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx"),
+               "tvm_int8_rules_avx2": ("tvm_fp32_rules_avx2", "fp32_rules_avx2")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
 
 
@@ -119,8 +126,9 @@ def _subject(h, name, p):
     size = p["input_size"]
     model = models.build(name, seed=seed, input_size=size)
     calib = [x[None] for x in _calibration_images(p["n_calib"], seed, size)]
+    agree_x = models.crop_inputs(int(p["n_agree"]), seed=seed, input_size=size)[0] if p["n_agree"] else None
     return {"model": model, "shape": (1, size, size, 3), "calib": calib, "eval_y": None, "input_size": size,
-            "eval_x": models.sample_inputs(p["n_eval"], seed=seed, input_size=size)}
+            "eval_x": models.sample_inputs(p["n_eval"], seed=seed, input_size=size), "agree_x": agree_x}
 
 
 def _logits(runner, xs):
@@ -276,10 +284,23 @@ def vnni_layout(p, target):
     """Whether the integer program uses the packed VNNI kernels (the target has avx512vnni and the
     profile does not turn it off with ``vnni: false``); registers the byte-operand intrinsic then."""
     from experiments.gemm import vnni
-    if not p.get("vnni", True) or not vnni.target_has_vnni(target):
+    if packed_layout(p, target) != "vnni":
         return False
     vnni.override_shipped()
     return True
+
+
+def packed_layout(p, target):
+    """The multiply-add of the packed 16 x 4 integer kernels on ``target``: "vnni" (``vpdpbusd``),
+    "avx2" (``vpmaddubsw``/``vpmaddwd``, 7-bit weights), or None (the profile's ``vnni: false`` or
+    neither ISA: the integer program is legalized NCHW)."""
+    from experiments.gemm import vnni
+    from experiments.int8 import avx2_dot
+    if not p.get("vnni", True):
+        return None
+    if vnni.target_has_vnni(target):
+        return "vnni"
+    return "avx2" if avx2_dot.target_has_avx2(target) else None
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +313,7 @@ def _n_layer(p, name):
     return int(p["n_layer"].get(name, p["n_layer"]["default"]))
 
 
-def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, use_vnni=False):
+def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, use_vnni=False, weight_max=127):
     """Every calibration method x scheme: rewrite, compile, score, per-layer report (evidence)."""
     import tvm
 
@@ -305,11 +326,11 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
 
             def score_config():
                 acts = Q.calibrate(taps, method, scheme)
-                qmod, report = Q.rewrite(mod, acts, vnni=use_vnni)
+                qmod, report = Q.rewrite(mod, acts, vnni=use_vnni, weight_max=weight_max)
                 made.update(qmod=qmod, report=report)
                 runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
                 score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
-                dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni)
+                dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni, weight_max=weight_max)
                 dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
                 outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
@@ -401,14 +422,38 @@ def _compile_rules(engine, ctx, target):
     import tvm
     from experiments.e2e import nchwc, nchwc_rules
     from experiments.int8 import vnni_rules
-    if engine == "tvm_fp32_rules":
+    if engine in ("tvm_fp32_rules", "tvm_fp32_rules_avx2"):
         return nchwc_rules.compile_rules(ctx["fp32_mod"], target)
     rules = vnni_rules.rules_for(target)
+    int8_mod = ctx["int8_mod"] if engine == "tvm_int8_rules" else _avx2_program(ctx)
     if not rules:
-        raise RuntimeError("the VNNI rule needs a target with avx512vnni (the AVX2 sequence is not built yet)")
+        raise RuntimeError("the integer conv rule needs a target with avx512vnni or avx2")
     with target:
-        fused = tvm.transform.Sequential(nchwc.legalize_passes(target))(ctx["int8_mod"])
+        fused = tvm.transform.Sequential(nchwc.legalize_passes(target))(int8_mod)
     return nchwc_rules.build_rules(fused, target, rules=rules)
+
+
+def _avx2_program(ctx):
+    """The integer program for the AVX2 target: the host's default calibration, weights to +-63."""
+    from experiments.int8 import avx2_dot
+    from experiments.int8 import quantize as Q
+    if "int8_avx2_mod" not in ctx:
+        ctx["int8_avx2_mod"], report = Q.rewrite(ctx["int8_src"], ctx["acts"], vnni=True,
+                                                 weight_max=avx2_dot.WEIGHT_MAX)
+        ctx["rewrite_avx2"] = {k: v for k, v in report.items() if k != "groups"}
+    return ctx["int8_avx2_mod"]
+
+
+def _avx2_skip(name, p, target):
+    """Why an AVX2 engine does not run for ``name`` here, or None."""
+    from experiments.gemm import tvm_ladder
+    if name not in p["avx2_models"]:
+        return "the profile lists this model not in avx2_models"
+    if tvm_ladder.target_isa(target) != "avx512":
+        return "the host's own target has no AVX-512: its rule engines are the AVX2 program already"
+    if packed_layout(p, target) is None:
+        return "the profile turns the packed integer kernels off (vnni: false)"
+    return None
 
 
 def _measure(h, ctx, engine, p, threads, target):
@@ -433,6 +478,11 @@ def _measure(h, ctx, engine, p, threads, target):
         runner(x)
         info["cold_seconds"] = time.perf_counter() - t0
         score = scored["score"] = _score(_logits(runner, ctx["eval_x"]), ctx["reference"], ctx["eval_y"])
+        if ctx["agree_x"] is not None and engine in p["agree_engines"]:
+            from experiments.e2e import engines as E
+            scored["agree"] = dict(E.agreement(_logits(runner, ctx["agree_x"]), ctx["agree_ref"]),
+                                   inputs=len(ctx["agree_x"]), source="crops of scikit-image pictures "
+                                   "(experiments/e2e/models.crop_inputs), FP32 Keras logits as reference")
         tol = p["int8_tolerance"] if engine in INT8_ENGINES else p["tolerance"]
         min_top1 = p["int8_min_top1"] if engine in INT8_ENGINES else 1.0
         return {"reference": f"FP32 Keras logits on the evaluation set (and top-1 agreement ≥ {min_top1})",
@@ -442,8 +492,14 @@ def _measure(h, ctx, engine, p, threads, target):
     def extra(built):
         runner, info, _ = built
         out = {"engine": runner.metadata(), "score": scored["score"], "isa": ctx["isa"], **info}
-        if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_fp32_tuned"):
-            out["rewrite"] = ctx["rewrite"] if engine != "tvm_fp32_tuned" else None
+        if "agree" in scored:
+            out["agreement_set"] = scored["agree"]
+        if engine in AVX2_ENGINES:
+            out["avx2_target"] = {"mcpu": AVX2_MCPU, "why": "the AVX2 program (no AVX-512, 7-bit weights for "
+                                  "vpmaddubsw) compiled and run on this host, beside the host's own"}
+        if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_int8_rules_avx2", "tvm_fp32_tuned"):
+            out["rewrite"] = (None if engine == "tvm_fp32_tuned" else
+                              ctx["rewrite_avx2"] if engine == "tvm_int8_rules_avx2" else ctx["rewrite"])
         return out
 
     def call(built):
@@ -467,7 +523,7 @@ def _measure(h, ctx, engine, p, threads, target):
         if executable is not None:
             evidence, asm = asm_evidence(executable, kernels[0]["op"] if kernels else None)
             out["asm"] = evidence
-            if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules") and evidence["hottest_kernel"]:
+            if engine in ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_int8_rules_avx2") and evidence["hottest_kernel"]:
                 out["asm"]["artifact"] = h.artifact(f"{name}-{engine}-hottest.s", asm)[1]
 
     own, paired = {}, {}
@@ -476,13 +532,16 @@ def _measure(h, ctx, engine, p, threads, target):
         with tempfile.TemporaryDirectory() as tmp:
             pair = PAIRED_PEER.get(engine)
             if pair and p.get("paired_blocks") and pair[1] in ctx["paths"]:
-                kind, key = PEER_FILES[pair[0]]
+                kind, key = PEER_FILES.get(pair[0], ("tvm", pair[1]))
                 paired.update(peer.paired_with(engines.export(built[0], tmp), kind, ctx["paths"][key], x, threads,
                                                int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
                 return paired["samples"], 1
             if engine in PEER_FILES:
                 kind, key = PEER_FILES[engine]
                 model = ctx["paths"][key]
+            elif engine == "tvm_fp32_rules_avx2":   # kept: the INT8 AVX2 program is paired with it
+                kind, model = "tvm", engines.export(built[0], ctx["tmp"])
+                ctx["paths"]["fp32_rules_avx2"] = model
             else:   # a TVM engine: the library its executable is exported to
                 kind, model = "tvm", engines.export(built[0], tmp)
             own.update(peer.time_in_child(kind, model, x, threads, p, tmp))
@@ -491,6 +550,10 @@ def _measure(h, ctx, engine, p, threads, target):
     def note(o):
         score = scored["score"]
         acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
+        agree = scored.get("agree")
+        if agree:
+            acc += (f", top-1 agreement {agree['top1_agree']:.4f} and top-5 overlap {agree['top5_agree']:.4f} "
+                    f"with FP32 on {agree['inputs']} crops")
         return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
 
     # every engine checked here and timed in a process of its own (experiments/e2e/peer.py)
@@ -501,33 +564,44 @@ def _measure(h, ctx, engine, p, threads, target):
 
 def study(h, name, p, threads, target):
     from experiments.e2e import engines
-    from experiments.int8 import peers
+    from experiments.int8 import avx2_dot, peers
     from experiments.int8 import quantize as Q
     subj = _subject(h, name, p)
     model = subj["model"]
     reference = np.concatenate([model(x[None], training=False).numpy() for x in subj["eval_x"]])
+    agree_x = subj.get("agree_x")
+    agree_ref = None if agree_x is None else np.concatenate(
+        [model(agree_x[i:i + 16], training=False).numpy() for i in range(0, len(agree_x), 16)])
     quant = dict(p["default"])
     with tempfile.TemporaryDirectory() as tmp:
         paths = {"onnx": peers.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=1),
                  "tflite": peers.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)}
         fp32_mod = Q.prepare(engines.tvm_import_onnx(paths["onnx"], subj["shape"]))
-        use_vnni = vnni_layout(p, target)
-        # the integer program starts from a channels-last copy when it uses the packed VNNI kernels;
+        layout = packed_layout(p, target)
+        use_vnni = layout is not None
+        if layout == "vnni":
+            vnni_layout(p, target)   # registers the byte-operand intrinsic
+        weight_max = avx2_dot.weight_max(target) if use_vnni else avx2_dot.VNNI_WEIGHT_MAX
+        # the integer program starts from a channels-last copy when it uses the packed kernels;
         # the FP32 engines keep the imported NCHW module
         int8_src = Q.channels_last(fp32_mod) if use_vnni else fp32_mod
-        h.say(f"{name}: VNNI packed kernels {'on (NHWC, weights in 16x4 blocks)' if use_vnni else 'off'}")
+        h.say(f"{name}: packed integer kernels "
+              f"{f'on ({layout}, NHWC, weights in 16x4 blocks, |w| <= {weight_max})' if use_vnni else 'off'}")
         tap_mod, names = Q.tap_module(int8_src)
         tap_ex = _compile(tap_mod, target)
         taps = Q.run_taps(tap_ex, subj["calib"], names)
         eval_taps = Q.run_taps(tap_ex, [x[None] for x in subj["eval_x"][:_n_layer(p, name)]], names)
         chosen = _quant_configs(h, name, subj, int8_src, target, taps, reference,
-                                dict(p, threads=threads), eval_taps, use_vnni)
+                                dict(p, threads=threads), eval_taps, use_vnni, weight_max)
         qmod, report = chosen
         calib = subj["calib"][:p["n_calib_peers"]]
         ctx = {"h": h, "name": name, "paths": paths, "shape": subj["shape"], "input_size": subj["input_size"],
                "fp32_mod": fp32_mod, "int8_mod": qmod, "quant": quant, "isa": _cpu_isa(),
-               "rewrite": dict({k: v for k, v in report.items() if k != "groups"}, vnni_layout=use_vnni),
+               "rewrite": dict({k: v for k, v in report.items() if k != "groups"}, vnni_layout=use_vnni,
+                               packed_isa=layout),
                "eval_x": subj["eval_x"], "eval_y": subj["eval_y"], "reference": reference,
+               "agree_x": agree_x, "agree_ref": agree_ref, "tmp": tmp, "int8_src": int8_src,
+               "acts": Q.calibrate(taps, quant["method"], quant["scheme"]),
                "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}}
         try:
             ctx["qdq_info"] = peers.ort_static_qdq(paths["onnx"], calib, Path(tmp) / f"{name}.qdq.onnx",
@@ -550,6 +624,15 @@ def study(h, name, p, threads, target):
             if engine == "tvm_fp32_tuned" and name in p.get("fp32_tuned_from_e2e", []) and \
                     _e2e_tuning(h, name, threads, p) is None:
                 _skip(h, ctx, engine, threads, "no e2e_tune database for this model yet (fp32_tuned_from_e2e)")
+                continue
+            if engine in AVX2_ENGINES:
+                why = _avx2_skip(name, p, target)
+                if why:
+                    _skip(h, ctx, engine, threads, why)
+                    continue
+                import tvm
+                avx2 = targets.with_num_cores(tvm.target.Target({"kind": "llvm", "mcpu": AVX2_MCPU}), threads)
+                _measure(h, ctx, engine, p, threads, avx2)
                 continue
             _measure(h, ctx, engine, p, threads, target)
 

@@ -106,3 +106,28 @@ def test_unknown_method_and_scheme_are_refused():
         Q.threshold(np.ones(4), "kl", False)
     with pytest.raises(ValueError, match="unknown scheme 'int4'"):
         Q.calibrate({}, "minmax", "int4")
+
+
+@pytest.mark.slow  # compiles the tap module (the calibrated fixture)
+def test_seven_bit_weights_for_the_avx2_sequence(calibrated):
+    """weight_max=63 (a target without VNNI): every integer weight constant lies in -63..63 and the
+    report says so; the default keeps the full -127..127; anything outside 1..127 is refused."""
+    mod, taps, _ = calibrated
+    acts = Q.calibrate(taps, "percentile", "uint8")
+
+    def weights(qmod):
+        out = []
+        for func in qmod.functions.values():
+            if isinstance(func, relax.Function):
+                relax.analysis.post_order_visit(func, lambda e: out.append(Q._const_array(e))
+                                                if Q._is_const(e) and Q._const_array(e).dtype == np.int8 else None)
+        return out
+
+    narrow, report = Q.rewrite(mod, acts, weight_max=63)
+    wide, wide_report = Q.rewrite(mod, acts)
+    assert report["weight_max"] == 63 and wide_report["weight_max"] == 127
+    assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights(narrow)) == 63
+    assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights(wide)) == 127
+    for bad in (0, 128):
+        with pytest.raises(ValueError, match="weight_max"):
+            Q.rewrite(mod, acts, weight_max=bad)

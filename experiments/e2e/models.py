@@ -247,6 +247,41 @@ def sample_inputs(n: int, seed: int = 0, input_size: int = 224) -> np.ndarray:
     return normalize(images)
 
 
+# scikit-image's shipped pictures (nothing is downloaded): colour ones, then grey ones as RGB
+AGREEMENT_PICTURES = ("astronaut", "coffee", "chelsea", "rocket", "hubble_deep_field", "immunohistochemistry",
+                      "retina", "colorwheel", "camera", "coins", "moon", "brick", "grass", "gravel", "clock", "page")
+
+
+def crop_inputs(n: int, seed: int = 0, input_size: int = 224) -> tuple[np.ndarray, list[str]]:
+    """The agreement set: ``n`` normalised NHWC images, each a seeded random crop (a square of 25-100 %
+    of the picture's short side, anywhere in it, mirrored half of the time) of one of
+    :data:`AGREEMENT_PICTURES` in turn, resized to ``input_size``; and a label per image.
+
+    Many inputs that look like photographs, for the top-1 agreement of a quantized network with its
+    FP32 original; none is a calibration input (those are the four whole pictures mirrored, then noise).
+    """
+    from skimage import data, transform
+    rng = np.random.default_rng(seed)
+    pictures = {}
+    images, labels = [], []
+    for i in range(n):
+        name = AGREEMENT_PICTURES[i % len(AGREEMENT_PICTURES)]
+        if name not in pictures:
+            img = getattr(data, name)()
+            img = np.repeat(img[..., None], 3, axis=2) if img.ndim == 2 else img[..., :3]
+            pictures[name] = img.astype(np.float64) / 255.0
+        img = pictures[name]
+        h, w = img.shape[:2]
+        side = int(min(h, w) * rng.uniform(0.25, 1.0))
+        top, left = int(rng.integers(0, h - side + 1)), int(rng.integers(0, w - side + 1))
+        crop = img[top:top + side, left:left + side]
+        flip = bool(rng.integers(0, 2))
+        crop = crop[:, ::-1] if flip else crop
+        images.append(transform.resize(crop, (input_size, input_size), order=1, anti_aliasing=True).astype(np.float32))
+        labels.append(f"{name}@{top},{left}+{side}{'/flip' if flip else ''}")
+    return normalize(np.stack(images)) if images else np.zeros((0, input_size, input_size, 3), np.float32), labels
+
+
 def sample_names(n: int) -> list[str]:
     """Labels for the rows of ``sample_inputs(n, ...)``: picture names, then ``noise<i>``."""
     natural = list(NATURAL_IMAGES[:n])

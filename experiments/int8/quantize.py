@@ -6,7 +6,8 @@ module rewrites an imported FP32 Relax module so that convolutions and dense
 layers run on integers and tensors stay integer between consecutive quantized
 operators:
 
-* **weights** -- per-output-channel symmetric int8: ``s_w[c] = max|W[c]| / 127``.
+* **weights** -- per-output-channel symmetric int8: ``s_w[c] = max|W[c]| / 127`` (``/ 63``, 7 bits,
+  for a target without VNNI, whose ``vpmaddubsw`` would saturate on 8-bit weights).
 * **activations** -- per-tensor, threshold ``t`` from calibration
   (:data:`METHODS`: ``minmax``, ``percentile`` = 99.99th percentile of ``|x|``,
   ``mse`` = the candidate threshold with the least quantization error on the
@@ -292,10 +293,11 @@ class Report:
 class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
-    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False):
+    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127):
         from tvm import relax
         self.relax = relax
         self.mod, self.acts, self.debug, self.vnni = mod, acts, debug, vnni
+        self.weight_max = int(weight_max)
         self.pairs = bindings(mod)
         self.users = _users(self.pairs)
         self.index = {var: i for i, (var, _) in enumerate(self.pairs)}
@@ -388,8 +390,9 @@ class _Rewriter:
         w = _const_array(w_const)
         axis = 0 if kind == "conv2d" else w.ndim - 1
         reduce_axes = tuple(a for a in range(w.ndim) if a != axis)
-        s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / 127.0
-        w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -127, 127).astype(np.int8)
+        top = self.weight_max
+        s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / float(top)
+        w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -top, top).astype(np.int8)
         x_q, q_x = self._int(x_old)
         kernel = "legalized"
         if kind == "conv2d":
@@ -537,18 +540,23 @@ class _Rewriter:
         return self.bb.get()
 
 
-def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False):
+def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
     and the third element names those groups (for :func:`layer_report`).
     ``vnni=True``: a conv2d (NHWC, see :func:`channels_last`) or 2-D
     matmul with a uint8 input runs as a packed-weight kernel that MetaSchedule can tensorize with
-    ``vpdpbusd``; its group says ``kernel: vnni_packed`` (others ``legalized``).
+    ``vpdpbusd`` (or, without VNNI, ``vpmaddubsw``/``vpmaddwd``); its group says
+    ``kernel: vnni_packed`` (others ``legalized``).
+    ``weight_max``: weights quantized to +-``weight_max`` (127; 63 for the AVX2 sequence, which
+    saturates on 8-bit weights: :mod:`experiments.int8.avx2_dot`).
     """
-    rewriter = _Rewriter(mod, acts, debug, vnni)
+    if not 1 <= int(weight_max) <= 127:
+        raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
+    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max)
     new = rewriter.run()
-    report = rewriter.report.as_dict()
+    report = dict(rewriter.report.as_dict(), weight_max=int(weight_max))
     if debug:
         return new, report, [name for name, _ in rewriter.taps]
     return new, report

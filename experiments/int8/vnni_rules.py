@@ -32,6 +32,8 @@ def vnni_tiles(oc_blocks: int, ow: int, registers: int = 32, knobs: dict[str, in
     best = None
     for oc in [d for d in (4, 2, 1) if oc_blocks % d == 0]:
         fit = [d for d in _divisors(ow) if d <= MAX_PIXEL_TILE and oc * d + oc + 1 <= registers]
+        if not fit and oc > 1:   # not even one pixel of this many blocks fits: fewer blocks
+            continue
         tile = (oc * max(fit or [1]), oc, max(fit or [1]))
         best = tile if best is None or tile[0] > best[0] else best
     oc = int(knobs.get("oc_tile") or best[1])
@@ -39,10 +41,13 @@ def vnni_tiles(oc_blocks: int, ow: int, registers: int = 32, knobs: dict[str, in
     return {"oc_tile": oc, "ow_tile": owt}
 
 
-def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
-    """The integer conv rule, in place on ``sch`` (a fused kernel with one ``CONV_BLOCK``)."""
+def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None,
+                       intrin: str | None = None) -> dict[str, Any]:
+    """The integer conv rule, in place on ``sch`` (a fused kernel with one ``CONV_BLOCK``);
+    ``intrin`` the tensor intrinsic of the 16 x 4 block (default: VNNI's)."""
     from experiments.e2e.nchwc_rules import _block_names, _finish_tile
     from experiments.gemm import vnni
+    intrin = intrin or vnni.INTRIN
     block = sch.get_sblock(CONV_BLOCK)
     b, i, j, c, rh, rw, rc = sch.get_loops(block)
     shape = {"oc_blocks": int(sch.get(c).extent) // LANES, "oh": int(sch.get(i).extent),
@@ -81,7 +86,7 @@ def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | 
     sch.vectorize(init_c)
     sch.unroll(ji)
     sch.unroll(coi)
-    sch.tensorize(ci, vnni.INTRIN)
+    sch.tensorize(ci, intrin)
     if "pad" in names:
         pad = sch.get_sblock("pad")
         loops = sch.get_loops(pad)
@@ -89,8 +94,27 @@ def schedule_vnni_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | 
     return {**tiles, **shape}
 
 
+# Without VNNI the 16 x 4 block is two ymm halves, each of vpmaddubsw, vpmaddwd and vpaddd
+# (experiments/int8/avx2_dot.py): a block of 16 channels holds two ymm, its accumulators two, and
+# the ones vector and the pair sums take registers of their own.  In blocks of 16 channels the
+# tile's budget is then 16 ymm // 2 - 1 = 7 (tile + weights + broadcast <= 7).
+AVX2_BLOCK_REGISTERS = 7
+
+
+def schedule_avx2_conv(sch, lanes: int, registers: int, knobs: dict[str, int] | None = None) -> dict[str, Any]:
+    """The integer conv rule with the AVX2 sequence as its multiply-add (7-bit weights)."""
+    from experiments.int8 import avx2_dot
+    return schedule_vnni_conv(sch, lanes, AVX2_BLOCK_REGISTERS, knobs, intrin=avx2_dot.INTRIN)
+
+
 def rules_for(target):
     """The extra rules :func:`experiments.e2e.nchwc_rules.build_rules` dispatches on for the integer
-    program: the VNNI conv where the target has VNNI (else the generic rule, as for any kernel)."""
+    program: the conv with ``vpdpbusd`` where the target has VNNI, with ``vpmaddubsw``/``vpmaddwd``
+    where it has AVX2 only (else the generic rule, as for any kernel)."""
     from experiments.gemm import vnni
-    return {CONV_BLOCK: ("vnni_conv", schedule_vnni_conv)} if vnni.target_has_vnni(target) else {}
+    from experiments.int8 import avx2_dot
+    if vnni.target_has_vnni(target):
+        return {CONV_BLOCK: ("vnni_conv", schedule_vnni_conv)}
+    if avx2_dot.target_has_avx2(target):
+        return {CONV_BLOCK: ("avx2_conv", schedule_avx2_conv)}
+    return {}

@@ -8,7 +8,7 @@ MODEL_ZH = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18", "inception_v
 # e2e engines in the seed's group order, then the INT8 study's (FP32 before INT8, TVM before its peers)
 E2E_ENGINES = ("tf", "ort", "tflite", *TVM_ENGINES)
 INT8_ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
-                "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
+                "tvm_fp32_rules_avx2", "tvm_int8_rules_avx2", "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
 _NAMED = {"tf": "TensorFlow", "ort": "ONNX Runtime", "tflite": "TFLite"}
 ENGINE_ZH = {e: _NAMED.get(e) or W_for("labels.engine_zh", e) for e in (*E2E_ENGINES, *INT8_ENGINES)}
 
