@@ -239,7 +239,7 @@ def test_records_by_id_and_the_stages_by_shapes_grid():
     book = FigureBook()
     book.set_page("gemm-ladder.md")
     lines = gemm.tvm_shapes(book, current, 1).splitlines()
-    assert lines[0] == f"| {W('gemm.tvm_stages.head_1')} | 32×32×32 |" and len(lines) == 4      # baseline, then NumPy's row (no record)
+    assert lines[0] == f"| {W('gemm.tvm_stages.head_stage')} | 32×32×32 |" and len(lines) == 4      # baseline, then NumPy's row (no record)
     assert lines[2].startswith('| baseline | <a class="num cur"')
     assert lines[3].endswith(f"| {gemm._gflops_cell(book, None, 'p50', '')} |")
     assert gemm.tvm_shapes(book, current, 2) == W("gemm.tvm_stages.text")

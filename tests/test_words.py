@@ -220,3 +220,62 @@ def test_a_float_kept_operator_is_explained_by_the_code_its_record_carries():
     assert int8.float_reason(old) == words.W_for("int8.float_ops.reason", "no_integer_op")
     with pytest.raises(ReportError, match=r"int8\.yaml: no text for 'nope' in 'int8\.float_ops\.reason'"):
         int8.float_reason({"op": "mean", "reason_code": "nope"})
+
+
+# A key or placeholder says what its text or value is (``head_peak_gflops``, ``{ort_ms}``), never where it
+# stands (``s3``, ``head_2``, ``text_2``, ``"4"``, ``{ms2}``): a positional name breaks silently when a text
+# is added or moved, and a writer cannot tell which column or sentence it is. A name whose last part ends
+# in a digit is refused unless that part is one of these semantic names.
+SEMANTIC_DIGITS = {"fp32", "int8", "p50", "p99", "sha256", "avx2", "avx512"}
+
+
+def _positional(name):
+    name = str(name)
+    last = name.split("_")[-1]
+    return name.isdigit() or (bool(re.search(r"\d$", last)) and last not in SEMANTIC_DIGITS)
+
+
+def _numbered_names(catalog, stem, fact_groups=()):
+    """'file: key' for every positional key and numbered placeholder in one parsed catalog. Keys under a
+    W_for group are facts a record carries (a kernel name like MMult_4x4_10), refused only when all digits."""
+    wrong = []
+    for key, text in _all_nodes(catalog, stem):
+        leaf = key.rsplit(".", 1)[1]
+        is_fact = key.startswith(tuple(f"{g}." for g in fact_groups))
+        if (leaf.isdigit() if is_fact else _positional(leaf)):
+            wrong.append(f"{stem}.yaml: key '{key}' is numbered by position: name it by what it says")
+        if isinstance(text, str):
+            wrong += [f"{stem}.yaml: key '{key}' has the numbered placeholder {{{m.group(1)}}}: name it by its value"
+                      for m in words.PLACEHOLDER.finditer(text) if _positional(m.group(1))]
+    return wrong
+
+
+def _all_nodes(node, prefix):
+    """(dotted key, value) of every mapping entry, groups included."""
+    for k, v in node.items():
+        yield f"{prefix}.{k}", v
+        if isinstance(v, dict):
+            yield from _all_nodes(v, f"{prefix}.{k}")
+
+
+def test_no_key_or_placeholder_is_numbered_by_position():
+    groups = {group for _rel, _line, group in _groups_in_code()}
+    wrong = []
+    for path in sorted(words.WORDS.glob("*.yaml")):
+        wrong += _numbered_names(yaml.safe_load(path.read_text(encoding="utf-8")) or {}, path.stem, groups)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_numbered_name_check_finds_what_it_refuses():
+    catalog = {"table": {"s1": "a", "head_2": "b", "text_2": "c", "head": {"3": "d"}, "row": "{ms2} {ort_ms}",
+                         "head_p50": "e", "vs_fp32": "{int8} {sha256}"},
+               "s08": {"head_model": "f"},
+               "kernels": {"MMult_4x4_10": "g", "7": "h"}}
+    wrong = _numbered_names(catalog, "t", fact_groups={"t.kernels"})
+    assert wrong == ["t.yaml: key 't.table.s1' is numbered by position: name it by what it says",
+                     "t.yaml: key 't.table.head_2' is numbered by position: name it by what it says",
+                     "t.yaml: key 't.table.text_2' is numbered by position: name it by what it says",
+                     "t.yaml: key 't.table.head.3' is numbered by position: name it by what it says",
+                     "t.yaml: key 't.table.row' has the numbered placeholder {ms2}: name it by its value",
+                     "t.yaml: key 't.s08' is numbered by position: name it by what it says",
+                     "t.yaml: key 't.kernels.7' is numbered by position: name it by what it says"]

@@ -99,7 +99,7 @@ def assemble(site_dir, pages, site_name):
     first = (site_dir / "index.html").read_text(encoding="utf-8")
     styles = "\n".join(f'<link rel="stylesheet" href="{href}">' for href in _STYLES.findall(first))
     site_name = html.escape(site_name)
-    body = [W("pdf.assemble.s1", site_name=site_name)]
+    body = [W("pdf.assemble.cover", site_name=site_name)]
     toc = [f'<li><a href="#{html.escape(Path(md).with_suffix("").as_posix())}">{html.escape(title)}</a></li>'
            for title, md in pages if (site_dir / Path(md).with_suffix(".html")).exists()]
     body.append(W("pdf.assemble.toc", items="".join(toc)))

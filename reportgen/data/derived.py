@@ -78,7 +78,7 @@ def _ladder_util(t, peaks):
     for row in t.rows:
         top, util = row["cells"]["1024"], row["cells"]["utilization"]
         out.append(_compare(f"s22_hand_ladder/{row['key']}/utilization", t.id,
-                            W("derived.numpy_util.title", label=row['label']), W("derived.ladder_util.formula", text=top.text, text2=peak.text),
+                            W("derived.numpy_util.title", label=row['label']), W("derived.ladder_util.formula", gflops=top.text, peak=peak.text),
                             top.value / peak.value, util, [top, peak], scale=100))
     return out
 
@@ -91,7 +91,7 @@ def _tf_tvm(t, summary):
     for row in ("tensorflow", "tvm"):
         long, short = t.cell(row, "long"), t.cell(row, "rounded")
         out.append(_compare(f"s20_tf_vs_tvm/{row}/long_vs_rounded", t.id,
-                            W("derived.tf_tvm.title_2", row=row), f"round({long.text}, 6)",
+                            W("derived.tf_tvm.title_long_vs_rounded", row=row), f"round({long.text}, 6)",
                             long.value, short, [long]))
     return out
 
@@ -118,27 +118,27 @@ def _seed_claims(tables):
     s21, s22, s23, s31 = (tables[k] for k in ("s21_numpy", "s22_hand_ladder", "s23_tvm_stages", "s31_int8"))
     c = []
     quad, single = s21.cell("quad_fp32", "utilization"), s21.cell("single_fp32", "utilization")
-    c.append(_claim("s21_numpy/claim/quad_lower", s21.id, W("derived.seed_claims.title"),
+    c.append(_claim("s21_numpy/claim/quad_lower", s21.id, W("derived.seed_claims.title_quad_lower"),
                     f"{quad.text} < {single.text}", quad.value < single.value, [quad, single],
                     f"{quad.text} vs {single.text}"))
     drops = [(a, b) for a, b in zip(s22.rows, s22.rows[1:])
              if b["cells"]["1024"].value < a["cells"]["1024"].value]
     c.append(_claim("s22_hand_ladder/claim/not_monotonic", s22.id,
-                    W("derived.seed_claims.title_2"), W("derived.seed_claims.formula"), bool(drops),
+                    W("derived.seed_claims.title_not_monotonic"), W("derived.seed_claims.formula_not_monotonic"), bool(drops),
                     [r["cells"]["1024"] for r in s22.rows],
                     W("common.punct.semicolon").join(f"{b['label']} {b['cells']['1024'].text} < {a['label']} "
-                             f"{a['cells']['1024'].text}" for a, b in drops) or W("derived.seed_claims.s4")))
+                             f"{a['cells']['1024'].text}" for a, b in drops) or W("derived.seed_claims.no_drops")))
     tvm = {r["key"]: r["cells"]["tvm"] for r in s23.rows}
     npy = {r["key"]: r["cells"]["numpy"] for r in s23.rows}
-    c.append(_ratio_claim("s23_tvm_stages/claim/blocking_limited", s23, W("derived.seed_claims.title_3"),
+    c.append(_ratio_claim("s23_tvm_stages/claim/blocking_limited", s23, W("derived.seed_claims.title_blocking_limited"),
                           tvm["baseline"], tvm["blocking"], lambda r: r < 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/vectorize_big", s23, W("derived.seed_claims.title_4"),
+    c.append(_ratio_claim("s23_tvm_stages/claim/vectorize_big", s23, W("derived.seed_claims.title_vectorize_big"),
                           tvm["blocking"], tvm["vectorization"], lambda r: r > 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/permute_big", s23, W("derived.seed_claims.title_5"),
+    c.append(_ratio_claim("s23_tvm_stages/claim/permute_big", s23, W("derived.seed_claims.title_permute_big"),
                           tvm["vectorization"], tvm["loop_permutation"], lambda r: r > 2))
-    c.append(_ratio_claim("s23_tvm_stages/claim/parallel_close", s23, W("derived.seed_claims.title_6"),
+    c.append(_ratio_claim("s23_tvm_stages/claim/parallel_close", s23, W("derived.seed_claims.title_parallel_close"),
                           tvm["parallel"], npy["parallel"], lambda r: r < 2))
-    c.append(_claim("s23_tvm_stages/claim/autotvm_closer", s23.id, W("derived.seed_claims.title_7"),
+    c.append(_claim("s23_tvm_stages/claim/autotvm_closer", s23.id, W("derived.seed_claims.title_autotvm_closer"),
                     f"{tvm['autotuned'].text} ÷ {npy['autotuned'].text} < "
                     f"{tvm['parallel'].text} ÷ {npy['parallel'].text}",
                     tvm["autotuned"].value / npy["autotuned"].value < tvm["parallel"].value / npy["parallel"].value,
@@ -148,12 +148,12 @@ def _seed_claims(tables):
     r18 = {k: s31.cell("resnet18_v1", k) for k in ("framework_time", "tvm_fp32", "tvm_int8", "tvm_int8_tuned")}
     inc = {k: s31.cell("inception_v1", k) for k in ("framework_time", "tvm_fp32", "tvm_int8", "tvm_int8_tuned")}
     for cid, title, a, b in (
-            ("r18_fp32_slower", W("derived.seed_claims.s10"), r18["tvm_fp32"], r18["framework_time"]),
-            ("r18_int8_slower", W("derived.seed_claims.s11"), r18["tvm_int8"], r18["tvm_fp32"]),
-            ("r18_tuned_faster", W("derived.seed_claims.s12"), r18["framework_time"], r18["tvm_int8_tuned"]),
-            ("inc_fp32_faster", W("derived.seed_claims.s13"), inc["framework_time"], inc["tvm_fp32"]),
-            ("inc_int8_slower", W("derived.seed_claims.s14"), inc["tvm_int8"], inc["tvm_fp32"]),
-            ("inc_tuned_better", W("derived.seed_claims.s15"), inc["tvm_fp32"], inc["tvm_int8_tuned"])):
+            ("r18_fp32_slower", W("derived.seed_claims.title_r18_fp32_slower"), r18["tvm_fp32"], r18["framework_time"]),
+            ("r18_int8_slower", W("derived.seed_claims.title_r18_int8_slower"), r18["tvm_int8"], r18["tvm_fp32"]),
+            ("r18_tuned_faster", W("derived.seed_claims.title_r18_tuned_faster"), r18["framework_time"], r18["tvm_int8_tuned"]),
+            ("inc_fp32_faster", W("derived.seed_claims.title_inc_fp32_faster"), inc["framework_time"], inc["tvm_fp32"]),
+            ("inc_int8_slower", W("derived.seed_claims.title_inc_int8_slower"), inc["tvm_int8"], inc["tvm_fp32"]),
+            ("inc_tuned_better", W("derived.seed_claims.title_inc_tuned_better"), inc["tvm_fp32"], inc["tvm_int8_tuned"])):
         c.append(_ratio_claim(f"s31_int8/claim/{cid}", s31, f"“{title}”", a, b, lambda r: r > 1))
     return c
 

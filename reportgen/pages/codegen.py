@@ -32,24 +32,24 @@ def instruction_facts(book, current, env):
             continue
         case, code = cur.record["case"], cur.record["extra"]["codegen"]
         packed = code.get("fma_packed", {})
-        vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.s1", count=_count(book, cur, 'fma_' + reg, n), reg=reg) for reg, n in packed.items() if n)
-        parts.append(W("codegen.instruction_facts.s2", stage=_esc(stage), m=case['m'], n=case['n'], k=case['k'], threads=case['threads'], count=_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0)))
-                     + (W("codegen.instruction_facts.s3", vector=vector) if vector else W("codegen.instruction_facts.s4"))
-                     + W("codegen.instruction_facts.s5", replace=str(code.get('widest_register', '?')).replace('`', '')))
+        vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.reg_count", count=_count(book, cur, 'fma_' + reg, n), reg=reg) for reg, n in packed.items() if n)
+        parts.append(W("codegen.instruction_facts.stage_scalar", stage=_esc(stage), m=case['m'], n=case['n'], k=case['k'], threads=case['threads'], count=_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0)))
+                     + (W("codegen.instruction_facts.vector", vector=vector) if vector else W("codegen.instruction_facts.no_vector"))
+                     + W("codegen.instruction_facts.widest_register", register=str(code.get('widest_register', '?')).replace('`', '')))
     if not parts:
         return W("codegen.instruction_facts.text")
-    flags = W("common.punct.enumeration_comma").join(f"`{f.replace('`', '')}`" for f in (env or {}).get("simd_flags", [])) or W("codegen.instruction_facts.s7")
-    return W("common.punct.semicolon").join(parts) + W("codegen.instruction_facts.s8", flags=flags)
+    flags = W("common.punct.enumeration_comma").join(f"`{f.replace('`', '')}`" for f in (env or {}).get("simd_flags", [])) or W("codegen.instruction_facts.not_recorded")
+    return W("common.punct.semicolon").join(parts) + W("codegen.instruction_facts.simd_flags", flags=flags)
 
 
 def hello_facts(book, current):
     """The smallest module compiled for this machine and run: output, dtype, round trip."""
     cur = merge.family(current, "graph").get(cases.case_id("graph", case="hello"))
     if cur is None or not cur.ok:
-        return book.failed(cur) if cur is not None else W("codegen.hello_facts.s1")
+        return book.failed(cur) if cur is not None else W("codegen.hello_facts.none")
     extra = cur.record["extra"]
     output = book.current(f"{cur.record['id']}#output", str(extra["output"]), "value", cur)
-    return (W("codegen.hello_facts.text", replace=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, replace2=extra['output_dtype'].replace('`', ''), script_roundtrip=W("codegen.hello_facts.s3") if extra['script_roundtrip'] else W("codegen.hello_facts.s4")))
+    return (W("codegen.hello_facts.text", target=extra['target'].replace('`', ''), input=cur.record['case']['input'], output=output, output_dtype=extra['output_dtype'].replace('`', ''), script_roundtrip=W("codegen.hello_facts.word_yes") if extra['script_roundtrip'] else W("codegen.hello_facts.word_no")))
 
 
 def names(site):

@@ -74,14 +74,14 @@ class Context:
 
     def quote(self, claim):
         """The claim with each {table/row/column} replaced by that archived figure, as printed."""
-        return _FIGURE.sub(lambda m: hist(self.book, self.tables, *m.group(1).split("/")) or W("conclusions.quote.s1"), claim)
+        return _FIGURE.sub(lambda m: hist(self.book, self.tables, *m.group(1).split("/")) or W("conclusions.quote.archive_missing"), claim)
 
 
 def _pending(what=NOT_MEASURED):
     return Evidence(PENDING, what, "", W("conclusions.pending.recommendation"), W("conclusions.pending.comparison"))
 
 
-def _undecided(obs, comparison, why=W("conclusions.undecided.s2")):
+def _undecided(obs, comparison, why=W("conclusions.undecided.explanation")):
     return Evidence(UNDECIDED, obs, why, W("conclusions.undecided.recommendation"), comparison)
 
 
@@ -107,24 +107,24 @@ def _tvm_vs_tf(c):
         result = differ(tf, best)
         faster += result[0] == "better"
         slower += result[0] == "worse"
-        tests.append(W("conclusions.tvm_vs_tf.s1", model_zh=model_zh(model)) + _diff_text("TensorFlow", W("conclusions.tvm_vs_tf.label_b"), result))
+        tests.append(W("conclusions.tvm_vs_tf.model_prefix", model_zh=model_zh(model)) + _diff_text("TensorFlow", W("conclusions.tvm_vs_tf.label_b"), result))
         untuned += not best.record["extra"].get("tuned")
-        word = W("conclusions.tvm_vs_tf.s3") if ratio < 1 else W("conclusions.tvm_vs_tf.s4")
-        rows.append(W("conclusions.tvm_vs_tf.s5", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), ms=ms(c.book, best), ms2=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio), interval=_interval(tf, best), word=word))
+        word = W("conclusions.tvm_vs_tf.faster") if ratio < 1 else W("conclusions.tvm_vs_tf.slower")
+        rows.append(W("conclusions.tvm_vs_tf.row", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), tvm_ms=ms(c.book, best), tf_ms=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio), interval=_interval(tf, best), word=word))
     if not rows:
         return _pending()
-    comparison = W("conclusions.tvm_vs_tf.s6") + W("common.punct.semicolon").join(tests)
+    comparison = W("conclusions.tvm_vs_tf.comparison") + W("common.punct.semicolon").join(tests)
     if slower == 0 and faster < len(rows):
         return _undecided(W("common.punct.semicolon").join(rows) + W("common.punct.period"), comparison)
     verdict = SUPPORTS if slower == 0 else CONTRADICTS
     if untuned == len(rows):
-        why = W("conclusions.tvm_vs_tf.why")
+        why = W("conclusions.tvm_vs_tf.why_untuned")
     else:
-        why = W("conclusions.tvm_vs_tf.why_2")
+        why = W("conclusions.tvm_vs_tf.why_partly_tuned")
     if verdict == SUPPORTS:
-        why = W("conclusions.tvm_vs_tf.why_3")
-    rec = (W("conclusions.tvm_vs_tf.s10")
-           if verdict != SUPPORTS else W("conclusions.tvm_vs_tf.s11"))
+        why = W("conclusions.tvm_vs_tf.why_holds")
+    rec = (W("conclusions.tvm_vs_tf.recommendation_refuted")
+           if verdict != SUPPORTS else W("conclusions.tvm_vs_tf.recommendation_holds"))
     return Evidence(verdict, W("common.punct.semicolon").join(rows) + W("common.punct.period"), why, rec, comparison)
 
 
@@ -138,13 +138,13 @@ def _outputs_agree(c):
     top1 = low.record["extra"].get("agreement", {}).get("top1_agree", 0)
     passed = sum(bool(x.record["check"]["passed"]) for x in recs)
     err = f"{worst.record['check']['max_rel_err']:.1e}"
-    obs = (W("conclusions.outputs_agree.obs", recs=len(recs), passed=passed, model_zh=model_zh(worst.record['case']['model']), engine_zh=engine_zh(worst.record['case']['engine']), fig=fig(c.book, worst, 'max_rel_err', err, 'rel'), fig2=fig(c.book, low, 'top1_agree', f'{top1:.2f}', 'ratio')))
+    obs = (W("conclusions.outputs_agree.obs", recs=len(recs), passed=passed, model_zh=model_zh(worst.record['case']['model']), engine_zh=engine_zh(worst.record['case']['engine']), max_rel_err=fig(c.book, worst, 'max_rel_err', err, 'rel'), top1_agree=fig(c.book, low, 'top1_agree', f'{top1:.2f}', 'ratio')))
     comparison = W("conclusions.outputs_agree.comparison")
     if passed == len(recs) and top1 == 1:
         return Evidence(SUPPORTS, obs, W("conclusions.outputs_agree.explanation"),
                         W("conclusions.outputs_agree.recommendation"), comparison)
-    return Evidence(CONTRADICTS, obs, W("conclusions.outputs_agree.explanation_2"),
-                    W("conclusions.outputs_agree.recommendation_2"), comparison)
+    return Evidence(CONTRADICTS, obs, W("conclusions.outputs_agree.explanation_refuted"),
+                    W("conclusions.outputs_agree.recommendation_refuted"), comparison)
 
 
 def _batching(c):
@@ -153,17 +153,17 @@ def _batching(c):
         return _pending(W("conclusions.batching.what"))
     gain, x, one, b = best
     slower = x.stat("p50") / one.stat("p50")
-    obs = (W("conclusions.batching.obs", model_zh=model_zh(x.record['case']['model']), engine_zh=engine_zh(x.record['case']['engine']), b=b, times=times(c.book, x, 'throughput_gain', gain), times2=times(c.book, x, 'call_latency_over_b1', slower)))
+    obs = (W("conclusions.batching.obs", model_zh=model_zh(x.record['case']['model']), engine_zh=engine_zh(x.record['case']['engine']), b=b, throughput_times=times(c.book, x, 'throughput_gain', gain), latency_times=times(c.book, x, 'call_latency_over_b1', slower)))
     per_image = compare.samples_verdict(one.record["samples"], [t / b for t in x.record["samples"]])
     per_call = differ(one, x)
-    comparison = (W("conclusions.batching.s3", b=b)
-                  + _diff_text("batch 1", W("conclusions.batching.label_b", b=b), per_image) + W("common.punct.semicolon")
-                  + _diff_text("batch 1", W("conclusions.batching.label_b_2", b=b), per_call))
+    comparison = (W("conclusions.batching.comparison", b=b)
+                  + _diff_text("batch 1", W("conclusions.batching.label_per_image", b=b), per_image) + W("common.punct.semicolon")
+                  + _diff_text("batch 1", W("conclusions.batching.label_per_call", b=b), per_call))
     if per_image[0] == "better" and per_call[0] == "worse":
         return Evidence(SUPPORTS, obs, W("conclusions.batching.explanation"),
                         W("conclusions.batching.recommendation"), comparison)
     if per_image[0] == "worse" or per_call[0] == "better":
-        return Evidence(CONTRADICTS, obs, W("conclusions.batching.explanation_2"), W("conclusions.batching.recommendation_2"),
+        return Evidence(CONTRADICTS, obs, W("conclusions.batching.explanation_refuted"), W("conclusions.batching.recommendation_refuted"),
                         comparison)
     return _undecided(obs, comparison)
 
@@ -186,16 +186,16 @@ def _small_matrix(c):
         return _pending()
     small, big = fam[0], max(fam, key=lambda x: x.gflops())
     share = small.gflops() / big.gflops()
-    obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), n2=big.record['case']['n'], gflops2=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share)))
-    comparison = (W("conclusions.small_matrix.s2")
+    obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), best_n=big.record['case']['n'], best_gflops=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share)))
+    comparison = (W("conclusions.small_matrix.comparison")
                   + _diff_text(W("conclusions.small_matrix.label_a", n=big.record['case']['n']), W("conclusions.small_matrix.label_a", n=small.record['case']['n']),
                                compare.samples_verdict([t / big.record["extra"]["flops_per_call"] for t in big.record["samples"]],
                                                        [t / small.record["extra"]["flops_per_call"] for t in small.record["samples"]])))
     if _near(share, 0.5):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if share < 0.5 else CONTRADICTS
-    why = (W("conclusions.small_matrix.s4") if verdict == SUPPORTS
-           else W("conclusions.small_matrix.s5"))
+    why = (W("conclusions.small_matrix.why_holds") if verdict == SUPPORTS
+           else W("conclusions.small_matrix.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.small_matrix.recommendation"), comparison)
 
 
@@ -215,12 +215,12 @@ def _multicore(c):
     speedup = one[n].stat("p50") / many[n].stat("p50")
     eff = speedup / cores
     obs = (W("conclusions.multicore.obs", n=n, cores=cores, times=times(c.book, many[n], 'speedup_vs_1t', speedup), percent=percent(c.book, many[n], 'parallel_efficiency', eff)))
-    comparison = (W("conclusions.multicore.s3", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), differ(one[n], many[n])))
+    comparison = (W("conclusions.multicore.comparison", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), differ(one[n], many[n])))
     if _near(eff, 1.0):
         return _undecided(obs, comparison, W("conclusions.multicore.why", cores=cores))
     verdict = SUPPORTS if eff < 1.0 else CONTRADICTS
-    why = (W("conclusions.multicore.s7") if verdict == SUPPORTS
-           else W("conclusions.multicore.s8"))
+    why = (W("conclusions.multicore.why_holds") if verdict == SUPPORTS
+           else W("conclusions.multicore.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.multicore.recommendation"), comparison)
 
 
@@ -230,15 +230,15 @@ def _small_single_thread(c):
         return _pending(W("conclusions.multicore.what"))
     n = common[0]
     ratio = many[n].stat("p50") / one[n].stat("p50")
-    obs = (W("conclusions.small_single_thread.obs", n=n, ms=ms(c.book, one[n]), cores=cores, ms2=ms(c.book, many[n]), times=times(c.book, many[n], 'time_vs_1t', ratio)))
+    obs = (W("conclusions.small_single_thread.obs", n=n, single_ms=ms(c.book, one[n]), cores=cores, multi_ms=ms(c.book, many[n]), times=times(c.book, many[n], 'time_vs_1t', ratio)))
     result = differ(one[n], many[n])
-    comparison = W("conclusions.small_single_thread.s2", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), result)
+    comparison = W("conclusions.small_single_thread.comparison", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), result)
     if result[0] == "worse":
         return Evidence(SUPPORTS, obs, W("conclusions.small_single_thread.explanation"),
                         W("conclusions.small_single_thread.recommendation"), comparison)
     if result[0] == "better":
-        return Evidence(CONTRADICTS, obs, W("conclusions.small_single_thread.explanation_2"),
-                        W("conclusions.small_single_thread.recommendation_2"), comparison)
+        return Evidence(CONTRADICTS, obs, W("conclusions.small_single_thread.explanation_refuted"),
+                        W("conclusions.small_single_thread.recommendation_refuted"), comparison)
     return _undecided(obs, comparison, W("conclusions.small_single_thread.why"))
 
 
@@ -253,14 +253,14 @@ def _hand_gain(c):
     a = next(x for x in first if x.record["case"]["n"] == n)
     b = next(x for x in last if x.record["case"]["n"] == n)
     ratio = b.gflops() / a.gflops()
-    obs = (W("conclusions.hand_gain.obs", n=n, gflops=gflops(c.book, a), gflops2=gflops(c.book, b), times=times(c.book, b, 'speed_vs_mmult0', ratio)))
-    comparison = (W("conclusions.hand_gain.s2", n=n)
+    obs = (W("conclusions.hand_gain.obs", n=n, mmult0_gflops=gflops(c.book, a), last_gflops=gflops(c.book, b), times=times(c.book, b, 'speed_vs_mmult0', ratio)))
+    comparison = (W("conclusions.hand_gain.comparison", n=n)
                   + _diff_text("MMult0", "MMult_4x4_15_1", differ(a, b)))
     if _near(ratio, 5):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if ratio >= 5 else CONTRADICTS
-    why = (W("conclusions.hand_gain.s3")
-           if verdict == SUPPORTS else W("conclusions.hand_gain.s4"))
+    why = (W("conclusions.hand_gain.why_holds")
+           if verdict == SUPPORTS else W("conclusions.hand_gain.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.hand_gain.recommendation"), comparison)
 
 
@@ -281,15 +281,15 @@ def _ladder_monotonic(c):
     comparison = (W("conclusions.ladder_monotonic.comparison", n=n, gains=len(gains), drops=len(drops), results=len(results) - len(gains) - len(drops)))
     if drops:
         a, b = drops[0]
-        obs = (W("conclusions.ladder_monotonic.obs", n=n, steps=len(steps) - 1, drops=len(drops), a=a, b=b, gflops=gflops(c.book, by[a]), gflops2=gflops(c.book, by[b])))
+        obs = (W("conclusions.ladder_monotonic.obs", n=n, steps=len(steps) - 1, drops=len(drops), a=a, b=b, a_gflops=gflops(c.book, by[a]), b_gflops=gflops(c.book, by[b])))
         return Evidence(SUPPORTS, obs, W("conclusions.ladder_monotonic.explanation"),
                         W("conclusions.ladder_monotonic.recommendation"), comparison)
     if len(gains) < len(results):
-        return _undecided(W("conclusions.ladder_monotonic.obs_2", n=n, steps=len(steps) - 1),
+        return _undecided(W("conclusions.ladder_monotonic.obs_undecided", n=n, steps=len(steps) - 1),
                           comparison)
-    obs = W("conclusions.ladder_monotonic.obs_3", n=n, steps=len(steps) - 1)
-    return Evidence(CONTRADICTS, obs, W("conclusions.ladder_monotonic.explanation_2"),
-                    W("conclusions.ladder_monotonic.recommendation_2"), comparison)
+    obs = W("conclusions.ladder_monotonic.obs_all_faster", n=n, steps=len(steps) - 1)
+    return Evidence(CONTRADICTS, obs, W("conclusions.ladder_monotonic.explanation_refuted"),
+                    W("conclusions.ladder_monotonic.recommendation_refuted"), comparison)
 
 
 def _stage(c, stage):
@@ -303,13 +303,13 @@ def _blocking_limited(c):
         return _pending()
     first = base.stat("p50") / block.stat("p50")
     later = block.stat("p50") / perm.stat("p50")
-    obs = (W("conclusions.blocking_limited.obs", times=times(c.book, block, 'speed_vs_previous_stage', first), times2=times(c.book, perm, 'speed_vs_blocking', later)))
+    obs = (W("conclusions.blocking_limited.obs", blocking_times=times(c.book, block, 'speed_vs_previous_stage', first), permutation_times=times(c.book, perm, 'speed_vs_blocking', later)))
     if ok(vec):
         step = block.stat("p50") / vec.stat("p50")
-        obs += W("conclusions.blocking_limited.obs_2", times=times(c.book, vec, 'speed_vs_previous_stage', step))
-    obs += W("conclusions.blocking_limited.obs_3")
+        obs += W("conclusions.blocking_limited.obs_vectorization", times=times(c.book, vec, 'speed_vs_previous_stage', step))
+    obs += W("conclusions.blocking_limited.obs_close")
     tests = (differ(base, block), differ(block, perm))
-    comparison = (W("conclusions.blocking_limited.s4") + _diff_text("baseline", "blocking", tests[0])
+    comparison = (W("conclusions.blocking_limited.comparison") + _diff_text("baseline", "blocking", tests[0])
                   + W("common.punct.semicolon") + _diff_text("blocking", "loop permutation", tests[1]))
     # the verdict compares the two steps' gains: only when each step is itself established
     if _near(first, later) or any(t[0] == "too_few" for t in tests):
@@ -319,10 +319,10 @@ def _blocking_limited(c):
                         W("conclusions.blocking_limited.recommendation"), comparison)
     # Why blocking gained the most: read from the blocking stage's own assembly, not assumed.
     packed = {reg: n for reg, n in ((block.record["extra"].get("codegen") or {}).get("fma_packed") or {}).items() if n}
-    explanation = (W("conclusions.blocking_limited.explanation_2", fma=sum(packed.values()),
+    explanation = (W("conclusions.blocking_limited.explanation_auto_vectorized", fma=sum(packed.values()),
                      registers=W("common.punct.enumeration_comma").join(sorted(packed)))
-                   if packed else W("conclusions.blocking_limited.explanation_3"))
-    return Evidence(CONTRADICTS, obs, explanation, W("conclusions.blocking_limited.recommendation_2"), comparison)
+                   if packed else W("conclusions.blocking_limited.explanation_locality"))
+    return Evidence(CONTRADICTS, obs, explanation, W("conclusions.blocking_limited.recommendation_refuted"), comparison)
 
 
 def _parallel_near_numpy(c):
@@ -331,14 +331,14 @@ def _parallel_near_numpy(c):
     if not (ok(par) and ok(npy)):
         return _pending()
     ratio = par.stat("p50") / npy.stat("p50")
-    obs = (W("conclusions.parallel_near_numpy.obs", ms=ms(c.book, par), ms2=ms(c.book, npy), times=times(c.book, par, 'over_best_numpy', ratio)))
-    comparison = (W("conclusions.parallel_near_numpy.s2")
+    obs = (W("conclusions.parallel_near_numpy.obs", parallel_ms=ms(c.book, par), numpy_ms=ms(c.book, npy), times=times(c.book, par, 'over_best_numpy', ratio)))
+    comparison = (W("conclusions.parallel_near_numpy.comparison")
                   + _diff_text("NumPy", "TVM parallel", differ(npy, par)))
     if _near(ratio, 2):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if ratio <= 2 else CONTRADICTS
-    why = (W("conclusions.parallel_near_numpy.s3") if verdict == SUPPORTS
-           else W("conclusions.parallel_near_numpy.s4"))
+    why = (W("conclusions.parallel_near_numpy.why_holds") if verdict == SUPPORTS
+           else W("conclusions.parallel_near_numpy.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.parallel_near_numpy.recommendation"), comparison)
 
 
@@ -348,16 +348,16 @@ def _autotune_beats_hand(c):
         return _pending()
     ratio = tuned.stat("p50") / par.stat("p50")
     trials = tuned.record["extra"].get("trials_done")
-    obs = (W("conclusions.autotune_beats_hand.obs", fig=fig(c.book, tuned, 'trials', str(trials), 'trials'), ms=ms(c.book, tuned), ms2=ms(c.book, par), times=times(c.book, tuned, 'ratio_to_parallel', ratio)))
+    obs = (W("conclusions.autotune_beats_hand.obs", fig=fig(c.book, tuned, 'trials', str(trials), 'trials'), tuned_ms=ms(c.book, tuned), hand_ms=ms(c.book, par), times=times(c.book, tuned, 'ratio_to_parallel', ratio)))
     result = differ(par, tuned)
-    comparison = W("conclusions.autotune_beats_hand.s2") + _diff_text(W("conclusions.autotune_beats_hand.label_a"), "MetaSchedule", result)
+    comparison = W("conclusions.autotune_beats_hand.comparison") + _diff_text(W("conclusions.autotune_beats_hand.label_a"), "MetaSchedule", result)
     if result[0] == "better":
         return Evidence(SUPPORTS, obs, W("conclusions.autotune_beats_hand.explanation"),
                         W("conclusions.autotune_beats_hand.recommendation"), comparison)
     if result[0] == "worse":
         return Evidence(CONTRADICTS, obs,
-                        W("conclusions.autotune_beats_hand.explanation_2"),
-                        W("conclusions.autotune_beats_hand.recommendation_2"), comparison)
+                        W("conclusions.autotune_beats_hand.explanation_refuted"),
+                        W("conclusions.autotune_beats_hand.recommendation_refuted"), comparison)
     return _undecided(obs, comparison)
 
 
@@ -371,14 +371,14 @@ def _fusion(c):
     b, a = before.record["extra"]["stats"], after.record["extra"]["stats"]
     lat = after.stat("p50") / before.stat("p50")
     bytes_b, bytes_a = f"{b['intermediate_bytes']:,}", f"{a['intermediate_bytes']:,}"
-    obs = (W("conclusions.fusion.obs", fig=fig(c.book, before, 'intermediate_bytes', bytes_b, 'B'), fig2=fig(c.book, after, 'intermediate_bytes', bytes_a, 'B'), times=times(c.book, after, 'latency_vs_unfused', lat)))
+    obs = (W("conclusions.fusion.obs", before_bytes=fig(c.book, before, 'intermediate_bytes', bytes_b, 'B'), after_bytes=fig(c.book, after, 'intermediate_bytes', bytes_a, 'B'), times=times(c.book, after, 'latency_vs_unfused', lat)))
     fewer = a["intermediate_bytes"] < b["intermediate_bytes"]
     result = differ(before, after)
-    comparison = (W("conclusions.fusion.s2") + _diff_text(W("conclusions.fusion.label_a"), W("conclusions.fusion.label_b"), result))
+    comparison = (W("conclusions.fusion.comparison") + _diff_text(W("conclusions.fusion.label_a"), W("conclusions.fusion.label_b"), result))
     verdict = SUPPORTS if fewer else CONTRADICTS
-    why = (W("conclusions.fusion.s5") if fewer and result[0] == "better" else
-           W("conclusions.fusion.s6") if fewer
-           else W("conclusions.fusion.s7"))
+    why = (W("conclusions.fusion.why_fewer_and_faster") if fewer and result[0] == "better" else
+           W("conclusions.fusion.why_fewer_not_faster") if fewer
+           else W("conclusions.fusion.why_not_fewer"))
     return Evidence(verdict, obs, why, W("conclusions.fusion.recommendation"), comparison)
 
 
@@ -396,31 +396,31 @@ def _int8_needs_tuning(c):
         fp32_t, int8_t = (e2e(c.current, model, e, like=fp32, family="int8") for e in ("tvm_fp32_tuned", "tvm_int8_tuned"))
         result = differ(fp32, int8)
         alone.append(result[0])
-        tests.append(W("conclusions.int8_needs_tuning.s1", model_zh=model_zh(model)) + _diff_text("FP32", "INT8", result))
-        text = (W("conclusions.int8_needs_tuning.text", model_zh=model_zh(model), ms=ms(c.book, fp32), ms2=ms(c.book, int8), times=times(c.book, int8, 'int8_over_fp32', int8.stat('p50') / fp32.stat('p50'))))
+        tests.append(W("conclusions.int8_needs_tuning.untuned_prefix", model_zh=model_zh(model)) + _diff_text("FP32", "INT8", result))
+        text = (W("conclusions.int8_needs_tuning.row", model_zh=model_zh(model), fp32_ms=ms(c.book, fp32), int8_ms=ms(c.book, int8), times=times(c.book, int8, 'int8_over_fp32', int8.stat('p50') / fp32.stat('p50'))))
         if ok(int8_t):
-            text += W("conclusions.int8_needs_tuning.text_2", ms=ms(c.book, int8_t))
+            text += W("conclusions.int8_needs_tuning.int8_tuned_part", ms=ms(c.book, int8_t))
         if ok(int8_t) and ok(fp32_t):
             tuned = differ(fp32_t, int8_t)
             paired.append(tuned[0])
-            tests.append(W("conclusions.int8_needs_tuning.s4", model_zh=model_zh(model)) + _diff_text(W("conclusions.int8_needs_tuning.label_a"), W("conclusions.int8_needs_tuning.label_b"), tuned))
-            text += (W("conclusions.int8_needs_tuning.text_3", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'))))
+            tests.append(W("conclusions.int8_needs_tuning.tuned_prefix", model_zh=model_zh(model)) + _diff_text(W("conclusions.int8_needs_tuning.label_a"), W("conclusions.int8_needs_tuning.label_b"), tuned))
+            text += (W("conclusions.int8_needs_tuning.fp32_tuned_part", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'))))
         rows.append(text)
     if not rows:
         return _pending(W("conclusions.int8_needs_tuning.what"))
     obs = W("common.punct.semicolon").join(rows) + W("common.punct.period")
-    comparison = (W("conclusions.int8_needs_tuning.s9") + W("common.punct.semicolon").join(tests))
+    comparison = (W("conclusions.int8_needs_tuning.comparison") + W("common.punct.semicolon").join(tests))
     if "better" in alone or "worse" in paired:
         # whether the CPU has an integer dot-product instruction is the machine's fact, not assumed
         vnni = "vnni" in identity.isa_level(c.env or {})
-        why = (W("conclusions.int8_needs_tuning.s10") if "better" in alone
-               else W("conclusions.int8_needs_tuning.s11_vnni") if vnni else W("conclusions.int8_needs_tuning.s11"))
+        why = (W("conclusions.int8_needs_tuning.why_int8_faster_alone") if "better" in alone
+               else W("conclusions.int8_needs_tuning.why_int8_slower_tuned_vnni") if vnni else W("conclusions.int8_needs_tuning.why_int8_slower_tuned"))
         advice = (W("conclusions.int8_needs_tuning.recommendation_vnni") if vnni
                   else W("conclusions.int8_needs_tuning.recommendation"))
         return Evidence(CONTRADICTS, obs, why, advice, comparison)
     if alone and all(r == "worse" for r in alone) and paired and all(r == "better" for r in paired):
         return Evidence(SUPPORTS, obs, W("conclusions.int8_needs_tuning.explanation"),
-                        W("conclusions.int8_needs_tuning.recommendation_2"), comparison)
+                        W("conclusions.int8_needs_tuning.recommendation_holds"), comparison)
     return _undecided(obs, comparison, W("conclusions.int8_needs_tuning.why"))
 
 
@@ -429,14 +429,14 @@ def _fallback_slow(c):
     if not (ok(base) and ok(tuned)):
         return _pending()
     ratio = base.stat("p50") / tuned.stat("p50")
-    obs = (W("conclusions.fallback_slow.obs", ms=ms(c.book, base), ms2=ms(c.book, tuned), times=times(c.book, base, 'default_over_tuned', ratio)))
-    comparison = (W("conclusions.fallback_slow.s2")
+    obs = (W("conclusions.fallback_slow.obs", default_ms=ms(c.book, base), tuned_ms=ms(c.book, tuned), times=times(c.book, base, 'default_over_tuned', ratio)))
+    comparison = (W("conclusions.fallback_slow.comparison")
                   + _diff_text(W("conclusions.fallback_slow.label_a"), W("conclusions.fallback_slow.label_b"), differ(tuned, base)))
     if _near(ratio, 2):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if ratio > 2 else CONTRADICTS
-    why = (W("conclusions.fallback_slow.s5") if verdict == SUPPORTS
-           else W("conclusions.fallback_slow.s6"))
+    why = (W("conclusions.fallback_slow.why_holds") if verdict == SUPPORTS
+           else W("conclusions.fallback_slow.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.fallback_slow.recommendation"), comparison)
 
 
@@ -449,15 +449,15 @@ def _numpy_near_peak(c):
     isa = identity.BLAS_ISA.get(kernel.lower())
     peak = merge.isa_peak(c.current, "float32", 1, isa) if isa else None
     if peak is None:
-        return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), isa=isa or W("conclusions.numpy_near_peak.s7")))
+        return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), isa=isa or W("conclusions.numpy_near_peak.unknown_isa")))
     share = best.gflops() / peak.gflops()
-    obs = (W("conclusions.numpy_near_peak.obs", gflops=gflops(c.book, best), kernel=_esc(kernel), upper=isa.upper(), gflops2=gflops(c.book, peak), percent=percent(c.book, best, 'share_of_isa_peak', share)))
+    obs = (W("conclusions.numpy_near_peak.obs", gflops=gflops(c.book, best), kernel=_esc(kernel), upper=isa.upper(), peak_gflops=gflops(c.book, peak), percent=percent(c.book, best, 'share_of_isa_peak', share)))
     comparison = (W("conclusions.numpy_near_peak.comparison", upper=isa.upper(), kernel=_esc(kernel)))
     if _near(share, 0.8):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if share >= 0.8 else CONTRADICTS
-    why = (W("conclusions.numpy_near_peak.s4") if verdict == SUPPORTS
-           else W("conclusions.numpy_near_peak.s5"))
+    why = (W("conclusions.numpy_near_peak.why_holds") if verdict == SUPPORTS
+           else W("conclusions.numpy_near_peak.why_refuted"))
     return Evidence(verdict, obs, why, W("conclusions.numpy_near_peak.recommendation"),
                     comparison)
 
@@ -518,20 +518,20 @@ def _verdict_cell(conclusion, evidence, before=None):
 
 def table(ctx):
     """Every historical conclusion with the current evidence for or against it."""
-    lines = [W("conclusions.table.s1"), "|---|---|---|---|---|"]
+    lines = [W("conclusions.table.header"), "|---|---|---|---|---|"]
     before = previous_verdicts(ctx)
     for conclusion, claim, ev in judge_all(ctx):
-        lines.append(W("conclusions.table.s2", join=W("conclusions.table.s3").join(conclusion.sections), claim=claim, observation=ev.observation, comparison=ev.comparison or '—', verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id))))
+        lines.append(W("conclusions.table.row", sections=W("conclusions.table.section_separator").join(conclusion.sections), claim=claim, observation=ev.observation, comparison=ev.comparison or '—', verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id))))
     return "\n".join(lines)
 
 
 def counts(ctx):
     """The summary line (N conclusions: a support, ...) computed from the verdicts."""
     verdicts = [ev.verdict for _c, _claim, ev in judge_all(ctx)]
-    parts = [W("conclusions.counts.s1", count=verdicts.count(v), label=label) for v, label in
-             ((SUPPORTS, W("conclusions.counts.s2")), (CONTRADICTS, W("conclusions.counts.s3")), (UNDECIDED, W("conclusions.counts.s4")), (PENDING, W("conclusions.counts.s5")))
+    parts = [W("conclusions.counts.count", count=verdicts.count(v), label=label) for v, label in
+             ((SUPPORTS, W("conclusions.counts.holds")), (CONTRADICTS, W("conclusions.counts.fails")), (UNDECIDED, W("conclusions.counts.undecided")), (PENDING, W("conclusions.counts.pending")))
              if verdicts.count(v)]
-    return W("conclusions.counts.s6", verdicts=len(verdicts)) + W("common.punct.comma").join(parts) + W("common.punct.period")
+    return W("conclusions.counts.total", verdicts=len(verdicts)) + W("common.punct.comma").join(parts) + W("common.punct.period")
 
 
 def statements(ctx, ids):
@@ -541,15 +541,15 @@ def statements(ctx, ids):
     for conclusion, claim, ev in judge_all(ctx):
         if conclusion.id not in ids:
             continue
-        out.append(W("conclusions.statements.s1", claim=claim, verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id)), observation=ev.observation, comparison=ev.comparison or '—', explanation=ev.explanation or '—', recommendation=ev.recommendation or '—'))
-    return "\n".join(out) or W("conclusions.statements.s2")
+        out.append(W("conclusions.statements.statement", claim=claim, verdict_cell=_verdict_cell(conclusion, ev, before.get(conclusion.id)), observation=ev.observation, comparison=ev.comparison or '—', explanation=ev.explanation or '—', recommendation=ev.recommendation or '—'))
+    return "\n".join(out) or W("conclusions.statements.none")
 
 
 def reversed_results(ctx):
     """Conclusions the retest does not confirm, listed rather than hidden (seed §23b)."""
-    rows = [W("conclusions.reversed_results.s1", claim=claim, observation=ev.observation, explanation=ev.explanation) for _c, claim, ev in judge_all(ctx)
+    rows = [W("conclusions.reversed_results.item", claim=claim, observation=ev.observation, explanation=ev.explanation) for _c, claim, ev in judge_all(ctx)
             if ev.verdict in (CONTRADICTS, UNDECIDED)]
-    return "\n".join(rows) or W("conclusions.reversed_results.s2")
+    return "\n".join(rows) or W("conclusions.reversed_results.none")
 
 
 def ids():

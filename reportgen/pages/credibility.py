@@ -22,7 +22,7 @@ def hostile_table(root):
         mine = Counter(c["outcome"] for c in cases if c["class"] == cls)
         rows.append([_esc(CLASS_ZH.get(cls, cls)), str(sum(mine.values()))]
                     + [str(mine[o]) for o in OUTCOMES])
-    return markdown([W("credibility.hostile_table.head_1"), W("credibility.hostile_table.head_2"), W("credibility.hostile_table.head_3"), W("credibility.hostile_table.head_4"), W("credibility.hostile_table.head_5")], rows)
+    return markdown([W("credibility.hostile_table.head_class"), W("credibility.hostile_table.head_attempt"), W("credibility.hostile_table.head_rejected"), W("credibility.hostile_table.head_as_text"), W("credibility.hostile_table.head_cleaned")], rows)
 
 
 def names(site):

@@ -12,19 +12,19 @@ from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table
 from reportgen.data.words import W
 
 SCHEMES = [  # (engine, scheme, graph optimization, GEMM schedule, data type)
-    ("tf", W("e2e.schemes.s1"), "-", W("e2e.schemes.s2"), "FP32"),
-    ("ort", W("e2e.schemes.s3"), W("e2e.schemes.s4"), W("e2e.schemes.s5"), "FP32"),
-    ("tflite", W("e2e.schemes.s6"), W("e2e.schemes.s7"), W("e2e.schemes.s8"), "FP32"),
-    ("tvm_b", W("e2e.schemes.s9"), W("e2e.schemes.s10"), W("e2e.schemes.s11"), "FP32"),
-    ("tvm_c", W("e2e.schemes.s12"), W("e2e.schemes.s13"), W("e2e.schemes.s11"), "FP32"),
-    ("tvm_d", W("e2e.schemes.s14"), W("e2e.schemes.s13"), W("e2e.schemes.s15"), "FP32"),
-    ("tvm_d_prepack", W("e2e.schemes.s16"), W("e2e.schemes.s13"), W("e2e.schemes.s17"), "FP32"),
-    ("tvm_rules", W("e2e.schemes.s18"), W("e2e.schemes.s19"), W("e2e.schemes.s20"), "FP32"),
-    ("tvm_rules_tuned", W("e2e.schemes.s21"), W("e2e.schemes.s19"), W("e2e.schemes.s22"), "FP32"),
+    ("tf", W("e2e.schemes.tf_name"), "-", W("e2e.schemes.library_kernels"), "FP32"),
+    ("ort", W("e2e.schemes.ort_name"), W("e2e.schemes.ort_graph_opt"), W("e2e.schemes.mlas_kernels"), "FP32"),
+    ("tflite", W("e2e.schemes.tflite_name"), W("e2e.schemes.converter"), W("e2e.schemes.xnnpack_kernels"), "FP32"),
+    ("tvm_b", W("e2e.schemes.tvm_b_name"), W("e2e.schemes.basic_no_fusion"), W("e2e.schemes.default_unscheduled"), "FP32"),
+    ("tvm_c", W("e2e.schemes.tvm_c_name"), W("e2e.schemes.fold_and_fuse"), W("e2e.schemes.default_unscheduled"), "FP32"),
+    ("tvm_d", W("e2e.schemes.tvm_d_name"), W("e2e.schemes.fold_and_fuse"), W("e2e.schemes.metaschedule_tuned"), "FP32"),
+    ("tvm_d_prepack", W("e2e.schemes.tvm_d_prepack_name"), W("e2e.schemes.fold_and_fuse"), W("e2e.schemes.tuned_layout_follows_schedule"), "FP32"),
+    ("tvm_rules", W("e2e.schemes.tvm_rules_name"), W("e2e.schemes.nchwc_fold_fuse"), W("e2e.schemes.rule_register_blocking"), "FP32"),
+    ("tvm_rules_tuned", W("e2e.schemes.tvm_rules_tuned_name"), W("e2e.schemes.nchwc_fold_fuse"), W("e2e.schemes.rule_knob_grid_timed"), "FP32"),
 ]
 GROUP_NAME = {"tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": W("e2e.group_name.tvm_d_prepack"),
               "tvm_rules": W("e2e.group_name.tvm_rules"), "tvm_rules_tuned": W("e2e.group_name.tvm_rules_tuned")}
-LATER = [(W("e2e.later.s1"), W("e2e.later.s2"), W("e2e.later.s3"), "INT8"), (W("e2e.later.s4"), W("e2e.later.s2"), W("e2e.later.s5"), "INT8")]
+LATER = [(W("e2e.later.tvm_int8_name"), W("e2e.later.with_graph_opt"), W("e2e.later.default_or_tuned"), "INT8"), (W("e2e.later.combined_name"), W("e2e.later.with_graph_opt"), W("e2e.later.tuned"), "INT8")]
 P99_MIN_SAMPLES = 100   # below this a p99 is the maximum of a few calls, not a tail estimate
 
 
@@ -71,13 +71,13 @@ def tuning_state(book, cur):
     if engine in RULE_ENGINES:
         return e2e_rules.state(book.current, cur)
     if not cur.record["extra"].get("tuned"):
-        return W("e2e.tuning_state.text_2")
+        return W("e2e.tuning_state.untuned")
     t = cur.record["extra"]["tuning"]
     total = _kernels(t)
-    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + W("e2e.tuning_state.s3")
+    return (book.current(f"{cur.record['id']}#trials", str(t["trials"]), "trials", cur) + W("e2e.tuning_state.trials_suffix")
             + book.current(f"{cur.record['id']}#tuning_s", fmt_number(t["seconds"] / 60, "min") + " min", "min", cur)
             + W("common.punct.comma") + book.current(f"{cur.record['id']}#scheduled", f"{t['scheduled']}/{total}", "kernels", cur)
-            + W("e2e.tuning_state.s4"))
+            + W("e2e.tuning_state.scheduled_suffix"))
 
 
 def _ms(book, cur, stat="p50"):
@@ -90,8 +90,8 @@ def _bottleneck(book, cur):
         return "—"
     top = cur.record["extra"]["op_profile"][0]
     share = top["seconds"] / cur.record["extra"]["op_profile_total_s"]
-    return (W("e2e.bottleneck.s1", code=_code(top['op'])) + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
-            + W("e2e.bottleneck.s2"))
+    return (W("e2e.bottleneck.op_open", code=_code(top['op'])) + book.current(f"{cur.record['id']}#top_op_share", f"{share * 100:.0f}%", "%", cur)
+            + W("e2e.bottleneck.share_close"))
 
 
 def summary(book, current, model):
@@ -103,27 +103,27 @@ def summary(book, current, model):
         ratio = "—"
         if cur is not None and cur.ok and tf is not None and tf.ok and same_run(cur, tf):
             ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur)
-        agree = W("e2e.summary.s1") if engine == "tf" else (
+        agree = W("e2e.summary.baseline") if engine == "tf" else (
             book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
             if cur is not None and cur.record["check"].get("max_rel_err") is not None else "—")
         lines.append([scheme, graph, gemm, dtype, _ms(book, cur), ratio, agree,
-                      _bottleneck(book, cur) if engine.startswith("tvm") else W("e2e.summary.s2"),
+                      _bottleneck(book, cur) if engine.startswith("tvm") else W("e2e.summary.framework_library"),
                       tuning_state(book, cur)])
     for (scheme, graph, gemm, dtype), engine in zip(LATER, ("tvm_int8", "tvm_int8_tuned")):
         cur = int8.get(current, model, engine)
         if cur is None:
             studied = int8.models(current)
-            why = (W("e2e.summary.s3") + W("common.punct.enumeration_comma").join(_esc(m) for m in studied) + W("e2e.summary.s4")
-                   if studied else W("e2e.summary.s5"))
+            why = (W("e2e.summary.int8_not_studied_open") + W("common.punct.enumeration_comma").join(_esc(m) for m in studied) + W("e2e.summary.int8_not_studied_close")
+                   if studied else W("e2e.summary.not_measured"))
             lines.append([scheme, graph, gemm, dtype, why, "—", "—", "—", "—"])
             continue
         agree = (book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
-                 + W("e2e.summary.s6")) if cur.record["check"].get("max_rel_err") is not None else "—"
-        state = tuning_state(book, cur) if engine.endswith("tuned") else W("e2e.summary.s7")
-        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), W("e2e.summary.s8"), agree,
+                 + W("e2e.summary.relative_to_fp32")) if cur.record["check"].get("max_rel_err") is not None else "—"
+        state = tuning_state(book, cur) if engine.endswith("tuned") else W("e2e.summary.untuned_integer_loops")
+        lines.append([scheme, graph, gemm, dtype, _ms(book, cur), W("e2e.summary.other_family"), agree,
                       _bottleneck(book, cur), state])
-    return markdown([W("e2e.summary.head_1"), W("e2e.summary.head_2"), W("e2e.summary.head_3"), W("e2e.summary.head_4"), W("e2e.summary.head_5"), "÷ TensorFlow",
-                     W("e2e.summary.head_7"), W("e2e.summary.head_8"), W("e2e.summary.head_9")], lines)
+    return markdown([W("e2e.summary.head_scheme"), W("e2e.summary.head_graph_opt"), W("e2e.summary.head_gemm_schedule"), W("e2e.summary.head_dtype"), W("e2e.summary.head_latency_p50"), "÷ TensorFlow",
+                     W("e2e.summary.head_max_rel_err_vs_tf"), W("e2e.summary.head_bottleneck"), W("e2e.summary.head_tuning_state")], lines)
 
 
 def _p99(book, cur):
@@ -148,8 +148,8 @@ def latency_table(book, current):
                            _ms(book, cur, "p95") if cur.ok else "—", _p99(book, cur),
                            str(cur.stat("n")) if cur.ok else "—"] for cur in frame.currents(rows)],
                          columns=["model", "scheme", "p50", "p95", "p99", "n"], dtype=object)
-    return table(cells, [W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), "p50", "p95", "p99",
-                         W("e2e.latency_table.head_6")])
+    return table(cells, [W("e2e.latency_table.head_model"), W("e2e.summary.head_scheme"), "p50", "p95", "p99",
+                         W("e2e.latency_table.head_requests")])
 
 
 def throughput_table(book, current):
@@ -177,9 +177,9 @@ def throughput_table(book, current):
                         if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
                         else "—")
         lines.append(line)
-    heads = [W("e2e.latency_table.head_1"), W("e2e.summary.head_1"), W("e2e.throughput_table.s1")]
+    heads = [W("e2e.latency_table.head_model"), W("e2e.summary.head_scheme"), W("e2e.throughput_table.head_single_batch")]
     for b in batches:
-        heads += [W("e2e.throughput_table.s2", b=b), f"batch {b} ÷ batch 1"]
+        heads += [W("e2e.throughput_table.head_batch_b", b=b), f"batch {b} ÷ batch 1"]
     return table(pd.DataFrame(lines, columns=range(len(heads)), dtype=object), heads)
 
 
@@ -189,7 +189,7 @@ def _ips(book, cur):
     if not cur.ok:
         return book.failed(cur)
     b = cur.record["case"]["batch"]
-    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), W("e2e.ips.s2"), cur)
+    return book.current(f"{cur.record['id']}#images_per_s", fmt_number(b / cur.stat("p50"), "ips"), W("e2e.ips.images_per_second"), cur)
 
 
 def tuning_table(book, current):
@@ -199,21 +199,21 @@ def tuning_table(book, current):
         rec, case = cur.record, cur.record["case"]
         rid = rec["id"]
         if not cur.ok:
-            lines.append([_esc(case.get("model", W("e2e.tuning_table.s1"))), str(case.get("batch", "—")), "—",
+            lines.append([_esc(case.get("model", W("e2e.tuning_table.whole_task"))), str(case.get("batch", "—")), "—",
                           book.failed(cur)] + ["—"] * 5)
             continue
         e = rec["extra"]
-        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or W("e2e.tuning_table.s2"))
+        fails = _esc(", ".join(f"{k} {v}" for k, v in sorted(e["tuning"]["failures"].items())) or W("e2e.tuning_table.none"))
         total = len(e["coverage"]["scheduled"]) + len(e["coverage"]["unscheduled"])
         lines.append([_esc(case["model"]), str(case["batch"]), str(e["tasks"]),
                       book.current(f"{rid}#trials", str(e["tuning"]["measured"]), "trials", cur)
-                      + W("e2e.tuning_table.s3", budget=case['budget']), fails,
+                      + W("e2e.tuning_table.budget", budget=case['budget']), fails,
                       book.current(f"{rid}#tuning_min", fmt_number(e["tuning"]["seconds"] / 60, "min") + " min", "min", cur),
                       book.current(f"{rid}#scheduled", f"{len(e['coverage']['scheduled'])}/{total}", "kernels", cur),
                       book.current(f"{rid}#untuned_ms", fmt_number(e["untuned_kernel_seconds"] * 1e3, "ms") + " ms", "ms", cur),
                       book.current(f"{rid}#rel_err_vs_c", f"{rec['check']['max_rel_err']:.1e}", "rel", cur)])
-    return markdown([W("e2e.latency_table.head_1"), "batch", W("e2e.tuning_table.head_3"), W("e2e.tuning_table.head_4"), W("e2e.tuning_table.head_5"), W("e2e.tuning_table.head_6"), W("e2e.tuning_table.head_7"),
-                     W("e2e.tuning_table.head_8"), W("e2e.tuning_table.head_9")], lines)
+    return markdown([W("e2e.latency_table.head_model"), "batch", W("e2e.tuning_table.head_tasks"), W("e2e.tuning_table.head_measured_trials"), W("e2e.tuning_table.head_failures"), W("e2e.tuning_table.head_tuning_time"), W("e2e.tuning_table.head_scheduled_kernels"),
+                     W("e2e.tuning_table.head_c_kernel_time"), W("e2e.tuning_table.head_max_rel_err_vs_c")], lines)
 
 
 def allocation_table(book, current, model, batch=1, top=8):
@@ -229,11 +229,11 @@ def allocation_table(book, current, model, batch=1, top=8):
              for r in rows[:top]]
     rest = rows[top:]
     if rest:
-        lines.append([W("e2e.allocation_table.s2", rest=len(rest)), "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
+        lines.append([W("e2e.allocation_table.rest_kernels", rest=len(rest)), "—", fmt_number(sum(r["seconds"] for r in rest) * 1e3, "ms") + " ms",
                       f"{sum(r['share'] for r in rest) * 100:.1f}%", str(sum(r["trials"] for r in rest)), "—", "—"])
-    link = book.current(f"{cur.record['id']}#allocation", W("e2e.allocation_table.s3", rows=len(rows)), "tasks", cur)
-    return (W("e2e.allocation_table.s4", model=_esc(model), batch=batch, link=link)
-            + markdown([W("e2e.allocation_table.head_1"), W("e2e.allocation_table.head_2"), W("e2e.allocation_table.head_3"), W("e2e.allocation_table.head_4"), W("e2e.allocation_table.head_5"), W("e2e.allocation_table.head_6"), W("e2e.allocation_table.head_7")], lines))
+    link = book.current(f"{cur.record['id']}#allocation", W("e2e.allocation_table.task_count", rows=len(rows)), "tasks", cur)
+    return (W("e2e.allocation_table.caption", model=_esc(model), batch=batch, link=link)
+            + markdown([W("e2e.allocation_table.head_kernel"), W("e2e.allocation_table.head_calls_per_inference"), W("e2e.allocation_table.head_c_time"), W("e2e.allocation_table.head_share"), W("e2e.allocation_table.head_trials"), W("e2e.allocation_table.head_tuned_single"), W("e2e.allocation_table.head_single_speedup")], lines))
 
 
 def goal(book, current, model="resnet18_v1"):
@@ -247,8 +247,8 @@ def goal(book, current, model="resnet18_v1"):
     ratio = top.stat("p50") / ort.stat("p50")
     cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
     name = GROUP_NAME[top.record["case"]["engine"]]
-    verdict = W("e2e.goal.s2") if ratio <= 1.0 else W("e2e.goal.s3")
-    return (W("e2e.goal.text_2", model=_esc(model), name=name, cell=cell, verdict=verdict))
+    verdict = W("e2e.goal.met") if ratio <= 1.0 else W("e2e.goal.missed")
+    return (W("e2e.goal.statement", model=_esc(model), name=name, cell=cell, verdict=verdict))
 
 
 def compile_table(book, current):
@@ -262,7 +262,7 @@ def compile_table(book, current):
                       book.current(f"{cur.record['id']}#compile_s", fmt_number(e["compile_seconds"], "s") + " s", "s", cur),
                       book.current(f"{cur.record['id']}#cold_ms", fmt_number(e["cold_seconds"] * 1e3, "ms") + " ms", "ms", cur),
                       _ms(book, cur), str(len(e.get("kernel_calls", {}))), str(calls)])
-    return markdown([W("e2e.latency_table.head_1"), W("e2e.compile_table.head_2"), W("e2e.compile_table.head_3"), W("e2e.compile_table.head_4"), W("e2e.compile_table.head_5"), W("e2e.compile_table.head_6"), W("e2e.compile_table.head_7"), W("e2e.compile_table.head_8")], lines)
+    return markdown([W("e2e.latency_table.head_model"), W("e2e.compile_table.head_variant"), W("e2e.compile_table.head_import"), W("e2e.compile_table.head_compile"), W("e2e.compile_table.head_first_run"), W("e2e.compile_table.head_steady_p50"), W("e2e.compile_table.head_distinct_kernels"), W("e2e.compile_table.head_kernel_calls")], lines)
 
 
 def op_profile(book, current, model, engine="tvm_c"):
@@ -274,8 +274,8 @@ def op_profile(book, current, model, engine="tvm_c"):
     lines = [[f"{_code(op['op'])}", _esc(op["kind"]), str(op["calls"]),
               fmt_number(op["seconds"] * 1e3, "ms") + " ms", f"{op['seconds'] / total * 100:.1f}%"]
              for op in e["op_profile"]]
-    return (W("e2e.op_profile.s2", model=_esc(model), replace=engine.upper().replace('TVM_', 'TVM ')) + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
-            + W("e2e.op_profile.s3") + markdown([W("e2e.op_profile.head_1"), W("e2e.op_profile.head_2"), W("e2e.op_profile.head_3"), W("e2e.op_profile.head_4"), W("e2e.allocation_table.head_4")], lines))
+    return (W("e2e.op_profile.caption_open", model=_esc(model), replace=engine.upper().replace('TVM_', 'TVM ')) + book.current(f"{cur.record['id']}#profile_total", fmt_number(total * 1e3, "ms") + " ms", "ms", cur)
+            + W("e2e.op_profile.caption_close") + markdown([W("e2e.op_profile.head_operator"), W("e2e.op_profile.head_category"), W("e2e.op_profile.head_calls"), W("e2e.op_profile.head_time"), W("e2e.allocation_table.head_share")], lines))
 
 
 def tuning_effect(book, current):
@@ -294,7 +294,7 @@ def tuning_effect(book, current):
             kernels = _kernels(t)
             trials = t.get("cumulative_trials", t["trials"])
             spent = (book.current(f"{d.record['id']}#trials_per_kernel",
-                                  W("e2e.tuning_effect.s2", trials=trials, trials2=trials / kernels), "trials", d) if kernels else "—")
+                                  W("e2e.tuning_effect.trials_per_kernel", trials=trials, per_kernel=trials / kernels), "trials", d) if kernels else "—")
             gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
                     if c is not None and c.ok and same_run(c, d) else "—")
             left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d)
@@ -302,8 +302,8 @@ def tuning_effect(book, current):
             rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:
         return W("e2e.tuning_effect.text")
-    return markdown([W("e2e.tuning_effect.head_1"), W("e2e.tuning_effect.head_2"), W("e2e.tuning_effect.head_3"), W("e2e.tuning_effect.head_4"), W("e2e.tuning_effect.head_5"),
-                     "D ÷ ONNX Runtime", W("e2e.tuning_effect.head_7")], rows)
+    return markdown([W("e2e.tuning_effect.head_model_space"), W("e2e.tuning_effect.head_c_p50"), W("e2e.tuning_effect.head_d_p50"), W("e2e.tuning_effect.head_trials"), W("e2e.tuning_effect.head_speedup"),
+                     "D ÷ ONNX Runtime", W("e2e.tuning_effect.head_slowest_op")], rows)
 
 
 def campaign_table(book, current):
@@ -327,7 +327,7 @@ def campaign_table(book, current):
                           book.current(f"{rid}#estimated_kernel_ms", est_text, "ms", cur) if newest and est else est_text])
     if not lines:
         return W("e2e.campaign_table.text")
-    return markdown([W("e2e.latency_table.head_1"), W("e2e.campaign_table.head_2"), W("e2e.campaign_table.head_3"), W("e2e.campaign_table.head_4"), W("e2e.campaign_table.head_5"), W("e2e.campaign_table.head_6"), W("e2e.campaign_table.head_7")], lines)
+    return markdown([W("e2e.latency_table.head_model"), W("e2e.campaign_table.head_space"), W("e2e.campaign_table.head_run"), W("e2e.campaign_table.head_new_trials"), W("e2e.campaign_table.head_total_trials"), W("e2e.campaign_table.head_tuning_time"), W("e2e.campaign_table.head_db_kernel_time")], lines)
 
 
 def threads_table(book, current, model="resnet18_v1"):
@@ -343,7 +343,7 @@ def threads_table(book, current, model="resnet18_v1"):
                       _esc(str(meta.get("threads", "?"))), _esc(str(inter))])
     if not lines:
         return W("e2e.op_profile.text")
-    return markdown([W("e2e.summary.head_1"), W("e2e.threads_table.head_2"), W("e2e.threads_table.head_3"), W("e2e.threads_table.head_4")], lines)
+    return markdown([W("e2e.summary.head_scheme"), W("e2e.threads_table.head_engine_version"), W("e2e.threads_table.head_intra_op"), W("e2e.threads_table.head_inter_op")], lines)
 
 
 def names(site):

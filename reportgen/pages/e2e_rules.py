@@ -150,7 +150,11 @@ def summary_table(src):
         rows.append(cells)
     if not rows:
         return W("e2e_rules.summary.none")
-    return markdown([W_for("e2e_rules.summary.head", str(i)) for i in range(1, 10)], rows)
+    return markdown([W("e2e_rules.summary.head.model"), W("e2e_rules.summary.head.ort_p50"),
+                     W("e2e_rules.summary.head.rules_p50"), W("e2e_rules.summary.head.rules_vs_ort"),
+                     W("e2e_rules.summary.head.rules_tuned_p50"), W("e2e_rules.summary.head.rules_tuned_vs_ort"),
+                     W("e2e_rules.summary.head.tuning"), W("e2e_rules.summary.head.best_vs_ort"),
+                     W("e2e_rules.summary.head.goal")], rows)
 
 
 # --------------------------------------------------------------------------- per convolution
@@ -271,7 +275,10 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
         tvm_total, ort_total = (sum(v for _, v in parts) for parts in (tvm_parts, ort_parts))
         lines.append([W("e2e_rules.convs.total"), "", "", _sum_cell(src, f"{rid}#conv_total", cur, tvm_parts),
                       _sum_cell(src, f"{oid}#conv_total", ort, ort_parts), f"{tvm_total / ort_total:.2f}×", "", ""])
-    return markdown([W_for("e2e_rules.convs.head", str(i)) for i in range(1, 9)], lines) + _profile_sums(src, cur, ort)
+    return markdown([W("e2e_rules.convs.head.conv"), W("e2e_rules.convs.head.output_size"),
+                     W("e2e_rules.convs.head.count"), W("e2e_rules.convs.head.tvm_rules"),
+                     W("e2e_rules.convs.head.ort_node"), W("e2e_rules.convs.head.tvm_vs_ort"),
+                     W("e2e_rules.convs.head.tvm_gflops"), W("e2e_rules.convs.head.peak_share")], lines) + _profile_sums(src, cur, ort)
 
 
 def _profile_sums(src, cur, ort):
@@ -302,7 +309,8 @@ def curve_table(src):
                       src.ms(cur), _ratio(src, cur, ort)[0]])
     if not lines:
         return W("e2e_rules.summary.none")
-    return markdown([W_for("e2e_rules.curve.head", str(i)) for i in range(1, 6)], lines)
+    return markdown([W("e2e_rules.curve.head.model"), W("e2e_rules.curve.head.variant"),
+                     W("e2e_rules.curve.head.trials"), W("e2e_rules.curve.head.p50"), W("e2e_rules.curve.head.vs_ort")], lines)
 
 
 def curve_points(current):

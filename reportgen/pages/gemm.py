@@ -40,7 +40,7 @@ def checks_table(checks, table_id):
              VERDICT_ZH[c.verdict]] for c in checks if c.table == table_id]
     if not rows:
         return ""
-    return markdown([W("gemm.checks_table.head_1"), W("gemm.checks_table.head_2"), W("gemm.checks_table.head_3"), W("gemm.checks_table.head_4"), W("gemm.checks_table.head_5")], rows)
+    return markdown([W("gemm.checks_table.head_check"), W("gemm.checks_table.head_formula"), W("gemm.checks_table.head_recomputed"), W("gemm.checks_table.head_original"), W("gemm.checks_table.head_verdict")], rows)
 
 
 def _gflops_cell(book, cur, stat, figure_suffix):
@@ -73,8 +73,8 @@ def numpy_vs_history(book, table, current, env):
                  + [_gflops_cell(book, cur, stat, f"gflops_{stat}") for cur in (conf, best) for stat in ("p50", "p95")]
                  for n, cell, conf, best in zip(joined.index, joined["cell"], joined["configured"], joined["best"])]
         out[row["key"]] = _table(pd.DataFrame(lines, columns=range(6), dtype=object), [
-            "n", W("gemm.numpy_vs_history.head_2", label=_esc(row['label'])), W("gemm.numpy_vs_history.head_3"), "p95",
-            W("gemm.numpy_vs_history.head_5"), "p95"])
+            "n", W("gemm.numpy_vs_history.head_history", label=_esc(row['label'])), W("gemm.numpy_vs_history.head_configured_p50"), "p95",
+            W("gemm.numpy_vs_history.head_best_p50"), "p95"])
     return out
 
 
@@ -100,18 +100,18 @@ def utilization(book, table, current, env):
             book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best,
                          derived=_share_of_peak(best, peak)),
             book.current(f"{best.record['id']}#util_theoretical",
-                         f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else W("gemm.utilization.s1"),
-            _esc(W("gemm.utilization.s2", kernel_label=kernel_label(best.record['extra']), isa=peak.record['case']['isa'])),
+                         f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else W("gemm.utilization.no_formula"),
+            _esc(W("gemm.utilization.kernel_and_isa", kernel_label=kernel_label(best.record['extra']), isa=peak.record['case']['isa'])),
         ])
-    return markdown([W("gemm.utilization.head_1"), W("gemm.utilization.head_2"), W("gemm.utilization.head_3"), W("gemm.utilization.head_4"), W("gemm.utilization.head_5"),
-                     W("gemm.utilization.head_6")], lines)
+    return markdown([W("gemm.utilization.head_config"), W("gemm.utilization.head_history_utilization"), W("gemm.utilization.head_best_gflops"), W("gemm.utilization.head_vs_measured_peak"), W("gemm.utilization.head_vs_theoretical_peak"),
+                     W("gemm.utilization.head_kernel_isa")], lines)
 
 
 def kernel_label(extra):
     """'OpenBLAS Haswell kernel (avx2)' (in the page's words) or the ISA alone: what a utilization figure was measured with."""
     blas = extra.get("blas_kernel") or {}
-    isa = kernel_isa(extra) or W("gemm.kernel_label.s1")
-    return W("gemm.kernel_label.s2", architecture=blas['architecture'], isa=isa) if blas.get("architecture") else isa
+    isa = kernel_isa(extra) or W("gemm.kernel_label.unknown")
+    return W("gemm.kernel_label.openblas", architecture=blas['architecture'], isa=isa) if blas.get("architecture") else isa
 
 
 def peak_table(book, current):
@@ -129,42 +129,42 @@ def peak_table(book, current):
         lines.append([
             _esc(case["dtype"]), _esc(case["isa"]), _esc(str(case["threads"])),
             book.current(f"{cur.record['id']}#gflops_p50", fmt_number(cur.gflops(), "GFLOPS"), "GFLOPS", cur),
-            _esc(f"{theo['formula']} = {theo['gflops']:.1f}") if theo else W("gemm.peak_table.s1"),
+            _esc(f"{theo['formula']} = {theo['gflops']:.1f}") if theo else W("gemm.peak_table.unknown_cpu"),
             _esc(", ".join(f"{k}: {v}" for k, v in fma.items() if v)),
         ])
-    return markdown(["dtype", W("gemm.peak_table.head_2"), W("gemm.peak_table.head_3"), W("gemm.peak_table.head_4"), W("gemm.peak_table.head_5"), W("gemm.peak_table.head_6")], lines)
+    return markdown(["dtype", W("gemm.peak_table.head_isa"), W("gemm.peak_table.head_threads"), W("gemm.peak_table.head_measured_peak"), W("gemm.peak_table.head_formula"), W("gemm.peak_table.head_fma_in_loop")], lines)
 
 
 def environment_table(env):
     """The seed §11 checklist, filled from the run manifest."""
     if not env:
         return W("gemm.environment_table.text")
-    blas = "; ".join(W("gemm.environment_table.s2", get=b.get('internal_api'), get2=b.get('version'), get3=b.get('architecture'), get4=b.get('num_threads')) for b in env["blas"])
+    blas = "; ".join(W("gemm.environment_table.blas", api=b.get('internal_api'), version=b.get('version'), architecture=b.get('architecture'), threads=b.get('num_threads')) for b in env["blas"])
     rows = [
-        ("CPU", W("gemm.environment_table.s3", cpu_model=env['cpu_model'], cpu_vendor=env['cpu_vendor'], cpu_family_model=env['cpu_family_model'])),
-        (W("gemm.environment_table.s4"), W("gemm.environment_table.s5", logical_cores=env['logical_cores'], physical_cores=env['physical_cores'], affinity=env['affinity'])),
-        (W("gemm.environment_table.s6"), W("gemm.environment_table.s7", value=env['cpu_mhz']['value'], source=env['cpu_mhz']['source'])),
-        (W("gemm.environment_table.s8"), ", ".join(f"{k} {v}" for k, v in env["caches"].items())),
+        ("CPU", W("gemm.environment_table.cpu", cpu_model=env['cpu_model'], cpu_vendor=env['cpu_vendor'], cpu_family_model=env['cpu_family_model'])),
+        (W("gemm.environment_table.cores_label"), W("gemm.environment_table.cores", logical_cores=env['logical_cores'], physical_cores=env['physical_cores'], affinity=env['affinity'])),
+        (W("gemm.environment_table.clock_label"), W("gemm.environment_table.clock", value=env['cpu_mhz']['value'], source=env['cpu_mhz']['source'])),
+        (W("gemm.environment_table.caches_label"), ", ".join(f"{k} {v}" for k, v in env["caches"].items())),
         ("SIMD", ", ".join(env["simd_flags"])),
-        (W("gemm.environment_table.s9"), f"{env['memory_bytes'] / 2**30:.1f} GiB"),
-        (W("gemm.environment_table.s10"), f"{env['os']} / {env['kernel']}"),
+        (W("gemm.environment_table.memory_label"), f"{env['memory_bytes'] / 2**30:.1f} GiB"),
+        (W("gemm.environment_table.os_label"), f"{env['os']} / {env['kernel']}"),
         ("Python / NumPy", f"{env['python_version']} / {env['numpy_version']}"),
         ("BLAS", blas),
-        (W("gemm.environment_table.s11"), ", ".join(f"{k}={v}" for k, v in env["blas_env"].items())),
+        (W("gemm.environment_table.blas_env_label"), ", ".join(f"{k}={v}" for k, v in env["blas_env"].items())),
         ("TVM / tvm-ffi / LLVM", f"{env['tvm_version']} / {env.get('tvm_ffi_version')} / {env['llvm_version']}"),
         ("TVM target", str(env["tvm_target"])),
         ("TVM_NUM_THREADS", env["tvm_num_threads"]),
-        (W("gemm.environment_table.s12"), env.get("compiler", "")),
-        (W("gemm.environment_table.s13"), env["machine_id"]),
+        (W("gemm.environment_table.compiler_label"), env.get("compiler", "")),
+        (W("gemm.environment_table.machine_id_label"), env["machine_id"]),
     ]
-    return markdown([W("gemm.environment_table.head_1"), W("gemm.environment_table.head_2")], [[_esc(k), _esc(v)] for k, v in rows])
+    return markdown([W("gemm.environment_table.head_item"), W("gemm.environment_table.head_value")], [[_esc(k), _esc(v)] for k, v in rows])
 
 
 def _fma_text(evidence):
     if not evidence:
         return "—"
     used = [f"{k} {v}" for k, v in evidence.items() if v]
-    return _esc(W("common.punct.enumeration_comma").join(used) if used else W("gemm.fma_text.s1"))
+    return _esc(W("common.punct.enumeration_comma").join(used) if used else W("gemm.fma_text.none"))
 
 
 def hand_optimizations(kernel):
@@ -183,15 +183,15 @@ def hand_ladder(book, table, current):
     hist_rows = {r["key"]: r for r in table.rows}
     kernels.sort(key=lambda k: (k not in hist_rows, list(hist_rows).index(k) if k in hist_rows else 0))
     sizes = sorted({c.record["case"]["n"] for c in fam} | {int(c["key"]) for c in table.columns if c["key"].isdigit()})
-    speed_headers = [W("gemm.hand_ladder.s1")] + [f"{kind} {n}" for n in sizes for kind in (W("gemm.hand_ladder.s2"), W("gemm.hand_ladder.s3"))]
-    detail_headers = [W("gemm.hand_ladder.s1"), W("gemm.hand_ladder.s4"), W("gemm.utilization.head_2"),
-                      W("gemm.hand_ladder.s5"), W("gemm.hand_ladder.s6")]
+    speed_headers = [W("gemm.hand_ladder.head_implementation")] + [f"{kind} {n}" for n in sizes for kind in (W("gemm.hand_ladder.head_history"), W("gemm.hand_ladder.head_current"))]
+    detail_headers = [W("gemm.hand_ladder.head_implementation"), W("gemm.hand_ladder.head_optimizations"), W("gemm.utilization.head_history_utilization"),
+                      W("gemm.hand_ladder.head_utilization"), W("gemm.hand_ladder.head_vector_fma")]
     speed, detail = [], []
     for name in kernels:
         by_n = {c.record["case"]["n"]: c for c in fam if c.record["case"]["kernel"] == name}
         any_rec = next(iter(by_n.values())).record
         hist = hist_rows.get(name)
-        label = _esc(name) + ("" if hist else W("gemm.hand_ladder.s7"))
+        label = _esc(name) + ("" if hist else W("gemm.hand_ladder.new_mark"))
         cells = [label]
         for n in sizes:
             h_cell = hist["cells"].get(str(n)) if hist else None
@@ -204,7 +204,7 @@ def hand_ladder(book, table, current):
         if top is not None and top.ok and peak is not None:
             util = book.current(f"{top.record['id']}#util_measured",
                                 f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
-                W("gemm.hand_ladder.s8", isa=_esc(peak.record['case']['isa']))
+                W("gemm.hand_ladder.isa_peak", isa=_esc(peak.record['case']['isa']))
         detail.append([label, _esc(hand_optimizations(name)),
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
                        _fma_text(any_rec["extra"].get("vector_fma_instructions"))])
@@ -242,11 +242,11 @@ def tvm_stages(book, table, current, threads):
             _fma_text((tvm.record["extra"].get("codegen") or {}).get("fma_packed")) if tvm is not None and tvm.ok else "—",
         ])
     m, n, k = shape
-    note = (W("gemm.tvm_stages.s2", m=m, n=n, k=k, threads=threads)
+    note = (W("gemm.tvm_stages.shape_note", m=m, n=n, k=k, threads=threads)
             + _ms_cell(book, best, "p50", "p50_ms"))
     return note + "\n\n" + markdown(
-        [W("gemm.tvm_stages.head_1"), W("gemm.tvm_stages.head_2"), W("gemm.tvm_stages.head_3"), W("gemm.tvm_stages.head_4"), "p95", W("gemm.tvm_stages.head_6"),
-         W("gemm.tvm_stages.head_7"), W("gemm.tvm_stages.head_8")], lines)
+        [W("gemm.tvm_stages.head_stage"), W("gemm.tvm_stages.head_history_tvm"), W("gemm.tvm_stages.head_history_numpy"), W("gemm.tvm_stages.head_tvm_p50"), "p95", W("gemm.tvm_stages.head_numpy_configured_p50"),
+         W("gemm.tvm_stages.head_tvm_vs_best_numpy"), W("gemm.tvm_stages.head_vector_fma")], lines)
 
 
 def tvm_shapes(book, current, threads):
@@ -262,10 +262,10 @@ def tvm_shapes(book, current, threads):
                          for label, s in zip(labels, shapes)}, index=STAGE_ORDER, dtype=object)
     grid = grid[grid.notna().any(axis=1).to_numpy()]
     grid.index = [_esc(stage) for stage in grid.index]
-    grid.loc[W("gemm.tvm_shapes.s1")] = [queries.numpy_peer(current, s, threads) for s in shapes]
+    grid.loc[W("gemm.tvm_shapes.numpy_best_kernel")] = [queries.numpy_peer(current, s, threads) for s in shapes]
     cells = pd.DataFrame([[label] + [_gflops_cell(book, c, "p50", "gflops_p50") for c in curs]
                           for label, curs in zip(grid.index, grid.itertuples(index=False))], dtype=object)
-    return _table(cells, [W("gemm.tvm_stages.head_1")] + labels)
+    return _table(cells, [W("gemm.tvm_stages.head_stage")] + labels)
 
 
 def tvm_codegen(book, current, data_prefix):
@@ -280,13 +280,13 @@ def tvm_codegen(book, current, data_prefix):
         links = " ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                          for name, ref in sorted(extra["artifacts"].items()))
         lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.s1")),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.none")),
                       _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.s1")),
+                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.none")),
                       links])
     if not lines:
         return W("gemm.tvm_stages.text")
-    return markdown([W("gemm.tvm_stages.head_1"), W("gemm.tvm_codegen.head_2"), W("gemm.peak_table.head_3"), W("gemm.tvm_codegen.head_4"), W("gemm.tvm_codegen.head_5"), W("gemm.tvm_codegen.head_6"), W("gemm.tvm_codegen.head_7"), W("gemm.tvm_codegen.head_8")], lines)
+    return markdown([W("gemm.tvm_stages.head_stage"), W("gemm.tvm_codegen.head_shape"), W("gemm.peak_table.head_threads"), W("gemm.tvm_codegen.head_vector_fma"), W("gemm.tvm_codegen.head_scalar_fma"), W("gemm.tvm_codegen.head_widest_register"), W("gemm.tvm_codegen.head_vector_instructions"), W("gemm.tvm_codegen.head_artifacts")], lines)
 
 
 def tuning_summary(book, current):
@@ -300,11 +300,11 @@ def tuning_summary(book, current):
                       book.current(f"{cur.record['id']}#tuning_s", fmt_number(e.get("tuning_seconds", 0), "s") + " s",
                                    "s", cur),
                       _esc(e.get("cost_model", "")),
-                      _esc(W("common.punct.comma").join(f"{k} {v}" for k, v in fails.items()) or W("gemm.kernel_label.s1")),
+                      _esc(W("common.punct.comma").join(f"{k} {v}" for k, v in fails.items()) or W("gemm.kernel_label.unknown")),
                       _ms_cell(book, cur, "p50", "p50_ms")])
     if not lines:
         return W("gemm.tuning_summary.text")
-    return markdown([W("gemm.tvm_codegen.head_2"), W("gemm.peak_table.head_3"), W("gemm.tuning_summary.head_3"), W("gemm.tuning_summary.head_4"), W("gemm.tuning_summary.head_5"), W("gemm.tuning_summary.head_6"), W("gemm.tuning_summary.head_7")], lines)
+    return markdown([W("gemm.tvm_codegen.head_shape"), W("gemm.peak_table.head_threads"), W("gemm.tuning_summary.head_trials"), W("gemm.tuning_summary.head_tuning_time"), W("gemm.tuning_summary.head_cost_model"), W("gemm.tuning_summary.head_failures"), W("gemm.tuning_summary.head_best_p50")], lines)
 
 
 def gemm_goals(book, current, env):
@@ -325,18 +325,18 @@ def gemm_goals(book, current, env):
             return
         ratio = best.stat("p50") / cur.stat("p50")
         rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur),
-                     W("gemm.speed_row.s1") if ratio >= goal else W("gemm.speed_row.s2")])
+                     W("gemm.speed_row.met") if ratio >= goal else W("gemm.speed_row.missed")])
 
-    speed_row(W("gemm.gemm_goals.label"), tuned, 1.0, "speed_vs_best_numpy")
-    speed_row(W("gemm.gemm_goals.label_2"), parallel, 0.5, "speed_vs_best_numpy")
+    speed_row(W("gemm.gemm_goals.label_tuned"), tuned, 1.0, "speed_vs_best_numpy")
+    speed_row(W("gemm.gemm_goals.label_parallel"), parallel, 0.5, "speed_vs_best_numpy")
     if tuned is not None and tuned.ok and peak is not None:
         share = tuned.gflops() / peak.gflops()
-        rows.append([W("gemm.gemm_goals.s3"), "≥ 85%",
+        rows.append([W("gemm.gemm_goals.label_tuned_vs_peak"), "≥ 85%",
                      book.current(f"{tuned.record['id']}#share_of_peak", f"{share * 100:.1f}%", "%", tuned),
-                     W("gemm.speed_row.s1") if share >= 0.85 else W("gemm.speed_row.s2")])
+                     W("gemm.speed_row.met") if share >= 0.85 else W("gemm.speed_row.missed")])
     m, n, k = shape
-    return (W("gemm.gemm_goals.s4", m=m, n=n, k=k, threads=threads)
-            + markdown([W("gemm.gemm_goals.head_1"), W("gemm.gemm_goals.head_2"), W("gemm.gemm_goals.head_3"), W("gemm.checks_table.head_5")], rows))
+    return (W("gemm.gemm_goals.shape_note", m=m, n=n, k=k, threads=threads)
+            + markdown([W("gemm.gemm_goals.head_goal"), W("gemm.gemm_goals.head_requirement"), W("gemm.gemm_goals.head_measured"), W("gemm.checks_table.head_verdict")], rows))
 
 
 def tvm_excerpts(results_dir, current, data_prefix, lines=60):
@@ -347,17 +347,17 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
                        and "artifacts" in c.record["extra"]),
                       key=lambda c: STAGE_ORDER.index(c.record["case"]["stage"])):
         case, arts = cur.record["case"], cur.record["extra"]["artifacts"]
-        for kind, lang, label in (("tensorir", "python", "TensorIR"), ("trace", "python", W("gemm.tvm_excerpts.s1")),
-                                  ("c_source", "c", W("gemm.tvm_excerpts.s2"))):
+        for kind, lang, label in (("tensorir", "python", "TensorIR"), ("trace", "python", W("gemm.tvm_excerpts.trace")),
+                                  ("c_source", "c", W("gemm.tvm_excerpts.c_source"))):
             if kind not in arts:
                 continue
             text = load.read_artifact(results_dir, arts[kind]).splitlines()
-            more = [W("gemm.tvm_excerpts.s3", text=len(text))] if len(text) > lines else []
+            more = [W("gemm.tvm_excerpts.more_lines", text=len(text))] if len(text) > lines else []
             link = W("gemm.tvm_excerpts.link", href=cells.href(data_prefix + '/' + arts[kind]))
-            title = _esc(W("gemm.tvm_excerpts.s5", stage=case['stage'], label=label, m=case['m'], n=case['n'], k=case['k']))
+            title = _esc(W("gemm.tvm_excerpts.title", stage=case['stage'], label=label, m=case['m'], n=case['n'], k=case['k']))
             parts.append(f'??? abstract "{title}"\n    {link}\n\n'
                          + cells.code_block("\n".join(text[:lines] + more), lang, "    ") + "\n")
-    return "\n".join(parts) or W("gemm.tvm_excerpts.s6")
+    return "\n".join(parts) or W("gemm.tvm_excerpts.none")
 
 
 def thread_scaling(book, current, env):

@@ -59,13 +59,13 @@ def microkernel_summary(book, current, threads):
         params = cur.record["extra"].get("schedule_params") or {}
         best = queries.numpy_peer(current, shape, threads)
         parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
-        tiles = (W("gemm_ladder.microkernel_summary.s2", mr=params['mr'], nr=params['nr'], kc=params['kc']) if {"mr", "nr", "kc"} <= params.keys()
+        tiles = (W("gemm_ladder.microkernel_summary.blocking", mr=params['mr'], nr=params['nr'], kc=params['kc']) if {"mr", "nr", "kc"} <= params.keys()
                  else "—")
         rows.append([_shape_text(shape), _gflops(book, cur), _isa(cur), _peak_share(book, current, cur, threads),
                      _esc(tiles), _esc(params.get("tail_handling", "—")), _vs(book, cur, parallel, "speed_vs_parallel"),
                      _vs(book, cur, best, "speed_vs_best_numpy"), _gflops(book, best)])
-    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_summary.head_2"), W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_summary.head_4"), W("gemm_ladder.microkernel_summary.head_5"), W("gemm_ladder.microkernel_summary.head_6"),
-                     W("gemm_ladder.microkernel_summary.head_7"), W("gemm_ladder.microkernel_summary.head_8"), W("gemm_ladder.microkernel_summary.head_9")], rows)
+    return markdown([W("gemm_ladder.microkernel_summary.head_shape"), W("gemm_ladder.microkernel_summary.head_microkernel_gflops"), W("gemm_ladder.microkernel_summary.head_isa"), W("gemm_ladder.microkernel_summary.head_peak_share"), W("gemm_ladder.microkernel_summary.head_blocking"), W("gemm_ladder.microkernel_summary.head_tail"),
+                     W("gemm_ladder.microkernel_summary.head_vs_parallel"), W("gemm_ladder.microkernel_summary.head_vs_numpy"), W("gemm_ladder.microkernel_summary.head_numpy_gflops")], rows)
 
 
 def _peak_share(book, current, cur, threads):
@@ -77,7 +77,7 @@ def _peak_share(book, current, cur, threads):
         return W("gemm_ladder.peak_share.text")
     share = cur.gflops() / peak.gflops()
     return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + _above_peak(share) + \
-        W("gemm_ladder.peak_share.s2", isa=_esc(peak.record['case']['isa'])) + book.current(
+        W("gemm_ladder.peak_share.isa_peak_open", isa=_esc(peak.record['case']['isa'])) + book.current(
             f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + W("common.punct.close_paren")
 
 
@@ -107,9 +107,9 @@ def microkernel_grid(book, current):
         tiles = case.get("tiles") or {}
         rows.append([_shape_text(_shape(case)), str(case["threads"])]
                     + [_esc(str(tiles.get(key, "—"))) for key in ("mr", "nr", "kc", "mc")]
-                    + [_isa(cur), _gflops(book, cur), W("gemm_ladder.microkernel_grid.s2") if cur.record["id"] in chosen else ""])
-    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "MR", "NR", "KC", "MC",
-                     W("gemm_ladder.microkernel_summary.head_3"), W("gemm_ladder.microkernel_grid.head_7"), W("gemm_ladder.microkernel_grid.head_8")], rows)
+                    + [_isa(cur), _gflops(book, cur), W("gemm_ladder.microkernel_grid.chosen") if cur.record["id"] in chosen else ""])
+    return markdown([W("gemm_ladder.microkernel_summary.head_shape"), W("gemm_ladder.microkernel_grid.head_threads"), "MR", "NR", "KC", "MC",
+                     W("gemm_ladder.microkernel_summary.head_isa"), W("gemm_ladder.microkernel_grid.head_gflops"), W("gemm_ladder.microkernel_grid.head_chosen")], rows)
 
 
 def tuning_spaces(book, current):
@@ -130,8 +130,8 @@ def tuning_spaces(book, current):
                      _vs(book, cur, best, "speed_vs_best_numpy")])
     if not rows:
         return W("gemm_ladder.tuning_spaces.text")
-    return markdown([W("gemm_ladder.tuning_spaces.head_1"), W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), W("gemm_ladder.tuning_spaces.head_4"), W("gemm_ladder.tuning_spaces.head_5"), W("gemm_ladder.tuning_spaces.head_6"), W("gemm_ladder.microkernel_summary.head_3"),
-                     W("gemm_ladder.tuning_spaces.head_8"), W("gemm_ladder.microkernel_summary.head_8")], rows)
+    return markdown([W("gemm_ladder.tuning_spaces.head_space"), W("gemm_ladder.microkernel_summary.head_shape"), W("gemm_ladder.microkernel_grid.head_threads"), W("gemm_ladder.tuning_spaces.head_trials"), W("gemm_ladder.tuning_spaces.head_tuning_time"), W("gemm_ladder.tuning_spaces.head_best_gflops"), W("gemm_ladder.microkernel_summary.head_isa"),
+                     W("gemm_ladder.tuning_spaces.head_vs_hand"), W("gemm_ladder.microkernel_summary.head_vs_numpy")], rows)
 
 
 def int8_vnni(book, current):
@@ -143,15 +143,15 @@ def int8_vnni(book, current):
         shape = _shape(case)
         fp32 = current.get(extra.get("fp32_peer") or "")
         dots = (extra.get("dot_instructions") or {}).get("vpdpbusd")
-        state = (W("gemm_ladder.int8_vnni.s1") if cur.ok else
-                 W("gemm_ladder.int8_vnni.s2", failed=book.failed(cur), get=_esc(cur.record.get('error') or '')))
+        state = (W("gemm_ladder.int8_vnni.exact_match") if cur.ok else
+                 W("gemm_ladder.int8_vnni.failed", failed=book.failed(cur), error=_esc(cur.record.get('error') or '')))
         rows.append([_shape_text(shape), str(case["threads"]), _gflops(book, cur, "GOPS") if cur.ok else "—",
                      _gflops(book, fp32), _vs(book, cur, fp32, "speed_vs_fp32") if cur.ok else "—",
                      _esc(str(dots) if dots is not None else "—"), state])
     if not rows:
         return W("gemm_ladder.int8_vnni.text")
-    return markdown([W("gemm_ladder.microkernel_summary.head_1"), W("gemm_ladder.microkernel_grid.head_2"), "INT8 GOPS", W("gemm_ladder.int8_vnni.head_4"), W("gemm_ladder.int8_vnni.head_5"),
-                     W("gemm_ladder.int8_vnni.head_6"), W("gemm_ladder.int8_vnni.head_7")], rows)
+    return markdown([W("gemm_ladder.microkernel_summary.head_shape"), W("gemm_ladder.microkernel_grid.head_threads"), "INT8 GOPS", W("gemm_ladder.int8_vnni.head_fp32_gflops"), W("gemm_ladder.int8_vnni.head_int8_vs_fp32"),
+                     W("gemm_ladder.int8_vnni.head_vpdpbusd"), W("gemm_ladder.int8_vnni.head_result")], rows)
 
 
 def _fastest(current, shape, threads):
@@ -207,7 +207,7 @@ def kernel_goals(book, current, all_threads):
         rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.int8"), cur.record["case"]["threads"], 3.0, cur,
                               current.get(cur.record["extra"].get("fp32_peer") or ""), "speed_vs_fp32"))
     return W("gemm_ladder.kernel_goals.lead", shape=_shape_text(shape)) + markdown(
-        [W("gemm_ladder.kernel_goals.head_goal"), W("gemm_ladder.microkernel_grid.head_2"), W("gemm_ladder.kernel_goals.head_need"),
+        [W("gemm_ladder.kernel_goals.head_goal"), W("gemm_ladder.microkernel_grid.head_threads"), W("gemm_ladder.kernel_goals.head_need"),
          W("gemm_ladder.kernel_goals.head_measured"), W("gemm_ladder.kernel_goals.head_verdict")], rows)
 
 

@@ -42,9 +42,9 @@ def step_table(book, current, variant, subject="conv"):
                       str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
                       str(stats["n_relax_funcs"]), str(stats["n_tir_funcs"]),
                       book.current(f"{rec['id']}#intermediate_bytes", f"{stats['intermediate_bytes']:,}", "B", cur),
-                      f"{stats['tir_alloc_bytes']:,}", W("graph.step_table.s2") if rec["extra"]["changed"] else W("graph.step_table.s3"), latency])
-    return markdown([W("graph.step_table.head_1"), "Pass", W("graph.step_table.head_3"), W("graph.step_table.head_4"), W("graph.step_table.head_5"), W("graph.step_table.head_6"),
-                     W("graph.step_table.head_7"), W("graph.step_table.head_8"), W("graph.step_table.head_9")], lines)
+                      f"{stats['tir_alloc_bytes']:,}", W("graph.step_table.word_yes") if rec["extra"]["changed"] else W("graph.step_table.word_no"), latency])
+    return markdown([W("graph.step_table.head_step"), "Pass", W("graph.step_table.head_calls"), W("graph.step_table.head_relax_funcs"), W("graph.step_table.head_tir_funcs"), W("graph.step_table.head_intermediate_bytes"),
+                     W("graph.step_table.head_tir_alloc_bytes"), W("graph.step_table.head_ir_changed"), W("graph.step_table.head_p50")], lines)
 
 
 def step_words(case):
@@ -63,7 +63,7 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
         title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case']))
         link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
-        body = "\n".join(diff[:400]) if diff else W("graph.step_diffs.s3")
+        body = "\n".join(diff[:400]) if diff else W("graph.step_diffs.unchanged")
         if len(diff) > 400:
             body += W("graph.step_diffs.body", diff=len(diff) - 400)
         parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n' + cells.code_block(body, "diff", "    ") + "\n")
@@ -77,7 +77,7 @@ def hello(current, data_prefix):
     extra = cur.record["extra"]
     links = " · ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                        for name, ref in sorted(extra["artifacts"].items()))
-    return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.s1", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.s2") if extra['script_roundtrip'] else W("graph.step_table.s3"), links=links))
+    return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.result", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.word_yes") if extra['script_roundtrip'] else W("graph.step_table.word_no"), links=links))
 
 
 def pass_group(passes, relay_pass):
@@ -101,8 +101,8 @@ def pass_map(book, passes, current, data_prefix):
         rec, extra = cur.record, cur.record["extra"]
         if cur.ok:
             check = rec["check"]
-            verdict = book.current(f"{rec['id']}#semantics", W("graph.pass_map.s1"), "evidence", cur)
-            err = W("graph.pass_map.s2", max_abs_err=check['max_abs_err']) if check["max_abs_err"] is not None else ""
+            verdict = book.current(f"{rec['id']}#semantics", W("graph.pass_map.changed_same_output"), "evidence", cur)
+            err = W("graph.pass_map.max_err", max_abs_err=check['max_abs_err']) if check["max_abs_err"] is not None else ""
             before = extra["before_stats"]["n_calls"]
             after = extra["after_stats"]["n_calls"]
             detail = W("graph.pass_map.detail", before=before, after=after, err=err)
@@ -111,9 +111,9 @@ def pass_map(book, passes, current, data_prefix):
             verdict = book.failed(cur)
             detail = "—"
         lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(pass_group(passes, rec['case']['relay_pass'])),
-                      f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else W("graph.pass_map.s4"),
+                      f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else W("graph.pass_map.none"),
                       _esc(pass_note(rec["case"])), verdict, _esc(detail)])
-    return markdown([W("graph.pass_map.head_1"), W("graph.pass_map.head_2"), W("graph.pass_map.head_3"), W("graph.pass_map.head_4"), W("graph.pass_map.head_5"), W("graph.pass_map.head_6")], lines) + "\n\n" + "\n".join(details)
+    return markdown([W("graph.pass_map.head_relay_pass"), W("graph.pass_map.head_group"), W("graph.pass_map.head_relax"), W("graph.pass_map.head_note"), W("graph.pass_map.head_demo"), W("graph.pass_map.head_structure")], lines) + "\n\n" + "\n".join(details)
 
 
 def _demo_details(rec, extra, data_prefix):
@@ -133,10 +133,10 @@ def migration(book, current):
     lines = []
     for cur in rows:
         extra = cur.record["extra"]
-        status = book.current(f"{cur.record['id']}#resolves", W("graph.migration.s1"), "evidence", cur) if cur.ok else book.failed(cur)
+        status = book.current(f"{cur.record['id']}#resolves", W("graph.migration.importable"), "evidence", cur) if cur.ok else book.failed(cur)
         lines.append([f"{_code(extra['old_api'])}", _esc(extra["era"]), f"{_code(extra['new_api'])}",
                       _esc(migration_note(cur.record["case"])), status])
-    return markdown([W("graph.migration.head_1"), W("graph.migration.head_2"), W("graph.migration.head_3"), W("graph.pass_map.head_4"), W("graph.migration.head_5")], lines)
+    return markdown([W("graph.migration.head_old_api"), W("graph.migration.head_era"), W("graph.migration.head_today"), W("graph.pass_map.head_note"), W("graph.migration.head_check")], lines)
 
 
 def fusion_summary(book, current, variant, subject):
@@ -147,12 +147,12 @@ def fusion_summary(book, current, variant, subject):
         return W("graph.fusion_summary.text")
     sb, sa = before.record["extra"]["stats"], after.record["extra"]["stats"]
     ratio = after.stat("p50") / before.stat("p50")
-    trend = W("graph.fusion_summary.s2") if abs(ratio - 1) < 0.05 else (W("graph.fusion_summary.s3") if ratio < 1 else W("graph.fusion_summary.s4"))
+    trend = W("graph.fusion_summary.unchanged") if abs(ratio - 1) < 0.05 else (W("graph.fusion_summary.faster") if ratio < 1 else W("graph.fusion_summary.slower"))
 
     def fig(cur, suffix, text, unit):
         return book.current(f"{cur.record['id']}#{suffix}", text, unit, cur)
     bytes_before, bytes_after = f"{sb['intermediate_bytes']:,}", f"{sa['intermediate_bytes']:,}"
-    return (W("graph.fusion_summary.text_2", fig=fig(before, 'n_calls', str(sb['n_calls']), 'calls'), fig2=fig(before, 'intermediate_bytes', bytes_before, 'B'), fig3=fig(after, 'n_calls', str(sa['n_calls']), 'calls'), fig4=fig(after, 'intermediate_bytes', bytes_after, 'B'), ms_cell=_ms_cell(book, before, 'p50', 'p50_ms'), ms_cell2=_ms_cell(book, after, 'p50', 'p50_ms'), trend=trend, ratio=ratio))
+    return (W("graph.fusion_summary.result", calls_before=fig(before, 'n_calls', str(sb['n_calls']), 'calls'), bytes_before=fig(before, 'intermediate_bytes', bytes_before, 'B'), calls_after=fig(after, 'n_calls', str(sa['n_calls']), 'calls'), bytes_after=fig(after, 'intermediate_bytes', bytes_after, 'B'), ms_before=_ms_cell(book, before, 'p50', 'p50_ms'), ms_after=_ms_cell(book, after, 'p50', 'p50_ms'), trend=trend, ratio=ratio))
 
 
 def names(site):

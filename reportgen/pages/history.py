@@ -18,13 +18,13 @@ def runs_table(runs, data_prefix, current):
     lines = []
     for run in reversed(runs):
         m, env = run.manifest, run.manifest["environment"]
-        fams = W("common.punct.comma").join(W("history.runs_table.s1", name=_esc(name), status=_esc(e['status']), records=_esc(e['records'])) for name, e in m["experiments"].items())
+        fams = W("common.punct.comma").join(W("history.runs_table.family_status", name=_esc(name), status=_esc(e['status']), records=_esc(e['records'])) for name, e in m["experiments"].items())
         blas = "; ".join(str(b.get("architecture")) for b in env["blas"])
         lines.append([f'<a href="{html.escape(data_prefix)}/runs/{html.escape(run.run_id)}/run.json">'
                       f"{html.escape(run.run_id)}</a>", _esc(m["profile"]), _esc(m["finished_at"]),
-                      _esc(merge.machine_of(run)), _esc(W("history.runs_table.s2", cpu_name=identity.cpu_name(env), isa_level=identity.isa_level(env))), _esc(env["tvm_version"]), _esc(blas),
-                      _esc(m["git"]["commit"][:10] + (W("history.runs_table.s3") if m["git"]["dirty"] else "")), fams])
-    table = markdown([W("history.runs_table.head_1"), W("history.runs_table.head_2"), W("history.runs_table.head_3"), W("history.runs_table.head_4"), "CPU", "TVM", W("history.runs_table.head_7"), W("history.runs_table.head_8"), W("history.runs_table.head_9")], lines)
+                      _esc(merge.machine_of(run)), _esc(W("history.runs_table.machine_cpu", cpu_name=identity.cpu_name(env), isa_level=identity.isa_level(env))), _esc(env["tvm_version"]), _esc(blas),
+                      _esc(m["git"]["commit"][:10] + (W("history.runs_table.dirty_mark") if m["git"]["dirty"] else "")), fams])
+    table = markdown([W("history.runs_table.head_run"), W("history.runs_table.head_profile"), W("history.runs_table.head_finished"), W("history.runs_table.head_machine"), "CPU", "TVM", W("history.runs_table.head_blas"), W("history.runs_table.head_commit"), W("history.runs_table.head_families")], lines)
     return table + "\n\n" + comparability(current)
 
 
@@ -75,8 +75,8 @@ def comparability(current):
     notes = comparable.by_family(current)
     if not notes:
         return W("history.comparability.text")
-    return "\n".join([W("history.comparability.s2"), ""]
-                     + [W("history.comparability.s3", code=_code(family), text=text) for family, text in notes.items()])
+    return "\n".join([W("history.comparability.mixed_intro"), ""]
+                     + [W("history.comparability.family_note", code=_code(family), text=text) for family, text in notes.items()])
 
 
 def comparisons(runs):
@@ -99,14 +99,14 @@ def comparisons(runs):
                   VERDICT_ZH[r.verdict]] for r in rows if r.verdict in ("better", "worse")]
         summary = W("common.punct.comma").join(f"{VERDICT_ZH[k]} {v}" for k, v in sorted(counts.items()))
         text = [f"### {html.escape(base.run_id)} → {html.escape(run.run_id)}", "",
-                W("history.comparisons.s1", rows=len(rows), summary=summary)]
+                W("history.comparisons.common_cases", rows=len(rows), summary=summary)]
         if env_diff:
-            text.append(W("history.comparisons.s2") + W("common.punct.semicolon").join(
-                W("history.comparisons.s3", k=_esc(k), a=_esc(a), b=_esc(b)) for k, a, b in env_diff) + W("common.punct.period"))
-        text += ["", markdown([W("history.comparisons.head_1"), W("history.comparisons.head_2"), W("history.comparisons.head_3"), "B ÷ A", W("history.comparisons.head_5"), W("history.comparisons.head_6")], lines) if lines
-                 else W("history.comparisons.s9", min_effect=compare.MIN_EFFECT), ""]
+            text.append(W("history.comparisons.env_differs") + W("common.punct.semicolon").join(
+                W("history.comparisons.env_change", k=_esc(k), a=_esc(a), b=_esc(b)) for k, a, b in env_diff) + W("common.punct.period"))
+        text += ["", markdown([W("history.comparisons.head_case"), W("history.comparisons.head_median_a"), W("history.comparisons.head_median_b"), "B ÷ A", W("history.comparisons.head_p_value"), W("history.comparisons.head_verdict")], lines) if lines
+                 else W("history.comparisons.no_change", min_effect=compare.MIN_EFFECT), ""]
         parts.append("\n".join(text))
-    return "\n".join(parts) or W("history.comparisons.s10")
+    return "\n".join(parts) or W("history.comparisons.nothing_comparable")
 
 
 def names(site):

@@ -42,8 +42,8 @@ def _quality(book, cur):
     """Accuracy when the model has labels (digits), else top-1 agreement with FP32."""
     score = cur.record["extra"]["score"]
     if "accuracy" in score:
-        return W("int8.quality.s1") + _pct(book, cur, "accuracy", score["accuracy"])
-    return W("int8.quality.s2") + _pct(book, cur, "top1_agree", score["top1_agree"])
+        return W("int8.quality.accuracy_prefix") + _pct(book, cur, "accuracy", score["accuracy"])
+    return W("int8.quality.agreement_prefix") + _pct(book, cur, "top1_agree", score["top1_agree"])
 
 
 def training(book, current):
@@ -55,10 +55,10 @@ def training(book, current):
     t = cur.record["extra"]["training"]
     rid = cur.record["id"]
     counts = t.get("counts", {})
-    return (W("int8.training.s2", get=counts.get('train', '?'), get2=counts.get('calib', '?'), get3=counts.get('eval', '?'), epochs=t['epochs'])
+    return (W("int8.training.counts", train=counts.get('train', '?'), calib=counts.get('calib', '?'), eval=counts.get('eval', '?'), epochs=t['epochs'])
             + book.current(f"{rid}#seconds", fmt_number(t["seconds"], "s") + " s", "s", cur)
-            + W("int8.training.s3") + book.current(f"{rid}#eval_accuracy", f"{t['eval_accuracy'] * 100:.2f}%", "%", cur)
-            + W("int8.training.s4"))
+            + W("int8.training.accuracy_open") + book.current(f"{rid}#eval_accuracy", f"{t['eval_accuracy'] * 100:.2f}%", "%", cur)
+            + W("int8.training.baseline_note"))
 
 
 def methods(book, current, model):
@@ -74,15 +74,15 @@ def methods(book, current, model):
         rows.append([case["method"], case["scheme"], _quality(book, cur),
                      book.current(f"{rid}#max_rel_err", f"{cur.record['check']['max_rel_err']:.3f}", "rel", cur),
                      book.current(f"{rid}#conversions", f"{e['rewrite']['quantize']} / {e['rewrite']['dequantize']}",
-                                  W("int8.methods.s1"), cur),
+                                  W("int8.methods.times_unit"), cur),
                      W("common.punct.enumeration_comma").join(f"{k} {v}" for k, v in sorted(ops.items())),
                      str(len([f for f in e["rewrite"]["float_ops"] if f["op"] not in ("reshape", "squeeze")])),
                      book.current(f"{rid}#weights_kib", fmt_number(e["weights_bytes"] / 1024, "KiB") + " KiB", "KiB", cur)
                      + " / " + fmt_number(e["fp32_weights_bytes"] / 1024, "KiB") + " KiB"])
     if not rows:
         return W("int8.training.text")
-    return markdown([W("int8.methods.head_1"), W("int8.methods.head_2"), W("int8.methods.head_3"), W("int8.methods.head_4"), W("int8.methods.head_5"), W("int8.methods.head_6"), W("int8.methods.head_7"),
-                     W("int8.methods.head_8")], rows)
+    return markdown([W("int8.methods.head_method"), W("int8.methods.head_scheme"), W("int8.methods.head_quality"), W("int8.methods.head_max_rel_err"), W("int8.methods.head_qdq_counts"), W("int8.methods.head_integer_ops"), W("int8.methods.head_float_ops"),
+                     W("int8.methods.head_constant_size")], rows)
 
 
 def _config(current, model, method, scheme):
@@ -117,8 +117,8 @@ def float_ops(book, current, model, method=None, scheme=None):
         return W("int8.training.text")
     rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(float_reason(f))]
             for f in cur.record["extra"]["rewrite"]["float_ops"]]
-    link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.s1"), cur)
-    return W("int8.float_ops.s2", link=link) + markdown([W("int8.float_ops.head_1"), W("int8.float_ops.head_2"), W("int8.float_ops.head_3"), W("int8.float_ops.head_4")], rows)
+    link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.count_unit"), cur)
+    return W("int8.float_ops.caption", link=link) + markdown([W("int8.float_ops.head_var"), W("int8.float_ops.head_op"), W("int8.float_ops.head_input"), W("int8.float_ops.head_reason")], rows)
 
 
 def layers(book, current, model, method=None, scheme=None, limit=40):
@@ -134,14 +134,14 @@ def layers(book, current, model, method=None, scheme=None, limit=40):
         rows.append([str(index), f"{_code(r['layer'])}", r["dtype"], f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
                      f"{r['fp32_mean']:.3g} / {r['int8_mean']:.3g}", f"{r['fp32_var']:.3g} / {r['int8_var']:.3g}",
                      f"{r['max_abs_err']:.3g}", f"{r['rel_err'] * 100:.2f}%", f"{r['saturation'] * 100:.3f}%"])
-    head = (W("int8.layers.s1", get=MODEL_LABEL.get(model, _esc(model)), method=method, scheme=scheme)
-            + book.current(f"{cur.record['id']}#layer_images", str(e["layer_images"]), W("int8.layers.s2"), cur)
-            + W("int8.layers.s3"))
+    head = (W("int8.layers.caption_open", model=MODEL_LABEL.get(model, _esc(model)), method=method, scheme=scheme)
+            + book.current(f"{cur.record['id']}#layer_images", str(e["layer_images"]), W("int8.layers.images_unit"), cur)
+            + W("int8.layers.caption_note"))
     if worst is not None:
-        head += (W("int8.layers.s4") + str(e["layers"].index(worst) + 1) + W("int8.layers.s5") + _esc(worst["layer"]) + W("int8.layers.s6")
-                 + book.current(f"{cur.record['id']}#worst_layer", f"{worst['rel_err'] * 100:.2f}%", "%", cur) + W("int8.layers.s7"))
-    return head + "\n\n" + markdown(["#", W("int8.layers.head_2"), W("int8.layers.head_3"), W("int8.layers.head_4"), W("int8.layers.head_5"), W("int8.layers.head_6"),
-                                     W("int8.layers.head_7"), W("int8.layers.head_8"), W("int8.layers.head_9")], rows)
+        head += (W("int8.layers.worst_open") + str(e["layers"].index(worst) + 1) + W("int8.layers.worst_layer_open") + _esc(worst["layer"]) + W("int8.layers.worst_layer_close")
+                 + book.current(f"{cur.record['id']}#worst_layer", f"{worst['rel_err'] * 100:.2f}%", "%", cur) + W("int8.layers.worst_close"))
+    return head + "\n\n" + markdown(["#", W("int8.layers.head_layer"), W("int8.layers.head_dtype"), W("int8.layers.head_fp32_range"), W("int8.layers.head_mean"), W("int8.layers.head_variance"),
+                                     W("int8.layers.head_max_abs_err"), W("int8.layers.head_rel_err"), W("int8.layers.head_saturation")], rows)
 
 
 def _p50(book, cur):
@@ -153,8 +153,8 @@ def _size(book, cur):
     size = e.get("bytes", e.get("weights_bytes"))
     if size is None:
         return "—"
-    kind = W("int8.size.s1") if "bytes" in e else W("int8.size.s2")
-    return book.current(f"{cur.record['id']}#size_kib", fmt_number(size / 1024, "KiB") + " KiB", "KiB", cur) + W("int8.size.s3", kind=kind)
+    kind = W("int8.size.file") if "bytes" in e else W("int8.size.constants")
+    return book.current(f"{cur.record['id']}#size_kib", fmt_number(size / 1024, "KiB") + " KiB", "KiB", cur) + W("int8.size.kind_note", kind=kind)
 
 
 def _coverage(book, cur):
@@ -164,15 +164,15 @@ def _coverage(book, cur):
         return W("int8.coverage.text", ops=ops, quantize=e['rewrite']['quantize'], dequantize=e['rewrite']['dequantize'])
     if e.get("relax_ops"):
         q = e["relax_ops"].get("relax.quantize", 0) + e["relax_ops"].get("relax.dequantize", 0)
-        return W("int8.coverage.text_2", q=q)
+        return W("int8.coverage.relax_qdq", q=q)
     cov = (e.get("ort_coverage") or {}).get("by_op") or {}
     if cov:
-        return W("common.punct.enumeration_comma").join(W("int8.coverage.s3", op=op, get=v.get('integer', 0), get2=v.get('float', 0)) for op, v in sorted(cov.items()))
+        return W("common.punct.enumeration_comma").join(W("int8.coverage.ort_op", op=op, integer=v.get('integer', 0), float=v.get('float', 0)) for op, v in sorted(cov.items()))
     conv = e.get("converter") or {}
     if "int8_compute_ops" in conv:
         count = lambda v: v if isinstance(v, int) else len(v)  # noqa: E731
-        return (W("int8.coverage.text_3", count=count(conv['int8_compute_ops']), count2=count(conv['float_compute_ops']), get=conv.get('xnnpack_partitions', '?')))
-    return W("int8.coverage.text_4")
+        return (W("int8.coverage.tflite_ops", integer_ops=count(conv['int8_compute_ops']), float_ops=count(conv['float_compute_ops']), partitions=conv.get('xnnpack_partitions', '?')))
+    return W("int8.coverage.all_fp32")
 
 
 def s08(book, current, model):
@@ -186,11 +186,11 @@ def s08(book, current, model):
             rows.append([label, book.failed(cur), "—", "—", "—", "—"])
             continue
         rows.append([label, _size(book, cur), _p50(book, cur),
-                     book.current(f"{cur.record['id']}#images_per_s", fmt_number(1 / cur.stat("p50"), "ips"), W("int8.s08.s1"), cur),
+                     book.current(f"{cur.record['id']}#images_per_s", fmt_number(1 / cur.stat("p50"), "ips"), W("int8.metrics.ips_unit"), cur),
                      _quality(book, cur), _coverage(book, cur)])
     if not rows:
         return W("int8.training.text")
-    return markdown([W("int8.s08.head_1"), W("int8.s08.head_2"), W("int8.s08.head_3"), W("int8.s08.head_4"), W("int8.s08.head_5"), W("int8.s08.head_6")], rows)
+    return markdown([W("int8.metrics.head_scheme"), W("int8.metrics.head_size"), W("int8.metrics.head_latency"), W("int8.metrics.head_throughput"), W("int8.metrics.head_quality"), W("int8.metrics.head_coverage")], rows)
 
 
 def s31(book, table, current):
@@ -203,12 +203,12 @@ def s31(book, table, current):
         hist = [book.historical(c) if c.kind == "figure" else _esc(c.text) for c in cells]
         tf = next((c for c in e2e.values() if c.record["case"]["model"] == model and c.record["case"]["engine"] == "tf"
                    and c.record["case"]["batch"] == 1), None)
-        cur = [_p50(book, tf) if tf is not None else W("int8.s31.s1")]
+        cur = [_p50(book, tf) if tf is not None else W("int8.vs_history.not_measured")]
         for engine in ("tvm_fp32_tuned", "tvm_int8", "tvm_int8_tuned"):
-            cur.append(_p50(book, get(current, model, engine)) if get(current, model, engine) is not None else W("int8.s31.s1"))
+            cur.append(_p50(book, get(current, model, engine)) if get(current, model, engine) is not None else W("int8.vs_history.not_measured"))
         rows.append([_esc(row["label"])] + hist + cur)
-    heads = [W("int8.s31.s2")] + [c["label"] + W("int8.s31.s3") for c in table.columns] + \
-        [W("int8.s31.s4"), W("int8.s31.s5"), W("int8.s31.s6"), W("int8.s31.s7")]
+    heads = [W("int8.vs_history.head_model")] + [c["label"] + W("int8.vs_history.history_suffix") for c in table.columns] + \
+        [W("int8.vs_history.head_tf_today"), W("int8.vs_history.head_tvm_fp32_tuned_today"), W("int8.vs_history.head_tvm_int8_today"), W("int8.vs_history.head_tvm_int8_tuned_today")]
     return markdown(heads, rows)
 
 
@@ -224,15 +224,15 @@ def isa(book, current):
         rows.append([MODEL_LABEL.get(cur.record["case"]["model"], cur.record["case"]["model"]),
                      LABEL[cur.record["case"]["engine"]], f"{_code(e['asm']['hottest_kernel'] or '—')}"]
                     + [book.current(f"{cur.record['id']}#asm_{i}", f"{hot.get(i, 0)} / {e['asm']['all_kernels'].get(i, 0)}",
-                                    W("int8.isa.s1"), cur) for i in INSTRUCTIONS])
+                                    W("int8.isa.count_unit"), cur) for i in INSTRUCTIONS])
     if not rows:
         return W("int8.training.text")
     if flags and not (flags.get("avx512_vnni") or flags.get("avx_vnni")):
-        lead = (W("int8.isa.lead"))
+        lead = (W("int8.isa.lead_no_vnni"))
     else:
-        lead = W("int8.isa.lead_2")
-    return lead + W("int8.isa.s4") + markdown(
-        [W("int8.s31.s2"), W("int8.isa.s5"), W("int8.isa.s6")] + [f"`{i}`" for i in INSTRUCTIONS], rows)
+        lead = W("int8.isa.lead_vnni")
+    return lead + W("int8.isa.table_intro") + markdown(
+        [W("int8.vs_history.head_model"), W("int8.isa.head_engine"), W("int8.isa.head_hottest_kernel")] + [f"`{i}`" for i in INSTRUCTIONS], rows)
 
 
 def tensorization(book, current, words):
@@ -274,29 +274,29 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn", words=None):
     if best_f is not None and best_d is not None:   # the goal: the best of each side, one run
         ratio = best_d.stat("p50") / best_f.stat("p50")
         cell = book.current(f"{best_f.record['id']}#vs_best_fp32", f"{ratio:.2f}×", "×", best_f)
-        out.append(W("int8.goals.s1", get=MODEL_LABEL.get(model, model), cell=cell,
+        out.append(W("int8.goals.int8_vs_fp32", model=MODEL_LABEL.get(model, model), cell=cell,
                      int8=engine_zh(best_f.record["case"]["engine"]), fp32=engine_zh(best_d.record["case"]["engine"]),
-                     ratio=W("int8.goals.s9") if ratio >= 2 else W("int8.goals.s10")))
+                     ratio=W("int8.goals.met") if ratio >= 2 else W("int8.goals.missed")))
     if f is not None and d is not None and f.ok and d.ok and f.record["run_id"] == d.record["run_id"]:
         td, tf = d.record["extra"].get("tuning", {}), f.record["extra"].get("tuning", {})
         if td.get("trials") and tf.get("trials"):
             same = td.get("source") == tf.get("source") == "int8 family" and (words or {}).get("same_budget")
-            out.append((words["same_budget"] if same else W("int8.goals.s2"))
+            out.append((words["same_budget"] if same else W("int8.goals.budget_open"))
                        + book.current(f"{d.record['id']}#trials_budget", str(td["trials"]), "trials", d)
-                       + W("int8.goals.s3")
+                       + W("int8.goals.budget_middle")
                        + book.current(f"{f.record['id']}#trials_budget", str(tf["trials"]), "trials", f)
-                       + W("int8.goals.s4"))
+                       + W("int8.goals.budget_close"))
     t = get(current, model, "tflite_int8")
     if best_f is not None and t is not None and t.ok and best_f.record["run_id"] == t.record["run_id"]:
         cell = book.current(f"{best_f.record['id']}#vs_tflite_int8", f"{best_f.stat('p50') / t.stat('p50'):.2f}×", "×", best_f)
-        out.append(W("int8.goals.s5", cell=cell))
+        out.append(W("int8.goals.vs_tflite", cell=cell))
     q = get(current, digits, "tvm_int8")
     if q is not None and q.ok and "accuracy" in q.record["extra"]["score"]:
         s = q.record["extra"]["score"]
         drop = (s["fp32_accuracy"] - s["accuracy"]) * 100
-        cell = book.current(f"{q.record['id']}#accuracy_drop", f"{drop:.2f}", W("int8.goals.s6"), q)
-        out.append(W("int8.goals.s7", cell=cell, drop=W("int8.goals.s9") if drop <= 1 else W("int8.goals.s10")))
-    return "\n".join(out) if out else W("int8.goals.s8")
+        cell = book.current(f"{q.record['id']}#accuracy_drop", f"{drop:.2f}", W("int8.goals.points_unit"), q)
+        out.append(W("int8.goals.accuracy_drop", cell=cell, drop=W("int8.goals.met") if drop <= 1 else W("int8.goals.missed")))
+    return "\n".join(out) if out else W("int8.goals.no_same_run")
 
 
 INT8_TVM = ("tvm_int8", "tvm_int8_tuned", "tvm_int8_rules")
@@ -311,9 +311,9 @@ def fastest(current, model, engines, run=None):
     return min(found, key=lambda c: c.stat("p50")) if found else None
 
 
-PAIRS = [(W("int8.pairs.s1"), "tvm_fp32", "tvm_int8"), (W("int8.pairs.s2"), "tvm_fp32_tuned", "tvm_int8_tuned"),
-         (W("int8.pairs.s3"), "ort_fp32", "ort_qdq"), (W("int8.pairs.s4"), "tflite_fp32", "tflite_int8"),
-         (W("int8.pairs.s5"), "tvm_fp32", "tvm_qdq")]
+PAIRS = [(W("int8.pairs.tvm_untuned"), "tvm_fp32", "tvm_int8"), (W("int8.pairs.tvm_tuned"), "tvm_fp32_tuned", "tvm_int8_tuned"),
+         (W("int8.pairs.ort"), "ort_fp32", "ort_qdq"), (W("int8.pairs.tflite"), "tflite_fp32", "tflite_int8"),
+         (W("int8.pairs.tvm_imported_qdq"), "tvm_fp32", "tvm_qdq")]
 
 
 def speedups(book, current):
@@ -328,11 +328,11 @@ def speedups(book, current):
                 continue
             ratio = a.stat("p50") / b.stat("p50")
             row.append(book.current(f"{b.record['id']}#speedup_vs_{fp32}", f"{ratio:.2f}×", "×", b)
-                       + ("" if ratio >= 1 else W("int8.speedups.s1")))
+                       + ("" if ratio >= 1 else W("int8.speedups.slower")))
         rows.append(row)
     if not rows:
         return W("int8.training.text")
-    return markdown([W("int8.s31.s2")] + [p[0] for p in PAIRS], rows)
+    return markdown([W("int8.vs_history.head_model")] + [p[0] for p in PAIRS], rows)
 
 
 def names(site):

@@ -63,20 +63,20 @@ def _engine(family, model, engine):
 
 
 ROWS = [
-    Row("peak_1", W("machines.rows.label"), _peak(1), _gflops, ("s21_peak", "fp32", "peak")),
-    Row("peak_all", W("machines.rows.label_2"), _peak("all"), _gflops),
-    Row("numpy_best_1", W("machines.rows.label_3"), _numpy(1, "best"), _gflops,
+    Row("peak_1", W("machines.rows.peak_single"), _peak(1), _gflops, ("s21_peak", "fp32", "peak")),
+    Row("peak_all", W("machines.rows.peak_all"), _peak("all"), _gflops),
+    Row("numpy_best_1", W("machines.rows.numpy_best_single"), _numpy(1, "best"), _gflops,
         ("s21_numpy", "single_fp32", "1024")),
-    Row("numpy_conf_1", W("machines.rows.label_4"), _numpy(1, "configured"), _gflops),
-    Row("numpy_best_all", W("machines.rows.label_5"), _numpy("all", "best"), _gflops),
-    *[Row(f"tvm_{s}", W("machines.rows.label_6", s=s), _stage(s), _ms,
+    Row("numpy_conf_1", W("machines.rows.numpy_configured_single"), _numpy(1, "configured"), _gflops),
+    Row("numpy_best_all", W("machines.rows.numpy_best_all"), _numpy("all", "best"), _gflops),
+    *[Row(f"tvm_{s}", W("machines.rows.tvm_gemm", stage=s), _stage(s), _ms,
           ("s23_tvm_stages", s, "tvm") if s in ("baseline", "parallel") else None)
       for s in ("baseline", "parallel", "microkernel", "autotuned")],
-    *[Row(f"e2e_{e}", W("machines.rows.label_7", label=label), _engine("e2e", "resnet18_v1", e), _ms)
-      for e, label in (("tf", "TensorFlow"), ("ort", "ONNX Runtime"), ("tflite", "TFLite"), ("tvm_c", W("machines.rows.s8")),
-                       ("tvm_d", W("machines.rows.s9")))],
-    *[Row(f"int8_{e}", W("machines.rows.label_8", label=label), _engine("int8", "resnet18_v1", e), _ms)
-      for e, label in (("tvm_int8", W("machines.rows.s11")), ("tvm_int8_tuned", W("machines.rows.s12")), ("ort_qdq", "ONNX Runtime QDQ"))],
+    *[Row(f"e2e_{e}", W("machines.rows.resnet_e2e", label=label), _engine("e2e", "resnet18_v1", e), _ms)
+      for e, label in (("tf", "TensorFlow"), ("ort", "ONNX Runtime"), ("tflite", "TFLite"), ("tvm_c", W("machines.rows.tvm_c")),
+                       ("tvm_d", W("machines.rows.tvm_d")))],
+    *[Row(f"int8_{e}", W("machines.rows.resnet_int8", label=label), _engine("int8", "resnet18_v1", e), _ms)
+      for e, label in (("tvm_int8", W("machines.rows.tvm_e")), ("tvm_int8_tuned", W("machines.rows.tvm_f")), ("ort_qdq", "ONNX Runtime QDQ"))],
 ]
 
 
@@ -100,7 +100,7 @@ def _blas_kernels(current):
         cur = current.get(queries.numpy_id("float32", 1024, 1, blas))
         if cur is not None:
             kernels[blas] = (cur.record["extra"].get("blas_kernel") or {}).get("architecture", "?")
-    return " / ".join(f"{k}" for k in kernels.values()) or W("machines.blas_kernels.s1")
+    return " / ".join(f"{k}" for k in kernels.values()) or W("machines.blas_kernels.not_measured")
 
 
 class Page:
@@ -121,9 +121,9 @@ class Page:
     def _info(self):
         """The machine rows: one column per machine (the seed's machine in ``hist``), finished text."""
         d = self.data
-        rows = {"CPU": "—", W("machines.table.s3"): "AVX2 + FMA", W("machines.table.s4"): "—",
-                "TVM / LLVM": W("machines.table.s5"), W("machines.table.s6"): W("machines.table.s7"),
-                W("machines.table.s8"): "—"}
+        rows = {"CPU": "—", W("machines.table.isa"): "AVX2 + FMA", W("machines.table.cores"): "—",
+                "TVM / LLVM": W("machines.table.early_tvm"), W("machines.table.blas_kernels"): W("machines.table.not_recorded"),
+                W("machines.table.profiles"): "—"}
         info = pd.DataFrame({"label": [f"**{k}**" for k in rows], "hist": list(rows.values())}, index=list(rows),
                             dtype=object)
         for mid in self.order:
@@ -132,7 +132,7 @@ class Page:
             info[mid] = [_esc(identity.cpu_name(env)), _esc(identity.isa_level(env)), _esc(str(env["logical_cores"])),
                          _esc(f"{env['tvm_version']} / {env['llvm_version']}"), _esc(_blas_kernels(d.by_machine[mid])),
                          _esc(W("common.punct.enumeration_comma").join(profiles))
-                         + (W("machines.table.s10") if m.smoke_only else "")]
+                         + (W("machines.table.smoke_mark") if m.smoke_only else "")]
         return info
 
     def _figures(self):
@@ -156,7 +156,7 @@ class Page:
         if len(unknown):
             raise KeyError(f"{PAGE}: no archived cell {', '.join(unknown['hist_id'])}")
         meta["hist"] = [self.book.historical(c) if h else "—" for h, c in zip(meta["hist_id"], meta["cell"])]
-        return pd.concat([meta[["label", "hist"]], wide.astype(object).where(wide.notna(), W("machines.blas_kernels.s1"))],
+        return pd.concat([meta[["label", "hist"]], wide.astype(object).where(wide.notna(), W("machines.blas_kernels.not_measured"))],
                          axis=1)
 
     def table(self):
@@ -164,7 +164,7 @@ class Page:
         d = self.data
         if not self.order:
             return W("machines.table.text")
-        heads = ["", W("machines.table.s2")] + [W("machines.table.s9", mid=_esc(mid), mid2=W("machines.table.s11")
+        heads = ["", W("machines.table.head_history")] + [W("machines.table.head_machine", machine=_esc(mid), mark=W("machines.table.this_site_mark")
                                                   if mid == d.machine else '') for mid in self.order]
         return _table(pd.concat([self._info(), self._figures()]), heads)
 
@@ -181,27 +181,27 @@ class Page:
             other = d.headlines[mid]
             env = self.found[mid].env
             parts = []
-            for key, what in (("peak_1", W("machines.reading.s2")), ("numpy_best_1", W("machines.reading.s3")),
-                              ("numpy_conf_1", W("machines.reading.s4"))):
+            for key, what in (("peak_1", W("machines.reading.peak_single")), ("numpy_best_1", W("machines.reading.numpy_best_single")),
+                              ("numpy_conf_1", W("machines.reading.numpy_configured_single"))):
                 if key in base and key in other:
                     ratio = other[key].gflops() / base[key].gflops()
-                    parts.append(W("machines.reading.s5", what=what)
+                    parts.append(W("machines.reading.gflops_ratio_open", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
                                                      provenance=provenance_page(mid)))
-            for key, what in (("tvm_parallel", W("machines.reading.s6")), ("e2e_ort", "ONNX Runtime ResNet-18"),
-                              ("e2e_tvm_d", W("machines.reading.s7"))):
+            for key, what in (("tvm_parallel", W("machines.reading.tvm_parallel")), ("e2e_ort", "ONNX Runtime ResNet-18"),
+                              ("e2e_tvm_d", W("machines.reading.tvm_d_resnet"))):
                 if key in base and key in other:
                     ratio = base[key].stat("p50") / other[key].stat("p50")
-                    parts.append(W("machines.reading.s8", what=what)
+                    parts.append(W("machines.reading.time_ratio_open", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
                                                      provenance=provenance_page(mid)))
-            head = (W("machines.reading.head", mid=_esc(mid), cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env)), machine=_esc(d.machine), cpu_name2=_esc(identity.cpu_name(base_env)), isa_level2=_esc(identity.isa_level(base_env))))
+            head = (W("machines.reading.head", mid=_esc(mid), cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env)), machine=_esc(d.machine), base_cpu_name=_esc(identity.cpu_name(base_env)), base_isa_level=_esc(identity.isa_level(base_env))))
             if parts:
-                out.append(head + W("common.punct.colon") + W("common.punct.semicolon").join(parts) + W("machines.reading.s10"))
+                out.append(head + W("common.punct.colon") + W("common.punct.semicolon").join(parts) + W("machines.reading.across_machines_note"))
             else:
-                out.append(head + W("machines.reading.s11"))
+                out.append(head + W("machines.reading.nothing_in_common"))
         return "\n\n".join(out)
 
 
@@ -213,10 +213,10 @@ def banner(data, page_uri):
     others = len(data.machines) - 1
     rel = "../" * page_uri.count("/") + "machines.md"
     text = (W("machines.banner.text", machine=data.machine, cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env))))
-    text += W("machines.banner.s2", others=others, rel=rel) if others else W("common.punct.period")
+    text += W("machines.banner.others", others=others, rel=rel) if others else W("common.punct.period")
     if data.smoke:
-        text += (W("machines.banner.text_2"))
-    return W("machines.banner.text_3", text=text)
+        text += (W("machines.banner.smoke_only"))
+    return W("machines.banner.admonition", text=text)
 
 
 def card(data):
@@ -247,7 +247,7 @@ def listing(data):
                      f"{_esc(str(r['memory_gib']))} GiB", runs, str(len(r["families"])), _esc(r["newest"])])
     if not rows:
         return W("machines.table.text")
-    return markdown([W("machines.listing.head_id"), "CPU", W("machines.table.s3"), W("machines.listing.head_cores"),
+    return markdown([W("machines.listing.head_id"), "CPU", W("machines.table.isa"), W("machines.listing.head_cores"),
                      W("machines.listing.head_memory"), W("machines.listing.head_runs"),
                      W("machines.listing.head_families"), W("machines.listing.head_newest")], rows)
 
@@ -256,11 +256,11 @@ def unmeasured(data, book, family, anchors):
     """What a section says when the publication machine has no record of its family: which machine,
     where the other machines' figures are, and the section anchors other pages link to."""
     spans = "".join(f'<span id="{_esc(a)}"></span>' for a in anchors)
-    where = W("machines.unmeasured.s1", machine=_esc(data.machine)) if data.machine else W("machines.unmeasured.s2")
+    where = W("machines.unmeasured.publication_machine", machine=_esc(data.machine)) if data.machine else W("machines.unmeasured.this_site")
     others = [m for m, cur in data.by_machine.items() if m != data.machine
               and any(c.record["experiment"] == family for c in cur.values())]
-    also = (W("machines.unmeasured.s3", join=W("common.punct.enumeration_comma").join((f'`{_esc(m)}`' for m in others)))
-            + book.link(PAGE, W("machines.unmeasured.s4")) + W("machines.unmeasured.s5")) if others else ""
+    also = (W("machines.unmeasured.other_machines", machines=W("common.punct.enumeration_comma").join((f'`{_esc(m)}`' for m in others)))
+            + book.link(PAGE, W("machines.unmeasured.link_label")) + W("machines.unmeasured.build_hint")) if others else ""
     return (W("machines.unmeasured.text", spans=spans, where=where, family=_esc(family), also=also))
 
 

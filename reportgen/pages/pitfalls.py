@@ -27,11 +27,11 @@ def compile_vs_run(book, current):
     ratio = e["compile_seconds"] / top.stat("p50")
     low = min(recs, key=lambda c: c.record["extra"]["compile_seconds"] / c.stat("p50"))
     low_ratio = low.record["extra"]["compile_seconds"] / low.stat("p50")
-    text = (W("pitfalls.compile_vs_run.text_2", model_zh=model_zh(top.record['case']['model']), engine_zh=engine_zh(top.record['case']['engine']), seconds=seconds(book, top, 'import_time', e['import_seconds']), seconds2=seconds(book, top, 'compile_time', e['compile_seconds']), seconds3=seconds(book, top, 'cold_time', e['cold_seconds']), ms=ms(book, top), times=times(book, top, 'compile_over_p50', ratio), recs=len(recs), model_zh2=model_zh(low.record['case']['model']), engine_zh2=engine_zh(low.record['case']['engine']), times2=times(book, low, 'compile_over_p50', low_ratio)))
+    text = (W("pitfalls.compile_vs_run.example", model_zh=model_zh(top.record['case']['model']), engine_zh=engine_zh(top.record['case']['engine']), import_seconds=seconds(book, top, 'import_time', e['import_seconds']), compile_seconds=seconds(book, top, 'compile_time', e['compile_seconds']), cold_seconds=seconds(book, top, 'cold_time', e['cold_seconds']), ms=ms(book, top), times=times(book, top, 'compile_over_p50', ratio), recs=len(recs), low_model_zh=model_zh(low.record['case']['model']), low_engine_zh=engine_zh(low.record['case']['engine']), low_times=times(book, low, 'compile_over_p50', low_ratio)))
     if e["compile_seconds"] > e["cold_seconds"]:
-        text += W("pitfalls.compile_vs_run.text_3")
+        text += W("pitfalls.compile_vs_run.compile_dominates")
     else:
-        text += W("pitfalls.compile_vs_run.text_4")
+        text += W("pitfalls.compile_vs_run.cold_run_dominates")
     return text
 
 
@@ -49,18 +49,18 @@ def one_shape(book, current, env):
            if c.ok and c.record["case"]["impl"] == "tvm" and c.record["case"]["threads"] == threads]
     shapes = sorted({_shape(c) for c in fam}, key=lambda s: s[0] * s[1] * s[2])
     if len(shapes) < 2:
-        return W("pitfalls.one_shape.text_2")
+        return W("pitfalls.one_shape.single_shape")
     flops = {s: s[0] * s[1] * s[2] for s in shapes}
     a, b = min(zip(shapes, shapes[1:]), key=lambda p: flops[p[1]] / flops[p[0]])
     by = {(c.record["case"]["stage"], _shape(c)): c for c in fam}
     pairs = [(st, by[(st, a)], by[(st, b)]) for st in STAGE_ORDER if (st, a) in by and (st, b) in by]
     if not pairs:
-        return W("pitfalls.one_shape.text_3")
+        return W("pitfalls.one_shape.no_common_stage")
     stage, ca, cb = max(pairs, key=lambda p: max(p[1].gflops() / p[2].gflops(), p[2].gflops() / p[1].gflops()))
     gap = max(ca.gflops(), cb.gflops()) / min(ca.gflops(), cb.gflops())
     fast, slow = (ca, cb) if ca.gflops() > cb.gflops() else (cb, ca)
     size = (flops[b] / flops[a] - 1) * 100
-    text = (W("pitfalls.one_shape.text_4", join='×'.join(map(str, a)), join2='×'.join(map(str, b)), size=size, stage=_esc(stage), join3='×'.join(map(str, _shape(fast))), gflops=gflops(book, fast), join4='×'.join(map(str, _shape(slow))), gflops2=gflops(book, slow), times=times(book, fast, 'shape_gap', gap)))
+    text = (W("pitfalls.one_shape.gap", shape_a='×'.join(map(str, a)), shape_b='×'.join(map(str, b)), size=size, stage=_esc(stage), fast_shape='×'.join(map(str, _shape(fast))), fast_gflops=gflops(book, fast), slow_shape='×'.join(map(str, _shape(slow))), slow_gflops=gflops(book, slow), times=times(book, fast, 'shape_gap', gap)))
     turns = []   # a step that speeds one shape up and slows the other down
     steps = [st for st in STAGE_ORDER if st != "autotuned" and (st, a) in by and (st, b) in by]
     for prev, step in zip(steps, steps[1:]):
@@ -68,9 +68,9 @@ def one_shape(book, current, env):
         gb = by[(prev, b)].stat("p50") / by[(step, b)].stat("p50")
         if min(ga, gb) < 1 - NOISE and max(ga, gb) > 1 + NOISE:
             up, down = (a, b) if ga > 1 else (b, a)
-            turns.append(W("pitfalls.one_shape.s5", prev=_esc(prev), step=_esc(step), join='×'.join(map(str, up)), times=times(book, by[step, up], 'speed_vs_previous_stage', max(ga, gb)), join2='×'.join(map(str, down)), times2=times(book, by[step, down], 'speed_vs_previous_stage', min(ga, gb))))
+            turns.append(W("pitfalls.one_shape.turn", prev=_esc(prev), step=_esc(step), up_shape='×'.join(map(str, up)), up_times=times(book, by[step, up], 'speed_vs_previous_stage', max(ga, gb)), down_shape='×'.join(map(str, down)), down_times=times(book, by[step, down], 'speed_vs_previous_stage', min(ga, gb))))
     if turns:
-        text += W("pitfalls.one_shape.s6") + W("common.punct.semicolon").join(turns) + W("common.punct.period")
+        text += W("pitfalls.one_shape.turns_intro") + W("common.punct.semicolon").join(turns) + W("common.punct.period")
     best = {}
     for s in shapes:
         cands = [c for c in fam if _shape(c) == s and c.record["case"]["stage"] != "autotuned"]
@@ -78,10 +78,10 @@ def one_shape(book, current, env):
             best[s] = max(cands, key=lambda c: c.gflops()).record["case"]["stage"]
     names = sorted(set(best.values()))
     if len(names) > 1:
-        text += (W("pitfalls.one_shape.s7") + W("common.punct.semicolon").join(
-            W("pitfalls.one_shape.s8", join='×'.join(map(str, s)), st=_esc(st)) for s, st in best.items()) + W("common.punct.period"))
+        text += (W("pitfalls.one_shape.best_stage_intro") + W("common.punct.semicolon").join(
+            W("pitfalls.one_shape.best_stage", shape='×'.join(map(str, s)), stage=_esc(st)) for s, st in best.items()) + W("common.punct.period"))
     elif names:
-        text += W("pitfalls.one_shape.text_5", best=len(best), names=_esc(names[0]))
+        text += W("pitfalls.one_shape.same_best_stage", best=len(best), names=_esc(names[0]))
     return text
 
 
@@ -93,9 +93,9 @@ def mean_vs_median(book, current):
         return W("pitfalls.mean_vs_median.text")
     top = max(recs, key=lambda c: abs(c.stat("mean") - c.stat("p50")) / c.stat("p50"))
     gap = top.stat("mean") / top.stat("p50")
-    word = W("pitfalls.mean_vs_median.s2") if gap >= 1 else W("pitfalls.mean_vs_median.s3")
-    return (W("pitfalls.mean_vs_median.s4", recs=len(recs), code=_code(top.record['id']), ms=ms(book, top), ms2=ms(book, top, 'mean'), times=times(book, top, 'mean_over_p50', gap), word=word, ms3=ms(book, top, 'min'), ms4=ms(book, top, 'p95'), ms5=ms(book, top, 'max'), fig=fig(book, top, 'n', str(top.stat('n')), 'samples'))
-            + (W("pitfalls.mean_vs_median.s5") if gap >= 1 else W("pitfalls.mean_vs_median.s6")))
+    word = W("pitfalls.mean_vs_median.above") if gap >= 1 else W("pitfalls.mean_vs_median.below")
+    return (W("pitfalls.mean_vs_median.example", recs=len(recs), code=_code(top.record['id']), p50_ms=ms(book, top), mean_ms=ms(book, top, 'mean'), times=times(book, top, 'mean_over_p50', gap), word=word, min_ms=ms(book, top, 'min'), p95_ms=ms(book, top, 'p95'), max_ms=ms(book, top, 'max'), samples=fig(book, top, 'n', str(top.stat('n')), 'samples'))
+            + (W("pitfalls.mean_vs_median.why_above") if gap >= 1 else W("pitfalls.mean_vs_median.why_below")))
 
 
 def layout_conversion(book, current):
@@ -117,18 +117,18 @@ def layout_conversion(book, current):
         else:   # below the profile's cut: at most the time of its last (smallest) entry
             bounded.append((profile[-1]["seconds"] / total, cur, len(profile)))
     if not timed and not bounded:
-        return W("pitfalls.layout_conversion.text_2")
-    text = (W("pitfalls.layout_conversion.text_3", recs=len(recs), timed=len(timed) + len(bounded), join=W("common.punct.enumeration_comma").join((f'{_code(n)}' for n in sorted(names)))))
+        return W("pitfalls.layout_conversion.none_found")
+    text = (W("pitfalls.layout_conversion.found", recs=len(recs), timed=len(timed) + len(bounded), kernels=W("common.punct.enumeration_comma").join((f'{_code(n)}' for n in sorted(names)))))
     if timed:
         share, cur = max(timed, key=lambda t: t[0])
-        text += (W("pitfalls.layout_conversion.text_4", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_share', share)))
+        text += (W("pitfalls.layout_conversion.largest_share", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_share', share)))
     if bounded:
         share, cur, cut = max(bounded, key=lambda t: t[0])
-        text += (W("pitfalls.layout_conversion.text_5", bounded=len(bounded), cut=cut, model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_bound_share', share)))
+        text += (W("pitfalls.layout_conversion.upper_bound", bounded=len(bounded), cut=cut, model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), percent=percent(book, cur, 'layout_bound_share', share)))
     untuned = all(not cur.record["extra"].get("tuned") for _share, cur, *_rest in timed + bounded)
     if untuned:
-        return text + (W("pitfalls.layout_conversion.s6"))
-    return text + W("pitfalls.layout_conversion.s7")
+        return text + (W("pitfalls.layout_conversion.why_untuned"))
+    return text + W("pitfalls.layout_conversion.why_tuned")
 
 
 def _int8_quality(cur):
@@ -147,10 +147,10 @@ def int8_latency_only(book, current):
     if not fam:
         return W("pitfalls.int8_latency_only.text")
     bare = [c for c in fam if not _int8_quality(c)]
-    text = W("pitfalls.int8_latency_only.text_2", fam=len(fam), fam2=len(fam) - len(bare))
+    text = W("pitfalls.int8_latency_only.with_quality", timed=len(fam), with_quality=len(fam) - len(bare))
     if bare:
         ex = bare[0]
-        text += (W("pitfalls.int8_latency_only.text_3", bare=len(bare), code=_code(ex.record['id']), ms=ms(book, ex)))
+        text += (W("pitfalls.int8_latency_only.latency_only", bare=len(bare), code=_code(ex.record['id']), ms=ms(book, ex)))
     text += W("common.punct.period")
     for cur in fam:
         score = cur.record["extra"].get("score") or {}
@@ -158,9 +158,9 @@ def int8_latency_only(book, current):
                 or score.get("fp32_accuracy") is None:
             continue
         drop = (score["fp32_accuracy"] - score["accuracy"]) * 100
-        text += (W("pitfalls.int8_latency_only.s4", model_zh=model_zh(cur.record['case']['model']), ms=ms(book, cur), percent=percent(book, cur, 'accuracy', score['accuracy']), percent2=percent(book, cur, 'fp32_accuracy', score['fp32_accuracy']))
-                 + (W("pitfalls.int8_latency_only.s5", fig=fig(book, cur, 'accuracy_drop_points', f'{drop:.2f}', 'points')) if drop > 0 else
-                    W("pitfalls.int8_latency_only.s6"))
-                 + W("pitfalls.int8_latency_only.s7"))
+        text += (W("pitfalls.int8_latency_only.example_open", model_zh=model_zh(cur.record['case']['model']), ms=ms(book, cur), accuracy=percent(book, cur, 'accuracy', score['accuracy']), fp32_accuracy=percent(book, cur, 'fp32_accuracy', score['fp32_accuracy']))
+                 + (W("pitfalls.int8_latency_only.drop", fig=fig(book, cur, 'accuracy_drop_points', f'{drop:.2f}', 'points')) if drop > 0 else
+                    W("pitfalls.int8_latency_only.no_drop"))
+                 + W("pitfalls.int8_latency_only.example_close"))
         break
     return text

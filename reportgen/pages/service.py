@@ -31,7 +31,7 @@ def cold_table(book, current):
                           times(book, cur, "cold_over_p50", cold / cur.stat("p50"))])
     if not lines:
         return W("service.cold_table.text")
-    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), W("service.cold_table.head_3"), W("service.cold_table.head_4"), W("service.cold_table.head_5"), W("service.cold_table.head_6")], lines)
+    return markdown([W("service.cold_table.head_model"), W("service.cold_table.head_engine"), W("service.cold_table.head_input"), W("service.cold_table.head_cold"), W("service.cold_table.head_steady_p50"), W("service.cold_table.head_cold_vs_warm")], lines)
 
 
 def cold_summary(book, current):
@@ -42,7 +42,7 @@ def cold_summary(book, current):
         return W("service.cold_table.text")
     key = lambda c: c.record["extra"]["cold_seconds"] / c.stat("p50")  # noqa: E731
     hi, lo = max(recs, key=key), min(recs, key=key)
-    return (W("service.cold_summary.text", model_zh=model_zh(hi.record['case']['model']), engine_zh=engine_zh(hi.record['case']['engine']), times=times(book, hi, 'cold_over_p50', key(hi)), model_zh2=model_zh(lo.record['case']['model']), engine_zh2=engine_zh(lo.record['case']['engine']), times2=times(book, lo, 'cold_over_p50', key(lo))))
+    return (W("service.cold_summary.text", model_zh=model_zh(hi.record['case']['model']), engine_zh=engine_zh(hi.record['case']['engine']), times=times(book, hi, 'cold_over_p50', key(hi)), low_model_zh=model_zh(lo.record['case']['model']), low_engine_zh=engine_zh(lo.record['case']['engine']), low_times=times(book, lo, 'cold_over_p50', key(lo))))
 
 
 def tail_summary(book, current):
@@ -52,12 +52,12 @@ def tail_summary(book, current):
         return W("service.cold_table.text")
     widest = max(recs, key=lambda c: c.stat("p99") / c.stat("p50"))
     ns = sorted(c.stat("n") for c in recs)
-    text = (W("service.tail_summary.text", recs=len(recs), model_zh=model_zh(widest.record['case']['model']), engine_zh=engine_zh(widest.record['case']['engine']), ms=ms(book, widest), ms2=ms(book, widest, 'p95'), ms3=ms(book, widest, 'p99'), times=times(book, widest, 'p99_over_p50', widest.stat('p99') / widest.stat('p50'))))
+    text = (W("service.tail_summary.text", recs=len(recs), model_zh=model_zh(widest.record['case']['model']), engine_zh=engine_zh(widest.record['case']['engine']), p50_ms=ms(book, widest), p95_ms=ms(book, widest, 'p95'), p99_ms=ms(book, widest, 'p99'), times=times(book, widest, 'p99_over_p50', widest.stat('p99') / widest.stat('p50'))))
     few = [c for c in recs if c.stat("n") < TAIL_MIN_SAMPLES]
     if few:
-        text += (W("service.tail_summary.text_2", ns=ns[0], ns2=ns[-1], few=len(few), tail_min_samples=TAIL_MIN_SAMPLES))
+        text += (W("service.tail_summary.few_samples", min_n=ns[0], max_n=ns[-1], few=len(few), tail_min_samples=TAIL_MIN_SAMPLES))
     else:
-        text += W("service.tail_summary.text_3", ns=ns[0])
+        text += W("service.tail_summary.enough_samples", min_n=ns[0])
     return text
 
 
@@ -78,8 +78,8 @@ def batching(book, current):
                               times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"))])
     if not lines:
         return W("service.batching.text")
-    return markdown([W("service.cold_table.head_1"), W("service.cold_table.head_2"), "batch", W("service.batching.head_4"), W("service.batching.head_5"), W("service.batching.head_6"),
-                     W("service.batching.head_7")], lines)
+    return markdown([W("service.cold_table.head_model"), W("service.cold_table.head_engine"), "batch", W("service.batching.head_single_p50"), W("service.batching.head_batch_p50"), W("service.batching.head_throughput_gain"),
+                     W("service.batching.head_latency_ratio")], lines)
 
 
 def best_batching(current):
@@ -102,7 +102,7 @@ def batching_summary(book, current):
         return ""   # batching() already says that nothing is measured
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
-    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), times2=times(book, cur, 'call_latency_over_b1', slower)))
+    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), latency_times=times(book, cur, 'call_latency_over_b1', slower)))
 
 
 def amdahl(book, current):
@@ -118,7 +118,7 @@ def amdahl(book, current):
         lines.append([model_zh(cur.record["case"]["model"]), engine_zh(cur.record["case"]["engine"]),
                       _code(top['op']), percent(book, cur, "top_kernel_share", share),
                       times(book, cur, "amdahl_2x_top", 1 / (1 - share / 2))])
-    return markdown([W("service.cold_table.head_1"), W("service.amdahl.head_2"), W("service.amdahl.head_3"), W("service.amdahl.head_4"), W("service.amdahl.head_5")], lines)
+    return markdown([W("service.cold_table.head_model"), W("service.amdahl.head_variant"), W("service.amdahl.head_slowest_kernel"), W("service.amdahl.head_share"), W("service.amdahl.head_speedup_if_twice")], lines)
 
 
 def compile_budget(book, current):
@@ -128,11 +128,11 @@ def compile_budget(book, current):
     if not tvm:
         return W("service.compile_budget.text")
     longest = max(tvm, key=lambda c: c.record["extra"].get("compile_seconds", 0))
-    text = (W("service.compile_budget.text_2", model_zh=model_zh(longest.record['case']['model']), engine_zh=engine_zh(longest.record['case']['engine']), seconds=seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])))
+    text = (W("service.compile_budget.longest_compile", model_zh=model_zh(longest.record['case']['model']), engine_zh=engine_zh(longest.record['case']['engine']), seconds=seconds(book, longest, 'compile_time', longest.record['extra']['compile_seconds'])))
     if tune:
         t = max(tune, key=lambda c: c.record["extra"]["tuning"]["seconds"])
         minutes = fmt_number(t.record["extra"]["tuning"]["seconds"] / 60, "min") + " min"
-        text += (W("service.compile_budget.text_3", model_zh=model_zh(t.record['case']['model']), fig=fig(book, t, 'tuning_min', minutes, 'min')))
+        text += (W("service.compile_budget.tuning_time", model_zh=model_zh(t.record['case']['model']), fig=fig(book, t, 'tuning_min', minutes, 'min')))
     else:
-        text += W("service.compile_budget.text_4")
+        text += W("service.compile_budget.no_tuning")
     return text

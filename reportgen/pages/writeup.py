@@ -33,7 +33,7 @@ def chain_facts(book, current, env):
     version = env.get("tvm_version", "?") if env else "?"
     target = _target_dict(e.get("target"))
     where = W("common.punct.comma").join(f"{k}={v}" for k, v in target.items() if k in ("kind", "mcpu", "num-cores"))
-    return (W("writeup.chain_facts.text_2", model_zh=model_zh(model), version=_esc(version), where=_esc(where), seconds=seconds(book, cur, 'import_time', e['import_seconds']), seconds2=seconds(book, cur, 'compile_time', e['compile_seconds']), kernels=kernels, calls=calls, seconds3=seconds(book, cur, 'cold_time', e['cold_seconds']), ms=ms(book, cur)))
+    return (W("writeup.chain_facts.example", model_zh=model_zh(model), version=_esc(version), where=_esc(where), import_seconds=seconds(book, cur, 'import_time', e['import_seconds']), compile_seconds=seconds(book, cur, 'compile_time', e['compile_seconds']), kernels=kernels, calls=calls, cold_seconds=seconds(book, cur, 'cold_time', e['cold_seconds']), ms=ms(book, cur)))
 
 
 def migration_summary(book, current, env):
@@ -43,10 +43,10 @@ def migration_summary(book, current, env):
         return W("writeup.migration_summary.text")
     resolved = [c for c in rows if c.ok]
     version = _esc(env.get("tvm_version", "?")) if env else "?"
-    text = (W("writeup.migration_summary.text_2", rows=len(rows), version=version, resolved=len(resolved), link=book.link('graph.md#migration', W("writeup.migration_summary.s4"))))
+    text = (W("writeup.migration_summary.resolved", rows=len(rows), version=version, resolved=len(resolved), link=book.link('graph.md#migration', W("writeup.migration_summary.link_label"))))
     failed = [c for c in rows if not c.ok]
     if failed:
-        text += W("writeup.migration_summary.s3") + W("common.punct.enumeration_comma").join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
+        text += W("writeup.migration_summary.unverified_open") + W("common.punct.enumeration_comma").join(f"{_code(c.record['extra'].get('old_api', c.record['id']))}" for c in failed)
     return text + W("common.punct.period")
 
 
@@ -60,9 +60,9 @@ def evidence_summary(book, current, runs, results_dir=None):
     failed = [c for c in current.values() if not c.ok]
     fewest = min((c for c in timed if c.ok), key=lambda c: c.stat("n"), default=None)
     checked = sum(1 for c in current.values() if c.record["check"].get("passed"))
-    text = (W("writeup.evidence_summary.text_2", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
+    text = (W("writeup.evidence_summary.counts", current=len(current), used=len(used), runs=len(runs), checked=checked, failed=len(failed)))
     if fewest is not None:
-        text += (W("writeup.evidence_summary.text_3", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
+        text += (W("writeup.evidence_summary.fewest_samples", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
     if results_dir is not None:
         count, missing = evidence.gaps(results_dir, current)
         text += W("writeup.evidence_summary.lines_print_figure", timed=count, cited=count - len(missing))
@@ -113,14 +113,14 @@ def targets(current, measured=True):
 def platform_facts(book, current, env):
     """What this retest can say about CPU and GPU, from the targets of the current records (seed §22b)."""
     kinds = targets(current)
-    where = W("common.punct.enumeration_comma").join(W("writeup.platform_facts.s1", code=_code(k), v=v) for k, v in sorted(kinds.items())) or W("writeup.platform_facts.s2")
+    where = W("common.punct.enumeration_comma").join(W("writeup.platform_facts.kind_count", code=_code(k), v=v) for k, v in sorted(kinds.items())) or W("writeup.platform_facts.none")
     text = W("writeup.platform_facts.text", where=where)
     if any(k in GPU_KINDS for k in kinds):
-        text += W("writeup.platform_facts.text_2")
+        text += W("writeup.platform_facts.gpu_included")
     else:
-        text += W("writeup.platform_facts.text_3")
+        text += W("writeup.platform_facts.cpu_only")
     if env:
-        text += (W("writeup.platform_facts.text_4", cpu_model=_esc(env['cpu_model']), logical_cores=env['logical_cores'], join=_esc(W("common.punct.enumeration_comma").join(env['simd_flags']))))
+        text += (W("writeup.platform_facts.cpu", cpu_model=_esc(env['cpu_model']), logical_cores=env['logical_cores'], simd_flags=_esc(W("common.punct.enumeration_comma").join(env['simd_flags']))))
     return text
 
 
@@ -132,8 +132,8 @@ def gpu_status(book, current):
         return (W("writeup.gpu_status.text", done=len(done), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in done}))))
     if gpu:
         reason = next((c.record.get("error") for c in gpu if c.record.get("error")), "")
-        return (W("writeup.gpu_status.text_2", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), reason=_esc(reason) or W("writeup.gpu_status.s4")))
-    return (W("writeup.gpu_status.text_3"))
+        return (W("writeup.gpu_status.gpu_without_results", gpu=len(gpu), join=W("common.punct.enumeration_comma").join(sorted({_esc(_kind(c)) for c in gpu})), reason=_esc(reason) or W("writeup.gpu_status.no_gpu")))
+    return (W("writeup.gpu_status.no_gpu_cases"))
 
 
 def remote_status(current):
@@ -143,7 +143,7 @@ def remote_status(current):
         return W("writeup.remote_status.text")
     keys = sorted({c.record["case"]["via"][4:] for c in remote})
     ok_n = sum(c.ok for c in remote)
-    return (W("writeup.remote_status.text_2", remote=len(remote), join=W("common.punct.enumeration_comma").join((f'{_code(k)}' for k in keys)), ok_n=ok_n))
+    return (W("writeup.remote_status.remote", remote=len(remote), join=W("common.punct.enumeration_comma").join((f'{_code(k)}' for k in keys)), ok_n=ok_n))
 
 
 def thread_pair(book, current, env):
@@ -152,11 +152,11 @@ def thread_pair(book, current, env):
         return W("writeup.thread_pair.text")
     one, many = gemm(current, "parallel", threads=1), gemm(current, "parallel", env=env)
     if not (ok(one) and ok(many)):
-        return W("writeup.thread_pair.text_2")
+        return W("writeup.thread_pair.missing")
     speed = one.stat("p50") / many.stat("p50")
     cores = env["logical_cores"]
-    verdict = W("writeup.thread_pair.s3") if speed >= 0.9 * cores else W("writeup.thread_pair.s4")
-    return (W("writeup.thread_pair.text_3", ms=ms(book, one), cores=cores, ms2=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
+    verdict = W("writeup.thread_pair.near_linear") if speed >= 0.9 * cores else W("writeup.thread_pair.below_linear")
+    return (W("writeup.thread_pair.speedup", single_ms=ms(book, one), cores=cores, multi_ms=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
 
 
 def roadmap(book, current, env):
@@ -169,24 +169,24 @@ def roadmap(book, current, env):
                              f"{best.stat('p50') / tuned.stat('p50'):.2f}×", "×", tuned)
         trials = book.current(f"{tuned.record['id']}#trials", str(tuned.record["extra"].get("trials_done")),
                               "trials", tuned)
-        route1 = W("writeup.roadmap.route1", trials=trials, speed=speed)
+        route1 = W("writeup.roadmap.tuning_state", trials=trials, speed=speed)
     else:
-        route1 = W("writeup.roadmap.route1_2")
+        route1 = W("writeup.roadmap.tuning_none")
     tune = [c for c in merge.family(current, "e2e_tune").values() if ok(c)]
-    route1 += W("writeup.roadmap.s3", tune=len(tune)) if tune else W("writeup.roadmap.s4")
+    route1 += W("writeup.roadmap.network_tuning", tune=len(tune)) if tune else W("writeup.roadmap.network_tuning_none")
     graph = [c for c in merge.family(current, "graph").values() if c.record["case"].get("pass") == "FuseTIR"]
-    route2 = (W("writeup.roadmap.s5", graph=len(graph))
-              if graph else W("writeup.roadmap.s6"))
+    route2 = (W("writeup.roadmap.fusion_state", graph=len(graph))
+              if graph else W("writeup.roadmap.fusion_none"))
     int8 = merge.family(current, "int8")
-    route3 = W("writeup.roadmap.s7", int8=len(int8)) if int8 else W("writeup.roadmap.s8")
+    route3 = W("writeup.roadmap.precision_state", records=len(int8)) if int8 else W("writeup.roadmap.precision_none")
     models = e2e_models(current)
     batches = sorted({c.record["case"].get("batch", 1) for c in merge.family(current, "e2e").values()})
-    route4 = (W("writeup.roadmap.s9", models=len(models), join=W("common.punct.enumeration_comma").join(map(str, batches))) if models else W("writeup.roadmap.s10"))
-    rows = [[W("writeup.roadmap.s11"), route1, W("writeup.roadmap.s12")],
-            [W("writeup.roadmap.s13"), route2, W("writeup.roadmap.s14")],
-            [W("writeup.roadmap.s15"), route3, W("writeup.roadmap.s16")],
-            [W("writeup.roadmap.s17"), route4, W("writeup.roadmap.s18")]]
-    return markdown([W("writeup.roadmap.head_1"), W("writeup.roadmap.head_2"), W("writeup.roadmap.head_3")], rows)
+    route4 = (W("writeup.roadmap.deployment_state", models=len(models), batches=W("common.punct.enumeration_comma").join(map(str, batches))) if models else W("writeup.roadmap.deployment_none"))
+    rows = [[W("writeup.roadmap.tuning_route"), route1, W("writeup.roadmap.tuning_next")],
+            [W("writeup.roadmap.fusion_route"), route2, W("writeup.roadmap.fusion_next")],
+            [W("writeup.roadmap.precision_route"), route3, W("writeup.roadmap.precision_next")],
+            [W("writeup.roadmap.deployment_route"), route4, W("writeup.roadmap.deployment_next")]]
+    return markdown([W("writeup.roadmap.head_route"), W("writeup.roadmap.head_state"), W("writeup.roadmap.head_next")], rows)
 
 
 def tvm_vs_framework(book, current, peers=False):
@@ -204,11 +204,11 @@ def tvm_vs_framework(book, current, peers=False):
     ratio, cur = max(pairs, key=lambda p: p[0])
     where = W("writeup.tvm_vs_framework.where", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']))
     if ratio > 1:
-        why = (W("writeup.tvm_vs_framework.s3") if not cur.record["extra"].get("tuned")
-               else W("writeup.tvm_vs_framework.s4"))
-        text = W("writeup.tvm_vs_framework.text_2", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
+        why = (W("writeup.tvm_vs_framework.why_untuned") if not cur.record["extra"].get("tuned")
+               else W("writeup.tvm_vs_framework.why_tuned"))
+        text = W("writeup.tvm_vs_framework.counterexample", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
     else:
-        text = (W("writeup.tvm_vs_framework.text_3", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
+        text = (W("writeup.tvm_vs_framework.never_slower", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
     if peers:
         rows = []
         for model in e2e_models(current):
@@ -219,8 +219,8 @@ def tvm_vs_framework(book, current, peers=False):
                     rows.append(peer.stat("p50") / tf.stat("p50"))
         if rows:
             faster = sum(r < 1 for r in rows)
-            text += (W("writeup.tvm_vs_framework.s7", rows=len(rows), faster=faster) if faster else
-                     W("writeup.tvm_vs_framework.s8", rows=len(rows)))
+            text += (W("writeup.tvm_vs_framework.peers_faster", rows=len(rows), faster=faster) if faster else
+                     W("writeup.tvm_vs_framework.peers_not_faster", rows=len(rows)))
     return text
 
 
@@ -252,7 +252,7 @@ def historical_code(code, snippet_id, book, today=None, root=None):
         raise KeyError(f"archive/code.yaml: no snippet {snippet_id!r}")
     body = "\n".join("    " + line if line else "" for line in snip["text"].rstrip("\n").split("\n"))
     current = (today or {}).get(snippet_id)
-    return (W("writeup.historical_code.s1", seed_section=snip['seed_section'], title=_esc(snip['title']), get=_esc(snip.get('note', DEFAULT_NOTE)), link=book.link(snip['today'], W("writeup.historical_code.s2")), lang=snip['lang'], body=body)
+    return (W("writeup.historical_code.block", seed_section=snip['seed_section'], title=_esc(snip['title']), note=_esc(snip.get('note', DEFAULT_NOTE)), link=book.link(snip['today'], W("writeup.historical_code.today_label")), lang=snip['lang'], body=body)
             + (f"\n{current_code(root, current, book)}" if current else ""))
 
 

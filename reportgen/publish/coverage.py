@@ -84,17 +84,17 @@ def _site_checks(need, texts, numbers, tables):
     """Requirements met anywhere on the site: code, formulas, archived figures."""
     reasons = []
     squashed = None
-    for kind, label in (("snippets", W("coverage.site_checks.s1")), ("formulas", W("coverage.site_checks.s2"))):
+    for kind, label in (("snippets", W("coverage.site_checks.snippets_label")), ("formulas", W("coverage.site_checks.formulas_label"))):
         wanted = need.get(kind) or {}
         if wanted:
             squashed = squashed if squashed is not None else [_squash(t) for t in texts.values()]
             missing = [k for k, text in wanted.items() if not any(_squash(text) in t for t in squashed)]
             if missing:
-                reasons.append(W("coverage.site_checks.s3", label=label, wanted=len(wanted) - len(missing), wanted2=len(wanted), join=', '.join(missing)))
+                reasons.append(W("coverage.site_checks.missing_on_site", label=label, found=len(wanted) - len(missing), wanted=len(wanted), missing=', '.join(missing)))
     if need.get("archived") == "all":
         missing = archived_missing(numbers, tables)
         if missing:
-            reasons.append(W("coverage.site_checks.s4", missing=len(missing)))
+            reasons.append(W("coverage.site_checks.archived_missing", missing=len(missing)))
     return reasons
 
 
@@ -115,48 +115,48 @@ def evaluate(items, pages_html, numbers, tables, content=None):
         html_text = pages_html.get(page)
         reasons = []
         if html_text is None:
-            results.append(Result(item, False, [W("coverage.evaluate.s1", page=page)]))
+            results.append(Result(item, False, [W("coverage.evaluate.no_page", page=page)]))
             continue
         if f'id="{item["anchor"]}"' not in html_text:
-            reasons.append(W("coverage.evaluate.s2", anchor=item['anchor']))
+            reasons.append(W("coverage.evaluate.no_anchor", anchor=item['anchor']))
         text = texts[page]
         shown = {e["id"] for e in by_page.get(page, [])}
         need = item["require"]
         for term in need.get("terms", []):
             if term not in text:
-                reasons.append(W("coverage.evaluate.s3", term=term))
+                reasons.append(W("coverage.evaluate.no_term", term=term))
         for table_id in need.get("tables", []):
             missing = [c.id for c in tables[table_id].figures() if c.id not in shown]
             if missing:
-                reasons.append(W("coverage.evaluate.s4", table_id=table_id, missing=len(missing)))
+                reasons.append(W("coverage.evaluate.table_missing", table_id=table_id, missing=len(missing)))
         families = need.get("current") or []
         for family in [families] if isinstance(families, str) else families:
             if not any(e["kind"] == "current" and e["record"].startswith(family + "/")
                        for e in by_page.get(page, [])):
-                reasons.append(W("coverage.evaluate.s5", family=family))
+                reasons.append(W("coverage.evaluate.no_current", family=family))
         for other, terms in (need.get("elsewhere") or {}).items():
             missing = [t for t in terms if t not in texts.get(other, "")]
             if missing:
-                reasons.append(W("coverage.evaluate.s6", other=other, join=W("common.punct.enumeration_comma").join((f'“{t}”' for t in missing))))
+                reasons.append(W("coverage.evaluate.elsewhere_missing", other=other, join=W("common.punct.enumeration_comma").join((f'“{t}”' for t in missing))))
         reasons += _site_checks(need, texts, numbers, tables)
         wanted = need.get("conclusions") or []
         if wanted:
             found = dict(_VERDICT.findall(html_text))
             missing = [c for c in wanted if c not in found]
             if missing:
-                reasons.append(W("coverage.evaluate.s7", wanted=len(wanted) - len(missing), wanted2=len(wanted), join=', '.join(missing)))
+                reasons.append(W("coverage.evaluate.conclusions_missing", found=len(wanted) - len(missing), wanted=len(wanted), missing=', '.join(missing)))
         for pid in need.get("passages") or []:
             res = by_passage.get(pid)
             if res is None:
-                reasons.append(W("coverage.evaluate.s8", pid=pid))
+                reasons.append(W("coverage.evaluate.no_passage", pid=pid))
             elif not res.covered:
-                reasons.append(W("coverage.evaluate.s9", pid=pid, join=W("common.punct.semicolon").join(res.reasons)))
+                reasons.append(W("coverage.evaluate.passage_not_kept", pid=pid, join=W("common.punct.semicolon").join(res.reasons)))
         if need.get("ratio"):
             ratio = ratio_results.get(need["ratio"])
             if ratio is None:
-                reasons.append(W("coverage.evaluate.s10", ratio=need['ratio']))
+                reasons.append(W("coverage.evaluate.unknown_ratio", ratio=need['ratio']))
             elif not ratio["met"]:
-                reasons.append(W("coverage.evaluate.s11", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing'])))
+                reasons.append(W("coverage.evaluate.ratio_below", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing'])))
         results.append(Result(item, not reasons, reasons))
     return results
 
@@ -176,22 +176,22 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
     results = []
     for p in content.get("passages", []):
         if "dropped" in p:
-            results.append(Result(p, False, [W("coverage.evaluate_content.s1", dropped=p['dropped'])]))
+            results.append(Result(p, False, [W("coverage.evaluate_content.dropped", dropped=p['dropped'])]))
             continue
         page, reasons = p["page"], []
         html_text = pages_html.get(page)
         if html_text is None:
-            results.append(Result(p, False, [W("coverage.evaluate.s1", page=page)]))
+            results.append(Result(p, False, [W("coverage.evaluate.no_page", page=page)]))
             continue
         if p.get("anchor") and f'id="{p["anchor"]}"' not in html_text:
-            reasons.append(W("coverage.evaluate.s2", anchor=p['anchor']))
+            reasons.append(W("coverage.evaluate.no_anchor", anchor=p['anchor']))
         scope = texts[page]
         if p.get("anchor"):     # the key facts must be in the anchored section, not anywhere on the page
             scope = page_text(section_html(html_text, p["anchor"]))
         missing = [f for f in p.get("facts", []) if f not in scope]
         if missing:
             where = f"{page}#{p['anchor']}" if p.get("anchor") else page
-            reasons.append(W("coverage.evaluate_content.s2", where=where, join=W("common.punct.enumeration_comma").join((f'“{f}”' for f in missing))))
+            reasons.append(W("coverage.evaluate_content.no_point", where=where, join=W("common.punct.enumeration_comma").join((f'“{f}”' for f in missing))))
         wanted, words = [], []
         for fig in p.get("figures", []):
             if fig in tables:      # a whole table: its figures through the archive, its text cells as text
@@ -202,17 +202,17 @@ def evaluate_content(content, pages_html, numbers, tables, code, root):
                 wanted.append(fig)
         missing = [f for f in wanted if f not in shown.get(page, set())]
         if missing:
-            reasons.append(W("coverage.evaluate_content.s3", page=page, join=', '.join(missing)))
+            reasons.append(W("coverage.evaluate_content.no_figure", page=page, join=', '.join(missing)))
         missing = [w for w in words if w not in texts[page]]
         if missing:
-            reasons.append(W("coverage.evaluate_content.s4", page=page, join=W("common.punct.enumeration_comma").join((f'“{w}”' for w in missing))))
+            reasons.append(W("coverage.evaluate_content.no_table_text", page=page, join=W("common.punct.enumeration_comma").join((f'“{w}”' for w in missing))))
         if "snippet" in p and _squash(snippets.get(p["snippet"], "\0")) not in squashed[page]:
-            reasons.append(W("coverage.evaluate_content.s5", page=page, snippet=p['snippet']))
+            reasons.append(W("coverage.evaluate_content.no_snippet", page=page, snippet=p['snippet']))
         if "formula" in p and _squash(formulas.get(p["formula"], "\0")) not in squashed[page]:
-            reasons.append(W("coverage.evaluate_content.s6", page=page, formula=p['formula']))
+            reasons.append(W("coverage.evaluate_content.no_formula", page=page, formula=p['formula']))
         for cid in [p["conclusion"]] if isinstance(p.get("conclusion"), str) else p.get("conclusion", []):
             if f'data-conclusion="{cid}"' not in html_text:
-                reasons.append(W("coverage.evaluate_content.s7", page=page, cid=cid))
+                reasons.append(W("coverage.evaluate_content.no_conclusion", page=page, cid=cid))
         results.append(Result(p, not reasons, reasons))
     return results
 
@@ -245,13 +245,13 @@ def evaluate_today(content, pages_html, root):
         try:
             body = _squash(seed.snippet_file(root, p["today"]))
         except OSError as exc:
-            out[p["id"]] = [W("coverage.evaluate_today.s1", today=p['today'], exc=exc)]
+            out[p["id"]] = [W("coverage.evaluate_today.unreadable", today=p['today'], exc=exc)]
             continue
         block = _today_block(pages_html.get(p["page"], ""), p["today"])
         if block is None or body not in _squash(page_text(block)):
-            reasons.append(W("coverage.evaluate_today.s2", page=p['page'], today=p['today']))
+            reasons.append(W("coverage.evaluate_today.not_whole", page=p['page'], today=p['today']))
         elif not any(label in page_text(block) for label in seed.LABELS):
-            reasons.append(W("coverage.evaluate_today.s3", page=p['page'], today=p['today']))
+            reasons.append(W("coverage.evaluate_today.not_labelled", page=p['page'], today=p['today']))
         out[p["id"]] = reasons
     return out
 
@@ -286,7 +286,7 @@ def _ratio(key, rule, kept, total, missing):
     value = kept / total if total else 1.0
     low, high = rule.get("min", 0.0), rule.get("max")
     met = value + 1e-12 >= low
-    rule_text = f"≥ {low:.0%}" if high is None else W("coverage.ratio.s1", low=low, high=high)
+    rule_text = f"≥ {low:.0%}" if high is None else W("coverage.ratio.range", low=low, high=high)
     return {"key": key, "label": rule.get("label", key), "rule": rule.get("rule", ""), "rule_text": rule_text,
             "kept": kept, "total": total, "value": value, "text": f"{kept}/{total} = {value:.1%}", "met": met,
             "above_max": high is not None and value > high + 1e-12, "missing": missing}
@@ -307,7 +307,7 @@ def content_problems(results, today, ratio_results):
     for key, ratio in ratio_results.items():
         rows.append({"id": f"ratio.{key}", "page": "coverage.md", "anchor": "ratios", "covered": ratio["met"],
                      "reasons": [] if ratio["met"] else
-                     [W("coverage.content_problems.s1", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing']))]})
+                     [W("coverage.content_problems.ratio_below", label=ratio['label'], text=ratio['text'], rule_text=ratio['rule_text'], join=', '.join(ratio['missing']))]})
     return rows
 
 

@@ -155,9 +155,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
         pages = [{family: f"provenance/{family}.md"} for family in self.data.families()]
-        pages += [{W("plugin.on_config.s1", mid=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
+        pages += [{W("plugin.on_config.machine_title", machine=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
         if pages and config.nav is not None:
-            config.nav.append({W("plugin.on_config.s2"): pages})
+            config.nav.append({W("plugin.on_config.nav_provenance"): pages})
         # every page's footer names the code and the machine it was built from (the commit's own
         # date, not the clock: two builds of one commit stay byte-identical)
         config["copyright"] = W("plugin.footer.text", commit=html.escape(self.code_version["commit"][:10]),
@@ -194,10 +194,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                     entries.update(src.records())
             # another machine's cells link their cited log lines, not whole logs: the site stays
             # the same size per machine however long its logs grow
-            content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.s1", mid=mid),
+            content = UNSEARCHED + GENERATED + "\n" + provenance.page(self.data.results_dir, W("plugin.on_config.machine_title", machine=mid),
                                                                       entries, full_log=False)
             files.append(File.generated(config, machines.provenance_page(mid), content=content))
-        files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.s1")))
+        files.append(File.generated(config, COVERAGE_PAGE, content=GENERATED + W("plugin.on_files.coverage_stub")))
         for name, spec in self.data.specs.items():
             files.append(File.generated(config, f"assets/charts/{name}.svg", content=charts.svg(spec)))
             files.append(File.generated(config, f"assets/charts/{name}.print.svg",
@@ -371,21 +371,21 @@ STATUS_ZH = {True: W("plugin.status_zh.true"), False: W("plugin.status_zh.false"
 
 def coverage_markdown(results, missing_figures, rules, pages_html, content=None):
     done = sum(r.covered for r in results)
-    lines = [GENERATED, W("plugin.coverage_markdown.s1"), "",
-             W("plugin.coverage_markdown.s2"), "",
-             W("plugin.coverage_markdown.s3", done=done, results=len(results)), "",
-             W("plugin.coverage_markdown.s4"), "|---|---|---|---|---|---|"]
+    lines = [GENERATED, W("plugin.coverage_markdown.title"), "",
+             W("plugin.coverage_markdown.intro"), "",
+             W("plugin.coverage_markdown.done_count", done=done, results=len(results)), "",
+             W("plugin.coverage_markdown.table_head"), "|---|---|---|---|---|---|"]
     for r in results:
         item = r.item
         where = f"{item['page']}#{item['anchor']}"
         if f'id="{item["anchor"]}"' in pages_html.get(item["page"], ""):
             where = f"[{where}]({where})"
-        lines.append(W("plugin.coverage_markdown.s5", get=ARTICLE_ZH.get(item['article'], item['article']), content=item['content'], join=W("plugin.coverage_markdown.s11").join(item['seed_sections']), where=where, status_zh=STATUS_ZH[r.covered], join2=W("common.punct.semicolon").join(r.reasons) or '—'))
-    lines += ["", W("plugin.coverage_markdown.s6"), "", W("plugin.coverage_markdown.s7"), "|---|---|---|"]
+        lines.append(W("plugin.coverage_markdown.row", article=ARTICLE_ZH.get(item['article'], item['article']), content=item['content'], sections=W("plugin.coverage_markdown.section_separator").join(item['seed_sections']), where=where, status_zh=STATUS_ZH[r.covered], missing=W("common.punct.semicolon").join(r.reasons) or '—'))
+    lines += ["", W("plugin.coverage_markdown.rules_title"), "", W("plugin.coverage_markdown.rules_head"), "|---|---|---|"]
     for rule in rules:
         if rule["check"] == "every_archived_figure_on_a_page":
-            result = W("plugin.coverage_markdown.s8") if not missing_figures else \
-                W("plugin.coverage_markdown.s9", missing_figures=len(missing_figures), join=', '.join(missing_figures[:10]))
+            result = W("plugin.coverage_markdown.all_figures_shown") if not missing_figures else \
+                W("plugin.coverage_markdown.figures_missing", missing_figures=len(missing_figures), figures=', '.join(missing_figures[:10]))
         else:
             result = W("plugin.coverage_markdown.result")
         lines.append(f"| {rule['rule']} | {rule['check']} | {result} |")
@@ -396,28 +396,28 @@ def coverage_markdown(results, missing_figures, rules, pages_html, content=None)
 
 def content_markdown(passages, today, ratios):
     """§34's ratios beside each rule, then every passage of the seed and where it lives."""
-    lines = ["", W("plugin.content_markdown.s1"), "",
-             W("plugin.content_markdown.s2"), "",
-             W("plugin.content_markdown.s3"), "|---|---|---|---|"]
+    lines = ["", W("plugin.content_markdown.ratios_title"), "",
+             W("plugin.content_markdown.ratios_intro"), "",
+             W("plugin.content_markdown.ratios_head"), "|---|---|---|---|"]
     for ratio in ratios.values():
         if not ratio["met"]:
-            state = W("plugin.content_markdown.state", rule_text=ratio['rule_text'])
+            state = W("plugin.content_markdown.state_unmet", rule_text=ratio['rule_text'])
         elif ratio["above_max"]:
-            state = W("plugin.content_markdown.state_2", rule_text=ratio['rule_text'])
+            state = W("plugin.content_markdown.state_above_max", rule_text=ratio['rule_text'])
         else:
-            state = W("plugin.content_markdown.state_3", rule_text=ratio['rule_text'])
+            state = W("plugin.content_markdown.state_met", rule_text=ratio['rule_text'])
         lines.append(f"| {ratio['rule'] or ratio['label']} | {ratio['text']} | {state} | "
                      f"{', '.join(ratio['missing']) or '—'} |")
-    lines += ["", W("plugin.content_markdown.s7"), "", W("plugin.content_markdown.s8"), "|---|---|---|---|---|"]
+    lines += ["", W("plugin.content_markdown.passages_title"), "", W("plugin.content_markdown.passages_head"), "|---|---|---|---|---|"]
     for r in passages:
         item = r.item
         where = (f"{item['page']}#{item['anchor']}" if item.get("anchor") else item.get("page", "—"))
         if "dropped" in item:
-            state, why = W("plugin.content_markdown.s9"), item["dropped"]
+            state, why = W("plugin.content_markdown.dropped"), item["dropped"]
         else:
             extra = today.get(item["id"]) if item["kind"] == "code" else []
             ok = r.covered and not extra
-            state = STATUS_ZH[ok].replace(W("plugin.content_markdown.s10"), W("plugin.content_markdown.s11"))
-            why = W("common.punct.semicolon").join(r.reasons + (extra or [])) or (W("plugin.content_markdown.s12") + item["today"] + "`" if "today" in item else "—")
+            state = STATUS_ZH[ok].replace(W("plugin.content_markdown.covered_word"), W("plugin.content_markdown.kept_word"))
+            why = W("common.punct.semicolon").join(r.reasons + (extra or [])) or (W("plugin.content_markdown.today_open") + item["today"] + "`" if "today" in item else "—")
         lines.append(f"| {item['id']} | {seed.KINDS[item['kind']]} | {where} | {state} | {why} |")
     return lines

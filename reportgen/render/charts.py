@@ -9,18 +9,18 @@ from reportgen.data.queries import tvm_main_shape
 from reportgen.render.labels import E2E_ENGINES, INT8_ENGINES, SPACE_ZH, STAGES, case_label, engine_zh, model_zh, stage_zh
 from reportgen.data.words import W
 
-THREADS_ZH = {1: W("charts.threads_zh.v_1")}
+THREADS_ZH = {1: W("charts.threads_zh.one_thread")}
 
 
 def _threads_label(threads):
-    return THREADS_ZH.get(threads, W("charts.threads_label.s1", threads=threads))
+    return THREADS_ZH.get(threads, W("charts.threads_label.n_threads", threads=threads))
 
 
 def numpy_gflops_rows(table, current, env):
     """Long-form rows: historical §21 and current NumPy GFLOPS per size."""
     rows = []
     for row in table.rows:
-        threads_hist = W("charts.threads_zh.v_1") if row["join"]["threads"] == 1 else W("charts.numpy_gflops_rows.s1")
+        threads_hist = W("charts.threads_zh.one_thread") if row["join"]["threads"] == 1 else W("charts.numpy_gflops_rows.history_threads")
         for col in table.columns:
             if col["key"].isdigit():
                 rows.append({"n": int(col["key"]), "gflops": row["cells"][col["key"]].value,
@@ -31,7 +31,7 @@ def numpy_gflops_rows(table, current, env):
             case = cur.record["case"]
             rows.append({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
                          "threads": _threads_label(case["threads"]),
-                         "series": W("charts.numpy_gflops_rows.series_2", blas_env=W("charts.numpy_gflops_rows.s4") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.s5"))})
+                         "series": W("charts.numpy_gflops_rows.series_current", blas_env=W("charts.numpy_gflops_rows.blas_configured") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.blas_best"))})
     return rows
 
 
@@ -45,22 +45,22 @@ def peak_rows(current):
             theo = cur.record["extra"].get("theoretical")
             if theo:
                 rows.append({"dtype": case["dtype"], "gflops": theo["gflops"],
-                             "label": W("charts.peak_rows.label_2", threads_label=_threads_label(case['threads']))})
+                             "label": W("charts.peak_rows.label_theoretical", threads_label=_threads_label(case['threads']))})
     return rows
 
 
 def numpy_gflops(table, current, env):
     data = alt.Data(values=numpy_gflops_rows(table, current, env))
     base = alt.Chart().encode(  # data goes to the facet, or every panel would show every dtype
-        x=alt.X("n:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.title")),
-        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.title_2")),
-        color=alt.Color("series:N", title=W("charts.numpy_gflops.title_3")),
-        strokeDash=alt.StrokeDash("threads:N", title=W("charts.numpy_gflops.title_4")),
+        x=alt.X("n:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.x")),
+        y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title=W("charts.numpy_gflops.y")),
+        color=alt.Color("series:N", title=W("charts.numpy_gflops.color")),
+        strokeDash=alt.StrokeDash("threads:N", title=W("charts.numpy_gflops.dash")),
         tooltip=["series:N", "threads:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")])
     chart = (base.mark_line(point=True)
              .properties(width=300, height=240)
              .facet(column=alt.Column("dtype:N", title=None), data=data))
-    return chart.properties(title=W("charts.numpy_gflops.title_5"))
+    return chart.properties(title=W("charts.numpy_gflops.title"))
 
 
 def roofline(table, current, env):
@@ -82,9 +82,9 @@ def roofline(table, current, env):
     rows = points + [dict(r, kind="ceiling") for r in peak_rows(current)]
     data = alt.Data(values=rows)
     dots = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("ai:Q", scale=alt.Scale(type="log"), title=W("charts.roofline.title")),
+        x=alt.X("ai:Q", scale=alt.Scale(type="log"), title=W("charts.roofline.x")),
         y=alt.Y("gflops:Q", scale=alt.Scale(type="log"), title="GFLOPS"),
-        color=alt.Color("label:N", title=W("charts.roofline.title_2")),
+        color=alt.Color("label:N", title=W("charts.roofline.series_legend")),
         tooltip=["label:N", "n:Q", alt.Tooltip("gflops:Q", format=".1f")]
     ).transform_filter("datum.kind != 'ceiling'")
     rules = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
@@ -93,7 +93,7 @@ def roofline(table, current, env):
     ).transform_filter("datum.kind == 'ceiling'")
     return (alt.layer(dots, rules, data=data).properties(width=300, height=260)
             .facet(column=alt.Column("dtype:N", title=None))
-            .properties(title=W("charts.roofline.title_3")))
+            .properties(title=W("charts.roofline.title")))
 
 
 def tvm_stage_rows(table, current, shape):
@@ -105,7 +105,7 @@ def tvm_stage_rows(table, current, shape):
         for cur in merge.family(current, "gemm_tvm").values():
             case = cur.record["case"]
             if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
-                who = "TVM" if case["impl"] == "tvm" else W("charts.tvm_stage_rows.s1")
+                who = "TVM" if case["impl"] == "tvm" else W("charts.tvm_stage_rows.numpy_configured")
                 rows.append({"stage": case["stage"], "label": stage_zh(case["stage"]), "ms": cur.stat("p50") * 1e3,
                              "series": W("charts.tvm_stage_rows.series", who=who, threads_label=_threads_label(case['threads']))})
     return rows
@@ -114,11 +114,11 @@ def tvm_stage_rows(table, current, shape):
 def tvm_stages(tables, current, env):
     shape = tvm_main_shape(current)
     data = alt.Data(values=tvm_stage_rows(tables["s23_tvm_stages"], current, shape))
-    title = W("charts.tvm_stages.s1") + (W("charts.tvm_stages.s2", shape=shape[0], shape2=shape[1], shape3=shape[2]) if shape else "")
+    title = W("charts.tvm_stages.title") + (W("charts.tvm_stages.title_shape", m=shape[0], n=shape[1], k=shape[2]) if shape else "")
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("label:N", sort=[stage_zh(st) for st in STAGES], title=W("charts.tvm_stages.title")),
-        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.tvm_stages.title_2")),
-        color=alt.Color("series:N", title=W("charts.roofline.title_2")),
+        x=alt.X("label:N", sort=[stage_zh(st) for st in STAGES], title=W("charts.tvm_stages.x")),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.tvm_stages.y")),
+        color=alt.Color("series:N", title=W("charts.roofline.series_legend")),
         tooltip=["series:N", "label:N", alt.Tooltip("ms:Q", format=".3f")]
     ).properties(width=620, height=250, title=title)
 
@@ -135,13 +135,13 @@ def tuning_rows(current):
                                  "ms": point["best_so_far_s"] * 1e3, "series": label})
             best = queries.numpy_peer(current, (case["m"], case["n"], case["k"]), case["threads"])
             if best is not None and best.ok:
-                refs.append({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series")})
+                refs.append({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series_numpy")})
             hand = [c for c in merge.family(current, "gemm_hand").values()
                     if c.ok and c.record["case"]["n"] == case["m"] == case["n"] == case["k"]]
             if hand:
                 fastest = min(hand, key=lambda c: c.stat("p50"))
                 refs.append({"ms": fastest.stat("p50") * 1e3,
-                             "series": W("charts.tuning_rows.series_2", kernel=fastest.record['case']['kernel'])})
+                             "series": W("charts.tuning_rows.series_hand", kernel=fastest.record['case']['kernel'])})
     return rows, refs
 
 
@@ -153,8 +153,8 @@ def tuning_curve(tables, current, env):
     def panel(field, title):
         line = alt.Chart().mark_line(point=True, interpolate="step-after").encode(
             x=alt.X(f"{field}:Q", title=title),
-            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.panel.title")),
-            color=alt.Color("series:N", title=W("charts.roofline.title_2")),
+            y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.panel.y_ms")),
+            color=alt.Color("series:N", title=W("charts.roofline.series_legend")),
             tooltip=["series:N", f"{field}:Q", alt.Tooltip("ms:Q", format=".3f")]
         ).transform_filter("datum.kind == 'curve'")
         rule = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
@@ -162,7 +162,7 @@ def tuning_curve(tables, current, env):
         ).transform_filter("datum.kind == 'ref'")
         return alt.layer(line, rule, data=data).properties(width=300, height=240)
 
-    return alt.hconcat(panel("trial", W("charts.tuning_curve.title_2")), panel("seconds", W("charts.tuning_curve.title_3"))).properties(
+    return alt.hconcat(panel("trial", W("charts.tuning_curve.x_trials")), panel("seconds", W("charts.tuning_curve.x_seconds"))).properties(
         title=W("charts.tuning_curve.title"))
 
 
@@ -178,8 +178,8 @@ def e2e_ops(tables, current, env):
     data = alt.Data(values=rows)
     return (alt.Chart(data).mark_bar().encode(
         y=alt.Y("op:N", sort="-x", title=None),
-        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.e2e_ops.title_2")),
-        color=alt.Color("variant:N", title=W("charts.e2e_ops.title_3")), yOffset="variant:N",
+        x=alt.X("ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.e2e_ops.x")),
+        color=alt.Color("variant:N", title=W("charts.e2e_ops.color")), yOffset="variant:N",
         tooltip=["model:N", "variant:N", "op:N", "calls:Q", alt.Tooltip("ms:Q", format=".3f")])
         .properties(width=320, height=alt.Step(9))
         .facet(row=alt.Row("model:N", title=None)).resolve_scale(y="independent")
@@ -200,13 +200,13 @@ def int8_latency(tables, current, env):
     order = [engine_zh(e) for e in INT8_ENGINES]
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", sort=order, title=None),
-        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
-        color=alt.Color("dtype:N", title=W("charts.int8_latency.title_2")),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.y")),
+        color=alt.Color("dtype:N", title=W("charts.int8_latency.color")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".3f"), alt.Tooltip("p95_ms:Q", format=".3f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(x=alt.X("engine:N", sort=order), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=260, height=220)
             .facet(column=alt.Column("model:N", title=None)).resolve_scale(y="independent")
-            .properties(title=W("charts.int8_latency.title_3")))
+            .properties(title=W("charts.int8_latency.title")))
 
 
 def tuning_spaces(tables, current, env):
@@ -217,12 +217,12 @@ def tuning_spaces(tables, current, env):
     def panel(field, title):
         return alt.Chart(data).mark_line(point=True, interpolate="step-after").encode(
             x=alt.X(f"{field}:Q", title=title),
-            y=alt.Y("gflops:Q", title=W("charts.panel.title_2")),
-            color=alt.Color("series:N", title=W("charts.panel.title_3")),
+            y=alt.Y("gflops:Q", title=W("charts.panel.y_gflops")),
+            color=alt.Color("series:N", title=W("charts.panel.color_space")),
             tooltip=["series:N", f"{field}:Q", alt.Tooltip("gflops:Q", format=".1f")]
         ).properties(width=300, height=240)
 
-    return alt.hconcat(panel("trial", W("charts.tuning_curve.title_2")), panel("seconds", W("charts.tuning_curve.title_3"))).properties(
+    return alt.hconcat(panel("trial", W("charts.tuning_curve.x_trials")), panel("seconds", W("charts.tuning_curve.x_seconds"))).properties(
         title=W("charts.tuning_spaces.title"))
 
 
@@ -254,16 +254,16 @@ def campaign_curve(tables, current, env):
     """Tuning campaigns: estimated kernel time vs cumulative trials, ONNX Runtime / TFLite as rules."""
     data = alt.Data(values=campaign_rows(current))
     line = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("trials:Q", title=W("charts.campaign_curve.title")),
-        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.campaign_curve.title_2")),
-        color=alt.Color("series:N", title=W("charts.campaign_curve.title_3")),
-        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title=W("charts.campaign_curve.title_4")),
+        x=alt.X("trials:Q", title=W("charts.campaign_curve.x")),
+        y=alt.Y("ms:Q", scale=alt.Scale(type="log"), title=W("charts.campaign_curve.y")),
+        color=alt.Color("series:N", title=W("charts.campaign_curve.color")),
+        tooltip=["series:N", "trials:Q", alt.Tooltip("hours:Q", format=".2f", title=W("charts.campaign_curve.tooltip_hours")),
                  alt.Tooltip("ms:Q", format=".2f")]).transform_filter("datum.kind == 'campaign'")
     peers = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(
         y="ms:Q", color=alt.Color("series:N"), tooltip=["series:N", alt.Tooltip("ms:Q", format=".2f")]
     ).transform_filter("datum.kind == 'peer'")
     return alt.layer(line, peers, data=data).properties(
-        width=560, height=260, title=W("charts.campaign_curve.title_5"))
+        width=560, height=260, title=W("charts.campaign_curve.title"))
 
 
 def graph_step_rows(current, subject="resnet18"):
@@ -361,7 +361,7 @@ def history_rows(runs, limit=12):
     for prev, run in zip(runs, runs[1:]):
         changed = [k for k in ENV_MARKS if prev.manifest["environment"].get(k) != run.manifest["environment"].get(k)]
         if changed:
-            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": W("charts.history_rows.s1") + W("common.punct.enumeration_comma").join(changed)})
+            rows.append({"run": run.manifest["finished_at"], "kind": "env", "label": W("charts.history_rows.env_changed") + W("common.punct.enumeration_comma").join(changed)})
     return rows
 
 
@@ -369,16 +369,16 @@ def history(tables, current, env, runs=()):
     rows = history_rows(list(runs))
     data = alt.Data(values=rows)
     points = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("run:T", title=W("charts.history.title")),
-        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title=W("charts.history.title_2")),
-        color=alt.Color("case:N", title=W("charts.history.title_3"), legend=alt.Legend(labelLimit=420)),
+        x=alt.X("run:T", title=W("charts.history.x")),
+        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title=W("charts.history.y")),
+        color=alt.Color("case:N", title=W("charts.history.color"), legend=alt.Legend(labelLimit=420)),
         tooltip=["case:N", "id:N", "run:T", "machine:N", alt.Tooltip("ratio:Q", format=".3f")]
     ).transform_filter("datum.kind == 'point'")
     layers = [points]
     if any(r["kind"] == "env" for r in rows):   # an empty rule layer has no extent (Vega warns)
         layers.append(alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
             x="run:T", tooltip=["label:N"]).transform_filter("datum.kind == 'env'"))
-    return alt.layer(*layers, data=data).properties(width=640, height=260, title=W("charts.history.title_4"))
+    return alt.layer(*layers, data=data).properties(width=640, height=260, title=W("charts.history.title"))
 
 
 def e2e_latency(tables, current, env):
@@ -392,13 +392,13 @@ def e2e_latency(tables, current, env):
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", title=None, sort=[engine_zh(e) for e in E2E_ENGINES]),
-        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.title")),
-        color=alt.Color("group:N", title=W("charts.e2e_latency.title")),
+        y=alt.Y("p50_ms:Q", scale=alt.Scale(type="log"), stack=None, title=W("charts.int8_latency.y")),
+        color=alt.Color("group:N", title=W("charts.e2e_latency.color")),
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
         x=alt.X("engine:N", sort=[engine_zh(e) for e in E2E_ENGINES]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
     return (alt.layer(bars, ticks, data=data).properties(width=170, height=190)
-            .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title_2")))
+            .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title")))
 
 
 def tuning_space_rows(current):

@@ -11,8 +11,8 @@ from reportgen.render.cells import text as _esc
 from reportgen.data.words import W
 
 # environment key, label on the page
-KEYS = (("machine_id", W("comparable.keys.s1")), ("cpu_model", "CPU"), ("tvm_version", "TVM"), ("llvm_version", "LLVM"),
-        ("numpy_version", "NumPy"), ("blas", W("comparable.keys.s2")))
+KEYS = (("machine_id", W("comparable.keys.machine")), ("cpu_model", "CPU"), ("tvm_version", "TVM"), ("llvm_version", "LLVM"),
+        ("numpy_version", "NumPy"), ("blas", W("comparable.keys.blas")))
 
 
 def _value(env, key):
@@ -49,11 +49,11 @@ def note(currents):
         return ""
     parts = []
     for _key, label, values in diffs:
-        listed = W("common.punct.enumeration_comma").join(W("comparable.note.s1", value=_esc(value if value is not None else W("comparable.note.s5")), records=entry['records'], join=W("common.punct.enumeration_comma").join((_esc(r) for r in entry['runs'])))
+        listed = W("common.punct.enumeration_comma").join(W("comparable.note.value_runs", value=_esc(value if value is not None else W("comparable.note.not_recorded")), records=entry['records'], runs=W("common.punct.enumeration_comma").join((_esc(r) for r in entry['runs'])))
                           for value, entry in sorted(values.items(), key=lambda kv: -kv[1]["records"]))
-        parts.append(W("comparable.note.s2", label=label, listed=listed))
-    return (W("comparable.note.s3") + W("common.punct.semicolon").join(parts)
-            + W("comparable.note.s4"))
+        parts.append(W("comparable.note.label_values", label=label, listed=listed))
+    return (W("comparable.note.open") + W("common.punct.semicolon").join(parts)
+            + W("comparable.note.close"))
 
 
 def family_note(current, families):

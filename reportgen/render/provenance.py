@@ -16,7 +16,7 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     shown as ␍."""
     chosen = [line.replace("\r", "␍") for line in load.cited_lines(load.log_lines(results_dir, rec), rec, context)]
     if len(chosen) > limit:
-        chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.s1", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
+        chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.elided", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
     return "\n".join(chosen)
 
 
@@ -41,33 +41,33 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     records_href = f"{data_prefix}/records/{rec['run_id']}/{record_file(rec['id'])}"
     stats = rec["stats"] or {}
     facts = [
-        (W("provenance.entry.s1"), rec["status"] + (W("provenance.entry.s2", error=rec['error']) if rec["error"] else "")),
-        (W("provenance.entry.s3"), W("provenance.entry.s4", run_id=rec['run_id'], profile=run.manifest['profile'])
-                 + (W("provenance.entry.s5", reused_from=rec['reused_from']) if rec["reused_from"] else "")),
-        (W("provenance.entry.s6"), W("provenance.entry.s7", metric=rec['metric'], unit=rec['unit'], warmup=rec['warmup'], repeat=rec['repeat'], number=rec['number'])),
-        (W("provenance.entry.s8"), ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
+        (W("provenance.entry.status_label"), rec["status"] + (W("provenance.entry.error", error=rec['error']) if rec["error"] else "")),
+        (W("provenance.entry.run_label"), W("provenance.entry.run", run_id=rec['run_id'], profile=run.manifest['profile'])
+                 + (W("provenance.entry.reused_from", reused_from=rec['reused_from']) if rec["reused_from"] else "")),
+        (W("provenance.entry.metric_label"), W("provenance.entry.metric", metric=rec['metric'], unit=rec['unit'], warmup=rec['warmup'], repeat=rec['repeat'], number=rec['number'])),
+        (W("provenance.entry.stats_label"), ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
                  + (f", n={stats.get('n')}" if stats else "")),
-        (W("provenance.entry.s9"), json.dumps(rec["check"], ensure_ascii=False)),
-        (W("provenance.entry.s10"), W("provenance.entry.s11", href=cells.href(log_href), path=cells.text(rec['log']['path']), lines=rec['log']['lines'][0], lines2=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256']))),
-        (W("provenance.entry.s12"), f'<a href="{cells.href(records_href)}">{cells.text(record_file(rec["id"]))}</a>'),
+        (W("provenance.entry.check_label"), json.dumps(rec["check"], ensure_ascii=False)),
+        (W("provenance.entry.log_label"), W("provenance.entry.log", href=cells.href(log_href), path=cells.text(rec['log']['path']), first_line=rec['log']['lines'][0], last_line=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256']))),
+        (W("provenance.entry.record_label"), f'<a href="{cells.href(records_href)}">{cells.text(record_file(rec["id"]))}</a>'),
     ]
     parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
-             W("provenance.entry.s13"), "|---|---|"]
-    parts += [W("provenance.entry.s14", k=k, v=v if k in (W("provenance.entry.s10"), W("provenance.entry.s12")) else cells.text(v))
+             W("provenance.entry.table_head"), "|---|---|"]
+    parts += [W("provenance.entry.table_row", k=k, v=v if k in (W("provenance.entry.log_label"), W("provenance.entry.record_label")) else cells.text(v))
               for k, v in facts]
-    parts += ["", W("provenance.entry.s15"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
-              "", W("provenance.entry.s16"), "",
+    parts += ["", W("provenance.entry.params_title"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
+              "", W("provenance.entry.samples_title"), "",
               _fence(json.dumps(rec["samples"]), "json") if full_log else
               W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
-              "", W("provenance.entry.s17"), "", _fence(log_excerpt(results_dir, rec), "text"),
-              "", W("provenance.entry.s18"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
+              "", W("provenance.entry.log_excerpt_title"), "", _fence(log_excerpt(results_dir, rec), "text"),
+              "", W("provenance.entry.reproduce_title"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
 
 
 def page(results_dir, family, currents, data_prefix="../data", full_log=True):
     """The provenance page of one experiment family."""
-    head = [W("provenance.page.s1", family=family), "",
-            W("provenance.page.s2"), ""]
+    head = [W("provenance.page.title", family=family), "",
+            W("provenance.page.intro"), ""]
     body = [entry(results_dir, cur, data_prefix, full_log)
             for _id, cur in sorted(currents.items())]
     return "\n".join(head + body)
@@ -95,9 +95,9 @@ def group_title(family, currents):
 
 def index_page(family, grouped):
     """The family's provenance index: one line per page of entries, with how many records it holds."""
-    lines = [W("provenance.page.s1", family=family), "",
-             W("provenance.index_page.s1"), ""]
-    lines += [W("provenance.index_page.s2", group=group, family=family, entries=len(entries)) for group, entries in grouped.items()]
+    lines = [W("provenance.page.title", family=family), "",
+             W("provenance.index_page.intro"), ""]
+    lines += [W("provenance.index_page.group_item", group=group, family=family, entries=len(entries)) for group, entries in grouped.items()]
     return "\n".join(lines) + "\n"
 
 
