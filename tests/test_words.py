@@ -226,7 +226,7 @@ def test_a_float_kept_operator_is_explained_by_the_code_its_record_carries():
 # stands (``s3``, ``head_2``, ``text_2``, ``"4"``, ``{ms2}``): a positional name breaks silently when a text
 # is added or moved, and a writer cannot tell which column or sentence it is. A name whose last part ends
 # in a digit is refused unless that part is one of these semantic names.
-SEMANTIC_DIGITS = {"fp32", "int8", "p50", "p99", "sha256", "avx2", "avx512"}
+SEMANTIC_DIGITS = {"fp32", "int8", "p50", "p99", "sha256", "avx2", "avx512", "top1", "top5"}  # metric names: top-1 agreement, top-5 overlap
 
 
 def _positional(name):

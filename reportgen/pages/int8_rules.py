@@ -14,6 +14,10 @@ FP32_TVM = ("tvm_fp32_rules", "tvm_fp32_tuned", "tvm_fp32")   # any FP32 TVM net
 MODELS = {"digits_cnn": "digits CNN", "resnet18_v1": "ResNet-18 v1", "inception_v1": "Inception v1"}
 # the INT8 issue's goals on ResNet-18: INT8 by rule at most ORT QDQ's latency, at least 2x the best FP32
 GOAL_VS_QDQ, GOAL_VS_FP32 = 1.0, 2.0
+GOAL_TOP1 = 0.99   # and top-1 agreement with FP32 on the agreement set (256 inputs in standard/full)
+AGREE_ENGINES = ("tvm_int8_rules", "ort_qdq", "tflite_int8", "tvm_int8_rules_avx2",
+                 "tvm_fp32_rules", "ort_fp32", "tflite_fp32")
+AVX2_INT8, AVX2_FP32 = "tvm_int8_rules_avx2", "tvm_fp32_rules_avx2"
 
 
 def wants(cur):
@@ -83,12 +87,63 @@ def rows(src):
         cells.append(src.fig(f"{rule.record['id']}#top1_agree", f"{agree:.3f}", "share", rule)
                      if agree is not None else "—")
         if model == "resnet18_v1" and vs_qdq[1] is not None and vs_fp32[1] is not None:
-            met = vs_qdq[1] <= GOAL_VS_QDQ and vs_fp32[1] >= GOAL_VS_FP32
-            cells.append(W("int8_rules.goal.met") if met else W("int8_rules.goal.missed"))
+            cells.append(_goal(vs_qdq[1], vs_fp32[1], rule.record["extra"].get("agreement_set")))
         else:
             cells.append("—")
         out.append(cells)
     return out
+
+
+def _goal(vs_qdq, vs_fp32, agree):
+    """The ResNet-18 goal cell: speed goals and, where the agreement set was run, top-1 agreement."""
+    fast = vs_qdq <= GOAL_VS_QDQ and vs_fp32 >= GOAL_VS_FP32
+    if not fast:
+        return W("int8_rules.goal.missed")
+    if not agree:
+        return W("int8_rules.goal.agreement_unmeasured")
+    return W("int8_rules.goal.met") if agree["top1_agree"] >= GOAL_TOP1 else W("int8_rules.goal.missed")
+
+
+def agreement(src):
+    """Top-1 and top-5 agreement with FP32 on the agreement set, per model and engine."""
+    body = []
+    for model in MODELS:
+        for engine in AGREE_ENGINES:
+            cur = _get(src.current, model, engine)
+            agree = (cur.record["extra"].get("agreement_set") if _ok(cur) else None) or {}
+            if not agree:
+                continue
+            rid = cur.record["id"]
+            body.append([MODELS[model], W_for("int8_rules.agree_engine", engine), str(agree["inputs"]),
+                         src.fig(f"{rid}#agree_top1", f"{agree['top1_agree']:.4f}", "share", cur),
+                         src.fig(f"{rid}#agree_top5", f"{agree['top5_agree']:.4f}", "share", cur)])
+    if not body:
+        return W("int8_rules.agreement.none")
+    return markdown([W("int8_rules.agreement.head_model"), W("int8_rules.agreement.head_engine"),
+                     W("int8_rules.agreement.head_inputs"), W("int8_rules.agreement.head_top1"),
+                     W("int8_rules.agreement.head_top5")], body)
+
+
+def avx2(data, src, model="resnet18_v1"):
+    """The rule engines compiled for an AVX2 target on this host: INT8 against FP32, paired."""
+    int8, fp32 = _get(src.current, model, AVX2_INT8), _get(src.current, model, AVX2_FP32)
+    if not (_ok(int8) and _ok(fp32) and _same_run(int8, fp32)):
+        return W("int8_rules.avx2.none")
+    ratio, value = _ratio(src, int8, fp32, "int8_over_fp32_avx2", "p50({a}) / p50({b}), same run")
+    asm = int8.record["extra"].get("asm") or {}
+    rid = int8.record["id"]
+    hot = asm.get("hottest") or {}
+    target = int8.record["extra"].get("avx2_target") or {}
+    agree = int8.record["extra"].get("agreement_set")
+    return W("int8_rules.avx2.text", model=MODELS.get(model, model), mcpu=target.get("mcpu", "—"),
+             fp32_ms=src.ms(fp32), int8_ms=src.ms(int8), ratio=ratio,
+             verdict=W("int8_rules.avx2.faster") if value < 1 else W("int8_rules.avx2.not_faster"),
+             maddubs=src.fig(f"{rid}#vpmaddubsw_hot", str(hot.get("vpmaddubsw", 0)), "instructions", int8),
+             dpbusd=str(hot.get("vpdpbusd", 0)),
+             agreement=W("int8_rules.avx2.agreement", top1=src.fig(f"{rid}#agree_top1", f"{agree['top1_agree']:.4f}",
+                                                                   "share", int8), inputs=agree["inputs"])
+             if agree else "",
+             machine=borrow.where(data, src))
 
 
 def table(src):
@@ -141,4 +196,6 @@ def names(site):
         "int8_answer": lambda model="resnet18_v1": answer(d, src(), model),
         "int8_rules_table": lambda: table(src()),
         "int8_rules_kernels": lambda model="resnet18_v1": kernels(src(), model),
+        "int8_agreement_table": lambda: agreement(src()),
+        "int8_avx2": lambda model="resnet18_v1": avx2(d, src(), model),
     }
