@@ -38,11 +38,13 @@ def tvm_record(current, impl, stage, shape, threads, blas=None):
 
 
 def numpy_peer(current, shape, threads):
-    """gemm_tvm's NumPy peer on one shape: the faster (lower p50) of its two BLAS environments
-    ("best": OpenBLAS pinning variables unset; "configured": as set), so that the peer a TVM kernel
-    is compared with is the best of that side. Runs before the configured peer was timed per shape
-    have only "best"."""
-    found = [tvm_record(current, "numpy", "any", shape, threads, blas) for blas in ("best", "configured")]
+    """gemm_tvm's NumPy peer on one shape: the fastest (lowest p50) NumPy record of the run at that
+    shape and thread count, whichever BLAS environment ("best": OpenBLAS pinning variables unset;
+    "configured": as set) and whichever stage it was timed beside, so that a TVM kernel is compared
+    with the best of the other side, never with a slow draw of it. Runs that timed only "best" have
+    one candidate."""
+    found = [tvm_record(current, "numpy", stage, shape, threads, blas)
+             for stage in ("any", *STAGE_ORDER) for blas in ("best", "configured")]
     ok = [c for c in found if c is not None and c.ok]
     if ok:
         return min(ok, key=lambda c: c.stat("p50"))
