@@ -42,7 +42,7 @@ from study.family import Family
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
                 uses=["e2e_tune"],  # D (FP32 tuned) reuses the e2e_tune database of the same model
                 params=("agree_engines", "avx2_models", "budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
-                        "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
+                        "float_kinds", "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
                         "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "ort_reduce_range",
                         "paired_blocks", "paired_calls", "repeat", "schemes", "seed", "tolerance", "tune",
                         "untuned_models", "vnni", "warmup"))
@@ -89,17 +89,22 @@ def _cpu_isa():
 
 
 def _calibration_images(n, seed, size):
-    """Calibration inputs for the seeded networks, none of them in the evaluation set.
+    """Calibration inputs for the seeded ImageNet networks: ``n`` seeded crops (``seed + 1``) of
+    scikit-image pictures that neither the evaluation set (``sample_inputs``: four whole pictures,
+    then noise) nor the agreement set (``crop_inputs``' default pictures) ever shows.
 
-    The evaluation set is ``sample_inputs`` (the four scikit-image pictures, then noise
-    from ``seed``); calibration uses the pictures mirrored left-right, then noise from
-    ``seed + 1``.
+    Photograph-like crops set activation ranges the way real inputs do; the earlier set (the four
+    pictures mirrored, then uniform noise) put most of its weight on noise and cost top-1 agreement.
     """
     from experiments.e2e import models
-    natural = [models.natural_image(name, size)[:, ::-1] for name in models.NATURAL_IMAGES[:n]]
-    rng = np.random.default_rng(seed + 1)
-    noise = rng.uniform(0.0, 1.0, (n - len(natural), size, size, 3)).astype(np.float32)
-    return models.normalize(np.concatenate([np.stack(natural), noise]) if natural else noise)
+    return models.crop_inputs(n, seed + 1, size, models.CALIBRATION_PICTURES)[0]
+
+
+def _float_kinds(p, name):
+    """The linear kinds the profile keeps in float for ``name`` (``float_kinds``: per model, with a
+    ``default``; missing: none)."""
+    kinds = p.get("float_kinds") or {}
+    return tuple(kinds.get(name, kinds.get("default", ())))
 
 
 def _subject(h, name, p):
@@ -121,13 +126,17 @@ def _subject(h, name, p):
                    mismatch="the FP32 digits CNN did not learn")
         calib = [x[None] for x in data["x_calib"]]
         return {"model": model, "shape": (1, *data["x_eval"].shape[1:]), "calib": calib,
+                "calib_source": {"images": len(calib), "source": "scikit-learn digits calibration split"},
                 "eval_x": data["x_eval"], "eval_y": data["y_eval"], "input_size": data["x_eval"].shape[1]}
     from experiments.e2e import models
     size = p["input_size"]
     model = models.build(name, seed=seed, input_size=size)
     calib = [x[None] for x in _calibration_images(p["n_calib"], seed, size)]
     agree_x = models.crop_inputs(int(p["n_agree"]), seed=seed, input_size=size)[0] if p["n_agree"] else None
+    source = {"images": len(calib), "seed": seed + 1, "pictures": list(models.CALIBRATION_PICTURES),
+              "source": "seeded crops of scikit-image pictures outside the agreement set"}
     return {"model": model, "shape": (1, size, size, 3), "calib": calib, "eval_y": None, "input_size": size,
+            "calib_source": source,
             "eval_x": models.sample_inputs(p["n_eval"], seed=seed, input_size=size), "agree_x": agree_x}
 
 
@@ -326,11 +335,13 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
 
             def score_config():
                 acts = Q.calibrate(taps, method, scheme)
-                qmod, report = Q.rewrite(mod, acts, vnni=use_vnni, weight_max=weight_max)
+                qmod, report = Q.rewrite(mod, acts, vnni=use_vnni, weight_max=weight_max,
+                                         float_kinds=_float_kinds(p, name))
                 made.update(qmod=qmod, report=report)
                 runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
                 score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
-                dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni, weight_max=weight_max)
+                dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni, weight_max=weight_max,
+                                           float_kinds=_float_kinds(p, name))
                 dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
                 outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
@@ -439,8 +450,9 @@ def _avx2_program(ctx):
     from experiments.int8 import quantize as Q
     if "int8_avx2_mod" not in ctx:
         ctx["int8_avx2_mod"], report = Q.rewrite(ctx["int8_src"], ctx["acts"], vnni=True,
-                                                 weight_max=avx2_dot.WEIGHT_MAX)
-        ctx["rewrite_avx2"] = {k: v for k, v in report.items() if k != "groups"}
+                                                 weight_max=avx2_dot.WEIGHT_MAX, float_kinds=ctx["float_kinds"])
+        ctx["rewrite_avx2"] = dict({k: v for k, v in report.items() if k != "groups"},
+                                   calibration=ctx["rewrite"]["calibration"])
     return ctx["int8_avx2_mod"]
 
 
@@ -598,10 +610,11 @@ def study(h, name, p, threads, target):
         ctx = {"h": h, "name": name, "paths": paths, "shape": subj["shape"], "input_size": subj["input_size"],
                "fp32_mod": fp32_mod, "int8_mod": qmod, "quant": quant, "isa": _cpu_isa(),
                "rewrite": dict({k: v for k, v in report.items() if k != "groups"}, vnni_layout=use_vnni,
-                               packed_isa=layout),
+                               packed_isa=layout, calibration=subj["calib_source"],
+                               peer_calibration_images=len(calib)),
                "eval_x": subj["eval_x"], "eval_y": subj["eval_y"], "reference": reference,
                "agree_x": agree_x, "agree_ref": agree_ref, "tmp": tmp, "int8_src": int8_src,
-               "acts": Q.calibrate(taps, quant["method"], quant["scheme"]),
+               "acts": Q.calibrate(taps, quant["method"], quant["scheme"]), "float_kinds": _float_kinds(p, name),
                "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}}
         try:
             ctx["qdq_info"] = peers.ort_static_qdq(paths["onnx"], calib, Path(tmp) / f"{name}.qdq.onnx",

@@ -37,7 +37,7 @@ def _run(mod, xs):
 
 def test_every_reason_code_has_its_words():
     """The report says why an operator stays in float by a code; the page's words are filed under it."""
-    for code in {Q.SHAPE_REASON, Q.NO_INTEGER_OP, *Q.FLOAT_REASONS.values()}:
+    for code in {Q.SHAPE_REASON, Q.NO_INTEGER_OP, Q.KEPT_FLOAT, *Q.FLOAT_REASONS.values()}:
         assert W_for("int8.float_ops.reason", code)
 
 
@@ -131,3 +131,23 @@ def test_seven_bit_weights_for_the_avx2_sequence(calibrated):
     for bad in (0, 128):
         with pytest.raises(ValueError, match="weight_max"):
             Q.rewrite(mod, acts, weight_max=bad)
+
+
+@pytest.mark.slow  # compiles the tap module (the calibrated fixture) and two programs
+def test_float_kinds_keep_the_classifier_in_float(calibrated):
+    """float_kinds=("matmul",): the dense layer is not quantized (no group for it, listed as
+    kept_float), the convolutions still are, the program still runs close to FP32; an unknown kind is
+    refused naming the kinds it may be."""
+    mod, taps, xs = calibrated
+    acts = Q.calibrate(taps, "minmax", "uint8")
+    full, full_report = Q.rewrite(mod, acts)
+    kept, report = Q.rewrite(mod, acts, float_kinds=("matmul",))
+    assert report["float_kinds"] == ["matmul"] and full_report["float_kinds"] == []
+    assert [f["op"] for f in report["float_ops"] if f["reason_code"] == Q.KEPT_FLOAT] == ["matmul"]
+    assert not [f for f in full_report["float_ops"] if f["reason_code"] == Q.KEPT_FLOAT]
+    assert len(report["groups"]) == len(full_report["groups"]) - 1
+    ref = _run(mod, xs)
+    err = np.abs(_run(kept, xs) - ref).max() / np.abs(ref).max()
+    assert err < 0.1, err
+    with pytest.raises(ValueError, match="float_kinds may name"):
+        Q.rewrite(mod, acts, float_kinds=("dense",))

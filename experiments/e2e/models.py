@@ -250,27 +250,40 @@ def sample_inputs(n: int, seed: int = 0, input_size: int = 224) -> np.ndarray:
 # scikit-image's shipped pictures (nothing is downloaded): colour ones, then grey ones as RGB
 AGREEMENT_PICTURES = ("astronaut", "coffee", "chelsea", "rocket", "hubble_deep_field", "immunohistochemistry",
                       "retina", "colorwheel", "camera", "coins", "moon", "brick", "grass", "gravel", "clock", "page")
+# the other shipped pictures, none of them in the agreement set: calibration crops come from these
+CALIBRATION_PICTURES = ("cat", "motorcycle_left", "motorcycle_right", "logo", "cell", "text", "microaneurysms")
 
 
-def crop_inputs(n: int, seed: int = 0, input_size: int = 224) -> tuple[np.ndarray, list[str]]:
-    """The agreement set: ``n`` normalised NHWC images, each a seeded random crop (a square of 25-100 %
-    of the picture's short side, anywhere in it, mirrored half of the time) of one of
-    :data:`AGREEMENT_PICTURES` in turn, resized to ``input_size``; and a label per image.
+def _picture(name: str) -> np.ndarray:
+    """One shipped scikit-image picture as float64 RGB in [0, 1] (grey repeated, alpha dropped)."""
+    from skimage import data
+    if name in ("motorcycle_left", "motorcycle_right"):
+        img = data.stereo_motorcycle()[0 if name == "motorcycle_left" else 1]
+    else:
+        img = getattr(data, name)()
+    img = np.repeat(img[..., None], 3, axis=2) if img.ndim == 2 else img[..., :3]
+    return img.astype(np.float64) / 255.0
 
-    Many inputs that look like photographs, for the top-1 agreement of a quantized network with its
-    FP32 original; none is a calibration input (those are the four whole pictures mirrored, then noise).
+
+def crop_inputs(n: int, seed: int = 0, input_size: int = 224,
+                pictures: tuple[str, ...] = AGREEMENT_PICTURES) -> tuple[np.ndarray, list[str]]:
+    """``n`` normalised NHWC images, each a seeded random crop (a square of 25-100 % of the picture's
+    short side, anywhere in it, mirrored half of the time) of one of ``pictures`` in turn, resized to
+    ``input_size``; and a label per image.
+
+    Many inputs that look like photographs: with :data:`AGREEMENT_PICTURES` (the default) the
+    agreement set, on which a quantized network's top-1 is compared with its FP32 original; with
+    :data:`CALIBRATION_PICTURES` the calibration set, cut from pictures the agreement set never shows.
     """
-    from skimage import data, transform
+    from skimage import transform
     rng = np.random.default_rng(seed)
-    pictures = {}
+    loaded = {}
     images, labels = [], []
     for i in range(n):
-        name = AGREEMENT_PICTURES[i % len(AGREEMENT_PICTURES)]
-        if name not in pictures:
-            img = getattr(data, name)()
-            img = np.repeat(img[..., None], 3, axis=2) if img.ndim == 2 else img[..., :3]
-            pictures[name] = img.astype(np.float64) / 255.0
-        img = pictures[name]
+        name = pictures[i % len(pictures)]
+        if name not in loaded:
+            loaded[name] = _picture(name)
+        img = loaded[name]
         h, w = img.shape[:2]
         side = int(min(h, w) * rng.uniform(0.25, 1.0))
         top, left = int(rng.integers(0, h - side + 1)), int(rng.integers(0, w - side + 1))

@@ -63,6 +63,10 @@ FLOAT_REASONS = {
     "relax.call_tir": "pad_as_float_tir",       # ONNX Pad imports as a TIR function written in float32
 }
 NO_INTEGER_OP = "no_integer_op"
+# an operator of a kind the caller asked to keep in float (``rewrite(..., float_kinds=...)``), e.g. the
+# classifier: its input is the float global-average-pool output, and its int8 rounding moves logits
+KEPT_FLOAT = "kept_float"
+LINEAR_KINDS = {"relax.nn.conv2d": "conv2d", "relax.matmul": "matmul"}
 
 
 # ---------------------------------------------------------------------------
@@ -293,9 +297,11 @@ class Report:
 class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
-    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127):
+    def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127,
+                 float_kinds: frozenset = frozenset()):
         from tvm import relax
         self.relax = relax
+        self.float_kinds = frozenset(float_kinds)
         self.mod, self.acts, self.debug, self.vnni = mod, acts, debug, vnni
         self.weight_max = int(weight_max)
         self.pairs = bindings(mod)
@@ -502,10 +508,11 @@ class _Rewriter:
                 new = self.relax.Call(value.op, [expr, *args[1:]], value.attrs, value.ty_args)
             self.env[var] = (self.bb.emit(new), q)
             return
+        kept = LINEAR_KINDS.get(name) in self.float_kinds
         self.report.float_ops.append({"op": (name or "?").replace("relax.", ""), "var": var.name,
                                       "input": "integer, dequantized first" if ints else "float",
-                                      "reason_code": FLOAT_REASONS.get(name, SHAPE_REASON if name in SHAPE_OPS
-                                                                       else NO_INTEGER_OP)})
+                                      "reason_code": KEPT_FLOAT if kept else
+                                      FLOAT_REASONS.get(name, SHAPE_REASON if name in SHAPE_OPS else NO_INTEGER_OP)})
         remap = {a: self._float(a) for a in args if isinstance(a, self.relax.Var) and a in self.env}
         for a in args:
             if isinstance(a, self.relax.Tuple):
@@ -525,8 +532,8 @@ class _Rewriter:
                     if index in self.done:
                         continue
                     name = _op_name(value)
-                    if name in ("relax.nn.conv2d", "relax.matmul") and _is_const(value.args[1]) \
-                            and value.args[0] in self.env:
+                    if name in LINEAR_KINDS and LINEAR_KINDS[name] not in self.float_kinds \
+                            and _is_const(value.args[1]) and value.args[0] in self.env:
                         self._linear(index)
                     elif name == "relax.add" and not any(_is_const(a) for a in value.args):
                         self._residual(index)
@@ -540,7 +547,8 @@ class _Rewriter:
         return self.bb.get()
 
 
-def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127):
+def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127,
+            float_kinds=()):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
@@ -551,12 +559,17 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
     ``kernel: vnni_packed`` (others ``legalized``).
     ``weight_max``: weights quantized to +-``weight_max`` (127; 63 for the AVX2 sequence, which
     saturates on 8-bit weights: :mod:`experiments.int8.avx2_dot`).
+    ``float_kinds``: linear kinds (``"matmul"``, ``"conv2d"``) left in float, listed with reason
+    ``kept_float`` (the classifier of an ImageNet network, whose float input is re-quantized per tensor).
     """
     if not 1 <= int(weight_max) <= 127:
         raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
-    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max)
+    unknown = set(float_kinds) - set(LINEAR_KINDS.values())
+    if unknown:
+        raise ValueError(f"float_kinds may name {sorted(LINEAR_KINDS.values())}, got {sorted(unknown)}")
+    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds))
     new = rewriter.run()
-    report = dict(rewriter.report.as_dict(), weight_max=int(weight_max))
+    report = dict(rewriter.report.as_dict(), weight_max=int(weight_max), float_kinds=sorted(float_kinds))
     if debug:
         return new, report, [name for name, _ in rewriter.taps]
     return new, report

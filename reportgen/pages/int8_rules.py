@@ -104,8 +104,25 @@ def _goal(vs_qdq, vs_fp32, agree):
     return W("int8_rules.goal.met") if agree["top1_agree"] >= GOAL_TOP1 else W("int8_rules.goal.missed")
 
 
+def _calibration(src, model, engine):
+    """How the engine's INT8 network was calibrated, read from the TVM INT8 record of the same run
+    (it carries the calibration set and the images handed to the peers); "—" for FP32."""
+    if engine not in ("tvm_int8_rules", "tvm_int8_rules_avx2", "ort_qdq", "tflite_int8"):
+        return "—"
+    tvm = _get(src.current, model, "tvm_int8_rules")
+    rewrite = (tvm.record["extra"].get("rewrite") if _ok(tvm) else None) or {}
+    calib = rewrite.get("calibration")
+    if not isinstance(calib, dict):   # runs before the calibration set was recorded
+        return W("int8_rules.agreement.calib_old")
+    if engine.startswith("tvm_"):
+        kept = W("int8_rules.agreement.kept_float") if "matmul" in (rewrite.get("float_kinds") or []) else ""
+        return W("int8_rules.agreement.calib_tvm", images=int(calib.get("images", 0)), kept=kept)
+    return W("int8_rules.agreement.calib_peer", images=int(rewrite.get("peer_calibration_images", 0)))
+
+
 def agreement(src):
-    """Top-1 and top-5 agreement with FP32 on the agreement set, per model and engine."""
+    """Top-1 and top-5 agreement with FP32 on the agreement set, per model and engine, with how
+    each INT8 network was calibrated."""
     body = []
     for model in MODELS:
         for engine in AGREE_ENGINES:
@@ -116,12 +133,13 @@ def agreement(src):
             rid = cur.record["id"]
             body.append([MODELS[model], W_for("int8_rules.agree_engine", engine), str(agree["inputs"]),
                          src.fig(f"{rid}#agree_top1", f"{agree['top1_agree']:.4f}", "share", cur),
-                         src.fig(f"{rid}#agree_top5", f"{agree['top5_agree']:.4f}", "share", cur)])
+                         src.fig(f"{rid}#agree_top5", f"{agree['top5_agree']:.4f}", "share", cur),
+                         _calibration(src, model, engine)])
     if not body:
         return W("int8_rules.agreement.none")
     return markdown([W("int8_rules.agreement.head_model"), W("int8_rules.agreement.head_engine"),
                      W("int8_rules.agreement.head_inputs"), W("int8_rules.agreement.head_top1"),
-                     W("int8_rules.agreement.head_top5")], body)
+                     W("int8_rules.agreement.head_top5"), W("int8_rules.agreement.head_calibration")], body)
 
 
 def avx2(data, src, model="resnet18_v1"):
