@@ -140,6 +140,28 @@ def _subject(h, name, p):
             "eval_x": models.sample_inputs(p["n_eval"], seed=seed, input_size=size), "agree_x": agree_x}
 
 
+def margins(logits, reference):
+    """Where top-1 disagreements fall: each input's FP32 margin (first minus second logit) and the
+    engine's error on it (largest absolute logit difference), both in units of that input's FP32
+    logit standard deviation.  A flip can only happen where the error reaches the margin, so the
+    share of inputs whose margin is below the typical error bounds the agreement any engine with
+    that error can reach."""
+    out = np.asarray(logits, dtype=np.float64)
+    ref = np.asarray(reference, dtype=np.float64)
+    std = ref.std(axis=1)
+    std = np.where(std > 0, std, 1.0)
+    top2 = np.sort(ref, axis=1)[:, -2:]
+    margin = (top2[:, 1] - top2[:, 0]) / std
+    err = np.abs(out - ref).max(axis=1) / std
+    flips = out.argmax(1) != ref.argmax(1)
+    typical = float(np.median(err))
+    return {"unit": "FP32 logit standard deviation of the input",
+            "margin_quantiles": {str(q): float(np.quantile(margin, q / 100)) for q in (1, 5, 10, 50)},
+            "error_median": typical, "error_p90": float(np.quantile(err, 0.9)),
+            "flips": int(flips.sum()), "flip_margin_max": float(margin[flips].max()) if flips.any() else None,
+            "share_margin_below_error": float(np.mean(margin < typical))}
+
+
 def _logits(runner, xs):
     return np.concatenate([runner(x[None]) for x in xs])
 
@@ -492,7 +514,8 @@ def _measure(h, ctx, engine, p, threads, target):
         score = scored["score"] = _score(_logits(runner, ctx["eval_x"]), ctx["reference"], ctx["eval_y"])
         if ctx["agree_x"] is not None and engine in p["agree_engines"]:
             from experiments.e2e import engines as E
-            scored["agree"] = dict(E.agreement(_logits(runner, ctx["agree_x"]), ctx["agree_ref"]),
+            logits = _logits(runner, ctx["agree_x"])
+            scored["agree"] = dict(E.agreement(logits, ctx["agree_ref"]), margins=margins(logits, ctx["agree_ref"]),
                                    inputs=len(ctx["agree_x"]), source="crops of scikit-image pictures "
                                    "(experiments/e2e/models.crop_inputs), FP32 Keras logits as reference")
         tol = p["int8_tolerance"] if engine in INT8_ENGINES else p["tolerance"]
@@ -566,6 +589,11 @@ def _measure(h, ctx, engine, p, threads, target):
         if agree:
             acc += (f", top-1 agreement {agree['top1_agree']:.4f} and top-5 overlap {agree['top5_agree']:.4f} "
                     f"with FP32 on {agree['inputs']} crops")
+            mg = agree["margins"]
+            acc += (f"; in FP32 logit sd: margin p5 {mg['margin_quantiles']['5']:.3f}, p50 "
+                    f"{mg['margin_quantiles']['50']:.3f}, error median {mg['error_median']:.3f}, share of "
+                    f"margins below it {mg['share_margin_below_error']:.4f}, {mg['flips']} flips"
+                    + (f" on margins up to {mg['flip_margin_max']:.3f}" if mg["flips"] else ""))
         return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
 
     # every engine checked here and timed in a process of its own (experiments/e2e/peer.py)

@@ -151,3 +151,22 @@ def test_float_kinds_keep_the_classifier_in_float(calibrated):
     assert err < 0.1, err
     with pytest.raises(ValueError, match="float_kinds may name"):
         Q.rewrite(mod, acts, float_kinds=("dense",))
+
+
+def test_margins_place_each_flip_on_a_small_fp32_margin():
+    """margins(): FP32 margins and the engine's error in units of each input's logit spread; a flip
+    is counted with the margin it happened on, and an agreeing engine has none."""
+    from experiments.int8_quant import margins
+    ref = np.array([[0.0, 1.0, 5.0], [0.0, 2.9, 3.0], [4.0, 0.0, 1.0], [0.0, 3.0, 0.0]])
+    out = ref.copy()
+    out[1] = [0.0, 3.1, 2.9]                       # the close row flips
+    m = margins(out, ref)
+    std = ref.std(axis=1)
+    assert m["flips"] == 1
+    assert m["flip_margin_max"] == pytest.approx(0.1 / std[1])
+    assert 0.1 / std[1] <= m["margin_quantiles"]["1"] < m["margin_quantiles"]["50"]
+    assert m["error_median"] == 0.0 and m["share_margin_below_error"] == 0.0   # three rows exact
+    noisy = margins(ref + np.array([0.0, 0.0, 0.5]), ref)   # every row off by 0.5: only the close row's margin is below
+    assert noisy["share_margin_below_error"] == pytest.approx(0.25)
+    same = margins(ref, ref)
+    assert same["flips"] == 0 and same["flip_margin_max"] is None and same["error_median"] == 0.0

@@ -137,9 +137,32 @@ def agreement(src):
                          _calibration(src, model, engine)])
     if not body:
         return W("int8_rules.agreement.none")
-    return markdown([W("int8_rules.agreement.head_model"), W("int8_rules.agreement.head_engine"),
-                     W("int8_rules.agreement.head_inputs"), W("int8_rules.agreement.head_top1"),
-                     W("int8_rules.agreement.head_top5"), W("int8_rules.agreement.head_calibration")], body)
+    table = markdown([W("int8_rules.agreement.head_model"), W("int8_rules.agreement.head_engine"),
+                      W("int8_rules.agreement.head_inputs"), W("int8_rules.agreement.head_top1"),
+                      W("int8_rules.agreement.head_top5"), W("int8_rules.agreement.head_calibration")], body)
+    return "\n\n".join([table, *filter(None, (_margins(src, model) for model in MODELS))])
+
+
+def _margins(src, model):
+    """Where the TVM INT8 network's disagreements fall: FP32 margins against its logit error, in
+    each input's logit spread (recorded by experiments/int8_quant.margins); ORT QDQ's error beside."""
+    cur, ort = _get(src.current, model, RULE), _get(src.current, model, "ort_qdq")
+    mg = ((cur.record["extra"].get("agreement_set") or {}).get("margins") if _ok(cur) else None)
+    if not mg:
+        return ""
+    rid = cur.record["id"]
+
+    def f(key, value, unit="sd", digits=3, who=cur, where=rid):
+        return src.fig(f"{where}#margin_{key}", f"{value:.{digits}f}", unit, who)
+    q = mg["margin_quantiles"]
+    flips = (W("int8_rules.margins.flips", flips=mg["flips"], flip_max=f("flip_max", mg["flip_margin_max"]))
+             if mg["flips"] else W("int8_rules.margins.no_flips"))
+    ort_mg = ((ort.record["extra"].get("agreement_set") or {}).get("margins") if _ok(ort) else None)
+    peer = (W("int8_rules.margins.peer", err=f("error_median", ort_mg["error_median"], who=ort, where=ort.record["id"]))
+            if ort_mg else "")
+    return W("int8_rules.margins.text", model=MODELS[model], flips=flips, margin_low=f("p5", q["5"]), margin_median=f("p50", q["50"]),
+             err=f("error_median", mg["error_median"]),
+             share=f("share_below_error", mg["share_margin_below_error"], "share", 4), peer=peer)
 
 
 def avx2(data, src, model="resnet18_v1"):
