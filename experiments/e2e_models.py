@@ -55,7 +55,7 @@ def _tuning_record(h, name, batch, threads, p, variant="default"):
 
 def _no_tuning_reason(h, name, batch, variant="default"):
     """Why group D has no database: the profile never tunes this model/batch, or its job left no record."""
-    jobs = ((h.spec.get("upstream_params") or {}).get("e2e_tune") or {}).get("jobs")
+    jobs = (h.spec.upstream_params.get("e2e_tune") or {}).get("jobs")
     if jobs is not None and not any(j["model"] == name and int(j["batch"]) == batch
                                     and j.get("variant", "default") == variant for j in jobs):
         return (f"this profile's e2e_tune jobs do not tune {name} at batch {batch} with the {variant} search "

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from study import schema, stats
+from study.spec import Spec
 
 
 NONE_CHECK = {"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None, "passed": None}
@@ -71,21 +72,22 @@ class Harness:
     """Writes validated records for one family, each citing its log line range."""
 
     def __init__(self, spec):
+        spec = spec if isinstance(spec, Spec) else Spec.from_dict(spec)
         self.spec = spec
-        self.experiment = spec["experiment"]
-        self.params = spec["params"]
-        self.run_id = spec["run_id"]
-        self.log_file = Path(spec["log_file"])
-        self.log_ref = spec["log_ref"]
-        self.records_file = Path(spec["records_file"])
-        self.base_fingerprint = spec["fingerprint"]
-        self.previous = _read_previous(spec.get("previous_records"))
-        self.force = bool(spec.get("force"))
-        self.rpc = spec.get("rpc")   # {tracker, key, target} when measuring on a remote device
-        self.artifacts_dir = Path(spec["artifacts_dir"])
+        self.experiment = spec.experiment
+        self.params = spec.params
+        self.run_id = spec.run_id
+        self.log_file = Path(spec.log_file)
+        self.log_ref = spec.log_ref
+        self.records_file = Path(spec.records_file)
+        self.base_fingerprint = spec.fingerprint
+        self.previous = _read_previous(spec.previous_records)
+        self.force = spec.force
+        self.rpc = spec.rpc   # {tracker, key, target} when measuring on a remote device
+        self.artifacts_dir = Path(spec.artifacts_dir)
         self.artifacts_ref = f"runs/{self.run_id}/artifacts/{self.experiment}"
-        self.results_root = Path(spec.get("results_root") or self.artifacts_dir.parents[3])
-        self.upstream = spec.get("upstream") or {}   # family -> record files, newest first
+        self.results_root = Path(spec.results_root or self.artifacts_dir.parents[3])
+        self.upstream = spec.upstream   # family -> record files, newest first
 
     # -- log positions -------------------------------------------------
     def line(self):
@@ -402,8 +404,7 @@ def main(run_family):
     parser = argparse.ArgumentParser()
     parser.add_argument("--spec", required=True, help="JSON spec written by reportgen retest")
     args = parser.parse_args()
-    spec = json.loads(Path(args.spec).read_text(encoding="utf-8"))
-    harness = Harness(spec)
+    harness = Harness(Spec.read(args.spec))
     harness.say(f"start run={harness.run_id} params={json.dumps(harness.params, sort_keys=True)}")
     run_family(harness)
     harness.say("done")

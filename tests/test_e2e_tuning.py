@@ -1,4 +1,5 @@
 """Group D plumbing: budget allocation, finding another family's records, profile order checks."""
+import dataclasses
 import json
 import types
 
@@ -106,12 +107,13 @@ def test_upstream_record_takes_the_first_matching_ok_record(tmp_path):
 def test_group_d_skip_says_whether_the_profile_tunes_that_batch(tmp_path):
     from experiments import e2e_models
     h = _harness(tmp_path, {})
-    h.spec["upstream_params"] = {"e2e_tune": {"jobs": [{"model": "resnet18_v1", "batch": 1, "budget": 320}]}}
+    h.spec = dataclasses.replace(h.spec, upstream_params={"e2e_tune": {"jobs": [{"model": "resnet18_v1", "batch": 1,
+                                                                                 "budget": 320}]}})
     assert "do not tune resnet50 at batch 1" in e2e_models._no_tuning_reason(h, "resnet50", 1)
     assert "do not tune resnet18_v1 at batch 8" in e2e_models._no_tuning_reason(h, "resnet18_v1", 8)
     listed = e2e_models._no_tuning_reason(h, "resnet18_v1", 1)
     assert "the profile lists the job" in listed and "do not tune" not in listed
-    h.spec.pop("upstream_params")   # a spec from before this key: no claim about the profile
+    h.spec = dataclasses.replace(h.spec, upstream_params={})   # a spec without it: no claim about the profile
     assert "run the e2e_tune family first" in e2e_models._no_tuning_reason(h, "resnet50", 1)
 
 

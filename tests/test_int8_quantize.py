@@ -156,7 +156,7 @@ def test_float_kinds_keep_the_classifier_in_float(calibrated):
 def test_margins_place_each_flip_on_a_small_fp32_margin():
     """margins(): FP32 margins and the engine's error in units of each input's logit spread; a flip
     is counted with the margin it happened on, and an agreeing engine has none."""
-    from experiments.int8_quant import margins
+    from experiments.e2e.engines import margins
     ref = np.array([[0.0, 1.0, 5.0], [0.0, 2.9, 3.0], [4.0, 0.0, 1.0], [0.0, 3.0, 0.0]])
     out = ref.copy()
     out[1] = [0.0, 3.1, 2.9]                       # the close row flips

@@ -440,3 +440,25 @@ def agreement(logits: np.ndarray, reference: np.ndarray) -> dict[str, float]:
         "top5_exact": float(np.mean([o == 1.0 for o in overlap])),
         "ref_min_top1_margin": float(np.min(top2[:, 1] - top2[:, 0])),
     }
+
+
+def margins(logits, reference):
+    """Where top-1 disagreements fall: each input's FP32 margin (first minus second logit) and the
+    engine's error on it (largest absolute logit difference), both in units of that input's FP32
+    logit standard deviation.  A flip can only happen where the error reaches the margin, so the
+    share of inputs whose margin is below the typical error bounds the agreement any engine with
+    that error can reach."""
+    out = np.asarray(logits, dtype=np.float64)
+    ref = np.asarray(reference, dtype=np.float64)
+    std = ref.std(axis=1)
+    std = np.where(std > 0, std, 1.0)
+    top2 = np.sort(ref, axis=1)[:, -2:]
+    margin = (top2[:, 1] - top2[:, 0]) / std
+    err = np.abs(out - ref).max(axis=1) / std
+    flips = out.argmax(1) != ref.argmax(1)
+    typical = float(np.median(err))
+    return {"unit": "FP32 logit standard deviation of the input",
+            "margin_quantiles": {str(q): float(np.quantile(margin, q / 100)) for q in (1, 5, 10, 50)},
+            "error_median": typical, "error_p90": float(np.quantile(err, 0.9)),
+            "flips": int(flips.sum()), "flip_margin_max": float(margin[flips].max()) if flips.any() else None,
+            "share_margin_below_error": float(np.mean(margin < typical))}

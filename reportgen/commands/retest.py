@@ -26,6 +26,7 @@ from study import environment
 
 from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
+from study.spec import Spec
 from reportgen.data import load
 from reportgen.commands import lockfile
 from reportgen.errors import ReportError
@@ -540,16 +541,16 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
             [family["params"], code_hash(root, family), environment.fingerprint(host)],
             sort_keys=True).encode()).hexdigest()
         previous = _previous_records(runs_dir, host["machine_id"], name)
-        spec = {"experiment": name, "run_id": run_id, "params": family["params"],
-                "log_file": str(log_path), "log_ref": log_rel, "records_file": str(part),
-                "artifacts_dir": str(tmp / "artifacts" / name), "fingerprint": base,
-                "previous_records": str(previous) if previous else None, "force": force, "rpc": rpc,
-                "results_root": str(runs_dir.parent),
-                "upstream": _upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", [])),
-                # what this profile asks of those families, so a case can say why it found nothing
-                "upstream_params": {f: families[f]["params"] for f in family.get("uses", [])}}
+        spec = Spec(experiment=name, run_id=run_id, params=family["params"],
+                    log_file=str(log_path), log_ref=log_rel, records_file=str(part),
+                    artifacts_dir=str(tmp / "artifacts" / name), fingerprint=base,
+                    previous_records=str(previous) if previous else None, force=bool(force), rpc=rpc,
+                    results_root=str(runs_dir.parent),
+                    upstream=_upstream_records(runs_dir, tmp, host["machine_id"], family.get("uses", [])),
+                    # what this profile asks of those families, so a case can say why it found nothing
+                    upstream_params={f: families[f]["params"] for f in family.get("uses", [])})
         spec_path = tmp / "parts" / f"{name}.spec.json"
-        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        spec.write(spec_path)
         load_before = os.getloadavg()
         family_start = time.monotonic()
         try:
