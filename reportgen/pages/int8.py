@@ -405,7 +405,9 @@ def finding(book, current, model="resnet18_v1"):
                                    derive(f"p50({f.record['case']['engine']}) / p50(ort_qdq), same run", operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                           operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
             + _interval(gap_ci),
-            "gap_verdict": verdict_within(1 / gap, gap_ci and (1 / gap_ci[1], 1 / gap_ci[0])), "vpdpbusd": vnni}
+            "gap_verdict": verdict_within(1 / gap, gap_ci and (1 / gap_ci[1], 1 / gap_ci[0])), "vpdpbusd": vnni,
+            # compiled by the VNNI rule (fixed tiles, no search) rather than by MetaSchedule
+            "by_rule": f.record["case"]["engine"] in ("tvm_int8_rules", "tvm_int8_rules_avx2")}
 
 
 def _interval(ci):
