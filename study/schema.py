@@ -378,6 +378,10 @@ def _time_problems(run):
             continue
         if times[name] > latest:
             out.append(f"{name}: {text!r:.40} lies in the future")
+    if "run_id" in times and "started_at" in times and times["run_id"] != times["started_at"].replace(microsecond=0):
+        # the id's time orders the runs (which is newest); it is the start, to the second
+        out.append(f"started_at: {run['started_at']!r:.40} differs from the time its run_id names "
+                   f"({match.group(1)}); a run's id is its start time")
     if "started_at" in times and "finished_at" in times and times["finished_at"] < times["started_at"]:
         out.append(f"finished_at: {run['finished_at']!r} is before started_at {run['started_at']!r}")
     return out

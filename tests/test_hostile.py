@@ -242,7 +242,7 @@ def _record_run_id(tmp):
 def _manifest_run_id(tmp):
     run = _good(tmp)
     manifest = json.loads((run / "run.json").read_text())
-    manifest["run_id"] = OTHER
+    manifest.update(run_id=OTHER, started_at="2026-01-02T00:00:00Z", finished_at="2026-01-02T00:10:00Z")
     (run / "run.json").write_text(json.dumps(manifest))
 
 
