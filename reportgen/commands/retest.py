@@ -478,6 +478,10 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     if rpc is None:
         selected = _local_target(target_json, selected)
     runs_dir = root / "results" / "runs"
+    for folder in (runs_dir.parent, runs_dir):   # a new run is never written through a link
+        if folder.is_symlink():
+            raise ReportError(f"{folder}: is a symlink; a retest writes its run only into a plain folder "
+                              "of the project")
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
         probe = runs_dir / f".tmp-probe-{os.getpid()}.lock"
