@@ -468,6 +468,24 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not valid JSON (NaN and Infinity are refused)")
 
 
+MAX_DIGITS = 100
+"""Digits an integer literal may have: a count or a size needs a few (Python refuses to read an
+integer of over 4300 digits at all, and reads one of a few thousand slowly)."""
+
+
+def _int(text):
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_DIGITS}) is no figure")
+    return int(text)
+
+
+def _float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):   # 1e999: out of a double's range, read as infinity
+        raise ValueError(f"number {text[:40]!r} is out of range (a JSON figure is a finite double)")
+    return value
+
+
 MAX_DEPTH = 64
 """Nesting a record or manifest may have (deeper JSON would exhaust the parser's recursion)."""
 
@@ -500,7 +518,8 @@ def loads(text):
     """json.loads that refuses NaN/Infinity, repeated keys and nesting deeper than MAX_DEPTH
     instead of silently accepting them (or failing with a RecursionError)."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates,
+                           parse_int=_int, parse_float=_float)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if _depth(value) > MAX_DEPTH:

@@ -26,7 +26,7 @@ from study import environment
 
 from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
-from reportgen.data import load
+from reportgen.data import load, safeyaml
 from reportgen.commands import lockfile
 from reportgen.errors import ReportError
 
@@ -52,13 +52,11 @@ def read_profile(root, profile):
     rel = path.relative_to(root).as_posix()
     declared, problems = declared_families(root)
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        config = safeyaml.loads(path.read_text(encoding="utf-8"))   # no alias, bounded depth
     except OSError as exc:
         raise ReportError(f"{rel}: cannot read the profile ({exc.strerror})") from exc
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ReportError(f"{rel}{f':{mark.line + 1}' if mark else ''}: not valid YAML "
-                          f"({getattr(exc, 'problem', None) or exc})") from exc
+        raise ReportError(f"{rel}: not valid YAML ({safeyaml.describe(exc)})") from exc
     if not isinstance(config, dict):
         raise ReportError(problems + [f"{rel}: expected a mapping with the fields {', '.join(PROFILE_FIELDS)}"])
     problems += [f"{rel}: {key}: unknown field (known: {', '.join(PROFILE_FIELDS)})"
