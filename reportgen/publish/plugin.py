@@ -27,7 +27,7 @@ from reportgen.commands import nofollow
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
-from reportgen.render import charts, comparable, figures, provenance
+from reportgen.render import cells, charts, comparable, figures, provenance
 from reportgen.publish import coverage, csvs
 from study import identity
 from reportgen.data.words import W
@@ -280,6 +280,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
+        _say_jumps(self.data.all_runs)
         site = Path(config.site_dir)
         # every file is written without following a link (nofollow): a site folder holds only our files
         for name, text in sorted(self.csv_files.items()):
@@ -320,6 +321,18 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                     if (run.run_id, name) in shipped[kind]:
                         nofollow.write_text(site, f"data/{kind}/{run.run_id}/{name}", text())
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
+
+
+def _say_jumps(runs):
+    """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
+    earlier run of the same code: the history page lists them, the builder hears of it too."""
+    from reportgen.pages import history
+    found = history.jumps(runs)
+    if found:
+        case, before, after, ratio = found[0]
+        print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
+                            f"same code on one machine (see history.html#jumps), e.g. {case} {before} -> {after}: "
+                            f"x{ratio:.3g}"), flush=True)
 
 
 TUNING_FOLDER = "tune-"
