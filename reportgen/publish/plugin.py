@@ -329,7 +329,7 @@ def _say_jumps(runs):
     from reportgen.pages import history
     found = history.jumps(runs)
     if found:
-        case, before, after, ratio = found[0]
+        case, before, after, ratio = found[-1]   # the newest: most often the run just added
         print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
                             f"same code on one machine (see history.html#jumps), e.g. {case} {before} -> {after}: "
                             f"x{ratio:.3g}"), flush=True)
