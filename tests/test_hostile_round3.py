@@ -20,11 +20,11 @@ import yaml
 from conftest import ROOT
 from helpers import record, write_run
 
-from reportgen.commands import build, nofollow, pdf, retest, trace
+from reportgen.commands import build, pdf, retest, trace
 from reportgen.data import archive, load, safeyaml
 from reportgen.errors import ReportError
 from reportgen.pages import history
-from reportgen.publish import plugin, verify
+from reportgen.publish import nofollow, plugin, verify
 from reportgen.render import provenance
 from study import stats
 

@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from reportgen.commands import lockfile, nofollow
+from reportgen.commands import lockfile
+from reportgen.publish import nofollow
 from reportgen.errors import ReportError
 
 

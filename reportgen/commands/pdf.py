@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import yaml
-from reportgen.commands import nofollow
+from reportgen.publish import nofollow
 from reportgen.data.words import W
 from reportgen.errors import ReportError
 from reportgen.publish.verify import PRINT_PAGE

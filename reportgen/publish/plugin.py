@@ -23,7 +23,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from reportgen import pages
-from reportgen.commands import nofollow
+from reportgen.publish import nofollow
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
