@@ -180,6 +180,17 @@ def test_site_writes_refuse_a_planted_file_link(tmp_path):
     assert (site / "data" / "runs" / "x" / "run.json").read_text() == "{}"
 
 
+def test_site_writes_refuse_a_planted_hard_link(tmp_path):
+    victim = _victim(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    os.link(victim, site / "study.pdf")
+    with pytest.raises(ReportError) as err:
+        nofollow.write_bytes(site, "study.pdf", b"%PDF")
+    assert _expect("link_site_file_hard_link") in _one_line(err.value) and str(site / "study.pdf") in str(err.value)
+    assert victim.read_text() == "precious\n"
+
+
 def test_site_writes_refuse_a_planted_folder_link(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -418,7 +429,8 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     assert new_id in jumps and rec["id"] in jumps
 
 
-SPECIAL = {"link_retest_results_symlink", "link_lock_symlink", "link_site_file_symlink", "link_site_folder_symlink",
+SPECIAL = {"link_retest_results_symlink", "link_lock_symlink", "link_site_file_symlink", "link_site_file_hard_link",
+           "link_site_folder_symlink",
            "link_pdf_symlink", "link_print_page_symlink", "cli_pdf_browser_fails", "cli_pdf_browser_crashes",
            "csp_every_page", "csp_page_without_policy", "inj_c1_in_log_excerpt", "inj_bidi_in_log_excerpt",
            "inj_c1_in_trace", "inj_zero_width_in_error", "lim_excerpt_line_10mb", "lim_yaml_alias_bomb_archive",

@@ -50,8 +50,12 @@ def write_bytes(top, rel, data):
             raise ReportError(f"{path}: is not a regular file; refusing to write into it") from exc
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise ReportError(f"{path}: is not a regular file; refusing to write into it")
+        if st.st_nlink > 1:   # a second name of a file elsewhere: truncating it would empty that one too
+            raise ReportError(f"{path}: is a hard link ({st.st_nlink} names for one file); refusing to write "
+                              "into it (remove it)")
         os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:
