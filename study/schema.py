@@ -378,6 +378,10 @@ def _time_problems(run):
             continue
         if times[name] > latest:
             out.append(f"{name}: {text!r:.40} lies in the future")
+    if "run_id" in times and "started_at" in times and times["run_id"] != times["started_at"].replace(microsecond=0):
+        # the id's time orders the runs (which is newest); it is the start, to the second
+        out.append(f"started_at: {run['started_at']!r:.40} differs from the time its run_id names "
+                   f"({match.group(1)}); a run's id is its start time")
     if "started_at" in times and "finished_at" in times and times["finished_at"] < times["started_at"]:
         out.append(f"finished_at: {run['finished_at']!r} is before started_at {run['started_at']!r}")
     return out
@@ -464,6 +468,24 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not valid JSON (NaN and Infinity are refused)")
 
 
+MAX_DIGITS = 100
+"""Digits an integer literal may have: a count or a size needs a few (Python refuses to read an
+integer of over 4300 digits at all, and reads one of a few thousand slowly)."""
+
+
+def _int(text):
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_DIGITS}) is no figure")
+    return int(text)
+
+
+def _float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):   # 1e999: out of a double's range, read as infinity
+        raise ValueError(f"number {text[:40]!r} is out of range (a JSON figure is a finite double)")
+    return value
+
+
 MAX_DEPTH = 64
 """Nesting a record or manifest may have (deeper JSON would exhaust the parser's recursion)."""
 
@@ -496,7 +518,8 @@ def loads(text):
     """json.loads that refuses NaN/Infinity, repeated keys and nesting deeper than MAX_DEPTH
     instead of silently accepting them (or failing with a RecursionError)."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates,
+                           parse_int=_int, parse_float=_float)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if _depth(value) > MAX_DEPTH:

@@ -29,9 +29,23 @@ def record(run_id="20260101T000000Z-quick-test", case_id="numpy_gemm/dtype=float
     return rec
 
 
+def started_at(run_id):
+    """The start time a run id names (its first field, 20260101T000000Z), as run.json writes it."""
+    import re
+    m = re.match(r"^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z", run_id)
+    return f"{m[1]}-{m[2]}-{m[3]}T{m[4]}:{m[5]}:{m[6]}Z" if m else "2026-01-01T00:00:00Z"
+
+
+def _later(when, seconds):
+    import datetime
+    t = datetime.datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(seconds=seconds)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def write_run(results_dir, run_id, records, profile="quick", log_text="line one\nline two\nline three\n",
-              finished_at="2026-01-01T00:10:00Z"):
-    """A complete, valid run directory (log sha256 and file hashes filled in)."""
+              finished_at=None):
+    """A complete, valid run directory (log sha256 and file hashes filled in); started at the time
+    its id names, finished ten minutes later unless ``finished_at`` says otherwise."""
     run = Path(results_dir) / "runs" / run_id
     (run / "logs").mkdir(parents=True)
     logs = {}
@@ -48,7 +62,7 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
             fh.write(schema.dumps(rec) + "\n")
     manifest = {
         "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
-        "started_at": "2026-01-01T00:00:00Z", "finished_at": finished_at,
+        "started_at": started_at(run_id), "finished_at": finished_at or _later(started_at(run_id), 600),
         "command": ["reportgen", "retest"], "git": {"commit": "0" * 40, "dirty": False},
         "environment": dict(ENV),
         "experiments": {"numpy_gemm": {"status": "ok", "exit_code": 0, "duration_s": 1.0,

@@ -47,9 +47,9 @@ def _ids(cls):
 def test_corpus_is_well_formed_and_every_case_has_a_test():
     assert len(CORPUS) == len(CASES) >= 40
     assert {c["outcome"] for c in CORPUS} <= {"refused", "text", "handled"}
-    import test_hostile_round2
+    import test_hostile_round2 as r2, test_hostile_round3 as r3
     implemented = (set(_ids("injection")) | set(MUTATIONS) | set(PROCESS_TESTS) | set(SPECIAL)
-                   | set(test_hostile_round2.MUTATIONS) | set(test_hostile_round2.SPECIAL))
+                   | set(r2.MUTATIONS) | set(r2.SPECIAL) | set(r3.MUTATIONS) | set(r3.SPECIAL))
     assert implemented == set(CASES)
     import test_hostile_processes
     assert all(hasattr(test_hostile_processes, name) for name in PROCESS_TESTS.values())
@@ -242,7 +242,7 @@ def _record_run_id(tmp):
 def _manifest_run_id(tmp):
     run = _good(tmp)
     manifest = json.loads((run / "run.json").read_text())
-    manifest["run_id"] = OTHER
+    manifest.update(run_id=OTHER, started_at="2026-01-02T00:00:00Z", finished_at="2026-01-02T00:10:00Z")
     (run / "run.json").write_text(json.dumps(manifest))
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from reportgen.commands import lockfile
+from reportgen.publish import nofollow
 from reportgen.errors import ReportError
 
 
@@ -133,7 +134,7 @@ def _build(root, site_dir, strict, machine):
     tmp.mkdir(parents=True)
     # the marker goes in first (MkDocs never cleans hidden files): a build stopped half-way leaves a
     # site.tmp the next build can prove is its own and remove
-    (tmp / MARKER).write_text("built by `reportgen build`; replaced by the next build\n", encoding="utf-8")
+    nofollow.write_text(tmp, MARKER, "built by `reportgen build`; replaced by the next build\n")
     collect = _Collect()
     logging.getLogger("mkdocs").addHandler(collect)
     try:

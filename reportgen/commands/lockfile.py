@@ -21,11 +21,11 @@ def open_lock(path, create=True):
         fd = os.open(path, flags, 0o644)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ReportError(f"{path}: the lock file is a symlink; refusing to follow it",
-                              hint="remove it (a lock file is never committed)") from exc
+            raise ReportError(f"{path}: the lock file is a symlink; refusing to follow it "
+                              "(remove it: a lock file is never committed)") from exc
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise ReportError(f"{path}: the lock file is not a regular file; refusing to use it",
-                          hint="remove it (a lock file is never committed)")
+        raise ReportError(f"{path}: the lock file is not a regular file; refusing to use it "
+                          "(remove it: a lock file is never committed)")
     return fd

@@ -17,7 +17,9 @@ import shutil
 from pathlib import Path
 
 import yaml
+from reportgen.publish import nofollow
 from reportgen.data.words import W
+from reportgen.errors import ReportError
 from reportgen.publish.verify import PRINT_PAGE
 
 PDF_NAME = "study.pdf"
@@ -117,8 +119,9 @@ def assemble(site_dir, pages, site_name):
                                  content)
         body.append(f'<section class="print-page md-typeset" id="{stem}" data-title="{html.escape(title)}">'
                     f"{_rewrite(content, stem, stems)}</section>")
+    from reportgen.publish.plugin import CSP_META   # the print page is a page of the site: the same policy
     return ('<!doctype html>\n<html lang="zh"><head><meta charset="utf-8">'
-            f"<title>{site_name}</title>\n{styles}\n<style>{PRINT_CSS}</style></head>\n"
+            f"{CSP_META}<title>{site_name}</title>\n{styles}\n<style>{PRINT_CSS}</style></head>\n"
             '<body class="md-typeset">\n' + "\n".join(body) + "\n</body></html>\n")
 
 
@@ -139,14 +142,32 @@ def write_pdf(root, site_dir, quiet=False):
         say(SKIP.format(why="chromium is not installed"))
         return None
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import Error as PlaywrightError
     except ImportError:
         say(SKIP.format(why="playwright is not installed"))
         return None
     pages, site_name = nav_pages(root)
-    printable = site_dir / PRINT_PAGE
-    printable.write_text(assemble(site_dir, pages, site_name), encoding="utf-8")
+    if site_dir.is_symlink():   # --site-dir: the folder written into is a plain folder, never a link
+        raise ReportError(f"{site_dir}: is a symlink; refusing to write the PDF through it")
+    # both files are written without following a link planted in their place (nofollow)
+    printable = nofollow.write_text(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name))
     out = site_dir / PDF_NAME
+    if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
+        raise nofollow.refuse(out)
+    try:
+        data = _print(exe, printable)
+    except PlaywrightError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ReportError(f"reportgen pdf: the browser {exe!r} failed: {first[:200]!r}; {out} was not written "
+                          "(check the browser: REPORTGEN_CHROMIUM, or Debian's chromium)") from None
+    nofollow.write_bytes(site_dir, PDF_NAME, data)
+    say(f"wrote {out}")
+    return out
+
+
+def _print(exe, printable):
+    """The PDF bytes of the print page, printed by the browser ``exe`` (Playwright errors propagate)."""
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
@@ -157,13 +178,11 @@ def write_pdf(root, site_dir, quiet=False):
             page.goto(printable.resolve().as_uri(), wait_until="load")
             page.emulate_media(media="print")
             # outline: bookmarks from the headings; tagged: a structured (accessible) PDF
-            page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
-                     outline=True, tagged=True,
-                     header_template="<span></span>",
-                     footer_template='<div style="font-size:8px;width:100%;text-align:center;color:#666">'
-                                     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
-                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"})
+            return page.pdf(format="A4", print_background=True, display_header_footer=True,
+                            outline=True, tagged=True,
+                            header_template="<span></span>",
+                            footer_template='<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+                                            '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+                            margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"})
         finally:
             browser.close()
-    say(f"wrote {out}")
-    return out

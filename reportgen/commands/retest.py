@@ -27,7 +27,7 @@ from study import environment
 from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
-from reportgen.data import load
+from reportgen.data import load, safeyaml
 from reportgen.commands import lockfile
 from reportgen.errors import ReportError
 
@@ -53,13 +53,11 @@ def read_profile(root, profile):
     rel = path.relative_to(root).as_posix()
     declared, problems = declared_families(root)
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        config = safeyaml.loads(path.read_text(encoding="utf-8"))   # no alias, bounded depth
     except OSError as exc:
         raise ReportError(f"{rel}: cannot read the profile ({exc.strerror})") from exc
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ReportError(f"{rel}{f':{mark.line + 1}' if mark else ''}: not valid YAML "
-                          f"({getattr(exc, 'problem', None) or exc})") from exc
+        raise ReportError(f"{rel}: not valid YAML ({safeyaml.describe(exc)})") from exc
     if not isinstance(config, dict):
         raise ReportError(problems + [f"{rel}: expected a mapping with the fields {', '.join(PROFILE_FIELDS)}"])
     problems += [f"{rel}: {key}: unknown field (known: {', '.join(PROFILE_FIELDS)})"
@@ -479,6 +477,10 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     if rpc is None:
         selected = _local_target(target_json, selected)
     runs_dir = root / "results" / "runs"
+    for folder in (runs_dir.parent, runs_dir):   # a new run is never written through a link
+        if folder.is_symlink():
+            raise ReportError(f"{folder}: is a symlink; a retest writes its run only into a plain folder "
+                              "of the project")
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
         probe = runs_dir / f".tmp-probe-{os.getpid()}.lock"

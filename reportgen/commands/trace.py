@@ -1,10 +1,9 @@
 """`reportgen trace ID`: from a figure or record id to its samples, log lines and command."""
 import json
-import re
 from pathlib import Path
 
 from reportgen.data import load, merge
-from reportgen.render import provenance
+from reportgen.render import cells, provenance
 from reportgen.errors import ReportError
 
 
@@ -57,10 +56,8 @@ def trace(root, figure_id, site_dir=None, machine=None):
     ]
     lines += derived_lines(site_dir or root / "site", figure_id)
     # record strings and log lines are untrusted: no escape sequence reaches the terminal
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", "\n".join(lines))
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+    # (C0 and C1 controls, zero-width and bidi characters are shown as escapes: \x1b, \x85, \u202e)
+    return cells.visible("\n".join(lines))
 
 
 def _site_machine(site_dir):

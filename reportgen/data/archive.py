@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from reportgen.data import safeyaml
 from reportgen.errors import ReportError
 
 TABLE_FIELDS = ("id", "title", "seed_section", "seed_lines", "unit", "environment",
@@ -153,14 +154,15 @@ def reseal(archive_dir):
 
 def _load_yaml(path, what):
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safeyaml.loads(path.read_text(encoding="utf-8"))   # no alias, bounded depth
     except FileNotFoundError as exc:
         raise ReportError(f"{path}: missing: the archive needs its {what}; restore it with "
                           f"`git checkout -- {path.name}` in {path.parent}") from exc
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror}") from exc
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: invalid YAML: {exc}") from exc
+        raise ReportError(f"{path}: invalid YAML: {safeyaml.describe(exc) if isinstance(exc, yaml.YAMLError) else exc}") \
+            from exc
 
 
 def read_archive(archive_dir):

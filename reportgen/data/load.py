@@ -123,10 +123,15 @@ def _tree(run_path):
     for top, dirs, names in os.walk(run_path, followlinks=False):
         for name in sorted(dirs + names):
             path = Path(top) / name
-            mode = os.lstat(path).st_mode
+            st = os.lstat(path)
+            mode = st.st_mode
             rel = path.relative_to(run_path).as_posix()
             if stat.S_ISLNK(mode):
                 bad.append(f"{path}: is a symlink (to {os.readlink(path)!r}); a run holds only plain files")
+            elif stat.S_ISREG(mode) and st.st_nlink > 1:
+                # a second name of a file elsewhere: whoever holds the other name changes this one
+                bad.append(f"{path}: is a hard link ({st.st_nlink} names for one file); a run holds only "
+                           "files of its own (copy it)")
             elif stat.S_ISREG(mode):
                 files[rel] = path
             elif not stat.S_ISDIR(mode):
@@ -330,6 +335,10 @@ def _log_problems(results_dir, rec, where, cache):
 def read_runs(results_dir):
     """Every published run under results_dir/runs, fully validated, oldest first."""
     results_dir = Path(results_dir)
+    for folder in (results_dir, results_dir / "runs"):   # a link would read some other folder as the results
+        if folder.is_symlink():
+            raise ReportError(f"{folder}: is a symlink (to {os.readlink(folder)!r}); results are read only "
+                              "from a plain folder of the project")
     if not results_dir.is_dir():
         raise ReportError(f"{results_dir}: no results folder",
                           hint="run `reportgen retest --profile quick` to create one, or pass --root")

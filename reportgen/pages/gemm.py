@@ -5,7 +5,7 @@ import pandas as pd
 
 from reportgen.data import frame, queries
 from reportgen.data.archive import Cell
-from reportgen.render import cells
+from reportgen.render import cells, provenance
 from reportgen.render.cells import code_span as _code, text as _esc  # the one escaping point
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table as _table
 from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main_shape, tvm_record as _tvm_get
@@ -351,7 +351,7 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
                                   ("c_source", "c", W("gemm.tvm_excerpts.c_source"))):
             if kind not in arts:
                 continue
-            text = load.read_artifact(results_dir, arts[kind]).splitlines()
+            text = [provenance.cut_line(t) for t in load.read_artifact(results_dir, arts[kind]).splitlines()]
             more = [W("gemm.tvm_excerpts.more_lines", text=len(text))] if len(text) > lines else []
             link = W("gemm.tvm_excerpts.link", href=cells.href(data_prefix + '/' + arts[kind]))
             title = _esc(W("gemm.tvm_excerpts.title", stage=case['stage'], label=label, m=case['m'], n=case['n'], k=case['k']))

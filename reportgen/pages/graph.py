@@ -2,7 +2,7 @@
 import difflib
 import html
 
-from reportgen.render import cells
+from reportgen.render import cells, provenance
 from reportgen.data import load, merge
 from study import cases
 from reportgen.render.cells import code_span as _code, text as _esc
@@ -63,7 +63,7 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
         title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case']))
         link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
-        body = "\n".join(diff[:400]) if diff else W("graph.step_diffs.unchanged")
+        body = "\n".join(provenance.cut_line(d) for d in diff[:400]) if diff else W("graph.step_diffs.unchanged")
         if len(diff) > 400:
             body += W("graph.step_diffs.body", diff=len(diff) - 400)
         parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n' + cells.code_block(body, "diff", "    ") + "\n")

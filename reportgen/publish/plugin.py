@@ -23,10 +23,11 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from reportgen import pages
+from reportgen.publish import nofollow
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
-from reportgen.render import charts, comparable, figures, provenance
+from reportgen.render import cells, charts, comparable, figures, provenance
 from reportgen.publish import coverage, csvs
 from study import identity
 from reportgen.data.words import W
@@ -243,7 +244,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
 
     def on_post_page(self, output, page, config):
-        return output.replace("<head>", f'<head>\n<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">', 1)
+        return with_csp(output)
+
+    def on_post_template(self, output_content, template_name, config):
+        # the static templates (404.html) are pages a visitor is sent to: the same policy
+        return with_csp(output_content) if template_name.endswith(".html") else output_content
 
     def on_page_content(self, html, page, config, files):
         uri = page.file.src_uri
@@ -275,21 +280,19 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
+        _say_jumps(self.data.all_runs)
         site = Path(config.site_dir)
+        # every file is written without following a link (nofollow): a site folder holds only our files
         for name, text in sorted(self.csv_files.items()):
-            (site / name).parent.mkdir(parents=True, exist_ok=True)
-            (site / name).write_text(text, encoding="utf-8")
-        (site / "numbers.json").write_text(json.dumps(self.book.index(self.pages_html), ensure_ascii=False, indent=1),
-                                           encoding="utf-8")
-        (site / "coverage.json").write_text(json.dumps(
+            nofollow.write_text(site, name, text)
+        nofollow.write_text(site, "numbers.json", json.dumps(self.book.index(self.pages_html), ensure_ascii=False, indent=1))
+        nofollow.write_text(site, "coverage.json", json.dumps(
             [{"id": r.item["id"], "page": r.item["page"], "anchor": r.item["anchor"],
               "covered": r.covered, "reasons": r.reasons} for r in self.coverage] + self.content_rows,
-            ensure_ascii=False, indent=1), encoding="utf-8")
-        (site / "machine.json").write_text(json.dumps(
+            ensure_ascii=False, indent=1))
+        nofollow.write_text(site, "machine.json", json.dumps(
             {"publication_machine": self.data.machine, "reason": self.data.machine_reason,
-             "smoke_only": self.data.smoke, "machines": sorted(self.data.by_machine)}, indent=1) + "\n",
-            encoding="utf-8")
-        data = site / "data" / "runs"
+             "smoke_only": self.data.smoke, "machines": sorted(self.data.by_machine)}, indent=1) + "\n")
         databases = []
         cited = _cited(self.pages_html.values(), "runs")
         for run in self.data.all_runs:
@@ -301,9 +304,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             if wanted:
                 wanted.add("run.json")
             for rel in sorted(wanted):
-                (data / run.run_id / rel).parent.mkdir(parents=True, exist_ok=True)
                 # a text file over load.SHIP_LIMIT_BYTES ships truncated, with a line naming the whole
-                (data / run.run_id / rel).write_bytes(load.shipped_bytes(run, rel))
+                nofollow.write_bytes(site, f"data/runs/{run.run_id}/{rel}", load.shipped_bytes(run, rel))
             databases.extend(load.file_summary(run, path) for path in load.tuning_files(run, TUNING_FOLDER))
         # a record a provenance entry links to, one file each (a reviewer gets the raw record without
         # the whole records.jsonl of its run), and another machine's cited log lines
@@ -317,10 +319,20 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                         ("logs", rec.get("log") and figures.log_excerpt_file(rec),
                          lambda: load.excerpt_text(self.data.results_dir, rec))):
                     if (run.run_id, name) in shipped[kind]:
-                        (data.parent / kind / run.run_id).mkdir(parents=True, exist_ok=True)
-                        (data.parent / kind / run.run_id / name).write_text(text(), encoding="utf-8")
-        (site / "data" / "tuning-databases.json").write_text(
-            json.dumps(databases, indent=1) + "\n", encoding="utf-8")
+                        nofollow.write_text(site, f"data/{kind}/{run.run_id}/{name}", text())
+        nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
+
+
+def _say_jumps(runs):
+    """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
+    earlier run of the same code: the history page lists them, the builder hears of it too."""
+    from reportgen.pages import history
+    found = history.jumps(runs)
+    if found:
+        case, before, after, ratio = found[-1]   # the newest: most often the run just added
+        print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
+                            f"same code on one machine (see history.html#jumps), e.g. {case} {before} -> {after}: "
+                            f"x{ratio:.3g}"), flush=True)
 
 
 TUNING_FOLDER = "tune-"
@@ -343,6 +355,14 @@ PAGE_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'
 opened from disk) loads nothing from elsewhere and runs no plugin ('unsafe-eval': Vega compiles
 its chart expressions with Function); `reportgen serve` sends it as
 a header too, with frame-ancestors (which a meta element cannot carry)."""
+
+CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
+
+
+def with_csp(page_html):
+    """A page with the policy as the first element of its head (every .html the site holds)."""
+    return page_html.replace("<head>", f"<head>\n{CSP_META}", 1)
+
 
 BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table
 

@@ -285,6 +285,14 @@ def _published_excerpts_problems(site_dir, runs, results_dir):
                              "not the cited lines of a record of a run in results/")
 
 
+def _csp_problems(site_dir):
+    """Every page of the site (the 404 page and print.html too) declares the content policy."""
+    from reportgen.publish.plugin import CSP_META
+    return [f"{path}: no Content-Security-Policy meta element (every page of the site declares it)"
+            for path in sorted(Path(site_dir).rglob("*.html"))
+            if not path.is_symlink() and CSP_META not in path.read_text(encoding="utf-8", errors="replace")]
+
+
 def verify(root, site_dir=None, strict=False, runs=None):
     """Raise ReportError listing every problem; return quietly when all is well.
 
@@ -320,6 +328,7 @@ def verify(root, site_dir=None, strict=False, runs=None):
             problems.extend(_published_records_problems(site_dir, runs))
             problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))
             problems.extend(_size_problems(site_dir))
+            problems.extend(_csp_problems(site_dir))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
     if problems:

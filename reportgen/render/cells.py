@@ -14,6 +14,8 @@ no code fence that closes early, no table cell that splits. Three shapes cover e
 import html
 import re
 
+from study import schema as _schema
+
 # Markdown (and attr_list / md_in_html) specials, as numeric character references: the
 # Markdown parser passes entities through untouched and the browser shows the character.
 # `[` `]` stop links and images (so a `(javascript:...)` after them is plain text), `{` `}`
@@ -23,10 +25,27 @@ import re
 _SPECIALS = {c: f"&#{ord(c)};" for c in "|[]`*{}\\"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BACKTICKS = re.compile(r"`+")
+# C1 controls, zero-width and bidi-override characters (the set schema refuses in environment
+# strings): invisible, or they reorder what is around them, so a page or terminal shows them as
+# escapes (\x85, \u202e), never raw
+_INVISIBLE = re.compile("[" + _schema._INVISIBLE + "]")
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f" + _schema._INVISIBLE + "]")
+
+
+def _escape(match):
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(value, keep_c0=False):
+    """``value`` with every control (but newline and tab), C1, zero-width and bidi character written
+    as an escape (\x1b, \x85, \u202e): for a terminal (trace), or with ``keep_c0`` for the
+    invisible class only (the page escapers below replace C0 characters themselves)."""
+    return (_INVISIBLE if keep_c0 else _TERMINAL).sub(_escape, str(value))
 
 
 def _clean(value):
-    return _CONTROL.sub("\ufffd", str(value))
+    return visible(_CONTROL.sub("\ufffd", str(value)), keep_c0=True)
 
 
 def text(value, multiline=False):

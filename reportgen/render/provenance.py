@@ -8,13 +8,24 @@ from reportgen.render.figures import log_excerpt_file, record_file, slug
 from reportgen.data.words import W
 
 
+MAX_LINE_CHARS = 2000
+"""A log line longer than this is shown cut, with a note (the whole log stays downloadable): one
+10 MB line of progress output cannot make a 10 MB page."""
+
+
+def cut_line(line):
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return line[:MAX_LINE_CHARS] + W("provenance.log_excerpt.cut_line", chars=len(line), shown=MAX_LINE_CHARS)
+
+
 def log_excerpt(results_dir, rec, context=0, limit=40):
     """The log lines a record cites (at most `limit`), read through load (no symlink, no ..).
 
     Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
     "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
     shown as ␍."""
-    chosen = [line.replace("\r", "␍") for line in load.cited_lines(load.log_lines(results_dir, rec), rec, context)]
+    chosen = [cut_line(line.replace("\r", "␍")) for line in load.cited_lines(load.log_lines(results_dir, rec), rec, context)]
     if len(chosen) > limit:
         chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.elided", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
     return "\n".join(chosen)
