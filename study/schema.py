@@ -524,7 +524,16 @@ def loads(text):
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if _depth(value) > MAX_DEPTH:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    if _SURROGATE_ESCAPE.search(text):   # only an escape can make one: the text itself is UTF-8
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("a string holds a lone UTF-16 surrogate escape (such as \\ud800): "
+                             "it is not text and cannot be written to a page") from None
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def dumps(obj):

@@ -108,6 +108,7 @@ MUTATIONS = {
     "lim_huge_int_records": _raw_records(lambda t: t.replace('"warmup": 1', f'"warmup": {HUGE}', 1)),
     "lim_huge_int_run_json": _raw_run_json(lambda t: t.replace('"duration_s": 1.0', f'"duration_s": {HUGE}', 1)),
     "lim_float_1e999": _raw_records(lambda t: t.replace('"threshold": 1e-05', '"threshold": 1e999', 1)),
+    "lim_lone_surrogate_record": _raw_records(lambda t: t.replace('"dtype": "float32"', '"dtype": "float\\ud80032"', 1)),
     "link_results_symlink": _linked("results"),
     "link_runs_symlink": _linked("runs"),
 }
@@ -165,6 +166,44 @@ def test_a_planted_lock_symlink_is_refused_and_its_target_untouched(tmp_path):
         build.build(site.parent, site, wait_s=0)
     assert _expect("link_lock_symlink") in _one_line(err.value)
     assert victim.read_text() == "precious\n"
+
+
+def test_a_hard_linked_lock_is_refused_and_its_other_name_untouched(tmp_path):
+    victim = _victim(tmp_path)
+    site = tmp_path / "project" / "site"
+    site.parent.mkdir()
+    os.link(victim, site.with_name(".site.lock"))
+    with pytest.raises(ReportError) as err:
+        build.build(site.parent, site, wait_s=0)
+    assert _expect("link_lock_hard_link") in _one_line(err.value)
+    assert victim.read_text() == "precious\n"
+
+
+def test_serve_follows_no_link_planted_in_the_site(tmp_path):
+    from reportgen.commands import serve
+    import threading
+    import urllib.error
+    import urllib.request
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-OUTSIDE")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<p>home</p>")
+    (site / "leak.txt").symlink_to(secret)
+    (site / "outside").symlink_to(tmp_path)
+    server = serve.open_server(site, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        assert urllib.request.urlopen(base + "/index.html", timeout=5).status == 200
+        for path in ("/leak.txt", "/outside/", "/outside/secret.txt"):
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(base + path, timeout=5)
+            assert str(err.value.code) == _expect("serve_symlink_out_of_site")
+            assert b"SECRET" not in err.value.read()
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_site_writes_refuse_a_planted_file_link(tmp_path):
@@ -396,14 +435,16 @@ def test_a_run_20x_faster_than_the_same_code_before_is_a_jump(tmp_path, capsys):
 
 
 def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, capsys):
-    """A quick run of the publication machine's code, every figure 25x faster: the standard run
-    stays the site's figure, and the build and the history page both say it jumped."""
+    """A quick run of the newest run's code, every figure 25x faster: the standard runs stay the
+    site's figures, and the build and the history page both say it jumped.  The source is the
+    newest run of all (in CI `make site` has just added a quick one), so that no later run of the
+    same case with other params stands between the forged run and the one it copies."""
     runs_dir = built_copy / "results" / "runs"
-    source = max((p for p in runs_dir.iterdir() if "-standard-" in p.name), key=lambda p: p.name)
+    source = max((p for p in runs_dir.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
     recs = [json.loads(line) for line in (source / "records.jsonl").read_text().splitlines() if line.strip()]
     rec = next(r for r in recs if r["status"] == "ok" and r["samples"] and r["reused_from"] is None
                and "artifacts" not in r["extra"])
-    when = time.gmtime(time.time() - 300)
+    when = time.gmtime(time.time() - 2)   # newer than every run, not in the future
     new_id = time.strftime("%Y%m%dT%H%M%SZ", when) + "-quick-" + source.name.split("-", 2)[2]
     run = runs_dir / new_id
     (run / "logs").mkdir(parents=True)
@@ -434,4 +475,5 @@ SPECIAL = {"link_retest_results_symlink", "link_lock_symlink", "link_site_file_s
            "link_pdf_symlink", "link_print_page_symlink", "cli_pdf_browser_fails", "cli_pdf_browser_crashes",
            "csp_every_page", "csp_page_without_policy", "inj_c1_in_log_excerpt", "inj_bidi_in_log_excerpt",
            "inj_c1_in_trace", "inj_zero_width_in_error", "lim_excerpt_line_10mb", "lim_yaml_alias_bomb_archive",
-           "lim_yaml_deep_archive", "lim_yaml_alias_bomb_profile", "hist_jump_20x_flagged"}
+           "lim_yaml_deep_archive", "lim_yaml_alias_bomb_profile", "hist_jump_20x_flagged",
+           "link_lock_hard_link", "serve_symlink_out_of_site"}

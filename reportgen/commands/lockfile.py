@@ -2,7 +2,8 @@
 
 A lock file sits in a folder a checkout controls (beside the site, in results/runs/), so a
 pull request can commit one as a symlink to any file of whoever runs ``make site``.  Every lock
-of reportgen is opened here: never through a symlink (``O_NOFOLLOW``), only as a regular file,
+of reportgen is opened here: never through a symlink (``O_NOFOLLOW``), only as a regular file
+with no other name (a hard link),
 and refused with a one-line error naming the path otherwise -- nothing is written anywhere else.
 """
 import errno
@@ -24,8 +25,13 @@ def open_lock(path, create=True):
             raise ReportError(f"{path}: the lock file is a symlink; refusing to follow it "
                               "(remove it: a lock file is never committed)") from exc
         raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise ReportError(f"{path}: the lock file is not a regular file; refusing to use it "
+                          "(remove it: a lock file is never committed)")
+    if info.st_nlink > 1:   # a hard link: truncating it would empty the file's other name
+        os.close(fd)
+        raise ReportError(f"{path}: the lock file is a hard link to another file; refusing to write it "
                           "(remove it: a lock file is never committed)")
     return fd

@@ -2,6 +2,7 @@
 import errno
 import functools
 import http.server
+import os
 from pathlib import Path
 
 from reportgen.errors import ReportError
@@ -44,8 +45,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().send_error(code, message, explain)
 
     def send_head(self):
-        """A path the file system cannot name (a %00 in it) is a bad request, not a traceback."""
+        """A path the file system cannot name (a %00 in it) is a bad request, not a traceback; a
+        path through a symlink, or one that resolves outside the site, is not found: a link planted
+        in site/ never serves a file (or lists a folder) from elsewhere."""
         try:
+            if not _inside_site(Path(self.directory), Path(self.translate_path(self.path))):
+                self.send_error(404, "not found")
+                return None
             return super().send_head()
         except ValueError:
             self.send_error(400, "bad path")
@@ -55,6 +61,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         """One plain line per request, with the client's text escaped (no terminal control)."""
         text = (format % args).encode("ascii", "backslashreplace").decode("ascii")
         print(f"{self.address_string()} {text}", flush=True)
+
+
+def _inside_site(root, path):
+    """Whether ``path`` names something under ``root`` reached through no symlink."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    here = root
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            return False
+    return os.path.realpath(path).startswith(os.path.realpath(root) + os.sep) or os.path.realpath(path) == os.path.realpath(root)
 
 
 class Server(http.server.ThreadingHTTPServer):
