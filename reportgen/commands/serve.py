@@ -74,7 +74,7 @@ def _inside_site(root, path):
         here = here / part
         if here.is_symlink():
             return False
-    return os.path.realpath(path).startswith(os.path.realpath(root) + os.sep) or os.path.realpath(path) == os.path.realpath(root)
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
 
 
 class Server(http.server.ThreadingHTTPServer):

@@ -145,7 +145,7 @@ def agreement(src):
 
 def _margins(src, model):
     """Where the TVM INT8 network's disagreements fall: FP32 margins against its logit error, in
-    each input's logit spread (recorded by experiments/int8_quant.margins); ORT QDQ's error beside."""
+    each input's logit spread (recorded by experiments/e2e/engines.margins); ORT QDQ's error beside."""
     cur, ort = _get(src.current, model, RULE), _get(src.current, model, "ort_qdq")
     mg = ((cur.record["extra"].get("agreement_set") or {}).get("margins") if _ok(cur) else None)
     if not mg:
