@@ -170,3 +170,40 @@ def test_margins_place_each_flip_on_a_small_fp32_margin():
     assert noisy["share_margin_below_error"] == pytest.approx(0.25)
     same = margins(ref, ref)
     assert same["flips"] == 0 and same["flip_margin_max"] is None and same["error_median"] == 0.0
+
+
+def _pooled(relu=True, pad=1, pool=3):
+    """conv -> (ReLU) -> zero pad as the ONNX frontend emits it (call_tir of topi.nn.pad) -> max pool."""
+    from tvm import topi
+    rng = np.random.default_rng(2)
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 4, 9, 9), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.nn.conv2d(x, relax.const(rng.normal(0, 0.3, (8, 4, 3, 3)).astype("float32")), padding=1))
+            if relu:
+                a = bb.emit(relax.op.nn.relu(a))
+            p = bb.emit_te(topi.nn.pad, a, [0, 0, pad, pad], [0, 0, pad, pad], 0.0)
+            out = bb.emit_output(bb.emit(relax.op.nn.max_pool2d(p, pool, 2)))
+        bb.emit_func_output(out)
+    return Q.prepare(relax.transform.Normalize()(bb.get()))
+
+
+def _ops(mod):
+    return [Q._op_name(v) for _, v in Q.bindings(mod)]
+
+
+@pytest.mark.slow  # compiles both modules and the probed pad
+def test_a_zero_pad_before_a_pool_over_relu_becomes_the_pools_padding():
+    """ResNet's stem: the float pad (a call_tir the integer rewrite cannot read) goes into the
+    pool's padding, with the same values; without the ReLU, or with a pad as wide as the window,
+    the module is left alone (there the pool's -inf padding would give other maxima)."""
+    mod = _pooled()
+    folded = Q.fold_pool_pad(mod)
+    assert "relax.call_tir" in _ops(mod) and "relax.call_tir" not in _ops(folded)
+    pool = [v for _, v in Q.bindings(folded) if Q._op_name(v) == "relax.nn.max_pool2d"][0]
+    assert [int(v) for v in pool.attrs.padding] == [1, 1, 1, 1]
+    xs = np.random.default_rng(3).normal(0, 1, (3, 4, 9, 9)).astype("float32")
+    np.testing.assert_array_equal(_run(folded, xs), _run(mod, xs))
+    for kept in (_pooled(relu=False), _pooled(pad=3, pool=3)):
+        assert "relax.call_tir" in _ops(Q.fold_pool_pad(kept))
