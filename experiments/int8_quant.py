@@ -43,7 +43,7 @@ FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full":
                 uses=["e2e_tune"],  # D (FP32 tuned) reuses the e2e_tune database of the same model
                 params=("agree_engines", "avx2_models", "budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
                         "float_kinds", "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
-                        "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "ort_reduce_range",
+                        "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "node_profile_models", "ort_reduce_range",
                         "paired_blocks", "paired_calls", "repeat", "schemes", "seed", "tolerance", "tune",
                         "untuned_models", "vnni", "warmup"))
 
@@ -68,6 +68,8 @@ PEER_FILES = {"ort_fp32": ("ort", "onnx"), "ort_qdq": ("ort", "qdq"), "tflite_fp
 TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidence that the FP32 digits CNN learned
 # the rule engines timed in alternating blocks with the peer they are judged against (when the
 # profile sets paired_blocks): (peer engine, the model file it loads)
+# every kernel / node profiled, for the models in ``node_profile_models`` (experiments/int8/profiles.py)
+PROFILED = ("tvm_int8_rules", "ort_qdq")
 PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx"),
                "tvm_int8_rules_avx2": ("tvm_fp32_rules_avx2", "fp32_rules_avx2")}
 DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
@@ -530,6 +532,12 @@ def _measure(h, ctx, engine, p, threads, target):
         if paired:
             out["paired_peer"] = peer.paired_peer(PAIRED_PEER[engine][0], paired)
             h.say(peer.paired_line(cid, PAIRED_PEER[engine][0], paired, 3))
+        if engine in PROFILED and name in p.get("node_profile_models", []):
+            from experiments.int8 import profiles
+            if engine == "ort_qdq":
+                profiles.ort_profile(h, cid, ctx["paths"]["qdq"], threads, x, out)
+            else:
+                profiles.tvm_profile(h, cid, runner, x, (out.get("rules") or {}).get("kernels") or {}, out)
         if not engine.startswith("tvm"):
             return
         profile = engines.record_op_profile(runner, x, out)

@@ -21,6 +21,17 @@ def test_tile_fits_the_registers_and_divides_the_row(oc_blocks, ow):
     assert vnni_rules.vnni_tiles(oc_blocks, ow, 32, {"oc_tile": 1, "ow_tile": 1}) == {"oc_tile": 1, "ow_tile": 1}
 
 
+@pytest.mark.parametrize("oc_blocks,ow,registers", [(4, 56, 32), (32, 7, 32), (3, 112, 32), (8, 28, 7)])
+def test_the_knob_grid_starts_at_the_default_and_every_candidate_fits(oc_blocks, ow, registers):
+    grid = vnni_rules.knob_grid(oc_blocks, ow, registers, limit=12)
+    assert grid[0] == vnni_rules.vnni_tiles(oc_blocks, ow, registers)
+    assert 1 < len(grid) <= 12 and len({tuple(sorted(c.items())) for c in grid}) == len(grid)
+    for cand in grid:
+        assert cand["oc_tile"] * cand["ow_tile"] + cand["oc_tile"] + 1 <= registers
+        assert oc_blocks % cand["oc_tile"] == 0 and ow % cand["ow_tile"] == 0
+    assert len(vnni_rules.knob_grid(oc_blocks, ow, registers, limit=2)) == 2
+
+
 def test_each_target_gets_the_multiply_add_it_has():
     import tvm
     rule = lambda mcpu: vnni_rules.rules_for(tvm.target.Target({"kind": "llvm", "mcpu": mcpu}))  # noqa: E731

@@ -309,6 +309,7 @@ def schedule_func(func, target, knobs: dict[str, int] | None = None, rules=None)
     else:
         schedule_generic(sch, lanes)
         info = {"rule": "generic"}
+    info["dtypes"] = [str(param.dtype) for param in func.params]   # inputs, then the output
     return sch.mod["main"], info
 
 
@@ -322,10 +323,9 @@ def schedule_module(mod, target, knobs_for=None, rules=None):
     for gv, func in mod.functions.items():
         if not isinstance(func, tvm.tirx.PrimFunc):
             continue
-        knobs = None
-        if knobs_for is not None:
-            shape = conv_shape(func, lanes)
-            knobs = knobs_for(gv.name_hint, shape) if shape else None
+        # knobs_for sees every kernel; its shape is None where it is not an NCHWc conv (the
+        # integer program's packed convs are matched by name)
+        knobs = knobs_for(gv.name_hint, conv_shape(func, lanes)) if knobs_for is not None else None
         scheduled, info[gv.name_hint] = schedule_func(func, target, knobs, rules)
         funcs[gv] = scheduled.with_attr("tirx.is_scheduled", True)
     out = mod.clone()   # the input module stays unscheduled (the tuned variant builds it twice)
@@ -419,13 +419,15 @@ def _random_args(func, seed: int = 0):
     rng = np.random.default_rng(seed)
     args = []
     for param in func.params:   # 0.27: a PrimFunc's params are its buffers
-        shape = [int(d) for d in param.shape]
-        args.append(tvm.runtime.tensor(rng.standard_normal(shape).astype(str(param.dtype))))
+        shape, dtype = [int(d) for d in param.shape], str(param.dtype)
+        # integers in a range no product of two of them overflows: bytes, accumulators alike
+        value = rng.integers(0, 100, size=shape) if dtype.startswith(("int", "uint")) else rng.standard_normal(shape)
+        args.append(tvm.runtime.tensor(value.astype(dtype)))
     return args
 
 
 def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 1, repeat: int = 15,
-                tolerance: float = 1e-4) -> dict[str, Any]:
+                tolerance: float = 1e-4, rules=None) -> dict[str, Any]:
     """Time every candidate schedule of one conv kernel (compiled alone, random inputs, the
     output compared with the first candidate's), keep the fastest correct one.
 
@@ -437,13 +439,13 @@ def tune_kernel(func, target, candidates: list[dict[str, int]], number: int = 1,
     for knobs in candidates:
         entry = {"knobs": knobs}
         try:
-            scheduled, _info = schedule_func(func, target, knobs)
+            scheduled, _info = schedule_func(func, target, knobs, rules)
             lib = tvm.compile(tvm.IRModule({"main": scheduled.with_attr("global_symbol", "main")}),
                               target=target).jit()
-            out = [tvm.runtime.tensor(np.zeros([int(d) for d in a.shape], "float32")) for a in args[-1:]]
+            out = [tvm.runtime.tensor(np.zeros([int(d) for d in a.shape], str(a.dtype))) for a in args[-1:]]
             call_args = args[:-1] + out
             lib["main"](*call_args)
-            got = out[0].numpy()
+            got = out[0].numpy().astype("float64")   # integer outputs compared without wrapping
             if reference is None:
                 reference = got
             err = float(np.max(np.abs(got - reference)) / max(1e-30, float(np.max(np.abs(reference)))))

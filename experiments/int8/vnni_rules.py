@@ -118,3 +118,55 @@ def rules_for(target):
     if avx2_dot.target_has_avx2(target):
         return {CONV_BLOCK: ("avx2_conv", schedule_avx2_conv)}
     return {}
+
+
+# --------------------------------------------------------------------------- the rule's knobs
+
+MAX_GRID_PIXELS = 28   # the widest pixel tile a candidate may have (one block: 28 + 1 + 1 registers)
+
+
+def knob_grid(oc_blocks: int, ow: int, registers: int, limit: int = 16) -> list[dict[str, int]]:
+    """The tuned variant's candidates for one packed conv: the rule's default first, then every
+    count of channel blocks per tile (1, 2, 4, 8 that divide) with the widest three pixel tiles
+    that divide the row and fit the registers -- at most ``limit``, so the budget is stated."""
+    from experiments.e2e.nchwc_rules import _divisors
+    grid = [vnni_tiles(oc_blocks, ow, registers)]
+    for oc in (d for d in (1, 2, 4, 8) if oc_blocks % d == 0):
+        fit = sorted((d for d in _divisors(ow) if d <= MAX_GRID_PIXELS and oc * d + oc + 1 <= registers),
+                     reverse=True)[:3]
+        grid += [{"oc_tile": oc, "ow_tile": d} for d in fit]
+    unique = []
+    for cand in grid:
+        if cand not in unique:
+            unique.append(cand)
+    return unique[:limit]
+
+
+def tune_network(fused, target, limit: int = 16) -> dict[str, Any]:
+    """Every packed conv kernel of the fused integer network timed alone over :func:`knob_grid`
+    (:func:`experiments.e2e.nchwc_rules.tune_kernel`: the output of each candidate compared with
+    the default's, exact for integers), the fastest kept.  Returns {"knobs": {kernel: knobs},
+    "tasks": [per kernel: candidates, valid, default and best seconds], "trials", "seconds"}."""
+    import time
+    from experiments.e2e.nchwc_rules import _block_names, mod_functions, schedule_func, tune_kernel, vector_registers
+    from experiments.gemm import vnni
+    from tvm import s_tir
+    import tvm
+    rules = rules_for(target)
+    registers = vector_registers(target) if vnni.target_has_vnni(target) else AVX2_BLOCK_REGISTERS
+    t0 = time.perf_counter()
+    knobs, tasks = {}, []
+    for gv, func in mod_functions(fused):
+        if CONV_BLOCK not in _block_names(s_tir.Schedule(tvm.IRModule({"main": func}))):
+            continue
+        _, info = schedule_func(func, target, None, rules)
+        grid = knob_grid(info["oc_blocks"], info["ow"], registers, limit)
+        result = tune_kernel(func, target, grid, rules=rules, tolerance=0.0)
+        knobs[gv] = result["best"]
+        tasks.append({"kernel": gv, "candidates": len(grid),
+                      "valid": sum(1 for t in result["trials"] if "seconds" in t),
+                      "default_s": result["default_seconds"], "best_s": result["best_seconds"],
+                      "best": result["best"], "default": result["default"],
+                      "errors": sorted({t["error"] for t in result["trials"] if "error" in t})[:3]})
+    return {"knobs": knobs, "tasks": tasks, "trials": sum(t["candidates"] for t in tasks),
+            "seconds": time.perf_counter() - t0, "limit": limit}

@@ -10,7 +10,7 @@ one line (:func:`note`) above its tables.  Every ratio stays within one machine 
 """
 from reportgen.data.words import W
 from reportgen.render.cells import text as _esc
-from reportgen.render.figures import fmt_number
+from reportgen.render.figures import derive, fmt_number, operand
 
 
 def pick(data, wants):
@@ -42,6 +42,18 @@ class Source:
             return self.book.current(f"{self.machine}/{figure_id}", text, unit, cur, provenance=self.provenance,
                                      derived=derived)
         return self.book.current(figure_id, text, unit, cur, derived=derived)
+
+    def sum(self, figure_id, cur, parts):
+        """A time that is the sum of ``parts`` [(name, seconds)] of one record (kernels of its
+        profile, or rows of a table): one part is that part's figure; several are a derived figure
+        with each part an operand, so the formula names every kernel or node it adds."""
+        total = sum(v for _, v in parts)
+        text = fmt_number(total * 1e3, "ms") + " ms"
+        if len(parts) == 1:
+            return self.fig(figure_id, text, "ms", cur)
+        how = derive(" + ".join(name for name, _ in parts),
+                     *(operand(name, cur, fmt_number(v * 1e3, "ms"), "ms") for name, v in parts))
+        return self.fig(figure_id, text, "ms", cur, derived=how)
 
     def ms(self, cur, stat="p50", suffix="p50_ms"):
         if cur is None:

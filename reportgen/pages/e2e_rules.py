@@ -232,19 +232,6 @@ def _peak(current, threads, lanes):
     return merge.peak(current, "float32", threads, isa)
 
 
-def _sum_cell(src, figure_id, cur, parts):
-    """A time that is the sum of ``parts`` [(name, seconds)] of one record (kernels of its profile,
-    or rows of a table): one part is that part's figure; several are a derived figure with each
-    part an operand, so the formula names every kernel or node it adds."""
-    total = sum(v for _, v in parts)
-    text = fmt_number(total * 1e3, "ms") + " ms"
-    if len(parts) == 1:
-        return src.fig(figure_id, text, "ms", cur)
-    how = derive(" + ".join(name for name, _ in parts),
-                 *(operand(name, cur, fmt_number(v * 1e3, "ms"), "ms") for name, v in parts))
-    return src.fig(figure_id, text, "ms", cur, derived=how)
-
-
 def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
     """The per-convolution table of one model (batch 1)."""
     current = src.current
@@ -259,13 +246,13 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
     lines, tvm_parts, ort_parts = [], [], []
     for n, ((o, i, kh, kw, oh, ow), row) in enumerate(rows, 1):
         tag = f"{o}x{i}x{kh}x{kw}@{oh}x{ow}"
-        tvm_cell = _sum_cell(src, f"{rid}#conv_{tag}", cur, [(k["op"], k["seconds"]) for k in row["kernels"]])
+        tvm_cell = src.sum(f"{rid}#conv_{tag}", cur, [(k["op"], k["seconds"]) for k in row["kernels"]])
         tvm_parts.append((f"row{n}", row["tvm_s"]))
         if row["ort_s"] is None:
             ort_cell, ratio = "—", "—"
         else:
             ort_parts.append((f"row{n}", row["ort_s"]))
-            ort_cell = _sum_cell(src, f"{oid}#conv_{tag}", ort, [(k, v["seconds"]) for k, v in row["nodes"].items()])
+            ort_cell = src.sum(f"{oid}#conv_{tag}", ort, [(k, v["seconds"]) for k, v in row["nodes"].items()])
             ratio = f"{row['tvm_s'] / row['ort_s']:.2f}×"
         gflops = row["flops"] / row["tvm_s"] / 1e9
         share = f"{gflops / peak.gflops('p50') * 100:.0f}%" if peak is not None else "—"
@@ -273,8 +260,8 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
                       fmt_number(gflops, "GFLOPS"), share])
     if ort_parts:
         tvm_total, ort_total = (sum(v for _, v in parts) for parts in (tvm_parts, ort_parts))
-        lines.append([W("e2e_rules.convs.total"), "", "", _sum_cell(src, f"{rid}#conv_total", cur, tvm_parts),
-                      _sum_cell(src, f"{oid}#conv_total", ort, ort_parts), f"{tvm_total / ort_total:.2f}×", "", ""])
+        lines.append([W("e2e_rules.convs.total"), "", "", src.sum(f"{rid}#conv_total", cur, tvm_parts),
+                      src.sum(f"{oid}#conv_total", ort, ort_parts), f"{tvm_total / ort_total:.2f}×", "", ""])
     return markdown([W("e2e_rules.convs.head.conv"), W("e2e_rules.convs.head.output_size"),
                      W("e2e_rules.convs.head.count"), W("e2e_rules.convs.head.tvm_rules"),
                      W("e2e_rules.convs.head.ort_node"), W("e2e_rules.convs.head.tvm_vs_ort"),
@@ -288,8 +275,8 @@ def _profile_sums(src, cur, ort):
     kernels = [(k["op"], k["seconds"]) for k in cur.record["extra"]["kernel_profile"] if k.get("kind") == "kernel"]
     nodes = [(n["node"], n["seconds"]) for n in ort.record["extra"]["node_profile"]]
     return W("e2e_rules.convs.sums",
-             tvm_sum=_sum_cell(src, f"{cur.record['id']}#kernel_sum", cur, kernels), tvm_p50=src.ms(cur),
-             ort_sum=_sum_cell(src, f"{ort.record['id']}#node_sum", ort, nodes), ort_p50=src.ms(ort))
+             tvm_sum=src.sum(f"{cur.record['id']}#kernel_sum", cur, kernels), tvm_p50=src.ms(cur),
+             ort_sum=src.sum(f"{ort.record['id']}#node_sum", ort, nodes), ort_p50=src.ms(ort))
 
 
 def curve_table(src):

@@ -3,9 +3,12 @@ Runtime's QDQ model and TFLite's full-integer model (their own processes), and a
 FP32 TVM network of the same run (any variant: the NCHWc rule, MetaSchedule, unscheduled) -- the
 like-for-like comparisons of the INT8 issue, with the goals beside them.  Reads the machine
 :mod:`reportgen.pages.borrow` picks.  Words in docs/words/int8_rules.yaml."""
+import re
+
 from reportgen.data import compare, frame
 from reportgen.data.words import W, W_for
 from reportgen.pages import borrow
+from reportgen.render.cells import text as _esc
 from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
 from reportgen.render.markdown import markdown
 
@@ -212,6 +215,94 @@ def kernels(src, model="resnet18_v1"):
              dots=src.fig(f"{rid}#vpdpbusd_hot", str((asm.get("hottest") or {}).get("vpdpbusd", 0)), "instructions", rule))
 
 
+def _ort_convs(ort):
+    """ORT's QLinearConv nodes: (O, I, KH, KW, OH, OW) from the weight (the node's fourth input)
+    and the output, which ORT's layout pass may have made NHWC."""
+    out = []
+    for node in ort.record["extra"].get("node_profile") or []:
+        ins, outs = node.get("inputs") or [], node.get("outputs") or []
+        if node.get("op") != "QLinearConv" or len(ins) < 4 or len(ins[3]) != 4 or not outs or len(outs[0]) != 4:
+            continue
+        (o, i, kh, kw), y = ins[3], outs[0]
+        oh, ow = (y[1], y[2]) if y[3] == o and y[1] != o else (y[2], y[3])
+        out.append({"node": node["node"], "seconds": float(node["seconds"]),
+                    "key": (int(o), int(i), int(kh), int(kw), int(oh), int(ow))})
+    return out
+
+
+def conv_rows(cur, ort):
+    """TVM's packed convolutions matched with ORT's QLinearConv nodes of the same convolution (its
+    output channels padded to 16, input channels to 4), both sides summed per shape; each node
+    counted once."""
+    info = (cur.record["extra"].get("rules") or {}).get("kernels") or {}
+    nodes, taken, rows = _ort_convs(ort), set(), {}
+    for k in cur.record["extra"].get("kernel_profile") or []:
+        ki = info.get(k["op"]) or {}
+        if ki.get("rule") not in ("vnni_conv", "avx2_conv"):
+            continue
+        o, i = int(ki["oc_blocks"]) * 16, int(ki["ic"])
+        fits = [n for n in nodes if n["node"] not in taken and 0 <= o - n["key"][0] < 16 and 0 <= i - n["key"][1] < 4
+                and n["key"][2:] == (int(ki["kh"]), int(ki["kw"]), int(ki["oh"]), int(ki["ow"]))][:int(k["calls"])]
+        taken.update(n["node"] for n in fits)
+        key = fits[0]["key"] if fits else (o, i, int(ki["kh"]), int(ki["kw"]), int(ki["oh"]), int(ki["ow"]))
+        row = rows.setdefault(key, {"kernels": [], "nodes": {}, "count": 0})
+        row["kernels"].append((k["op"], float(k["seconds"])))
+        row["count"] += int(k["calls"])
+        row["nodes"].update((n["node"], n["seconds"]) for n in fits)
+    return sorted(rows.items(), key=lambda kv: -sum(v for _, v in kv[1]["kernels"]))
+
+
+def profile(src, model="resnet18_v1"):
+    """Where each side's time goes on one model: TVM's kernels by operand class (the share in
+    integer kernels), ORT's nodes by type, and the convolutions side by side."""
+    rule, ort = _get(src.current, model, RULE), _get(src.current, model, "ort_qdq")
+    if not (_ok(rule) and _ok(ort) and _same_run(rule, ort)) or not rule.record["extra"].get("kernel_profile") \
+            or not ort.record["extra"].get("node_profile"):
+        return W("int8_rules.profile.none")
+    rid, oid = rule.record["id"], ort.record["id"]
+    kernels = [k for k in rule.record["extra"]["kernel_profile"] if k.get("kind") == "kernel"]
+    nodes = ort.record["extra"]["node_profile"]
+    total = sum(float(k["seconds"]) for k in kernels)
+    classes = []
+    for cls in ("integer", "mixed", "float"):
+        parts = [(k["op"], float(k["seconds"])) for k in kernels if k.get("operands") == cls]
+        if parts:
+            share = sum(v for _, v in parts) / total
+            classes.append([W_for("int8_rules.profile.class", cls), str(len(parts)),
+                            src.sum(f"{rid}#class_{cls}", rule, parts),
+                            src.fig(f"{rid}#class_{cls}_share", f"{share * 100:.1f}%", "share", rule)])
+    by_op = {}
+    for n in nodes:
+        by_op.setdefault(str(n["op"]), []).append((str(n["node"]), float(n["seconds"])))
+    node_total = sum(float(n["seconds"]) for n in nodes)
+    types = [[_esc(op), str(len(parts)), src.sum(f"{oid}#op_{re.sub(r'[^A-Za-z0-9_]', '_', op)[:40]}", ort, parts),
+              f"{sum(v for _, v in parts) / node_total * 100:.1f}%"]
+             for op, parts in sorted(by_op.items(), key=lambda kv: -sum(v for _, v in kv[1]))]
+    convs = []
+    for n, ((o, i, kh, kw, oh, ow), row) in enumerate(conv_rows(rule, ort), 1):
+        tag = f"{o}x{i}x{kh}x{kw}@{oh}x{ow}"
+        tvm_s = sum(v for _, v in row["kernels"])
+        ort_s = sum(row["nodes"].values())
+        convs.append([f"{o}×{i}×{kh}×{kw}", f"{oh}×{ow}", str(row["count"]),
+                      src.sum(f"{rid}#conv_{tag}", rule, row["kernels"]),
+                      src.sum(f"{oid}#conv_{tag}", ort, list(row["nodes"].items())) if row["nodes"] else "—",
+                      f"{tvm_s / ort_s:.2f}×" if ort_s else "—"])
+    head = W("int8_rules.profile.text", model=MODELS.get(model, model),
+             tvm_sum=src.sum(f"{rid}#kernel_sum", rule, [(k["op"], float(k["seconds"])) for k in kernels]),
+             tvm_p50=src.ms(rule), ort_sum=src.sum(f"{oid}#node_sum", ort, [(n["node"], float(n["seconds"])) for n in nodes]),
+             ort_p50=src.ms(ort))
+    return "\n\n".join([
+        head,
+        markdown([W("int8_rules.profile.head.class"), W("int8_rules.profile.head.kernels"),
+                  W("int8_rules.profile.head.time"), W("int8_rules.profile.head.share")], classes),
+        markdown([W("int8_rules.profile.head.op"), W("int8_rules.profile.head.nodes"),
+                  W("int8_rules.profile.head.time"), W("int8_rules.profile.head.share")], types),
+        W("int8_rules.profile.convs_intro"),
+        markdown([W("int8_rules.profile.head.conv"), W("int8_rules.profile.head.output_size"),
+                  W("int8_rules.profile.head.count"), W("int8_rules.profile.head.tvm"),
+                  W("int8_rules.profile.head.ort"), W("int8_rules.profile.head.tvm_vs_ort")], convs)])
+
+
 def answer(data, src, model="resnet18_v1"):
     """The home page's INT8 answer: INT8 by rule against ORT QDQ and against the best FP32 TVM of
     the same run, on one model, and which machine it comes from."""
@@ -239,4 +330,5 @@ def names(site):
         "int8_rules_kernels": lambda model="resnet18_v1": kernels(src(), model),
         "int8_agreement_table": lambda: agreement(src()),
         "int8_avx2": lambda model="resnet18_v1": avx2(d, src(), model),
+        "int8_profile": lambda model="resnet18_v1": profile(src(), model),
     }
