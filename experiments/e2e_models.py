@@ -127,7 +127,7 @@ def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
         # kernels timed alone are not kernels in the network (caches, neighbours): the tuned
         # network is kept only if it beats the rule's default network, both timed here in turns
         default, default_kernels = nchwc_rules.build_rules(fused, target)
-        choice = _faster_network(executable, default, threads, shape)
+        choice = nchwc_rules.faster_network(executable, default, threads, shape)
         tuning["network_check"] = choice
         h.say(f"rules tuned network {choice['tuned_ms']:.3f} ms vs default {choice['default_ms']:.3f} ms "
               f"(median of {choice['calls']} alternating calls; tuned faster in {choice['tuned_wins']} of "
@@ -146,34 +146,6 @@ def _prepare_rules(engine, mod, target, threads, info, t0, h, shape):
     info["kernel_calls"] = engines.tvm_kernel_calls(executable)
     info["target"] = str(target)
     return engines.prepare_tvm(executable, threads, engine), info
-
-
-def _faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
-    """Which of two executables of one network to keep: both called in turns on one seeded input
-    of ``shape`` (the order flipped every round), paired by round.  "tuned" only when it won
-    significantly more rounds than it lost -- a one-sided sign test at ``alpha`` -- and its
-    median is lower; a tie or a noise-level lead keeps the rule's default."""
-    import math
-    import tvm
-    from experiments.e2e import engines
-    engines.configure_tvm_threads(threads)
-    mains = [engines.tvm_vm(tuned)["main"], engines.tvm_vm(default)["main"]]
-    data = tvm.runtime.tensor(np.random.default_rng(0).standard_normal(shape).astype("float32"))
-    times = [[], []]
-    for i in range(calls + 2):
-        for k in ((0, 1) if i % 2 == 0 else (1, 0)):
-            t0 = time.perf_counter()
-            mains[k](data)
-            if i >= 2:   # two warm-up rounds
-                times[k].append(time.perf_counter() - t0)
-    tuned_ms, default_ms = (float(np.median(t)) * 1e3 for t in times)
-    wins = sum(1 for t, d in zip(*times) if t < d)
-    # P(at least `wins` of `calls` rounds won | the two are equally fast)
-    p_value = sum(math.comb(calls, k) for k in range(wins, calls + 1)) / 2 ** calls
-    kept = "tuned" if p_value < alpha and tuned_ms < default_ms else "default"
-    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls, "tuned_wins": wins,
-            "p_value": p_value, "alpha": alpha, "test": "one-sided sign test over paired rounds",
-            "tuned_samples_s": times[0], "default_samples_s": times[1], "kept": kept}
 
 
 def _check(runner, batches, reference, tolerance):

@@ -44,7 +44,7 @@ FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full":
                 params=("agree_engines", "avx2_models", "budget_s", "default", "engines", "epochs", "fp32_tuned_from_e2e", "input_size",
                         "float_kinds", "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
                         "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "node_profile_models", "ort_reduce_range",
-                        "paired_blocks", "paired_calls", "repeat", "schemes", "seed", "tolerance", "tune",
+                        "paired_blocks", "paired_calls", "repeat", "rules_trials", "schemes", "seed", "tolerance", "tune",
                         "untuned_models", "vnni", "warmup"))
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
@@ -369,7 +369,7 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
 def _runner(engine, ctx, p, threads, target):
     """A runner for one engine and what it rests on (size, coverage, tuning, assembly)."""
     from experiments.e2e import engines, tuning
-    from experiments.int8 import peers
+    from experiments.int8 import peers, rule_engines
     paths, info = ctx["paths"], {}
     needs = {"ort_qdq": "qdq", "tvm_qdq": "qdq", "tflite_int8": "tflite_int8"}.get(engine)
     if needs and needs not in paths:
@@ -388,9 +388,8 @@ def _runner(engine, ctx, p, threads, target):
     t0 = time.perf_counter()
     if engine in RULE_ENGINES:
         mod = ctx["fp32_mod"] if engine == "tvm_fp32_rules" else ctx["int8_mod"]
-        executable, kernels = _compile_rules(engine, ctx, target)
-        info["rules"] = {"kernels": kernels, "trials": 0,
-                         "rule_kernels": sum(1 for k in kernels.values() if k["rule"] != "generic")}
+        executable, info["rules"] = rule_engines.compile_rules(ctx["h"], engine, ctx, target, threads,
+                                                               rule_engines.trials_for(p, ctx["name"]))
     elif engine == "tvm_qdq":
         mod = engines.tvm_import_onnx(paths["qdq"], ctx["shape"])
         counts = peers.relax_op_counts(mod)
@@ -427,35 +426,6 @@ def _runner(engine, ctx, p, threads, target):
     info["target"] = str(target)
     runner = engines.prepare_tvm(executable, threads, GROUP[engine])
     return runner, dict(info, executable=executable)
-
-
-def _compile_rules(engine, ctx, target):
-    """The FP32 network by the NCHWc rule, or the integer program by the VNNI rule (its other
-    kernels by the generic rule): (executable, {kernel: rule and tiles}), no search."""
-    import tvm
-    from experiments.e2e import nchwc, nchwc_rules
-    from experiments.int8 import vnni_rules
-    if engine in ("tvm_fp32_rules", "tvm_fp32_rules_avx2"):
-        return nchwc_rules.compile_rules(ctx["fp32_mod"], target)
-    rules = vnni_rules.rules_for(target)
-    int8_mod = ctx["int8_mod"] if engine == "tvm_int8_rules" else _avx2_program(ctx)
-    if not rules:
-        raise RuntimeError("the integer conv rule needs a target with avx512vnni or avx2")
-    with target:
-        fused = tvm.transform.Sequential(nchwc.legalize_passes(target))(int8_mod)
-    return nchwc_rules.build_rules(fused, target, rules=rules)
-
-
-def _avx2_program(ctx):
-    """The integer program for the AVX2 target: the host's default calibration, weights to +-63."""
-    from experiments.int8 import avx2_dot
-    from experiments.int8 import quantize as Q
-    if "int8_avx2_mod" not in ctx:
-        ctx["int8_avx2_mod"], report = Q.rewrite(ctx["int8_src"], ctx["acts"], vnni=True,
-                                                 weight_max=avx2_dot.WEIGHT_MAX, float_kinds=ctx["float_kinds"])
-        ctx["rewrite_avx2"] = dict({k: v for k, v in report.items() if k != "groups"},
-                                   calibration=ctx["rewrite"]["calibration"])
-    return ctx["int8_avx2_mod"]
 
 
 def _avx2_skip(name, p, target):

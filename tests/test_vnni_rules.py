@@ -170,3 +170,11 @@ def test_avx2_sequence_saturates_on_eight_bit_weights():
     got, _ = _packed_conv(tvm.target.Target({"kind": "llvm", "mcpu": "haswell"}), x, w, 1, (0, 0, 0, 0))
     ref = conv_nhwc_reference(x, w, 1, (0, 0, 0, 0))
     assert int(ref.max()) == 16 * 255 * 127 and int(got.max()) == 8 * 32767
+
+
+def test_the_rules_budget_is_per_model_with_a_default():
+    from experiments.int8 import rule_engines
+    p = {"rules_trials": {"default": 0, "resnet18_v1": 12}}
+    assert rule_engines.trials_for(p, "resnet18_v1") == 12 and rule_engines.trials_for(p, "inception_v1") == 0
+    assert rule_engines.trials_for({}, "resnet18_v1") == 0
+    assert set(rule_engines.TUNED) == {"tvm_fp32_rules", "tvm_int8_rules"}   # one budget, both sides

@@ -78,14 +78,15 @@ def rows(src):
         fp32 = [c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule)]
         best = min(fp32, key=lambda c: c.stat("p50")) if fp32 else None
         cells = [MODELS.get(model, model), src.ms(qdq), src.ms(tfl),
-                 (src.ms(best) + W("int8_rules.variant", engine=W_for("int8_rules.engine", best.record["case"]["engine"])))
-                 if best else "—", src.ms(rule)]
+                 (src.ms(best) + W("int8_rules.variant", engine=W_for("int8_rules.engine", best.record["case"]["engine"]))
+                  + _trials(best)) if best else "—", src.ms(rule) + _trials(rule)]
         vs_qdq = _ratio(src, rule, qdq, "vs_ort_qdq", "p50({a}) / p50({b}), same run") \
             if _ok(qdq) and _same_run(qdq, rule) else ("—", None)
         vs_fp32 = _ratio(src, best, rule, "best_fp32_over_int8",
                          "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run") if best else ("—", None)
         cells += [vs_qdq[0], vs_fp32[0]]
-        score = rule.record["extra"].get("score") or {}
+        # top-1 on the agreement set where it was run (the goal reads it), else on the evaluation images
+        score = rule.record["extra"].get("agreement_set") or rule.record["extra"].get("score") or {}
         agree = score.get("top1_agree")
         cells.append(src.fig(f"{rule.record['id']}#top1_agree", f"{agree:.3f}", "share", rule)
                      if agree is not None else "—")
@@ -95,6 +96,17 @@ def rows(src):
             cells.append("—")
         out.append(cells)
     return out
+
+
+def _trials(cur):
+    """The knob-grid budget a rule engine was tuned with (nothing for the rule's own tiles)."""
+    rules = cur.record["extra"].get("rules") or {}
+    trials = rules.get("trials")
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials <= 0:
+        return ""
+    kept = ((rules.get("tuning") or {}).get("network_check") or {}).get("kept")
+    return W("int8_rules.trials", trials=trials, limit=rules.get("limit", "?"),
+             kept=W_for("int8_rules.kept", kept if kept in ("tuned", "default") else "unknown"))
 
 
 def _goal(vs_qdq, vs_fp32, agree):
