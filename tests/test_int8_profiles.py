@@ -23,21 +23,29 @@ def _rule(kernels):
 
 
 def _node(name, o, i, k, s, sec, nhwc=True):
+    """A QLinearConv row as ORT's profiler gives it: no weight among the inputs (it is prepacked),
+    the per-channel weight scale and zero point and the bias of length O."""
     out = [1, s, s, o] if nhwc else [1, o, s, s]
-    return {"node": name, "op": "QLinearConv", "inputs": [[1, s, s, i], [], [], [o, i, k, k], [], [], [], [], [o]],
+    x = [1, s, s, i] if nhwc else [1, i, s, s]
+    return {"node": name, "op": "QLinearConv", "inputs": [x, [], [], [o], [o], [], [], [o]],
             "outputs": [out], "seconds": sec}
 
 
 def test_convolutions_pair_by_shape_padding_included_and_no_node_counts_twice():
-    rule = _rule({"stem": (64, 4, 7, 112, 1, 3e-4), "c56": (64, 64, 3, 56, 2, 4e-4), "c7": (512, 512, 3, 7, 1, 2e-4)})
+    rule = _rule({"stem": (64, 4, 7, 112, 1, 3e-4), "c56": (64, 64, 3, 56, 2, 4e-4), "c7": (512, 512, 3, 7, 1, 2e-4),
+                  "down3": (128, 64, 3, 28, 1, 1e-4), "down1": (128, 64, 1, 28, 1, 2e-5)})
     ort = SimpleNamespace(record={"extra": {"node_profile": [
         _node("n_stem", 64, 3, 7, 112, 9e-4),                  # RGB: 3 input channels, TVM pads to 4
         _node("n_a", 64, 64, 3, 56, 1e-4), _node("n_b", 64, 64, 3, 56, 1.5e-4, nhwc=False),
         _node("n_c", 64, 64, 3, 56, 5e-5),                     # a third node of that shape: TVM called it twice
+        _node("n_d3", 128, 64, 3, 28, 8e-5), _node("n_d1", 128, 64, 1, 28, 1e-5),
         {"node": "pool", "op": "MaxPool", "inputs": [[1, 112, 112, 64]], "outputs": [[1, 56, 56, 64]], "seconds": 1e-4}]}})
     rows = dict(int8_rules.conv_rows(rule, ort))
-    assert set(rows) == {(64, 3, 7, 7, 112, 112), (64, 64, 3, 3, 56, 56), (512, 512, 3, 3, 7, 7)}
-    assert rows[(64, 3, 7, 7, 112, 112)]["nodes"] == {"n_stem": 9e-4}
-    assert rows[(64, 64, 3, 3, 56, 56)]["nodes"] == {"n_a": 1e-4, "n_b": 1.5e-4}
-    assert rows[(64, 64, 3, 3, 56, 56)]["count"] == 2
-    assert rows[(512, 512, 3, 3, 7, 7)]["nodes"] == {}          # no ORT node of that shape: shown as "—"
+    assert set(rows) == {(64, 3, 112, 112), (64, 64, 56, 56), (512, 512, 7, 7), (128, 64, 28, 28)}
+    assert rows[(64, 3, 112, 112)]["nodes"] == {"n_stem": 9e-4}
+    assert rows[(64, 64, 56, 56)]["nodes"] == {"n_a": 1e-4, "n_b": 1.5e-4}
+    assert rows[(64, 64, 56, 56)]["count"] == 2
+    assert rows[(512, 512, 7, 7)]["nodes"] == {}          # no ORT node of that shape: shown as "—"
+    # ORT's profile has no kernel sizes: the 3x3 and 1x1 convs of one shape share a row, both sides summed
+    assert rows[(128, 64, 28, 28)]["nodes"] == {"n_d3": 8e-5, "n_d1": 1e-5}
+    assert rows[(128, 64, 28, 28)]["sizes"] == ["3×3", "1×1"] and rows[(128, 64, 28, 28)]["count"] == 2

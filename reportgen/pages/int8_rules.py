@@ -228,38 +228,47 @@ def kernels(src, model="resnet18_v1"):
 
 
 def _ort_convs(ort):
-    """ORT's QLinearConv nodes: (O, I, KH, KW, OH, OW) from the weight (the node's fourth input)
-    and the output, which ORT's layout pass may have made NHWC."""
+    """ORT's QLinearConv nodes as (O, I, OH, OW).  Its profiler lists a node's inputs without the
+    prepacked weight: O is the length of the per-channel weight scale (else of the bias), I and the
+    output size come from the input and output, which ORT's layout pass may have made NHWC."""
     out = []
     for node in ort.record["extra"].get("node_profile") or []:
         ins, outs = node.get("inputs") or [], node.get("outputs") or []
-        if node.get("op") != "QLinearConv" or len(ins) < 4 or len(ins[3]) != 4 or not outs or len(outs[0]) != 4:
+        if node.get("op") != "QLinearConv" or not ins or len(ins[0]) != 4 or not outs or len(outs[0]) != 4:
             continue
-        (o, i, kh, kw), y = ins[3], outs[0]
-        oh, ow = (y[1], y[2]) if y[3] == o and y[1] != o else (y[2], y[3])
+        channels = [v[0] for v in ins[3:] if isinstance(v, list) and len(v) == 1]
+        if not channels:
+            continue
+        o, x, y = int(channels[0]), ins[0], outs[0]
+        nhwc = y[3] == o and y[1] != o
+        i, (oh, ow) = (x[3], (y[1], y[2])) if nhwc else (x[1], (y[2], y[3]))
         out.append({"node": node["node"], "seconds": float(node["seconds"]),
-                    "key": (int(o), int(i), int(kh), int(kw), int(oh), int(ow))})
+                    "key": (o, int(i), int(oh), int(ow))})
     return out
 
 
 def conv_rows(cur, ort):
-    """TVM's packed convolutions matched with ORT's QLinearConv nodes of the same convolution (its
-    output channels padded to 16, input channels to 4), both sides summed per shape; each node
-    counted once."""
+    """TVM's packed convolutions and ORT's QLinearConv nodes of the same output and input channels
+    (TVM's padded to 16 and 4) and output size, both sides summed per row.  ORT's profile does not
+    give kernel sizes, so a row holds every kernel size of that shape (ResNet's 3x3 and 1x1
+    downsampling convs of a stage share one); each node is counted once."""
     info = (cur.record["extra"].get("rules") or {}).get("kernels") or {}
     nodes, taken, rows = _ort_convs(ort), set(), {}
     for k in cur.record["extra"].get("kernel_profile") or []:
         ki = info.get(k["op"]) or {}
         if ki.get("rule") not in ("vnni_conv", "avx2_conv"):
             continue
-        o, i = int(ki["oc_blocks"]) * 16, int(ki["ic"])
-        fits = [n for n in nodes if n["node"] not in taken and 0 <= o - n["key"][0] < 16 and 0 <= i - n["key"][1] < 4
-                and n["key"][2:] == (int(ki["kh"]), int(ki["kw"]), int(ki["oh"]), int(ki["ow"]))][:int(k["calls"])]
+        o, i, oh, ow = int(ki["oc_blocks"]) * 16, int(ki["ic"]), int(ki["oh"]), int(ki["ow"])
+        fits = [n for n in nodes if n["node"] not in taken and 0 <= o - n["key"][0] < 16
+                and 0 <= i - n["key"][1] < 4 and n["key"][2:] == (oh, ow)][:int(k["calls"])]
         taken.update(n["node"] for n in fits)
-        key = fits[0]["key"] if fits else (o, i, int(ki["kh"]), int(ki["kw"]), int(ki["oh"]), int(ki["ow"]))
-        row = rows.setdefault(key, {"kernels": [], "nodes": {}, "count": 0})
+        key = fits[0]["key"] if fits else (o, i, oh, ow)
+        row = rows.setdefault(key, {"kernels": [], "nodes": {}, "count": 0, "sizes": []})
         row["kernels"].append((k["op"], float(k["seconds"])))
         row["count"] += int(k["calls"])
+        size = f"{int(ki['kh'])}×{int(ki['kw'])}"
+        if size not in row["sizes"]:
+            row["sizes"].append(size)
         row["nodes"].update((n["node"], n["seconds"]) for n in fits)
     return sorted(rows.items(), key=lambda kv: -sum(v for _, v in kv[1]["kernels"]))
 
@@ -291,11 +300,11 @@ def profile(src, model="resnet18_v1"):
               f"{sum(v for _, v in parts) / node_total * 100:.1f}%"]
              for op, parts in sorted(by_op.items(), key=lambda kv: -sum(v for _, v in kv[1]))]
     convs = []
-    for n, ((o, i, kh, kw, oh, ow), row) in enumerate(conv_rows(rule, ort), 1):
-        tag = f"{o}x{i}x{kh}x{kw}@{oh}x{ow}"
+    for (o, i, oh, ow), row in conv_rows(rule, ort):
+        tag = f"{o}x{i}@{oh}x{ow}"
         tvm_s = sum(v for _, v in row["kernels"])
         ort_s = sum(row["nodes"].values())
-        convs.append([f"{o}×{i}×{kh}×{kw}", f"{oh}×{ow}", str(row["count"]),
+        convs.append([f"{o}×{i}", " + ".join(row["sizes"]), f"{oh}×{ow}", str(row["count"]),
                       src.sum(f"{rid}#conv_{tag}", rule, row["kernels"]),
                       src.sum(f"{oid}#conv_{tag}", ort, list(row["nodes"].items())) if row["nodes"] else "—",
                       f"{tvm_s / ort_s:.2f}×" if ort_s else "—"])
@@ -310,7 +319,7 @@ def profile(src, model="resnet18_v1"):
         markdown([W("int8_rules.profile.head.op"), W("int8_rules.profile.head.nodes"),
                   W("int8_rules.profile.head.time"), W("int8_rules.profile.head.share")], types),
         W("int8_rules.profile.convs_intro"),
-        markdown([W("int8_rules.profile.head.conv"), W("int8_rules.profile.head.output_size"),
+        markdown([W("int8_rules.profile.head.conv"), W("int8_rules.profile.head.kernel"), W("int8_rules.profile.head.output_size"),
                   W("int8_rules.profile.head.count"), W("int8_rules.profile.head.tvm"),
                   W("int8_rules.profile.head.ort"), W("int8_rules.profile.head.tvm_vs_ort")], convs)])
 
