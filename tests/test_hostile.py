@@ -33,8 +33,8 @@ from reportgen.errors import ReportError
 
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
 CASES = {c["id"]: c for c in CORPUS}
-RUN = "20260101T000000Z-quick-test"
-OTHER = "20260102T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
+OTHER = "20260102T000000Z-quick-f6ab9f827cfd"
 PROCESS_TESTS = {"proc_kill_9": "test_kill_9_of_retest_leaves_no_process",
                  "proc_sigterm": "test_sigterm_of_retest_kills_family_and_says_so",
                  "proc_stale_tmp": "test_stale_tmp_folders_are_removed_live_ones_kept"}

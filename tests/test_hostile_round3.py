@@ -30,8 +30,8 @@ from study import stats
 
 CASES = {c["id"]: c for c in yaml.safe_load(
     (ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]}
-RUN = "20260101T000000Z-quick-test"
-LATER = "20260102T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
+LATER = "20260102T000000Z-quick-f6ab9f827cfd"
 
 
 def _expect(case):
@@ -134,7 +134,7 @@ def test_round3_results_are_refused_naming_the_file(case, tmp_path):
 def test_the_id_and_start_of_a_run_agree_in_the_builders():
     # the fixture runs stay valid: write_run starts each run at the time its id names
     from helpers import started_at
-    assert started_at("20261203T210503Z-quick-x") == "2026-12-03T21:05:03Z"
+    assert started_at("20261203T210503Z-quick-f6ab9f827cfd") == "2026-12-03T21:05:03Z"
 
 
 def test_retest_writes_no_run_through_a_linked_results_folder(tmp_path):

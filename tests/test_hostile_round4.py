@@ -19,7 +19,7 @@ from reportgen.errors import ReportError
 
 CASES = {c["id"]: c for c in yaml.safe_load(
     (ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]}
-RUN = "20260101T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
 
 
 def _expect(case):
@@ -58,8 +58,46 @@ def _reseal_listing_only(run, rel):
     (run / "run.json").write_text(json.dumps(manifest))
 
 
+def _renamed(machine, stamp_env=False):
+    """The run written under a run id naming ``machine`` (and, with stamp_env, its environment's
+    machine_id changed to match: still not the hardware it describes)."""
+    def mutate(tmp):
+        run_id = f"20260101T000000Z-quick-{machine}"
+        run = write_run(tmp, run_id, [record(run_id)])
+        if stamp_env:
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["environment"]["machine_id"] = machine
+            (run / "run.json").write_text(json.dumps(manifest))
+    return mutate
+
+
+def _environment(**change):
+    def mutate(tmp):
+        run = write_run(tmp, RUN, [record(RUN)])
+        manifest = json.loads((run / "run.json").read_text())
+        manifest["environment"].update(change)
+        (run / "run.json").write_text(json.dumps(manifest))
+    return mutate
+
+
+def _case(**change):
+    def mutate(tmp):
+        rec = record(RUN)
+        rec["case"].update(change)
+        write_run(tmp, RUN, [rec])
+    return mutate
+
+
 MUTATIONS = {
     "lim_sparse_huge_run_file": _sparse_log,
+    "run_id_machine_mismatch": _renamed("aaaaaaaaaaaa"),
+    "run_id_machine_not_hardware": _renamed("aaaaaaaaaaaa", stamp_env=True),
+    "fig_unit_ignored": _record(unit="ms"),
+    "lim_env_string_3mb": _environment(numpy_version="2." + "9" * 3_000_003),
+    "lim_negative_warmup_number": _record(warmup=-3, number=-7),
+    "lim_zero_number_with_samples": _record(number=0),
+    "fig_case_vs_id": _case(m=8192, n=8192, k=8192),
+    "fig_case_vs_id_square": _case(m=8192, k=8192),
 }
 
 
@@ -76,6 +114,22 @@ def test_round4_results_are_refused_naming_the_file(case, tmp_path):
     assert _expect(case) in text, text
     assert str(results) in text, "the message names the file"
     assert all("\n" not in p for p in err.value.problems) and len(text) < 2000
+    assert CASES[case]["field"] in text, "the message names the field"
+
+
+def test_a_run_numbered_within_its_second_keeps_its_machine(tmp_path):
+    # retest._unique_run_id: a second run started in the same second is <id>-2
+    run_id = f"20260101T000000Z-quick-{json.loads((ROOT / 'tests' / 'data' / 'env.json').read_text())['machine_id']}-2"
+    write_run(tmp_path, run_id, [record(run_id)])
+    assert [r.run_id for r in load.read_runs(tmp_path)] == [run_id]
+
+
+def test_every_committed_run_names_its_own_machine():
+    from study import identity
+    for run_json in sorted((ROOT / "results" / "runs").glob("*/run.json")):
+        manifest = json.loads(run_json.read_text())
+        env = manifest["environment"]
+        assert manifest["run_id"].endswith("-" + env["machine_id"]) and env["machine_id"] in identity.stamped_ids(env)
 
 
 # -- CSV cells a spreadsheet would run -------------------------------------------------------

@@ -113,7 +113,7 @@ def test_grid_shows_one_search_the_newest_run_per_thread_count():
     current, book = _current(), _book()
     old = _rec("gemm_tvm/impl=tvm_grid/stage=microkernel/m=64/n=64/k=64/threads=2/mr=4/nr=16",
                {"impl": "tvm_grid", "stage": "microkernel", "tiles": {"mr": 4, "nr": 16, "kc": 999, "mc": 32}},
-               {"isa": "avx512"}, run_id="20250101T000000Z-quick-test")
+               {"isa": "avx512"}, run_id="20250101T000000Z-quick-f6ab9f827cfd")
     current[old["id"]] = merge.Current(old, None)
     grid = tm.microkernel_grid(book, current)
     assert "| 8 | 32 | 256 |" in grid and "999" not in grid
