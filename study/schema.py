@@ -227,8 +227,9 @@ def record_problems(rec, pending_log=False):
         out.append(f"unit: {rec['unit']!r:.40} is not {SAMPLE_UNIT!r}: every page computes its figures "
                    f"(GFLOPS, speed-ups) from samples in seconds")
     if not out:
-        from study import cases
+        from study import cases, work
         out.extend(cases.case_problems(rec["id"], rec["case"]))
+        out.extend(work.extra_problems(rec))
     nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
     if rec["stats"] is not None:
         nested.append(("stats", STATS_FIELDS))

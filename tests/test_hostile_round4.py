@@ -88,7 +88,18 @@ def _case(**change):
     return mutate
 
 
+def _extra(**change):
+    def mutate(tmp):
+        rec = record(RUN)
+        rec["extra"].update(change)
+        write_run(tmp, RUN, [rec])
+    return mutate
+
+
 MUTATIONS = {
+    "fig_flops_per_call_inflated": _extra(flops_per_call=2 * 32 ** 3 * 10 ** 6),
+    "extra_type_confusion": _extra(flops_per_call="lots"),
+    "extra_curve_point_mistyped": _extra(curve=[{"trial": 1, "best_so_far_s": "fast"}]),
     "lim_sparse_huge_run_file": _sparse_log,
     "run_id_machine_mismatch": _renamed("aaaaaaaaaaaa"),
     "run_id_machine_not_hardware": _renamed("aaaaaaaaaaaa", stamp_env=True),
@@ -115,6 +126,23 @@ def test_round4_results_are_refused_naming_the_file(case, tmp_path):
     assert str(results) in text, "the message names the file"
     assert all("\n" not in p for p in err.value.problems) and len(text) < 2000
     assert CASES[case]["field"] in text, "the message names the field"
+
+
+def test_gflops_come_from_the_case_not_from_extra():
+    from reportgen.data import merge
+    rec = record(RUN, samples=(0.002, 0.002, 0.002))
+    del rec["extra"]["flops_per_call"]
+    cur = merge.Current(rec, None)
+    assert cur.gflops() == pytest.approx(2 * 32 ** 3 / 0.002 / 1e9)
+
+
+def test_the_peak_loop_work_is_iters_accumulators_lanes_and_threads():
+    from study import work
+    rec = {"experiment": "machine_peak", "case": {"dtype": "float32", "isa": "avx2", "iters": 10, "threads": 2},
+           "extra": {"accumulators": 12}}
+    assert work.flops_per_call(rec) == 10 * 12 * 8 * 2 * 2
+    rec["extra"]["accumulators"] = 10 ** 6   # more chains than registers: no work defined, so no figure
+    assert work.flops_per_call(rec) is None
 
 
 def test_a_run_numbered_within_its_second_keeps_its_machine(tmp_path):

@@ -229,9 +229,9 @@ def _manifest_problems(run_path, manifest, files, cache=None):
 def _rules_fingerprint():
     """sha256 of the code that validates a record (study/schema.py and what it imports): a
     validation remembered under an older rule set is never trusted."""
-    from study import schema as schema_module, stats as stats_module
+    from study import cases, identity, schema as schema_module, stats as stats_module, work
     digest = hashlib.sha256()
-    for module in (schema_module, stats_module):
+    for module in (schema_module, stats_module, cases, work, identity):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()
 
