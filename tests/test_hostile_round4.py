@@ -227,4 +227,28 @@ def test_the_largest_committed_run_file_is_well_inside_the_limit():
     assert largest * 4 < plainfile.MAX_RUN_FILE_BYTES
 
 
-SPECIAL = {"csv_formula_leading_number", "fifo_in_archive"}
+# -- a fact a record carries that the words file has no text for -------------------------------
+
+def test_an_unknown_reason_code_is_blamed_on_the_record(tmp_path):
+    import shutil
+    from reportgen.data import merge
+    from reportgen.pages import int8
+    from reportgen.render.figures import FigureBook
+    name = "20261204T172631Z-standard-6b7b274cee60"
+    run = tmp_path / "runs" / name
+    shutil.copytree(ROOT / "results" / "runs" / name, run)
+    lines = (run / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"reason_code": "shape_only"' in line
+              and '"id": "int8/model=digits_cnn/size=8/quant=minmax-int8"' in line)
+    lines[at] = lines[at].replace('"reason_code": "shape_only"', '"reason_code": "shape_only <img src=x>"', 1)
+    (run / "records.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _reseal(run)
+    current = merge.current_records(load.read_runs(tmp_path))
+    with pytest.raises(ReportError) as err:
+        int8.float_ops(FigureBook(), current, "digits_cnn", "minmax", "int8")
+    text = _one_line(err.value)
+    assert str(run / "records.jsonl") in text and _expect("extra_value_as_words_key") in text
+    assert not text.startswith("docs/words"), text
+
+
+SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_words_key"}
