@@ -29,6 +29,8 @@ def record(run_id="20260101T000000Z-quick-f6ab9f827cfd", case_id="numpy_gemm/dty
             for key in (name,) + cases.CASE_KEYS.get(name, ()) + cases.SQUARE.get(family, {}).get(name, ()):
                 if key in rec["case"] and value is not True:
                     rec["case"][key] = int(value) if isinstance(rec["case"][key], int) and value.isdigit() else value
+        if "extra" not in overrides:   # and its work, 2*m*n*k (study.work)
+            rec["extra"]["flops_per_call"] = 2 * rec["case"]["m"] * rec["case"]["n"] * rec["case"]["k"]
     rec.update(overrides)
     if "log" not in overrides:   # a record cites its own family's log
         rec["log"]["path"] = f"runs/{run_id}/logs/{rec['experiment']}.log"

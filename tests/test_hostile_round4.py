@@ -80,26 +80,19 @@ def _environment(**change):
     return mutate
 
 
-def _case(**change):
+def _nested(obj, **change):
+    """The record with fields of its ``obj`` (case, extra) changed."""
     def mutate(tmp):
         rec = record(RUN)
-        rec["case"].update(change)
-        write_run(tmp, RUN, [rec])
-    return mutate
-
-
-def _extra(**change):
-    def mutate(tmp):
-        rec = record(RUN)
-        rec["extra"].update(change)
+        rec[obj].update(change)
         write_run(tmp, RUN, [rec])
     return mutate
 
 
 MUTATIONS = {
-    "fig_flops_per_call_inflated": _extra(flops_per_call=2 * 32 ** 3 * 10 ** 6),
-    "extra_type_confusion": _extra(flops_per_call="lots"),
-    "extra_curve_point_mistyped": _extra(curve=[{"trial": 1, "best_so_far_s": "fast"}]),
+    "fig_flops_per_call_inflated": _nested("extra", flops_per_call=2 * 32 ** 3 * 10 ** 6),
+    "extra_type_confusion": _nested("extra", flops_per_call="lots"),
+    "extra_curve_point_mistyped": _nested("extra", curve=[{"trial": 1, "best_so_far_s": "fast"}]),
     "lim_sparse_huge_run_file": _sparse_log,
     "run_id_machine_mismatch": _renamed("aaaaaaaaaaaa"),
     "run_id_machine_not_hardware": _renamed("aaaaaaaaaaaa", stamp_env=True),
@@ -107,8 +100,8 @@ MUTATIONS = {
     "lim_env_string_3mb": _environment(numpy_version="2." + "9" * 3_000_003),
     "lim_negative_warmup_number": _record(warmup=-3, number=-7),
     "lim_zero_number_with_samples": _record(number=0),
-    "fig_case_vs_id": _case(m=8192, n=8192, k=8192),
-    "fig_case_vs_id_square": _case(m=8192, k=8192),
+    "fig_case_vs_id": _nested("case", m=8192, n=8192, k=8192),
+    "fig_case_vs_id_square": _nested("case", m=8192, k=8192),
 }
 
 
@@ -251,4 +244,68 @@ def test_an_unknown_reason_code_is_blamed_on_the_record(tmp_path):
     assert not text.startswith("docs/words"), text
 
 
-SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_words_key"}
+# -- a site folder inside the project's own folders ----------------------------------------------
+
+@pytest.mark.parametrize("folder", ["study/out", ".ci/site", ".venv/site", "study", ".hidden/site"])
+def test_a_site_inside_a_project_folder_is_refused(tmp_path, folder):
+    from reportgen.commands import build
+    root = tmp_path / "root"
+    (root / "study").mkdir(parents=True)
+    with pytest.raises(ReportError) as err:
+        build.check_site_dir(root, root / folder)
+    assert _expect("site_dir_in_study").replace("study", folder.split("/")[0]) in _one_line(err.value)
+    assert [p.name for p in root.rglob("*")] == ["study"]   # nothing written
+
+
+def test_a_site_inside_a_folder_git_tracks_is_refused(tmp_path):
+    import subprocess
+    from reportgen.commands import build
+    root = tmp_path / "root"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "plan.md").write_text("plan\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "notes/plan.md"], check=True)
+    with pytest.raises(ReportError, match="lies in notes/"):
+        build.check_site_dir(root, root / "notes" / "site")
+    assert build.check_site_dir(root, root / "site") == (root / "site").resolve()
+    assert build.check_site_dir(root, root / "out" / "site") == (root / "out" / "site").resolve()
+
+
+# -- the search's word cache: the project's cache folder, never the shared $TMPDIR -------------
+
+WORDS = "\u4e2d\u6587\u641c\u7d22"   # four Chinese characters for the splitter
+
+
+def test_the_word_cache_lives_in_the_cache_folder_and_a_planted_one_is_rebuilt(tmp_path, monkeypatch):
+    import marshal
+    jieba = pytest.importorskip("jieba")
+    from reportgen.publish import wordsplit
+    shared, cache = tmp_path / "shared-tmp", tmp_path / "cache"
+    shared.mkdir()
+    (shared / "jieba.cache").write_bytes(marshal.dumps(({"\u7684": 1}, 0)))   # planted by another user
+    monkeypatch.setenv("TMPDIR", str(shared))
+    monkeypatch.setenv("REPORTGEN_CACHE", str(cache))
+    for name, value in (("initialized", False), ("tmp_dir", None), ("cache_file", None), ("FREQ", {}), ("total", 0)):
+        monkeypatch.setattr(jieba.dt, name, value)   # jieba.lcut is bound to this splitter: reset, then restored
+    folder = wordsplit.prepare()
+    assert folder == cache / "jieba" and jieba.dt.tmp_dir == str(folder)
+    assert jieba.lcut(WORDS)   # the planted cache made this ValueError: math domain error
+    assert (folder / "jieba.cache").is_file() and wordsplit.sound(marshal.loads((folder / "jieba.cache").read_bytes()))
+    # a corrupt cache in our own folder is removed and rebuilt, not an internal error
+    (folder / "jieba.cache").write_bytes(marshal.dumps(({"\u7684": 1}, 0)))
+    wordsplit.prepare()
+    assert not jieba.dt.initialized and jieba.lcut(WORDS)
+    assert wordsplit.sound(marshal.loads((folder / "jieba.cache").read_bytes()))
+    assert [p.name for p in shared.iterdir()] == ["jieba.cache"], _expect("jieba_cache_outside_project")
+    assert marshal.loads((shared / "jieba.cache").read_bytes()) == ({"\u7684": 1}, 0)
+
+
+def test_the_build_prepares_the_word_cache_before_mkdocs():
+    import inspect
+    from reportgen.commands import build
+    source = inspect.getsource(build._build)
+    assert source.index("wordsplit.prepare()") < source.index("mk_build.build(config)")
+
+
+SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_words_key",
+           "site_dir_in_study", "jieba_cache_outside_project"}
