@@ -477,6 +477,43 @@ CAMPAIGN_FIELDS = {
 CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
 
 
+CAMPAIGN_PARTS = ("model", "batch", "input_size", "seed", "variant", "target", "tvm_version")
+
+
+def campaign_key(parts):
+    """A campaign's key (its folder's name) from its parts: <model>-b<batch>-s<size>-<variant>-<digest>;
+    the digest covers every part, so parts edited after the fact no longer match the key."""
+    import hashlib
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{parts['model']}-b{parts['batch']}-s{parts['input_size']}-{parts['variant']}-{digest}"
+
+
+def _step_run_problems(where, run_id):
+    """A step names a run by a well-formed id, not dated in the future."""
+    import datetime as _dt
+    match = _RUN_ID.match(run_id) if isinstance(run_id, str) else None
+    if not match:
+        return [f"{where}.run_id: {run_id!r:.80} is not a run id (<UTC time>-<profile>-<machine>)"]
+    try:
+        when = _dt.datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return [f"{where}.run_id: {run_id!r:.80} does not name a UTC time"]
+    if when > _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=FUTURE_SLACK_S):
+        return [f"{where}.run_id: {run_id!r:.80} lies in the future"]
+    return []
+
+
+def _parts_problems(parts, key):
+    out = [f"parts.{name}: missing" for name in CAMPAIGN_PARTS if name not in parts]
+    out += [f"parts.{name}: unknown field" for name in parts if name not in CAMPAIGN_PARTS]
+    _visible_strings(parts, "parts", out)
+    out += _long_strings(parts, "parts", MAX_ENV_CHARS)
+    if not out and campaign_key(parts) != key:
+        out.append(f"parts: do not match the key {key!r:.80} (its digest is of other parts: "
+                   f"{campaign_key(parts)!r:.80})")
+    return out
+
+
 def _count(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -494,6 +531,7 @@ def campaign_problems(state, folder_name):
     _finite(state, "campaign", out)
     if state["key"] != folder_name:
         out.append(f"key: {state['key']!r:.80} is not its folder's name {folder_name!r:.80}")
+    out.extend(_parts_problems(state["parts"], state["key"]))
     total = 0
     for i, step in enumerate(state["steps"]):
         where = f"steps[{i}]"
@@ -502,14 +540,13 @@ def campaign_problems(state, folder_name):
             continue
         out.extend(f"{where}.{name}: missing" for name in CAMPAIGN_STEP_FIELDS if name not in step)
         out.extend(f"{where}.{name}: unknown field" for name in step if name not in CAMPAIGN_STEP_FIELDS)
-        if not isinstance(step.get("run_id"), str) or not re.match(r"^[A-Za-z0-9_.+\-]{1,100}$", step["run_id"]):
-            out.append(f"{where}.run_id: {step.get('run_id')!r:.80} is not a run id")
+        out.extend(_step_run_problems(where, step.get("run_id")))
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
         seconds = step.get("seconds")
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            out.append(f"{where}.seconds: expected a duration >= 0 s, got {seconds!r:.40}")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= DURATION_RANGE_S[1]:
+            out.append(f"{where}.seconds: expected a duration of 0 to {DURATION_RANGE_S[1]:g} s, got {seconds!r:.40}")
         estimate = step.get("estimated_kernel_s")
         if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, (int, float))
                                      or not estimate > 0):

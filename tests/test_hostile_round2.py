@@ -240,14 +240,15 @@ def test_the_harness_writes_no_html_artifact(tmp_path):
 
 # -- campaigns ---------------------------------------------------------------------------------
 
-KEY = "resnet18_v1-b1-s224-default-0123456789"
+PARTS = {"model": "resnet18_v1", "batch": 1, "input_size": 224, "seed": 0, "variant": "default", "target": "{}",
+         "tvm_version": "0.27"}
+KEY = schema.campaign_key(PARTS)   # resnet18_v1-b1-s224-default-<digest of the parts>
 
 
 def _campaign(tmp, **change):
     folder = tmp / "campaigns" / KEY
     folder.mkdir(parents=True)
-    state = {"key": KEY, "parts": {"model": "resnet18_v1", "batch": 1, "input_size": 224, "seed": 0,
-                                   "variant": "default", "target": "{}", "tvm_version": "0.27"},
+    state = {"key": KEY, "parts": dict(PARTS),
              "cumulative_trials": 8,
              "steps": [{"run_id": RUN, "trials": 8, "seconds": 1.5, "cumulative_trials": 8,
                         "estimated_kernel_s": 0.01, "records": 8}]}

@@ -220,6 +220,45 @@ def test_the_largest_committed_run_file_is_well_inside_the_limit():
     assert largest * 4 < plainfile.MAX_RUN_FILE_BYTES
 
 
+# -- campaigns: steps of real-looking runs, parts that match the key ------------------------------
+
+def _step(**change):
+    from test_hostile_round2 import _campaign, RUN as STEP_RUN
+    step = {"run_id": STEP_RUN, "trials": 8, "seconds": 1.5, "cumulative_trials": 8, "estimated_kernel_s": 0.01,
+            "records": 8}
+    return lambda tmp: _campaign(tmp, steps=[dict(step, **change)])
+
+
+def _parts(**change):
+    from test_hostile_round2 import _campaign, PARTS
+    return lambda tmp: _campaign(tmp, parts=dict(PARTS, **change))
+
+
+CAMPAIGNS = {
+    "camp_forged_steps_parts": _parts(target='{"kind":"cuda"}'),
+    "camp_parts_markup": _parts(tvm_version="0.27<img src=x onerror=alert(1)>"),
+    "camp_step_run_in_future": _step(run_id="20991231T000000Z-standard-zzzzzzzzzzzz"),
+    "camp_step_run_not_an_id": _step(run_id="R1"),
+    "camp_step_seconds_1e300": _step(seconds=1e300),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAMPAIGNS))
+def test_round4_campaigns_are_refused_naming_the_file_and_field(case, tmp_path):
+    CAMPAIGNS[case](tmp_path)
+    with pytest.raises(ReportError) as err:
+        load.read_campaigns(tmp_path)
+    text = "\n".join(err.value.problems)
+    assert _expect(case) in text and f"campaign.json: {CASES[case]['field']}" in text, text
+
+
+def test_the_committed_campaigns_match_their_keys():
+    from study import schema
+    for path in sorted((ROOT / "results" / "campaigns").glob("*/campaign.json")):
+        state = json.loads(path.read_text())
+        assert schema.campaign_key(state["parts"]) == state["key"] == path.parent.name
+
+
 # -- a fact a record carries that the words file has no text for -------------------------------
 
 def test_an_unknown_reason_code_is_blamed_on_the_record(tmp_path):
@@ -308,4 +347,4 @@ def test_the_build_prepares_the_word_cache_before_mkdocs():
 
 
 SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_words_key",
-           "site_dir_in_study", "jieba_cache_outside_project"}
+           "site_dir_in_study", "jieba_cache_outside_project", *CAMPAIGNS}
