@@ -281,11 +281,11 @@ def test_pdf_refuses_a_planted_output_link(case, name, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("case, body", [("cli_pdf_browser_fails", "exit 1"),
                                         ("cli_pdf_browser_crashes", "kill -SEGV $$")])
-def test_pdf_with_a_dying_browser_is_one_line(case, body, tmp_path):
+def test_pdf_with_a_dying_browser_is_one_line(case, body, tmp_path, built_copy):
     pytest.importorskip("playwright")
-    site = _small_site(tmp_path)
+    site = built_copy / "site"   # a site that verifies: pdf prints nothing that does not
     env = dict(os.environ, PYTHONPATH=str(ROOT), REPORTGEN_CHROMIUM=str(_fake_browser(tmp_path, body)))
-    out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(ROOT), "pdf", "--site-dir", str(site)],
+    out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(built_copy), "pdf", "--site-dir", str(site)],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr and "internal error" not in out.stderr
     lines = out.stderr.strip().splitlines()

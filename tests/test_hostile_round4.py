@@ -283,6 +283,64 @@ def test_an_unknown_reason_code_is_blamed_on_the_record(tmp_path):
     assert not text.startswith("docs/words"), text
 
 
+# -- a site edited after its build: verify refuses it, pdf prints nothing -----------------------
+
+FORGED = '<p>FORGED: <span class=fig>99999</span> GFLOPS <img src=file:///tmp/atk-secret.txt></p>'
+
+
+def _tamper(site):
+    page = site / "gemm.html"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("</article>", FORGED + "</article>", 1), encoding="utf-8")
+    return page
+
+
+def test_verify_refuses_a_forged_figure_and_a_file_load(built_copy):
+    from reportgen.publish import verify
+    page = _tamper(built_copy / "site")
+    with pytest.raises(ReportError) as err:
+        verify.verify(built_copy, built_copy / "site")
+    text = "\n".join(err.value.problems)
+    assert f"{page}: <span class='fig'>: {_expect('verify_forged_figure_span')}" in text
+    assert f"{page}: <img src='file:///tmp/atk-secret.txt'>: {_expect('verify_file_scheme_in_page')}" in text
+
+
+def test_verify_refuses_a_current_figure_shown_with_other_digits(built_copy):
+    import re
+    from reportgen.publish import verify
+    page = built_copy / "site" / "gemm.html"
+    text = page.read_text(encoding="utf-8")
+    match = re.search(r'(<a class="num cur" data-num="([^"]+)"[^>]*>)([^<]+)</a>', text)
+    page.write_text(text.replace(match.group(0), f"{match.group(1)}99999</a>", 1), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        verify.verify(built_copy, built_copy / "site")
+    assert f"shows '99999' but {_expect('verify_figure_text_altered')} {match.group(3)!r}" in str(err.value)
+
+
+def test_pdf_prints_no_site_that_does_not_verify(built_copy, tmp_path, monkeypatch):
+    pytest.importorskip("playwright")
+    from reportgen.commands import pdf
+    _tamper(built_copy / "site")
+    ran = tmp_path / "browser-ran"
+    exe = tmp_path / "fake-chromium"
+    exe.write_text(f"#!/bin/sh\ntouch {ran}\nexit 1\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("REPORTGEN_CHROMIUM", str(exe))
+    with pytest.raises(ReportError) as err:
+        pdf.write_pdf(built_copy, built_copy / "site", quiet=True)
+    assert _expect("pdf_refuses_unverified_site") in str(err.value)
+    assert not ran.exists() and not (built_copy / "site" / pdf.PDF_NAME).exists()
+
+
+def test_the_printing_browser_loads_only_the_served_site():
+    from reportgen.commands import pdf
+    origin = "http://127.0.0.1:4321"
+    assert pdf.allowed(origin + "/print.html", origin) and pdf.allowed("data:image/png;base64,AA", origin)
+    for url in ("file:///tmp/atk-secret.txt", "file:///etc/passwd", "http://127.0.0.1:4321@evil.example/",
+                "http://127.0.0.1:43210/x", "https://example.com/x.js", "javascript:alert(1)"):
+        assert not pdf.allowed(url, origin), (_expect("pdf_browser_loads_only_the_site"), url)
+
+
 # -- a site folder inside the project's own folders ----------------------------------------------
 
 @pytest.mark.parametrize("folder", ["study/out", ".ci/site", ".venv/site", "study", ".hidden/site"])
@@ -347,4 +405,6 @@ def test_the_build_prepares_the_word_cache_before_mkdocs():
 
 
 SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_words_key",
-           "site_dir_in_study", "jieba_cache_outside_project", *CAMPAIGNS}
+           "site_dir_in_study", "jieba_cache_outside_project", *CAMPAIGNS,
+           "verify_forged_figure_span", "verify_file_scheme_in_page", "verify_figure_text_altered",
+           "pdf_refuses_unverified_site", "pdf_browser_loads_only_the_site"}
