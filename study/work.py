@@ -83,9 +83,27 @@ def _type_problem(where, value, want):
     return None if ok else f"{where}: expected {want}, got {type(value).__name__} {value!r:.40}"
 
 
+NESTED_FIGURES = {
+    "paired_peer": {"ratio": NUMBER, "blocks": COUNT, "calls_per_block": COUNT, "peer_p50_s": SECONDS},
+    "score": {"top1_agree": NUMBER, "top5_agree": NUMBER, "accuracy": NUMBER},
+    "agreement_set": {"top1_agree": NUMBER, "top5_agree": NUMBER, "inputs": COUNT},
+    "agreement": {"top1_agree": NUMBER},
+    "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
+    "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
+    "theoretical": {"formula": (str,)},
+}
+"""Figures pages print from inside an extra field (a ratio, an agreement share, a trial count)."""
+
+
 def _nested_problems(extra):
-    """The nested values derived figures compute with: a tuning curve's points, the theoretical peak."""
-    out = []
+    """The nested values derived figures compute with: a tuning curve's points, the theoretical peak,
+    and NESTED_FIGURES."""
+    out = [_type_problem(f"extra.{name}.{key}", extra[name][key], want)
+           for name, fields in NESTED_FIGURES.items() if isinstance(extra.get(name), dict)
+           for key, want in fields.items() if extra[name].get(key) is not None]
+    ci = (extra.get("paired_peer") or {}).get("ratio_ci") if isinstance(extra.get("paired_peer"), dict) else None
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(_is_number, ci))):
+        out.append(f"extra.paired_peer.ratio_ci: expected [low, high], got {ci!r:.40}")
     for i, point in enumerate(extra.get("curve") or []):
         if not isinstance(point, dict):
             out.append(f"extra.curve[{i}]: expected an object, got {type(point).__name__}")

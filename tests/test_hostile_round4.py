@@ -93,6 +93,8 @@ MUTATIONS = {
     "fig_flops_per_call_inflated": _nested("extra", flops_per_call=2 * 32 ** 3 * 10 ** 6),
     "extra_type_confusion": _nested("extra", flops_per_call="lots"),
     "extra_curve_point_mistyped": _nested("extra", curve=[{"trial": 1, "best_so_far_s": "fast"}]),
+    "extra_paired_ratio_mistyped": _nested("extra", paired_peer={"ratio": "1.0", "blocks": 8, "calls_per_block": 4,
+                                                                 "peer_p50_s": 0.01, "ratio_ci": [0.9, 1.1]}),
     "lim_sparse_huge_run_file": _sparse_log,
     "run_id_machine_mismatch": _renamed("aaaaaaaaaaaa"),
     "run_id_machine_not_hardware": _renamed("aaaaaaaaaaaa", stamp_env=True),
