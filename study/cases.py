@@ -63,3 +63,31 @@ def fields(record_id: str) -> tuple[str, dict[str, str | bool]]:
         name, sep, value = part.partition("=")
         out[name] = value if sep else True
     return family, out
+
+
+CASE_KEYS = {"size": ("input_size",), "blas": ("blas_env",)}
+"""The case field an id field names where the two are spelled differently (others: the same name)."""
+SQUARE = {"numpy_gemm": {"n": ("m", "k")}}
+"""Families whose id names one dimension of a square problem: the case's other dimensions equal it."""
+FREE = ("graph",)
+"""Families whose id values are labels of their own (a pass step "03-FoldConstant" for case step 3)."""
+
+
+def case_problems(record_id: str, case: dict) -> list[str]:
+    """A record's case must say what its id says: each id field the case also holds (under its own
+    name or CASE_KEYS) has the same value, so that a page never labels one problem with another's
+    figures (n=2048 in the id, 8192 in the case the GFLOPS are computed from)."""
+    family, named = fields(record_id)
+    if family in FREE:
+        return []
+    out = []
+    for name, value in named.items():
+        if value is True:
+            continue
+        keys = [k for k in (name,) + CASE_KEYS.get(name, ()) if k in case]
+        keys += [k for k in SQUARE.get(family, {}).get(name, ()) if k in case]
+        for key in keys:
+            if str(case[key]) != value:
+                out.append(f"case.{key}: {str(case[key])!r:.40} differs from the id's {name}={value!r:.40} "
+                           "(a record's case and id name one problem)")
+    return out

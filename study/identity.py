@@ -27,6 +27,20 @@ def machine_id(env):
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def legacy_machine_id(env):
+    """The id runs recorded before the rule above (1 Dec 2026) were stamped with: CPU model, cores,
+    caches, exact memory and the VM's machine uuid."""
+    key = json.dumps([env.get("cpu_model"), env.get("logical_cores"), env.get("caches"),
+                      env.get("memory_bytes"), env.get("machine_uuid")], sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def stamped_ids(env):
+    """The ids a run of this environment may be stamped with (its run id's machine part, and its
+    environment.machine_id): today's rule, or the one older runs were written under."""
+    return machine_id(env), legacy_machine_id(env)
+
+
 def isa_level(env):
     """The widest vector ISA the CPU offers: avx512-vnni, avx512, avx2-vnni, avx2 or sse."""
     flags = set(env.get("simd_flags") or [])

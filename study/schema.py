@@ -160,6 +160,24 @@ MAX_LABEL_CHARS = 200     # a string of ``case``: a label in tables and charts
 MAX_TEXT_CHARS = 100_000  # any other string of a record (IR text, notes, errors)
 
 
+MAX_ENV_CHARS = 1000     # a string of run.json's environment, command or experiments (the longest today: 65)
+
+
+def _long_strings(value, where, limit):
+    """Problems of strings (keys included) longer than ``limit`` inside value, at most five."""
+    out, stack = [], [(where, value)]
+    while stack and len(out) < 5:
+        here, item = stack.pop()
+        if isinstance(item, str) and len(item) > limit:
+            out.append(f"{here}: a string of {len(item)} characters, more than the {limit} a run may carry there")
+        elif isinstance(item, dict):
+            stack.extend((f"{here} key", k) for k in item)
+            stack.extend((f"{here}.{k}", v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{here}[{i}]", v) for i, v in enumerate(item))
+    return out
+
+
 def _length_problems(rec):
     """Strings longer than a page can show: the id, the case's labels, any other text."""
     out = []
@@ -204,6 +222,14 @@ def record_problems(rec, pending_log=False):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:
         out.append(f"status: {rec['status']!r} is not one of {', '.join(STATUSES)}")
+    out.extend(_count_problems(rec))
+    if not out and rec["samples"] and rec["unit"] != SAMPLE_UNIT:
+        out.append(f"unit: {rec['unit']!r:.40} is not {SAMPLE_UNIT!r}: every page computes its figures "
+                   f"(GFLOPS, speed-ups) from samples in seconds")
+    if not out:
+        from study import cases, work
+        out.extend(cases.case_problems(rec["id"], rec["case"]))
+        out.extend(work.extra_problems(rec))
     nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
     if rec["stats"] is not None:
         nested.append(("stats", STATS_FIELDS))
@@ -217,6 +243,21 @@ def record_problems(rec, pending_log=False):
     if not out:
         out.extend(_log_problems(rec["log"], pending_log))
         out.extend(_sample_problems(rec))
+    return out
+
+
+SAMPLE_UNIT = "s"
+"""The unit of every record that carries samples (the harness times in seconds; a record that
+says "ms" over the same numbers would publish figures a thousand times off)."""
+
+
+def _count_problems(rec):
+    """warmup and repeat count calls and samples (>= 0); a record with samples averaged at least
+    one call in each (number >= 1)."""
+    out = [f"{name}: {rec[name]!r} is negative (a count of calls or samples is >= 0)"
+           for name in ("warmup", "repeat", "number") if rec[name] < 0]
+    if rec["samples"] and rec["number"] < 1:
+        out.append(f"number: {rec['number']!r} calls per sample; a record with samples timed at least 1")
     return out
 
 
@@ -329,8 +370,13 @@ def run_problems(run):
     for name in ("environment", "experiments"):
         _finite(run[name], name, out)
     _visible_strings(run["environment"], "environment", out)
+    for name in ("environment", "command", "experiments"):
+        out.extend(_long_strings(run[name], name, MAX_ENV_CHARS))
     _safe_strings(run["run_id"], "run_id", out)
     out.extend(_time_problems(run))
+    match = _RUN_ID.match(run["run_id"])
+    if match and not any(p.startswith("environment.") for p in out):   # an id of a complete environment
+        out.extend(_machine_problems(match.group(3), env))
     for name in GIT_FIELDS:
         if name not in run["git"]:
             out.append(f"git.{name}: missing")
@@ -354,6 +400,22 @@ def run_problems(run):
 def _parse_time(text):
     import datetime as _dt
     return _dt.datetime.strptime(text, _TIME).replace(tzinfo=_dt.timezone.utc)
+
+
+def _machine_problems(named, env):
+    """The run id's machine part is the machine its environment records (environment.machine_id),
+    and that is the id of the hardware the environment describes (study.identity): a run renamed
+    ...-aaaaaaaaaaaa would otherwise publish one machine's figures under another's name."""
+    from study import identity
+    stamped = env.get("machine_id")
+    if named != stamped and re.sub(r"-\d{1,4}$", "", named) == stamped:
+        named = stamped   # -2, -3: a second run started within the same second (retest._unique_run_id)
+    if named != stamped:
+        return [f"run_id: names machine {named!r:.70} but environment.machine_id is {stamped!r:.70}"]
+    if stamped not in identity.stamped_ids(env):
+        return [f"environment.machine_id: {stamped!r:.70} is not the id of the hardware the environment "
+                f"describes ({identity.machine_id(env)})"]
+    return []
 
 
 def _time_problems(run):
@@ -415,6 +477,43 @@ CAMPAIGN_FIELDS = {
 CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
 
 
+CAMPAIGN_PARTS = ("model", "batch", "input_size", "seed", "variant", "target", "tvm_version")
+
+
+def campaign_key(parts):
+    """A campaign's key (its folder's name) from its parts: <model>-b<batch>-s<size>-<variant>-<digest>;
+    the digest covers every part, so parts edited after the fact no longer match the key."""
+    import hashlib
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{parts['model']}-b{parts['batch']}-s{parts['input_size']}-{parts['variant']}-{digest}"
+
+
+def _step_run_problems(where, run_id):
+    """A step names a run by a well-formed id, not dated in the future."""
+    import datetime as _dt
+    match = _RUN_ID.match(run_id) if isinstance(run_id, str) else None
+    if not match:
+        return [f"{where}.run_id: {run_id!r:.80} is not a run id (<UTC time>-<profile>-<machine>)"]
+    try:
+        when = _dt.datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return [f"{where}.run_id: {run_id!r:.80} does not name a UTC time"]
+    if when > _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=FUTURE_SLACK_S):
+        return [f"{where}.run_id: {run_id!r:.80} lies in the future"]
+    return []
+
+
+def _parts_problems(parts, key):
+    out = [f"parts.{name}: missing" for name in CAMPAIGN_PARTS if name not in parts]
+    out += [f"parts.{name}: unknown field" for name in parts if name not in CAMPAIGN_PARTS]
+    _visible_strings(parts, "parts", out)
+    out += _long_strings(parts, "parts", MAX_ENV_CHARS)
+    if not out and campaign_key(parts) != key:
+        out.append(f"parts: do not match the key {key!r:.80} (its digest is of other parts: "
+                   f"{campaign_key(parts)!r:.80})")
+    return out
+
+
 def _count(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -432,6 +531,7 @@ def campaign_problems(state, folder_name):
     _finite(state, "campaign", out)
     if state["key"] != folder_name:
         out.append(f"key: {state['key']!r:.80} is not its folder's name {folder_name!r:.80}")
+    out.extend(_parts_problems(state["parts"], state["key"]))
     total = 0
     for i, step in enumerate(state["steps"]):
         where = f"steps[{i}]"
@@ -440,14 +540,13 @@ def campaign_problems(state, folder_name):
             continue
         out.extend(f"{where}.{name}: missing" for name in CAMPAIGN_STEP_FIELDS if name not in step)
         out.extend(f"{where}.{name}: unknown field" for name in step if name not in CAMPAIGN_STEP_FIELDS)
-        if not isinstance(step.get("run_id"), str) or not re.match(r"^[A-Za-z0-9_.+\-]{1,100}$", step["run_id"]):
-            out.append(f"{where}.run_id: {step.get('run_id')!r:.80} is not a run id")
+        out.extend(_step_run_problems(where, step.get("run_id")))
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
         seconds = step.get("seconds")
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            out.append(f"{where}.seconds: expected a duration >= 0 s, got {seconds!r:.40}")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= DURATION_RANGE_S[1]:
+            out.append(f"{where}.seconds: expected a duration of 0 to {DURATION_RANGE_S[1]:g} s, got {seconds!r:.40}")
         estimate = step.get("estimated_kernel_s")
         if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, (int, float))
                                      or not estimate > 0):

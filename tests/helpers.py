@@ -3,12 +3,12 @@ import hashlib
 import json
 from pathlib import Path
 
-from study import schema, stats
+from study import cases, schema, stats
 
 ENV = json.loads((Path(__file__).parent / "data" / "env.json").read_text(encoding="utf-8"))
 
 
-def record(run_id="20260101T000000Z-quick-test", case_id="numpy_gemm/dtype=float32/n=32/threads=1/blas=configured",
+def record(run_id="20260101T000000Z-quick-f6ab9f827cfd", case_id="numpy_gemm/dtype=float32/n=32/threads=1/blas=configured",
            samples=(0.001, 0.0011, 0.0012), **overrides):
     rec = {
         "schema_version": schema.SCHEMA_VERSION, "id": case_id, "run_id": run_id,
@@ -23,6 +23,14 @@ def record(run_id="20260101T000000Z-quick-test", case_id="numpy_gemm/dtype=float
         "fingerprint": "f" * 64, "reused_from": None,
         "extra": {"flops_per_call": 2 * 32 ** 3, "blas_kernel": {"architecture": "Haswell"}},
     }
+    if "case" not in overrides:   # the case says what the id says (study.cases.case_problems)
+        family, named = cases.fields(case_id)
+        for name, value in named.items():
+            for key in (name,) + cases.CASE_KEYS.get(name, ()) + cases.SQUARE.get(family, {}).get(name, ()):
+                if key in rec["case"] and value is not True:
+                    rec["case"][key] = int(value) if isinstance(rec["case"][key], int) and value.isdigit() else value
+        if "extra" not in overrides:   # and its work, 2*m*n*k (study.work)
+            rec["extra"]["flops_per_call"] = 2 * rec["case"]["m"] * rec["case"]["n"] * rec["case"]["k"]
     rec.update(overrides)
     if "log" not in overrides:   # a record cites its own family's log
         rec["log"]["path"] = f"runs/{run_id}/logs/{rec['experiment']}.log"

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 from conftest import ROOT, copy_project
-from helpers import record, write_run
+from helpers import ENV, record, write_run
 
 from reportgen.commands import build
 from study import identity
@@ -22,9 +22,11 @@ if CHROMIUM is None:
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
 pytestmark = pytest.mark.browser
-RUN = "20261201T000000Z-standard-hostile"   # a past date: load refuses runs from the future
 PAYLOAD = ('<img src=x onerror=alert(1)> [x](javascript:alert(2)) {: onclick="alert(3)"} '
            '<script>alert(4)</script> | <svg onload=alert(5)> `x` <a href="javascript:alert(6)">a</a>')
+HOSTILE_ENV = dict(ENV, cpu_model=PAYLOAD)
+# a past date (load refuses runs from the future); the hostile CPU name makes a machine id of its own
+RUN = f"20261201T000000Z-standard-{identity.machine_id(HOSTILE_ENV)}"
 LOG = f"start\n```\n<script>alert(7)</script>\n{PAYLOAD}\n```\nend\n"
 PAGES = ("provenance/numpy_gemm/dtype-float32.html", "gemm.html", "environment.html", "history.html", "machines.html", "index.html")
 
@@ -43,7 +45,7 @@ def hostile_site(tmp_path_factory):
                     finished_at="2026-12-01T00:10:00Z")
     import json
     manifest = json.loads((run / "run.json").read_text())
-    manifest["environment"]["cpu_model"] = PAYLOAD
+    manifest["environment"] = dict(HOSTILE_ENV, machine_id=identity.machine_id(HOSTILE_ENV))
     (run / "run.json").write_text(json.dumps(manifest, indent=1))
     # the hostile CPU name makes it a machine of its own: publish that machine, so its strings reach every page
     build.build(dest, dest / "site", machine=identity.machine_id(manifest["environment"]))

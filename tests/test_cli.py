@@ -20,7 +20,7 @@ def test_every_command_has_an_example():
 
 
 def test_trace_prints_samples_log_and_command(tmp_path):
-    run_id = "20260101T000000Z-quick-test"
+    run_id = "20260101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp_path / "results", run_id, [record(run_id)])
     result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "trace",
                                           "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured#gflops_p50"])
@@ -32,7 +32,7 @@ def test_trace_prints_samples_log_and_command(tmp_path):
 
 
 def test_trace_unknown_id_is_a_clear_error(tmp_path):
-    run_id = "20260101T000000Z-quick-test"
+    run_id = "20260101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp_path / "results", run_id, [record(run_id)])
     result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "trace", "numpy_gemm/n=1"])
     assert result.exit_code != 0
@@ -46,12 +46,12 @@ def test_compare_calls_a_real_slowdown_and_ignores_noise(tmp_path):
     slow = [0.0013 * (1 + rnd.uniform(-0.01, 0.01)) for _ in range(15)]
     same = [0.001 * (1 + rnd.uniform(-0.01, 0.01)) for _ in range(15)]
     other = "numpy_gemm/dtype=float32/n=64/threads=1/blas=configured"
-    write_run(tmp_path / "results", "20260101T000000Z-quick-m", [record("20260101T000000Z-quick-m", samples=fast),
-              record("20260101T000000Z-quick-m", case_id=other, samples=fast)])
-    write_run(tmp_path / "results", "20260102T000000Z-quick-m", [record("20260102T000000Z-quick-m", samples=slow),
-              record("20260102T000000Z-quick-m", case_id=other, samples=same)])
-    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "compare", "20260101T000000Z-quick-m",
-                                          "20260102T000000Z-quick-m"])
+    write_run(tmp_path / "results", "20260101T000000Z-quick-f6ab9f827cfd", [record("20260101T000000Z-quick-f6ab9f827cfd", samples=fast),
+              record("20260101T000000Z-quick-f6ab9f827cfd", case_id=other, samples=fast)])
+    write_run(tmp_path / "results", "20260102T000000Z-quick-f6ab9f827cfd", [record("20260102T000000Z-quick-f6ab9f827cfd", samples=slow),
+              record("20260102T000000Z-quick-f6ab9f827cfd", case_id=other, samples=same)])
+    result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "compare", "20260101T000000Z-quick-f6ab9f827cfd",
+                                          "20260102T000000Z-quick-f6ab9f827cfd"])
     assert result.exit_code == 0, result.output
     lines = {line.split()[0]: line.split()[-1] for line in result.output.splitlines()[1:]}
     assert lines["numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"] == "worse"
@@ -60,7 +60,7 @@ def test_compare_calls_a_real_slowdown_and_ignores_noise(tmp_path):
 
 def test_machines_names_this_machine_and_the_published_one(tmp_path):
     from study import environment, identity
-    run_id = "20260101T000000Z-quick-test"
+    run_id = "20260101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp_path / "results", run_id, [record(run_id)])
     result = CliRunner().invoke(cli.cli, ["--root", str(tmp_path), "machines"])
     assert result.exit_code == 0, result.output

@@ -27,7 +27,8 @@ def test_every_derived_figure_lists_operands_with_records(built_site):
 
 
 def test_a_derived_figure_links_to_its_formula_and_operands(built_site):
-    entry = next(e for e in _derived(built_site) if e["page"] == "e2e.md" and e["id"].endswith("#vs_ort"))
+    entry = next(e for e in _derived(built_site) if e["page"] == "e2e.md"
+                 and e["id"].endswith(("#vs_ort", "#vs_ort_paired")))
     page = (built_site / "site" / "e2e.html").read_text(encoding="utf-8")
     href = re.search(r'data-num="%s" href="([^"]+)"' % re.escape(entry["id"]), page).group(1)
     target, anchor = href.split("#")

@@ -10,6 +10,8 @@ from experiments import harness
 from experiments.e2e import tuning
 from reportgen.commands import retest
 
+R1, R2 = "20260101T000000Z-quick-f6ab9f827cfd", "20260102T000000Z-quick-f6ab9f827cfd"   # two retests
+
 
 def _tasks(*names):
     return [types.SimpleNamespace(task_name=n, weight=1) for n in names]
@@ -133,16 +135,17 @@ def test_prune_keeps_the_fastest_valid_records_of_each_workload(tmp_path):
 
 
 def test_campaign_accumulates_and_commits_atomically(tmp_path):
-    parts = {"model": "m", "batch": 1, "input_size": 32, "variant": "prepack", "target": "t", "tvm_version": "0.27"}
+    parts = {"model": "m", "batch": 1, "input_size": 32, "seed": 0, "variant": "prepack", "target": "t",
+             "tvm_version": "0.27"}
     first = tuning.Campaign(tmp_path, parts)
     assert first.trials == 0 and not first.seed(tmp_path / "w1")
     _db(tmp_path / "w1", [[2e-3], [1e-3]])
-    first.commit(tmp_path / "w1", run_id="R1", trials=16, seconds=5.0, estimate_s=1e-3)
+    first.commit(tmp_path / "w1", run_id=R1, trials=16, seconds=5.0, estimate_s=1e-3)
     again = tuning.Campaign(tmp_path, parts)           # the next retest
     assert again.trials == 16 and again.seed(tmp_path / "w2")
     assert (tmp_path / "w2" / "database_tuning_record.json").read_text().count("\n") == 2
-    state = again.commit(tmp_path / "w2", run_id="R2", trials=8, seconds=2.0, estimate_s=9e-4)
-    assert state["cumulative_trials"] == 24 and [s["run_id"] for s in state["steps"]] == ["R1", "R2"]
+    state = again.commit(tmp_path / "w2", run_id=R2, trials=8, seconds=2.0, estimate_s=9e-4)
+    assert state["cumulative_trials"] == 24 and [s["run_id"] for s in state["steps"]] == [R1, R2]
     assert [s["cumulative_trials"] for s in state["steps"]] == [16, 24]
     assert not list((tmp_path / "campaigns").glob(".*"))   # no temporary folder left behind
     other = tuning.Campaign(tmp_path, dict(parts, target="other"))   # another target: its own campaign

@@ -14,7 +14,7 @@ from reportgen.render.figures import FigureBook
 from reportgen.render.markdown import markdown, table
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = "20260101T000000Z-standard-x"
+RUN = "20260101T000000Z-standard-f6ab9f827cfd"
 
 
 def _e2e(model, engine, batch=1, status="ok", **case):

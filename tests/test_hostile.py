@@ -33,8 +33,8 @@ from reportgen.errors import ReportError
 
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
 CASES = {c["id"]: c for c in CORPUS}
-RUN = "20260101T000000Z-quick-test"
-OTHER = "20260102T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
+OTHER = "20260102T000000Z-quick-f6ab9f827cfd"
 PROCESS_TESTS = {"proc_kill_9": "test_kill_9_of_retest_leaves_no_process",
                  "proc_sigterm": "test_sigterm_of_retest_kills_family_and_says_so",
                  "proc_stale_tmp": "test_stale_tmp_folders_are_removed_live_ones_kept"}
@@ -47,9 +47,10 @@ def _ids(cls):
 def test_corpus_is_well_formed_and_every_case_has_a_test():
     assert len(CORPUS) == len(CASES) >= 40
     assert {c["outcome"] for c in CORPUS} <= {"refused", "text", "handled"}
-    import test_hostile_round2 as r2, test_hostile_round3 as r3
+    import test_hostile_round2 as r2, test_hostile_round3 as r3, test_hostile_round4 as r4
     implemented = (set(_ids("injection")) | set(MUTATIONS) | set(PROCESS_TESTS) | set(SPECIAL)
-                   | set(r2.MUTATIONS) | set(r2.SPECIAL) | set(r3.MUTATIONS) | set(r3.SPECIAL))
+                   | set(r2.MUTATIONS) | set(r2.SPECIAL) | set(r3.MUTATIONS) | set(r3.SPECIAL)
+                   | set(r4.MUTATIONS) | set(r4.SPECIAL))
     assert implemented == set(CASES)
     import test_hostile_processes
     assert all(hasattr(test_hostile_processes, name) for name in PROCESS_TESTS.values())

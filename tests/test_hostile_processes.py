@@ -161,10 +161,10 @@ def test_a_stop_publishes_the_cases_a_family_finished(mini_root, tmp_path, monke
 
 def test_stale_tmp_folders_are_removed_live_ones_kept(tmp_path, capsys):
     runs = tmp_path / "runs"
-    stale = runs / ".tmp-20260101T000000Z-quick-x"
+    stale = runs / ".tmp-20260101T000000Z-quick-f6ab9f827cfd"
     (stale / "logs").mkdir(parents=True)
-    (runs / ".tmp-20260101T000000Z-quick-x.lock").write_text("12345\n")
-    live = runs / ".tmp-20260102T000000Z-quick-x"
+    (runs / ".tmp-20260101T000000Z-quick-f6ab9f827cfd.lock").write_text("12345\n")
+    live = runs / ".tmp-20260102T000000Z-quick-f6ab9f827cfd"
     live.mkdir()
     fd = retest._hold_lock(retest._lock_path(live))
     try:
@@ -172,5 +172,5 @@ def test_stale_tmp_folders_are_removed_live_ones_kept(tmp_path, capsys):
     finally:
         os.close(fd)
     assert removed == [stale] and not stale.exists() and live.exists()
-    assert not (runs / ".tmp-20260101T000000Z-quick-x.lock").exists()
-    assert "removed .tmp-20260101T000000Z-quick-x: left by a retest that is no longer running" in capsys.readouterr().out
+    assert not (runs / ".tmp-20260101T000000Z-quick-f6ab9f827cfd.lock").exists()
+    assert "removed .tmp-20260101T000000Z-quick-f6ab9f827cfd: left by a retest that is no longer running" in capsys.readouterr().out

@@ -29,7 +29,7 @@ from study import schema, stats
 
 CASES = {c["id"]: c for c in yaml.safe_load(
     (ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]}
-RUN = "20260101T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
 
 
 def _expect(case):
@@ -70,7 +70,7 @@ def _manifest(change):
 
 
 def _run_id_2999(tmp):
-    rid = "29990101T000000Z-quick-test"
+    rid = "29990101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp, rid, [record(rid)])
 
 
@@ -158,7 +158,7 @@ def test_line_separator_inside_a_string_keeps_the_record_whole(tmp_path):
 def test_retest_reuses_only_from_runs_that_validate(tmp_path, capsys):
     # order_reuse_skips_invalid_run: a run dated 2999 must not lend its records to a new run
     good = write_run(tmp_path / "results", RUN, [record(RUN)])
-    forged = "29990101T000000Z-quick-test"
+    forged = "29990101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp_path / "results", forged, [record(forged, samples=(1e-5, 1e-5, 1e-5))])
     retest._valid_runs.cache_clear()
     from study import identity
@@ -174,7 +174,7 @@ def test_a_forged_commit_is_known_as_such(tmp_path):
     if not head:
         pytest.skip("not a git checkout")
     write_run(tmp_path, RUN, [record(RUN)])
-    other = "20260102T000000Z-quick-test"
+    other = "20260102T000000Z-quick-f6ab9f827cfd"
     path = write_run(tmp_path, other, [record(other)])
     manifest = json.loads((path / "run.json").read_text())
     manifest["git"]["commit"] = head
@@ -240,14 +240,15 @@ def test_the_harness_writes_no_html_artifact(tmp_path):
 
 # -- campaigns ---------------------------------------------------------------------------------
 
-KEY = "resnet18_v1-b1-s224-default-0123456789"
+PARTS = {"model": "resnet18_v1", "batch": 1, "input_size": 224, "seed": 0, "variant": "default", "target": "{}",
+         "tvm_version": "0.27"}
+KEY = schema.campaign_key(PARTS)   # resnet18_v1-b1-s224-default-<digest of the parts>
 
 
 def _campaign(tmp, **change):
     folder = tmp / "campaigns" / KEY
     folder.mkdir(parents=True)
-    state = {"key": KEY, "parts": {"model": "resnet18_v1", "batch": 1, "input_size": 224, "seed": 0,
-                                   "variant": "default", "target": "{}", "tvm_version": "0.27"},
+    state = {"key": KEY, "parts": dict(PARTS),
              "cumulative_trials": 8,
              "steps": [{"run_id": RUN, "trials": 8, "seconds": 1.5, "cumulative_trials": 8,
                         "estimated_kernel_s": 0.01, "records": 8}]}

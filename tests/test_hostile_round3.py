@@ -30,8 +30,8 @@ from study import stats
 
 CASES = {c["id"]: c for c in yaml.safe_load(
     (ROOT / "tests" / "data" / "hostile" / "cases.yaml").read_text(encoding="utf-8"))["cases"]}
-RUN = "20260101T000000Z-quick-test"
-LATER = "20260102T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
+LATER = "20260102T000000Z-quick-f6ab9f827cfd"
 
 
 def _expect(case):
@@ -134,7 +134,7 @@ def test_round3_results_are_refused_naming_the_file(case, tmp_path):
 def test_the_id_and_start_of_a_run_agree_in_the_builders():
     # the fixture runs stay valid: write_run starts each run at the time its id names
     from helpers import started_at
-    assert started_at("20261203T210503Z-quick-x") == "2026-12-03T21:05:03Z"
+    assert started_at("20261203T210503Z-quick-f6ab9f827cfd") == "2026-12-03T21:05:03Z"
 
 
 def test_retest_writes_no_run_through_a_linked_results_folder(tmp_path):
@@ -281,11 +281,11 @@ def test_pdf_refuses_a_planted_output_link(case, name, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("case, body", [("cli_pdf_browser_fails", "exit 1"),
                                         ("cli_pdf_browser_crashes", "kill -SEGV $$")])
-def test_pdf_with_a_dying_browser_is_one_line(case, body, tmp_path):
+def test_pdf_with_a_dying_browser_is_one_line(case, body, tmp_path, built_copy):
     pytest.importorskip("playwright")
-    site = _small_site(tmp_path)
+    site = built_copy / "site"   # a site that verifies: pdf prints nothing that does not
     env = dict(os.environ, PYTHONPATH=str(ROOT), REPORTGEN_CHROMIUM=str(_fake_browser(tmp_path, body)))
-    out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(ROOT), "pdf", "--site-dir", str(site)],
+    out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(built_copy), "pdf", "--site-dir", str(site)],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr and "internal error" not in out.stderr
     lines = out.stderr.strip().splitlines()

@@ -7,7 +7,7 @@ from helpers import record, write_run
 from reportgen.data import load
 from reportgen.errors import ReportError
 
-RUN = "20260101T000000Z-quick-test"
+RUN = "20260101T000000Z-quick-f6ab9f827cfd"
 
 
 def _problems(results):

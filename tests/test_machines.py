@@ -49,24 +49,28 @@ def test_kernel_isa(extra, isa):
 
 
 def _write(tmp_path, run_id, env, profile, n=32, finished="2026-01-01T00:10:00Z"):
+    """A run of machine ``env``: its id ``run_id`` (time and profile) ends in that machine's id."""
+    env = dict(env, machine_id=identity.machine_id(env))
+    run_id = f"{run_id}-{env['machine_id']}"
     rec = record(run_id=run_id, case_id=f"numpy_gemm/dtype=float32/n={n}/threads=1/blas=configured")
     write_run(tmp_path, run_id, [rec], profile=profile, finished_at=finished)
     manifest_path = tmp_path / "runs" / run_id / "run.json"
     manifest = json.loads(manifest_path.read_text())
     manifest["environment"] = env
     manifest_path.write_text(json.dumps(manifest))
+    return run_id
 
 
 def test_publication_machine_default_rule_and_quick_runs(tmp_path):
     zen5 = dict(ENV, **ZEN5)
-    _write(tmp_path, "20260101T000000Z-standard-a", ENV, "standard")
-    _write(tmp_path, "20260102T000000Z-quick-b", zen5, "quick", finished="2026-01-02T00:10:00Z")
-    _write(tmp_path, "20260102T010000Z-quick-b", zen5, "quick", n=64, finished="2026-01-02T01:10:00Z")
+    standard = _write(tmp_path, "20260101T000000Z-standard", ENV, "standard")
+    _write(tmp_path, "20260102T000000Z-quick", zen5, "quick", finished="2026-01-02T00:10:00Z")
+    _write(tmp_path, "20260102T010000Z-quick", zen5, "quick", n=64, finished="2026-01-02T01:10:00Z")
     runs = load.read_runs(tmp_path)
     machine, reason = merge.publication_machine(runs)
     # the newer machine has more cases, but only quick ones: the standard machine is published
     assert machine == identity.machine_id(ENV) and "default rule" in reason
-    assert [r.run_id for r in merge.runs_of(runs, machine)] == ["20260101T000000Z-standard-a"]
+    assert [r.run_id for r in merge.runs_of(runs, machine)] == [standard]
     other = identity.machine_id(zen5)
     assert merge.publication_machine(runs, other[:6]) == (other, "chosen with --machine")
     assert len(merge.runs_of(runs, other)) == 2   # a quick-only machine publishes its smoke tests
@@ -75,8 +79,8 @@ def test_publication_machine_default_rule_and_quick_runs(tmp_path):
 
 
 def test_a_quick_run_never_displaces_standard_records_of_its_machine(tmp_path):
-    _write(tmp_path, "20260101T000000Z-standard-a", ENV, "standard")
-    _write(tmp_path, "20260102T000000Z-quick-a", ENV, "quick", n=64, finished="2026-01-02T00:10:00Z")
+    _write(tmp_path, "20260101T000000Z-standard", ENV, "standard")
+    _write(tmp_path, "20260102T000000Z-quick", ENV, "quick", n=64, finished="2026-01-02T00:10:00Z")
     runs = load.read_runs(tmp_path)
     current = merge.current_records(merge.runs_of(runs, identity.machine_id(ENV)))
     assert sorted(current) == ["numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"]
@@ -127,7 +131,8 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
 GEMM_RUN = "20261129T171403Z-standard-f6ab9f827cfd"
 # the clone is the newest run, but not in the future (load refuses a run dated later than now)
 CLONE_TIME = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(minutes=5)
-CLONE_RUN = f"{CLONE_TIME:%Y%m%dT%H%M%SZ}-standard-{'z5' * 6}"
+CLONE_ENV = json.loads((ROOT / "results" / "runs" / GEMM_RUN / "run.json").read_text())["environment"]
+CLONE_RUN = f"{CLONE_TIME:%Y%m%dT%H%M%SZ}-standard-{identity.machine_id(dict(CLONE_ENV, **ZEN5))}"
 
 
 @pytest.fixture(scope="module")

@@ -7,20 +7,20 @@ CASE = "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"
 
 
 def test_standard_beats_newer_quick(tmp_path):
-    write_run(tmp_path, "20260101T000000Z-standard-x", [record("20260101T000000Z-standard-x", samples=(0.002,) * 3)],
+    write_run(tmp_path, "20260101T000000Z-standard-f6ab9f827cfd", [record("20260101T000000Z-standard-f6ab9f827cfd", samples=(0.002,) * 3)],
               profile="standard", finished_at="2026-01-01T00:10:00Z")
-    write_run(tmp_path, "20260102T000000Z-quick-x", [record("20260102T000000Z-quick-x")],
+    write_run(tmp_path, "20260102T000000Z-quick-f6ab9f827cfd", [record("20260102T000000Z-quick-f6ab9f827cfd")],
               profile="quick", finished_at="2026-01-02T00:10:00Z")
     cur = merge.current_records(load.read_runs(tmp_path))[CASE]
-    assert cur.run.run_id == "20260101T000000Z-standard-x"
+    assert cur.run.run_id == "20260101T000000Z-standard-f6ab9f827cfd"
 
 
 def test_newest_of_same_profile(tmp_path):
     for day in ("01", "02"):
-        rid = f"202601{day}T000000Z-quick-x"
+        rid = f"202601{day}T000000Z-quick-f6ab9f827cfd"
         write_run(tmp_path, rid, [record(rid)], finished_at=f"2026-01-{day}T00:10:00Z")
     cur = merge.current_records(load.read_runs(tmp_path))[CASE]
-    assert cur.run.run_id == "20260102T000000Z-quick-x"
+    assert cur.run.run_id == "20260102T000000Z-quick-f6ab9f827cfd"
 
 
 def test_gflops_uses_median_time():

@@ -175,9 +175,9 @@ def test_cli_reports_errors_without_traceback(project):
 
 
 def test_run_ids_never_collide(tmp_path):
-    (tmp_path / "20260101T000000Z-quick-m").mkdir()
-    (tmp_path / ".tmp-20260101T000000Z-quick-m-2").mkdir()
-    assert retest._unique_run_id(tmp_path, "20260101T000000Z-quick-m") == "20260101T000000Z-quick-m-3"
+    (tmp_path / "20260101T000000Z-quick-f6ab9f827cfd").mkdir()
+    (tmp_path / ".tmp-20260101T000000Z-quick-f6ab9f827cfd-2").mkdir()
+    assert retest._unique_run_id(tmp_path, "20260101T000000Z-quick-f6ab9f827cfd") == "20260101T000000Z-quick-f6ab9f827cfd-3"
 
 
 def test_a_standard_run_from_uncommitted_code_is_refused(tmp_path):

@@ -9,7 +9,7 @@ from study.spec import Spec
 
 
 def _spec(tmp_path, **over):
-    base = dict(experiment="fam", run_id="20260101T000000Z-quick-x", params={"seed": 0},
+    base = dict(experiment="fam", run_id="20260101T000000Z-quick-f6ab9f827cfd", params={"seed": 0},
                 log_file=str(tmp_path / "fam.log"), log_ref="runs/x/logs/fam.log",
                 records_file=str(tmp_path / "fam.jsonl"),
                 artifacts_dir=str(tmp_path / "runs" / "x" / "artifacts" / "fam"), fingerprint="f")

@@ -87,8 +87,8 @@ def test_kernel_goals_judge_each_ratio_of_one_run():
              _rec(f"gemm_tvm/impl=numpy/stage=any/{one}/blas=best", {"impl": "numpy", "stage": "any", "threads": 1},
                   samples=(1.2e-4, 1.2e-4, 1.2e-4)),
              record(case_id="machine_peak/dtype=float32/isa=avx512/threads=1", experiment="machine_peak",
-                    case={"dtype": "float32", "isa": "avx512", "threads": 1}, samples=(8e-5, 8e-5, 8e-5),
-                    extra={"flops_per_call": FLOPS})]
+                    case={"dtype": "float32", "isa": "avx512", "threads": 1, "iters": 2048}, samples=(8e-5, 8e-5, 8e-5),
+                    extra={"flops_per_call": FLOPS, "accumulators": 8})]   # 2048 x 8 x 16 lanes x 2 = FLOPS
     current.update({r["id"]: merge.Current(r, None) for r in extra})
     text = tm.kernel_goals(book, current, 2)
     rows = {line.split(" | ")[0].strip("| ") + "/" + line.split(" | ")[1]: line for line in text.splitlines()
@@ -113,7 +113,7 @@ def test_grid_shows_one_search_the_newest_run_per_thread_count():
     current, book = _current(), _book()
     old = _rec("gemm_tvm/impl=tvm_grid/stage=microkernel/m=64/n=64/k=64/threads=2/mr=4/nr=16",
                {"impl": "tvm_grid", "stage": "microkernel", "tiles": {"mr": 4, "nr": 16, "kc": 999, "mc": 32}},
-               {"isa": "avx512"}, run_id="20250101T000000Z-quick-test")
+               {"isa": "avx512"}, run_id="20250101T000000Z-quick-f6ab9f827cfd")
     current[old["id"]] = merge.Current(old, None)
     grid = tm.microkernel_grid(book, current)
     assert "| 8 | 32 | 256 |" in grid and "999" not in grid

@@ -336,7 +336,7 @@ def test_microkernel_grid_records_each_candidate_and_the_stage_names_its_choice(
     if not _host_runs(AVX2_TARGET):
         pytest.skip("host CPU lacks AVX2+FMA")
 
-    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-test",
+    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-f6ab9f827cfd",
             "params": {"seed": 0, "warmup": 1, "repeat": 3, "min_repeat": 3, "min_sample_s": 0.001, "budget_s": 0.2,
                        "microkernel": {"grid": "small", "grid_shape": [32, 32, 32]}},
             "log_file": str(tmp_path / "log.txt"), "log_ref": "runs/x/logs/gemm_tvm.log",

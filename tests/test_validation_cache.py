@@ -121,7 +121,7 @@ def test_a_file_is_hashed_again_when_it_changed_even_with_its_old_size_and_mtime
     import os
 
     from helpers import write_run
-    run_id = "20260101T000000Z-quick-test"
+    run_id = "20260101T000000Z-quick-f6ab9f827cfd"
     rec = record(run_id)
     write_run(tmp_path, run_id, [rec], log_text="line one\nline two\nline three\n")
     load.read_runs(tmp_path)                     # hashes every file and remembers them
@@ -138,7 +138,7 @@ def test_a_file_is_hashed_again_when_it_changed_even_with_its_old_size_and_mtime
 
 def test_a_planted_hash_memory_entry_of_the_wrong_shape_is_ignored(tmp_path, cache):
     from helpers import write_run
-    run_id = "20260101T000000Z-quick-test"
+    run_id = "20260101T000000Z-quick-f6ab9f827cfd"
     write_run(tmp_path, run_id, [record(run_id)])
     load.read_runs(tmp_path)
     [memory] = list((cache / "hashes").glob("*.json"))

@@ -48,7 +48,7 @@ def test_int8_gemm_is_exact(shape):
 def _harness(tmp_path):
     from experiments import harness
 
-    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-test", "params": {"seed": 0},
+    spec = {"experiment": "gemm_tvm", "run_id": "20260101T000000Z-quick-f6ab9f827cfd", "params": {"seed": 0},
             "log_file": str(tmp_path / "log.txt"), "log_ref": "runs/x/logs/gemm_tvm.log",
             "records_file": str(tmp_path / "records.jsonl"), "artifacts_dir": str(tmp_path / "a" / "b" / "c" / "d"),
             "fingerprint": "f", "previous_records": None, "results_root": str(tmp_path)}

@@ -452,10 +452,9 @@ class Campaign:
     """
 
     def __init__(self, root, parts: dict[str, Any]):
-        import hashlib
+        from study import schema
         self.parts = parts
-        digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
-        self.key = f"{parts['model']}-b{parts['batch']}-s{parts['input_size']}-{parts['variant']}-{digest}"
+        self.key = schema.campaign_key(parts)
         self.dir = Path(root) / "campaigns" / self.key
         self.state = self._read_state() if os.path.lexists(self.dir) else \
             {"key": self.key, "parts": parts, "cumulative_trials": 0, "steps": []}

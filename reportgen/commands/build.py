@@ -29,7 +29,27 @@ class _Collect(logging.Handler):
 
 MARKER = ".reportgen-site"
 """Written into every site this command builds: only a folder carrying it is ever replaced."""
-PROTECTED = ("results", "archive", "docs", "experiments", "reportgen", "tests", ".git")
+PROTECTED = ("results", "archive", "docs", "experiments", "reportgen", "study", "tests", ".git", ".ci", ".venv")
+"""Folders of the project a site may never be built in; so are hidden folders and any other folder
+holding files git tracks (a site there would mix generated files into the project's own)."""
+
+
+def _project_folder(root, site_dir):
+    """The top folder of the project that site_dir lies in, when that folder is project data, or None."""
+    if not site_dir.is_relative_to(root) or site_dir == root:
+        return None
+    top = site_dir.relative_to(root).parts[0]
+    if top in PROTECTED or top.startswith("."):
+        return top
+    if site_dir == root / top or not (root / ".git").exists():
+        return None   # <root>/site itself, or outside a checkout: nothing to ask git
+    import subprocess
+    try:
+        tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--", top], capture_output=True, text=True,
+                                 timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return top if tracked else None
 
 
 def _is_site(path):
@@ -42,10 +62,10 @@ def check_site_dir(root, site_dir):
     if root == site_dir or root.is_relative_to(site_dir):
         raise ReportError(f"--site-dir {site_dir}: is the project root or contains it; "
                           "the site goes in its own folder (default: <root>/site)")
-    for name in PROTECTED:
-        if site_dir.is_relative_to(root / name):
-            raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "
-                              "choose a folder of its own (default: <root>/site)")
+    name = _project_folder(root, site_dir)
+    if name is not None:
+        raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "
+                          "choose a folder of its own (default: <root>/site)")
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
@@ -123,7 +143,7 @@ def _build(root, site_dir, strict, machine):
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    from reportgen.publish import verify
+    from reportgen.publish import verify, wordsplit
 
     tmp = site_dir.with_name(site_dir.name + ".tmp")
     old = site_dir.with_name(site_dir.name + ".old")
@@ -139,6 +159,7 @@ def _build(root, site_dir, strict, machine):
     logging.getLogger("mkdocs").addHandler(collect)
     try:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp), strict=True)
+        wordsplit.prepare()   # the search's Chinese word cache: ours, never one in the shared $TMPDIR
         if machine:
             config.plugins["reportgen"].config.machine = machine
         mk_build.build(config)

@@ -131,7 +131,10 @@ def chromium():
 
 
 def write_pdf(root, site_dir, quiet=False):
-    """site/print.html and site/study.pdf; returns the PDF path, or None (with a one-line note) when skipped."""
+    """site/print.html and site/study.pdf; returns the PDF path, or None (with a one-line note) when skipped.
+
+    The site is verified first (publish.verify: every figure as numbers.json records it, no page
+    that loads file: or javascript:), so a site edited after its build is never printed."""
     site_dir = Path(site_dir)
     say = (lambda *_: None) if quiet else print
     if not (site_dir / "index.html").exists():
@@ -149,13 +152,22 @@ def write_pdf(root, site_dir, quiet=False):
     pages, site_name = nav_pages(root)
     if site_dir.is_symlink():   # --site-dir: the folder written into is a plain folder, never a link
         raise ReportError(f"{site_dir}: is a symlink; refusing to write the PDF through it")
+    for name in (PRINT_PAGE, PDF_NAME):   # a planted output link is named as such, before anything is read
+        if (site_dir / name).is_symlink():
+            raise nofollow.refuse(site_dir / name)
+    from reportgen.publish import verify
+    try:
+        verify.verify(root, site_dir)
+    except ReportError as exc:
+        raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
+                                             "(run `reportgen build`)") from None
     # both files are written without following a link planted in their place (nofollow)
     printable = nofollow.write_text(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name))
     out = site_dir / PDF_NAME
     if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
         raise nofollow.refuse(out)
     try:
-        data = _print(exe, printable)
+        data = _print(exe, printable, site_dir)
     except PlaywrightError as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"reportgen pdf: the browser {exe!r} failed: {first[:200]!r}; {out} was not written "
@@ -165,17 +177,37 @@ def write_pdf(root, site_dir, quiet=False):
     return out
 
 
-def _print(exe, printable):
-    """The PDF bytes of the print page, printed by the browser ``exe`` (Playwright errors propagate)."""
+def allowed(url, origin):
+    """May the browser printing the site load ``url``?  The site's own files, as the local server
+    at ``origin`` serves them (it follows no link out of the site), and inline data: never a file:
+    URL of this machine, never the network."""
+    return url.startswith(origin + "/") or url.startswith("data:")
+
+
+def _print(exe, printable, site_dir):
+    """The PDF bytes of the print page, printed by the browser ``exe`` from a server of the site on
+    127.0.0.1 (Playwright errors propagate)."""
+    import threading
+    from reportgen.commands import serve
+    server = serve.open_server(site_dir, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        return _print_from(exe, f"{origin}/{printable.name}", origin)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _print_from(exe, url, origin):
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
         try:
             page = browser.new_page()
-            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                       else r.abort())
-            page.goto(printable.resolve().as_uri(), wait_until="load")
+            page.route("**/*", lambda r: r.continue_() if allowed(r.request.url, origin) else r.abort())
+            page.goto(url, wait_until="load")
             page.emulate_media(media="print")
             # outline: bookmarks from the headings; tagged: a structured (accessible) PDF
             return page.pdf(format="A4", print_background=True, display_header_footer=True,

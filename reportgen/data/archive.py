@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from reportgen.data import safeyaml
+from reportgen.data import plainfile, safeyaml
 from reportgen.errors import ReportError
 
 TABLE_FIELDS = ("id", "title", "seed_section", "seed_lines", "unit", "environment",
@@ -100,13 +100,14 @@ def _table(path, raw):
 
 
 def _sha256(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(plainfile.read_bytes(path, plainfile.MAX_ARCHIVE_FILE_BYTES)).hexdigest()
 
 
 def _sealed_files(archive_dir):
-    """Every file under archive/ but the seal itself (symlinks included, as refusals)."""
+    """Every entry under archive/ but its folders and the seal itself (symlinks, FIFOs and devices
+    included, as refusals)."""
     return sorted(p for p in archive_dir.rglob("*")
-                  if (p.is_file() or p.is_symlink()) and p.relative_to(archive_dir).as_posix() != SEAL)
+                  if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL)
 
 
 def seal_problems(archive_dir):
@@ -114,7 +115,7 @@ def seal_problems(archive_dir):
     archive_dir = Path(archive_dir)
     seal = archive_dir / SEAL
     try:
-        lines = seal.read_text(encoding="utf-8").splitlines()
+        lines = plainfile.read_text(seal, plainfile.MAX_ARCHIVE_FILE_BYTES).splitlines()
     except OSError:
         return [f"{seal}: missing: the archive is unsealed; run `{RESEAL}` to seal it deliberately"]
     listed = {}
@@ -132,6 +133,8 @@ def seal_problems(archive_dir):
             out.append(f"{path}: sealed in archive/{SEAL} but missing; restore it (git checkout), or {hint}")
         elif path.is_symlink():
             out.append(f"{path}: is a symlink; the archive holds only plain files")
+        elif not path.is_file():
+            out.append(f"{path}: is not a plain file (a FIFO or device); the archive holds only plain files")
         elif rel not in listed:
             out.append(f"{path}: not in archive/{SEAL} (added after sealing); {hint}")
         elif _sha256(path) != listed[rel]:
@@ -154,7 +157,8 @@ def reseal(archive_dir):
 
 def _load_yaml(path, what):
     try:
-        return safeyaml.loads(path.read_text(encoding="utf-8"))   # no alias, bounded depth
+        # a plain file of bounded size (a FIFO would hang the read), no alias, bounded depth
+        return safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
     except FileNotFoundError as exc:
         raise ReportError(f"{path}: missing: the archive needs its {what}; restore it with "
                           f"`git checkout -- {path.name}` in {path.parent}") from exc

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import schema
+from reportgen.data import plainfile
 from reportgen.errors import ReportError
 
 
@@ -70,14 +71,18 @@ def safe_path(results_dir, ref, run_id=None, what="path"):
     for part in parts:
         path = path / part
         try:
-            mode = os.lstat(path).st_mode
+            st = os.lstat(path)
         except OSError as exc:
             raise ReportError(f"{ref} does not exist") from exc
+        mode = st.st_mode
         if stat.S_ISLNK(mode):
             raise ReportError(f"{ref} is refused: {path.relative_to(results_dir)} is a symlink "
                               "(a run holds only plain files)")
     if not stat.S_ISREG(mode):
         raise ReportError(f"{ref} is not a plain file")
+    too_big = plainfile.size_problem(ref, st, plainfile.MAX_RUN_FILE_BYTES)
+    if too_big:
+        raise ReportError(too_big)
     return path
 
 
@@ -88,7 +93,7 @@ def read_log(results_dir, rec):
     except ReportError as exc:
         raise ReportError(f"{rec['id']}: log.path: {exc}") from exc
     try:   # bytes, not read_text: universal newlines would turn a progress bar's \r into a line
-        return path.read_bytes().decode("utf-8", errors="replace")
+        return plainfile.read_bytes(path).decode("utf-8", errors="replace")
     except OSError as exc:
         raise ReportError(f"{path}: log cited by {rec['id']} cannot be read: {exc}") from exc
 
@@ -132,6 +137,8 @@ def _tree(run_path):
                 # a second name of a file elsewhere: whoever holds the other name changes this one
                 bad.append(f"{path}: is a hard link ({st.st_nlink} names for one file); a run holds only "
                            "files of its own (copy it)")
+            elif stat.S_ISREG(mode) and plainfile.size_problem(path, st, plainfile.MAX_RUN_FILE_BYTES):
+                bad.append(plainfile.size_problem(path, st, plainfile.MAX_RUN_FILE_BYTES))
             elif stat.S_ISREG(mode):
                 files[rel] = path
             elif not stat.S_ISDIR(mode):
@@ -164,7 +171,7 @@ def _file_facts(path, rel, remembered, seen):
             and isinstance(old[2], int):
         sha, lines = old[1], old[2]
     else:
-        sha, lines = _digest(path.read_bytes())
+        sha, lines = _digest(plainfile.read_bytes(path))
     seen[rel] = [facts, sha, lines]
     return sha, lines
 
@@ -222,9 +229,9 @@ def _manifest_problems(run_path, manifest, files, cache=None):
 def _rules_fingerprint():
     """sha256 of the code that validates a record (study/schema.py and what it imports): a
     validation remembered under an older rule set is never trusted."""
-    from study import schema as schema_module, stats as stats_module
+    from study import cases, identity, schema as schema_module, stats as stats_module, work
     digest = hashlib.sha256()
-    for module in (schema_module, stats_module):
+    for module in (schema_module, stats_module, cases, work, identity):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()
 
@@ -278,7 +285,7 @@ def read_jsonl(path, pending_log=False):
     path = Path(path)
     records, problems = [], []
     try:
-        data = path.read_bytes()
+        data = plainfile.read_bytes(path)
         lines = data.decode("utf-8").split("\n")   # not splitlines: U+2028 may sit in a string
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read: {exc}") from exc
@@ -317,8 +324,8 @@ def _log_problems(results_dir, rec, where, cache):
         return [f"{where}: log.path: {p}" for p in refused]
     if path not in cache:
         try:
-            cache[path] = _digest(path.read_bytes())
-        except OSError:
+            cache[path] = _digest(plainfile.read_bytes(path))
+        except (OSError, ReportError):
             cache[path] = None
     if cache[path] is None:
         return [f"{where}: log.path: {log['path']} does not exist"]
@@ -387,7 +394,9 @@ def _read_run(results_dir, run_path, cache):
         return None, problems + [f"{manifest_path}: missing: a run folder without its manifest is not a run "
                                  "(restore it or remove the folder)"]
     try:
-        manifest = schema.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = schema.loads(plainfile.read_text(manifest_path))
+    except ReportError as exc:
+        return None, problems + list(exc.problems)
     except (OSError, ValueError) as exc:
         return None, problems + [f"{manifest_path}: invalid JSON: {exc}"]
     found = schema.run_problems(manifest)
@@ -470,8 +479,8 @@ def read_artifact(results_dir, ref):
     if Path(ref).parts[2] != "artifacts":
         raise ReportError(f"{ref}: artifact must lie under runs/<run>/artifacts/")
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
+        return plainfile.read_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: artifact cited by a record cannot be read: {exc}") from exc
 
 
@@ -507,7 +516,10 @@ def read_campaigns(results_dir, runs=()):
             problems.append(f"{folder / 'campaign.json'}: missing")
             continue
         try:
-            state = schema.loads((folder / "campaign.json").read_text(encoding="utf-8"))
+            state = schema.loads(plainfile.read_text(folder / "campaign.json"))
+        except ReportError as exc:
+            problems.extend(exc.problems)
+            continue
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
             continue
@@ -545,7 +557,9 @@ def _campaign_steps_in_runs(runs):
 def _database_problems(path):
     """A MetaSchedule database: one JSON value per line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = plainfile.read_text(path)
+    except ReportError as exc:
+        return list(exc.problems)
     except (OSError, UnicodeDecodeError) as exc:
         return [f"{path}: cannot read: {exc}"]
     for number, line in enumerate(text.split("\n"), 1):
@@ -588,7 +602,7 @@ def shipped_bytes(run, rel, limit=SHIP_LIMIT_BYTES):
     """The bytes the site publishes for file ``rel`` of ``run``: the file itself, or for a text file
     over ``limit`` its first lines up to half the limit, a line saying what was left out, and its
     last lines up to a quarter of the limit (JSON is never cut: a cut JSON file is no JSON)."""
-    data = (Path(run.path) / rel).read_bytes()
+    data = plainfile.read_bytes(Path(run.path) / rel)
     if len(data) <= limit or Path(rel).suffix.lower() not in TRUNCATED_TYPES:
         return data
     head_end = data.rfind(b"\n", 0, limit // 2) + 1

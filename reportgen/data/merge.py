@@ -9,7 +9,7 @@ Historical values are never touched here: they stay strings in archive.Table.
 """
 from dataclasses import dataclass, field
 
-from study import identity
+from study import identity, work
 from reportgen.data import frame
 from reportgen.errors import ReportError
 
@@ -36,8 +36,9 @@ class Current:
         return machine_of(self.run) if self.run is not None else None
 
     def gflops(self, stat="p50"):
-        """flops per call ÷ time per call (a slower time gives fewer GFLOPS)."""
-        return self.record["extra"]["flops_per_call"] / self.stat(stat) / 1e9
+        """flops per call ÷ time per call (a slower time gives fewer GFLOPS); the flops are the work
+        the case defines (study.work), never a number the record merely states."""
+        return work.flops_per_call(self.record) / self.stat(stat) / 1e9
 
 
 def current_records(runs):

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import yaml
 
+from reportgen.data import plainfile
 from reportgen.errors import ReportError
 from reportgen.data.words import W
 
@@ -23,7 +24,7 @@ def read_content_map(archive_dir):
     path = Path(archive_dir) / "content_map.yaml"
     if not path.exists():
         return {"rules": {}, "passages": []}
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
     problems = []
     ids = []
     for i, p in enumerate(data.get("passages", [])):
@@ -52,12 +53,12 @@ def read_code(archive_dir):
     path = Path(archive_dir) / "code.yaml"
     if not path.exists():
         return {"snippets": [], "formulas": []}
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
 
 
 def read_items(archive_dir):
     path = Path(archive_dir) / "coverage.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
     problems = []
     for i, item in enumerate(data.get("items", [])):
         for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):

@@ -81,6 +81,18 @@ def W(key, /, **values):
     return _fill(where, key, node, values)
 
 
+def W_fact(group, fact, blame, /, **values):
+    """W_for of one fact a result record carries (a reason code, an engine): a fact the words file
+    has no text for is the record's fault, so the error names ``blame`` (the record's file, id and
+    field), not the words file."""
+    where, node = _walk(group, group.split(".")[1:])
+    if not isinstance(node, dict) or not isinstance(fact, str) or fact not in node:
+        known = ", ".join(sorted(node)) if isinstance(node, dict) else ""
+        raise ReportError(f"{blame}: {fact!r:.80} is not a known value (one of {known:.300}; {where} "
+                          f"'{group}' has text for these only)")
+    return W_for(group, fact, **values)
+
+
 def W_for(group, /, *facts, **values):
     """The text filed under ``facts`` (keys a record carries, each one mapping key taken whole) in
     the group ``group`` (a dotted key, as for W): ``W_for("graph.step_diffs.step", "fold_bn", "FoldConstant")``."""

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from reportgen.data import compare, merge
-from study import identity
+from study import identity, work
 from reportgen.pages import service
 from reportgen.render.cells import text as _esc
 from reportgen.data.queries import TVM_ENGINES, e2e, e2e_models, gemm, ok
@@ -189,8 +189,8 @@ def _small_matrix(c):
     obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), best_n=big.record['case']['n'], best_gflops=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share)))
     comparison = (W("conclusions.small_matrix.comparison")
                   + _diff_text(W("conclusions.small_matrix.label_a", n=big.record['case']['n']), W("conclusions.small_matrix.label_a", n=small.record['case']['n']),
-                               compare.samples_verdict([t / big.record["extra"]["flops_per_call"] for t in big.record["samples"]],
-                                                       [t / small.record["extra"]["flops_per_call"] for t in small.record["samples"]])))
+                               compare.samples_verdict([t / work.flops_per_call(big.record) for t in big.record["samples"]],
+                                                       [t / work.flops_per_call(small.record) for t in small.record["samples"]])))
     if _near(share, 0.5):
         return _undecided(obs, comparison)
     verdict = SUPPORTS if share < 0.5 else CONTRADICTS

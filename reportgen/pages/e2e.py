@@ -389,7 +389,8 @@ def finding(book, current, model="resnet18_v1"):
         ratio, (lo, hi) = paired["ratio"], paired["ratio_ci"]
         ort_ms = book.current(f"{top.record['id']}#ort_paired_p50", fmt_number(paired["peer_p50_s"] * 1e3, "ms") + " ms",
                               "ms", top)
-        vs_ort = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top,
+        # its own id: the goal and tuning tables show the p50 / p50 ratio of the same record as #vs_ort
+        vs_ort = book.current(f"{top.record['id']}#vs_ort_paired", f"{ratio:.2f}×", "×", top,
                               derived=paired_derivation(top))
         vs_ort += W("e2e.finding.interval", lo=lo, hi=hi)
         verdict = "par" if lo <= 1 <= hi else ("behind" if ratio > 1 else "ahead")

@@ -109,7 +109,8 @@ def _ratio(src, tvm, ort, suffix="vs_ort", brief=False):
     """TVM / ORT of one run with its operands: the paired-block ratio when the engine was timed so,
     else p50 / p50 of the two records; "—" across runs."""
     if _ok(tvm) and tvm.record["extra"].get("paired_peer"):
-        return _paired(src, tvm, suffix, brief)
+        # #vs_ort is the p50 / p50 ratio on the e2e page: the paired one has an id of its own
+        return _paired(src, tvm, "vs_ort_paired" if suffix == "vs_ort" else suffix, brief)
     if not (_ok(tvm) and _ok(ort) and _same_run(tvm, ort)):
         return "—", None
     value = tvm.stat("p50") / ort.stat("p50")

@@ -4,7 +4,7 @@ from study import cases
 from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
-from reportgen.data.words import W, W_for
+from reportgen.data.words import W, W_fact, W_for
 from reportgen.render.labels import INT8_ENGINES, engine_zh
 
 ENGINES = [(e, engine_zh(e)) for e in INT8_ENGINES]   # (engine, label)
@@ -105,18 +105,27 @@ _REASON_OF_OLD_OP = {"nn.max_pool2d": "after_float_pad", "mean": "mean_truncates
                      "flatten": "shape_only"}
 
 
-def float_reason(float_op):
-    """Why the rewrite left an operator in float: the words filed under its reason code."""
+def float_reason(float_op, blame=None):
+    """Why the rewrite left an operator in float: the words filed under its reason code.  ``blame``
+    (the record's file, id and field) is named when the record carries a code with no words."""
     code = float_op.get("reason_code") or _REASON_OF_OLD_OP.get(float_op["op"], "no_integer_op")
+    if blame is not None and float_op.get("reason_code"):
+        return W_fact("int8.float_ops.reason", code, blame)
     return W_for("int8.float_ops.reason", code)
+
+
+def _blame(cur, field):
+    """Where a page's fact came from: the record's file, its id and the field."""
+    return f"{cur.run.path / 'records.jsonl'}: {cur.record['id']}: {field}"
 
 
 def float_ops(book, current, model, method=None, scheme=None):
     cur = _config(current, model, method, scheme)
     if cur is None or not cur.ok:
         return W("int8.training.text")
-    rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]), _esc(float_reason(f))]
-            for f in cur.record["extra"]["rewrite"]["float_ops"]]
+    rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]),
+             _esc(float_reason(f, _blame(cur, f"extra.rewrite.float_ops[{i}].reason_code")))]
+            for i, f in enumerate(cur.record["extra"]["rewrite"]["float_ops"])]
     link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.count_unit"), cur)
     return W("int8.float_ops.caption", link=link) + markdown([W("int8.float_ops.head_var"), W("int8.float_ops.head_op"), W("int8.float_ops.head_input"), W("int8.float_ops.head_reason")], rows)
 

@@ -88,7 +88,8 @@ def rows(src):
         # top-1 on the agreement set where it was run (the goal reads it), else on the evaluation images
         score = rule.record["extra"].get("agreement_set") or rule.record["extra"].get("score") or {}
         agree = score.get("top1_agree")
-        cells.append(src.fig(f"{rule.record['id']}#top1_agree", f"{agree:.3f}", "share", rule)
+        # as the int8 page formats the same figure (one figure id, one text)
+        cells.append(src.fig(f"{rule.record['id']}#top1_agree", fmt_number(agree * 100, "%") + "%", "%", rule)
                      if agree is not None else "—")
         if model == "resnet18_v1" and vs_qdq[1] is not None and vs_fp32[1] is not None:
             cells.append(_goal(vs_qdq[1], vs_fp32[1], rule.record["extra"].get("agreement_set")))

@@ -50,14 +50,21 @@ def rows(table_html):
 
 def to_csv(table_rows):
     out = io.StringIO()
-    # a cell starting with = + - @ would be a formula in a spreadsheet: keep it text
-    csv.writer(out, lineterminator="\n").writerows(
-        [[f"'{c}" if c[:1] in ("=", "+", "-", "@") and not _NUMBER.match(c) else c for c in row]
-         for row in table_rows])
+    csv.writer(out, lineterminator="\n").writerows([[guard(c) for c in row] for row in table_rows])
     return out.getvalue()
 
 
-_NUMBER = re.compile(r"^[-+]?\d[\d.,]*(\s|$)")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[-+]?(\d[\d,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def guard(cell):
+    """A cell a spreadsheet would run as a formula (= + - @, or a tab or CR before one) is kept
+    text with a leading apostrophe; only a whole plain number (-1.5, +3e-4) is left as it is:
+    "-1 +1+cmd|..." starts like a number but is a formula."""
+    if cell[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(cell):
+        return f"'{cell}"
+    return cell
 
 
 def attach(page_html, stem, label):

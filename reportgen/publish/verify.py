@@ -24,17 +24,38 @@ _TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|\u6beb\u79d2|\u79d2|s\
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
+URL_ATTRIBUTES = ("src", "href", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background")
+SAFE_SCHEMES = ("http", "https", "mailto")
+"""What a link or resource of a built page may name besides a path of the site: a page that loads
+file:///... (or runs javascript:) in a reader's browser, or in the browser `reportgen pdf` drives,
+was not built by reportgen."""
+_SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
+
+
 class _Nums(HTMLParser):
-    """Collect data-num elements (id, kind, text, href) and element ids of one page."""
+    """Collect data-num elements (id, kind, text, href), element ids, elements dressed as figures
+    without a data-num, and links or resources with a scheme outside SAFE_SCHEMES, of one page."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.nums, self.ids, self._open = [], set(), None
+        self.nums, self.ids, self._open, self.forged, self.schemes = [], set(), None, [], []
+        self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.add(attrs["id"])
+        for name in URL_ATTRIBUTES:
+            scheme = _SCHEME.match(attrs.get(name) or "")
+            if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
+                self.schemes.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        classes = set((attrs.get("class") or "").split())
+        if "data-num" not in attrs and {"num", "fig"} & classes:
+            element = f"<{tag} class={attrs.get('class')!r}>"
+            if classes & {"failed", "legend"}:   # a failed case's status, the legend of index.md
+                self._plain = {"tag": tag, "element": element, "text": ""}
+            else:
+                self.forged.append(element)
         if "data-num" in attrs:
             classes = attrs.get("class", "").split()
             self._open = {"id": attrs["data-num"], "href": attrs.get("href"), "text": "",
@@ -43,8 +64,14 @@ class _Nums(HTMLParser):
     def handle_data(self, data):
         if self._open is not None:
             self._open["text"] += data
+        if self._plain is not None:
+            self._plain["text"] += data
 
     def handle_endtag(self, tag):
+        if self._plain is not None and tag == self._plain["tag"]:
+            if any(c.isdigit() for c in self._plain["text"]):
+                self.forged.append(self._plain["element"] + f" showing {self._plain['text'][:40]!r}")
+            self._plain = None
         if self._open is not None and tag in ("a", "span"):
             self.nums.append(self._open)
             self._open = None
@@ -117,7 +144,14 @@ def _check_site(site_dir, tables, records):
         if rel not in pages or figure_id not in {n["id"] for n in pages[rel].nums}:
             problems.append(f"{index_path}: figure {figure_id!r} is listed for {entry['page']} but that page "
                             "does not show it")
+    values = {}
+    for entry in index:
+        values.setdefault(entry["id"], set()).add(entry.get("value"))
     for rel, parsed in pages.items():                         # pages -> numbers.json
+        problems.extend(f"{site_dir / rel}: {element}: dressed as a figure but without a data-num "
+                        "(every figure of a page is indexed in numbers.json)" for element in parsed.forged)
+        problems.extend(f"{site_dir / rel}: {element}: a scheme a built page never uses "
+                        f"(only paths of the site and {', '.join(SAFE_SCHEMES)})" for element in parsed.schemes)
         for num in parsed.nums:
             where = f"{site_dir / rel}: figure {num['id']!r}"
             entry = indexed.get((rel, num["id"])) if rel != PRINT_PAGE else by_id.get(num["id"])
@@ -132,6 +166,10 @@ def _check_site(site_dir, tables, records):
                 elif num["text"] != cell.text:
                     problems.append(f"{where}: shows {num['text']!r} but the archive has {cell.text!r}")
                 continue
+            shown = {entry.get("value")} if rel != PRINT_PAGE else values.get(num["id"], set())
+            if num["text"] not in shown:
+                problems.append(f"{where}: shows {num['text']!r:.60} but numbers.json has "
+                                f"{' or '.join(repr(v) for v in sorted(shown, key=str))[:120]}")
             rec = records.get((entry["run"], entry["record"]))
             if rec is None:
                 problems.append(f"{where}: record {entry['record']!r} of run {entry['run']!r} is not in results/")

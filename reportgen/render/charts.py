@@ -5,6 +5,7 @@ import json
 import altair as alt
 
 from reportgen.data import merge, queries
+from study import work
 from reportgen.data.queries import tvm_main_shape
 from reportgen.render.labels import E2E_ENGINES, INT8_ENGINES, SPACE_ZH, STAGES, case_label, engine_zh, model_zh, stage_zh
 from reportgen.data.words import W
@@ -410,7 +411,7 @@ def tuning_space_rows(current):
         if case["stage"] not in SPACE_ZH or case["impl"] != "tvm" or not cur.ok or (case["m"], case["n"], case["k"]) != main:
             continue
         label = W("charts.tuning_space_rows.label", space_zh=SPACE_ZH[case['stage']], threads=case['threads'])
-        flops = cur.record["extra"]["flops_per_call"]
+        flops = work.flops_per_call(cur.record)
         for point in cur.record["extra"].get("curve") or []:
             if point.get("best_so_far_s"):
                 rows.append({"trial": point["trial"], "seconds": point.get("elapsed_s"),

@@ -1,0 +1,57 @@
+"""Reading a file of the results or the archive: a plain file of bounded size, or a one-line refusal.
+
+Results and archive files come from pull requests and other machines.  A FIFO planted in their
+place would hang a build or a verify on its first read, a device would be read without end, a
+symlink would read a file outside the project, and a 12 GB (sparse) log would exhaust the memory
+before anything is checked.  So every read here opens the name without following a link and
+without blocking, checks on the open file (fstat: no race with a rename) that it is a regular file
+no larger than the limit, and only then reads it, at most limit + 1 bytes.
+"""
+import errno
+import os
+import stat
+
+from reportgen.errors import ReportError
+
+MAX_RUN_FILE_BYTES = 64 * 2**20
+"""The largest file a run (or campaign) may hold: 64 MiB.  The largest committed are MetaSchedule
+tuning databases of about 5 MB; a log or a database ten times that is still well inside."""
+
+MAX_ARCHIVE_FILE_BYTES = 4 * 2**20
+"""The largest file of archive/: 4 MiB (the largest committed, content_map.yaml, is about 26 KB)."""
+
+
+def size_problem(path, st, limit):
+    """The one-line refusal of a file of ``st`` (an lstat or fstat result) over ``limit``, or None."""
+    if st.st_size > limit:
+        return (f"{path}: {st.st_size} bytes, more than the {limit} bytes ({limit // 2**20} MiB) "
+                "such a file may have; it is refused unread")
+    return None
+
+
+def read_bytes(path, limit=MAX_RUN_FILE_BYTES):
+    """The bytes of ``path``, refused (ReportError naming it) unless it is a regular file, not a
+    symlink, of at most ``limit`` bytes.  A missing file raises FileNotFoundError as open() does."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ReportError(f"{path}: is a symlink; only plain files are read") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ReportError(f"{path}: is not a plain file (a FIFO, device or folder); only plain files are read")
+        too_big = size_problem(path, st, limit)
+        if too_big:
+            raise ReportError(too_big)
+        data = fh.read(limit + 1)
+    if len(data) > limit:   # grew after the fstat
+        raise ReportError(size_problem(path, os.stat_result((0,) * 6 + (len(data),) + (0,) * 3), limit))
+    return data
+
+
+def read_text(path, limit=MAX_RUN_FILE_BYTES):
+    """read_bytes decoded as UTF-8 (UnicodeDecodeError as bytes.decode raises it)."""
+    return read_bytes(path, limit).decode("utf-8")

@@ -1,0 +1,144 @@
+"""The work a case defines (floating-point operations per call), and the types of the ``extra``
+fields that pages and derived figures read.
+
+A record's ``extra`` is the family's own context, written by the harness and, like every result
+file, untrusted when read.  The figures derived from it (GFLOPS, % of peak) are therefore computed
+from what the case defines wherever the case defines it: a GEMM of m x n x k does 2*m*n*k
+floating-point operations whatever its ``extra.flops_per_call`` says, and the FMA loop of
+machine_peak does iters x accumulators x lanes x 2 per thread.  ``extra.flops_per_call`` stays in
+the record (the harness states it; readers of the raw data use it) and must agree with the case.
+"""
+import math
+
+GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
+"""Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
+
+VECTOR_BYTES = {"sse": 16, "avx": 32, "avx2": 32, "avx512": 64}
+ELEMENT_BYTES = {"float32": 4, "float64": 8}
+MAX_ACCUMULATORS = 64
+"""Independent FMA chains the peak loop may keep (32 vector registers at most, two per chain)."""
+
+FLOPS_TOLERANCE = 1e-9
+"""Relative difference allowed between extra.flops_per_call and the work the case defines."""
+
+
+def _dimension(case, name):
+    value = case.get(name, case.get("n"))
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _count(value, high=None):
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and (high is None or value <= high)
+
+
+def flops_per_call(rec):
+    """Floating-point operations of one call as the record's case defines them, or None where the
+    case does not define them (a family that is not a GEMM or the peak loop)."""
+    family, case, extra = rec.get("experiment"), rec.get("case") or {}, rec.get("extra") or {}
+    if family in GEMM_FAMILIES:
+        dims = [_dimension(case, name) for name in ("m", "n", "k")]
+        return 2 * dims[0] * dims[1] * dims[2] if None not in dims else None
+    if family == "machine_peak":
+        vector, element = VECTOR_BYTES.get(case.get("isa")), ELEMENT_BYTES.get(case.get("dtype"))
+        iters, threads, accumulators = case.get("iters"), case.get("threads"), extra.get("accumulators")
+        if vector and element and _count(iters) and _count(threads) and _count(accumulators, MAX_ACCUMULATORS):
+            return iters * accumulators * (vector // element) * 2 * threads
+    return None
+
+
+NUMBER, SECONDS, COUNT = "a number", "seconds >= 0", "a count >= 0"
+EXTRA_TYPES = {
+    "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
+    "op_profile_total_s": SECONDS, "trials_done": COUNT, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "tuned": (bool,), "changed": (bool,),
+    "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
+    "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
+    "blas_kernel": (dict,), "asm": (dict,), "vector_fma_instructions": (dict,), "rules_tuning": (dict,),
+    "campaign": (dict,), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
+    "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
+    "avx2_target": (dict,), "rewrite": (dict, type(None)),
+    "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
+    "allocation": (list,),
+    "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
+    "before_text": (str,), "after_text": (str,), "relax_equivalent": (str, type(None)), "isa": (str, dict),
+}
+"""The extra fields pages and derived figures read, each with what it must be (a mistyped one
+would stop the build with an internal TypeError instead of a line naming the record)."""
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _type_problem(where, value, want):
+    if want == NUMBER:
+        ok = _is_number(value)
+    elif want == SECONDS:
+        ok = _is_number(value) and value >= 0
+    elif want == COUNT:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    else:
+        ok = isinstance(value, want)
+        want = " or ".join("null" if t is type(None) else t.__name__ for t in want)
+    return None if ok else f"{where}: expected {want}, got {type(value).__name__} {value!r:.40}"
+
+
+NESTED_FIGURES = {
+    "paired_peer": {"ratio": NUMBER, "blocks": COUNT, "calls_per_block": COUNT, "peer_p50_s": SECONDS},
+    "score": {"top1_agree": NUMBER, "top5_agree": NUMBER, "accuracy": NUMBER},
+    "agreement_set": {"top1_agree": NUMBER, "top5_agree": NUMBER, "inputs": COUNT},
+    "agreement": {"top1_agree": NUMBER},
+    "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
+    "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
+    "theoretical": {"formula": (str,)},
+}
+"""Figures pages print from inside an extra field (a ratio, an agreement share, a trial count)."""
+
+
+def _nested_problems(extra):
+    """The nested values derived figures compute with: a tuning curve's points, the theoretical peak,
+    and NESTED_FIGURES."""
+    out = [_type_problem(f"extra.{name}.{key}", extra[name][key], want)
+           for name, fields in NESTED_FIGURES.items() if isinstance(extra.get(name), dict)
+           for key, want in fields.items() if extra[name].get(key) is not None]
+    ci = (extra.get("paired_peer") or {}).get("ratio_ci") if isinstance(extra.get("paired_peer"), dict) else None
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(_is_number, ci))):
+        out.append(f"extra.paired_peer.ratio_ci: expected [low, high], got {ci!r:.40}")
+    for i, point in enumerate(extra.get("curve") or []):
+        if not isinstance(point, dict):
+            out.append(f"extra.curve[{i}]: expected an object, got {type(point).__name__}")
+            continue
+        for name, want in (("trial", COUNT), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
+            if point.get(name) is not None:
+                out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
+    theo = extra.get("theoretical")
+    if isinstance(theo, dict) and "gflops" in theo:
+        if not (_is_number(theo["gflops"]) and theo["gflops"] > 0):
+            out.append(f"extra.theoretical.gflops: expected a number > 0, got {theo['gflops']!r:.40}")
+    blas = extra.get("blas_kernel")
+    if isinstance(blas, dict) and blas.get("architecture") is not None:
+        out.append(_type_problem("extra.blas_kernel.architecture", blas["architecture"], (str,)))
+    return [p for p in out if p]
+
+
+def extra_problems(rec):
+    """Problems of the extra fields a record's pages read: their types, and flops_per_call a
+    positive number equal (within FLOPS_TOLERANCE) to the work the case defines."""
+    extra = rec["extra"]
+    out = [p for p in (_type_problem(f"extra.{name}", extra[name], want)
+                       for name, want in EXTRA_TYPES.items() if name in extra) if p]
+    if out:
+        return out
+    out = _nested_problems(extra)
+    claimed = extra.get("flops_per_call")
+    if claimed is not None and not claimed > 0:
+        out.append(f"extra.flops_per_call: {claimed!r} is not a count of operations > 0")
+    elif claimed is not None:
+        work = flops_per_call(rec)
+        if work is not None and abs(claimed - work) > FLOPS_TOLERANCE * work:
+            out.append(f"extra.flops_per_call: {claimed!r:.40} is not the work its case defines ({work}); "
+                       "GFLOPS are computed from the case")
+    if rec["experiment"] in GEMM_FAMILIES + ("machine_peak",) and rec["samples"] and flops_per_call(rec) is None:
+        out.append("case: does not define the work of a call (GEMM: m, n, k > 0; machine_peak: isa, dtype, "
+                   "iters, threads and extra.accumulators)")
+    return out
