@@ -90,9 +90,17 @@ NESTED_FIGURES = {
     "agreement": {"top1_agree": NUMBER},
     "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
     "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
+    "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
 }
 """Figures pages print from inside an extra field (a ratio, an agreement share, a trial count)."""
+
+
+PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
+               "operands": (str,), "inputs": (list,), "outputs": (list,)}
+"""A row of a kernel or node profile, as the per-kernel tables read it."""
+RULE_TILE = ("oc_blocks", "ic", "ic_blocks", "kh", "kw", "oh", "ow", "oc_tile", "ow_tile")
+"""The shape and tile of a kernel by rule, as the per-convolution tables read them."""
 
 
 def _nested_problems(extra):
@@ -111,6 +119,21 @@ def _nested_problems(extra):
         for name, want in (("trial", COUNT), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
+    for name in ("op_profile", "kernel_profile", "node_profile"):   # the per-kernel tables add these rows
+        for i, row in enumerate(extra.get(name) or []):
+            if not isinstance(row, dict):
+                out.append(f"extra.{name}[{i}]: expected an object, got {type(row).__name__}")
+                continue
+            for key, want in PROFILE_ROW.items():
+                if row.get(key) is not None:
+                    out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
+    kernels = (extra.get("rules") or {}).get("kernels") if isinstance(extra.get("rules"), dict) else None
+    for kernel, info in (kernels or {}).items() if isinstance(kernels, dict) else ():
+        if not isinstance(info, dict):
+            out.append(f"extra.rules.kernels[{kernel!r:.40}]: expected an object, got {type(info).__name__}")
+            continue
+        out += [_type_problem(f"extra.rules.kernels[{kernel!r:.40}].{key}", info[key], COUNT)
+                for key in RULE_TILE if info.get(key) is not None]
     theo = extra.get("theoretical")
     if isinstance(theo, dict) and "gflops" in theo:
         if not (_is_number(theo["gflops"]) and theo["gflops"] > 0):

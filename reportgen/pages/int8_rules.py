@@ -85,12 +85,16 @@ def rows(src):
         vs_fp32 = _ratio(src, best, rule, "best_fp32_over_int8",
                          "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run") if best else ("—", None)
         cells += [vs_qdq[0], vs_fp32[0]]
-        # top-1 on the agreement set where it was run (the goal reads it), else on the evaluation images
-        score = rule.record["extra"].get("agreement_set") or rule.record["extra"].get("score") or {}
-        agree = score.get("top1_agree")
-        # as the int8 page formats the same figure (one figure id, one text)
-        cells.append(src.fig(f"{rule.record['id']}#top1_agree", fmt_number(agree * 100, "%") + "%", "%", rule)
-                     if agree is not None else "—")
+        # top-1 on the agreement set where it was run (the goal reads it), as the agreement table
+        # shows it; else on the evaluation images, as the int8 page formats that figure (one figure
+        # id, one text)
+        agreement = rule.record["extra"].get("agreement_set") or {}
+        agree = (rule.record["extra"].get("score") or {}).get("top1_agree")
+        if agreement.get("top1_agree") is not None:
+            cells.append(src.fig(f"{rule.record['id']}#agree_top1", f"{agreement['top1_agree']:.4f}", "share", rule))
+        else:
+            cells.append(src.fig(f"{rule.record['id']}#top1_agree", fmt_number(agree * 100, "%") + "%", "%", rule)
+                         if agree is not None else "—")
         if model == "resnet18_v1" and vs_qdq[1] is not None and vs_fp32[1] is not None:
             cells.append(_goal(vs_qdq[1], vs_fp32[1], rule.record["extra"].get("agreement_set")))
         else:
@@ -228,6 +232,12 @@ def kernels(src, model="resnet18_v1"):
              dots=src.fig(f"{rid}#vpdpbusd_hot", str((asm.get("hottest") or {}).get("vpdpbusd", 0)), "instructions", rule))
 
 
+def _dims(value, rank):
+    """A shape of ``rank`` whole numbers, as a profiler reports it (anything else is not read)."""
+    return isinstance(value, list) and len(value) == rank and \
+        all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
+
+
 def _ort_convs(ort):
     """ORT's QLinearConv nodes as (O, I, OH, OW).  Its profiler lists a node's inputs without the
     prepacked weight: O is the length of the per-channel weight scale (else of the bias), I and the
@@ -235,9 +245,9 @@ def _ort_convs(ort):
     out = []
     for node in ort.record["extra"].get("node_profile") or []:
         ins, outs = node.get("inputs") or [], node.get("outputs") or []
-        if node.get("op") != "QLinearConv" or not ins or len(ins[0]) != 4 or not outs or len(outs[0]) != 4:
+        if node.get("op") != "QLinearConv" or not ins or not _dims(ins[0], 4) or not outs or not _dims(outs[0], 4):
             continue
-        channels = [v[0] for v in ins[3:] if isinstance(v, list) and len(v) == 1]
+        channels = [v[0] for v in ins[3:] if _dims(v, 1)]
         if not channels:
             continue
         o, x, y = int(channels[0]), ins[0], outs[0]
