@@ -54,7 +54,7 @@ EXTRA_TYPES = {
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
     "blas_kernel": (dict,), "asm": (dict,), "vector_fma_instructions": (dict,), "rules_tuning": (dict,),
-    "campaign": (dict,), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
+    "campaign": (dict, type(None)), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
     "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
     "avx2_target": (dict,), "rewrite": (dict, type(None)),
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),

@@ -414,3 +414,12 @@ SPECIAL = {"csv_formula_leading_number", "fifo_in_archive", "extra_value_as_word
            "site_dir_in_study", "jieba_cache_outside_project", *CAMPAIGNS,
            "verify_forged_figure_span", "verify_file_scheme_in_page", "verify_figure_text_altered",
            "pdf_refuses_unverified_site", "pdf_browser_loads_only_the_site"}
+
+
+def test_fields_a_family_writes_as_null_are_accepted():
+    """Typing extra must not refuse what the families write: e2e_tune without a campaign (the quick
+    profile) writes ``campaign: null``, and the int8 FP32-tuned engine ``rewrite: null``."""
+    from study import work
+    rec = {"experiment": "e2e_tune", "case": {}, "extra": {"campaign": None, "rewrite": None, "tuning": {"trials": 16}}}
+    assert work.extra_problems(rec) == []
+    assert work.extra_problems(dict(rec, extra={"campaign": "x"}))   # and a wrong type is still refused
