@@ -67,6 +67,9 @@ def fields(record_id: str) -> tuple[str, dict[str, str | bool]]:
 
 CASE_KEYS = {"size": ("input_size",), "blas": ("blas_env",)}
 """The case field an id field names where the two are spelled differently (others: the same name)."""
+ONLY_CASE_KEYS = {"target": ("target_kind",)}
+"""Id fields whose case field of the same name holds something else: the id's ``target`` is the
+target's kind (``cuda``), the case's ``target`` the whole target (a dict); compare the kind."""
 SQUARE = {"numpy_gemm": {"n": ("m", "k")}}
 """Families whose id names one dimension of a square problem: the case's other dimensions equal it."""
 FREE = ("graph",)
@@ -84,7 +87,7 @@ def case_problems(record_id: str, case: dict) -> list[str]:
     for name, value in named.items():
         if value is True:
             continue
-        keys = [k for k in (name,) + CASE_KEYS.get(name, ()) if k in case]
+        keys = [k for k in ONLY_CASE_KEYS.get(name, (name,) + CASE_KEYS.get(name, ())) if k in case]
         keys += [k for k in SQUARE.get(family, {}).get(name, ()) if k in case]
         for key in keys:
             if str(case[key]) != value:

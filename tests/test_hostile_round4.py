@@ -423,3 +423,14 @@ def test_fields_a_family_writes_as_null_are_accepted():
     rec = {"experiment": "e2e_tune", "case": {}, "extra": {"campaign": None, "rewrite": None, "tuning": {"trials": 16}}}
     assert work.extra_problems(rec) == []
     assert work.extra_problems(dict(rec, extra={"campaign": "x"}))   # and a wrong type is still refused
+
+
+def test_the_id_target_is_the_cases_target_kind():
+    """gemm_tvm's CUDA cases: the id says ``target=cuda`` and the case holds the whole target dict
+    beside ``target_kind`` -- the kind is what the two must agree on (the slow CUDA skip test lost
+    its records to this check)."""
+    from study import cases
+    rid = cases.case_id("gemm_tvm", impl="tvm_cuda", stage="dlight_matmul", m=128, n=128, k=128, target="cuda")
+    case = {"impl": "tvm_cuda", "m": 128, "n": 128, "k": 128, "target": {"kind": "cuda"}, "target_kind": "cuda"}
+    assert cases.case_problems(rid, case) == []
+    assert cases.case_problems(rid, dict(case, target_kind="llvm"))
