@@ -65,7 +65,10 @@ def test_rewrite_is_integer_and_close_to_fp32(calibrated, method, scheme):
     mod, taps, xs = calibrated
     acts = Q.calibrate(taps, method, scheme)
     qmod, report = Q.rewrite(mod, acts)
-    assert report["quantized_ops"] == {"conv2d": 2, "add": 1, "matmul": 1}
+    # the second conv takes the residual add and its ReLU into its requantization (one rounding)
+    assert report["quantized_ops"] == {"conv2d": 2, "matmul": 1} and report["residual_fused"] == 1
+    assert [g["ops"] for g in report["groups"] if g.get("residual_fused")] == [["nn.conv2d", "add", "add", "nn.relu"]]
+    assert report["bias_corrected"] == 3
     # the input is quantized once; the mean needs a float input, the dense a quantized one; the output is float
     assert report["quantize"] == 2 and report["dequantize"] == 2
     assert [(f["op"], f["reason_code"]) for f in report["float_ops"]] == [("mean", "mean_truncates")]
@@ -207,3 +210,55 @@ def test_a_zero_pad_before_a_pool_over_relu_becomes_the_pools_padding():
     np.testing.assert_array_equal(_run(folded, xs), _run(mod, xs))
     for kept in (_pooled(relu=False), _pooled(pad=3, pool=3)):
         assert "relax.call_tir" in _ops(Q.fold_pool_pad(kept))
+
+
+def _conv_direct(x, w, strides, padding):
+    """conv2d of one NCHW image with an OIHW weight, written out (the reference for the shift)."""
+    top, left, bottom, right = padding
+    xp = np.pad(x[0], ((0, 0), (top, bottom), (left, right)))
+    o, _, kh, kw = w.shape
+    oh = (xp.shape[1] - kh) // strides[0] + 1
+    ow = (xp.shape[2] - kw) // strides[1] + 1
+    out = np.zeros((o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw]
+            out[:, i, j] = np.einsum("ockl,ckl->o", w, win)
+    return out
+
+
+@pytest.mark.parametrize("layouts", [("NCHW", "OIHW"), ("NHWC", "OHWI")])
+def test_bias_correction_shift_is_the_mean_of_the_convolved_mean(layouts):
+    """conv_shift = per channel, the mean over output positions of conv2d(E[x], W - W_q), with the
+    operator's layouts, strides and asymmetric padding (border windows see zeros)."""
+    from types import SimpleNamespace
+
+    from experiments.int8 import bias_correction
+    data, kernel = layouts
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 2, (1, 3, 7, 6))
+    dw = rng.normal(0, 0.01, (5, 3, 3, 3))
+    attrs = SimpleNamespace(groups=1, dilation=(1, 1), data_layout=data, kernel_layout=kernel,
+                            padding=(1, 0, 2, 1), strides=(2, 1))
+    want = _conv_direct(x, dw, (2, 1), (1, 0, 2, 1)).mean(axis=(1, 2))
+    got = bias_correction.conv_shift(np.transpose(x, ["NCHW".index(c) for c in data]),
+                                     np.transpose(dw, ["OIHW".index(c) for c in kernel]), attrs)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert bias_correction.conv_shift(x, dw, SimpleNamespace(**dict(vars(attrs), groups=3))) is None
+    rows = rng.normal(size=(1, 4, 3))
+    np.testing.assert_allclose(bias_correction.matmul_shift(rows, dw[:3, :, 0, 0]), (rows[0] @ dw[:3, :, 0, 0]).mean(0))
+
+
+@pytest.mark.slow  # compiles the tap module (the calibrated fixture) and two programs
+def test_bias_correction_removes_the_mean_shift_of_coarse_weights(calibrated):
+    """With 3-bit weights (weight_max=3) the rounding moves each output's mean; the corrected
+    program's mean error over the calibration inputs is a fraction of the uncorrected one's."""
+    mod, taps, _ = calibrated
+    acts = Q.calibrate(taps, "minmax", "int8")
+    xs = taps["x"]      # the calibration inputs (the tap of the parameter)
+    ref = _run(mod, xs)
+    (on, r_on), (off, r_off) = (Q.rewrite(mod, acts, weight_max=3, bias_correction=b) for b in (True, False))
+    assert r_on["bias_corrected"] == 3 and r_off["bias_corrected"] == 0
+    bias_on = np.abs((_run(on, xs) - ref).mean(axis=0)).mean()
+    bias_off = np.abs((_run(off, xs) - ref).mean(axis=0)).mean()
+    assert bias_on < 0.5 * bias_off, (bias_on, bias_off)

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.int8 import vnni_ops
+from experiments.int8 import bias_correction, vnni_ops
 
 METHODS = ("minmax", "percentile", "mse")
 SCHEMES = ("int8", "uint8")
@@ -302,10 +302,12 @@ class ActQuant:
     dtype: str        # "int8" or "uint8"
     lo: int
     hi: int
+    # the calibration set's mean of the tensor (batch axis averaged), for bias correction
+    mean: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @classmethod
-    def make(cls, t: float, unsigned: bool) -> "ActQuant":
-        return cls(t / 255, "uint8", 0, 255) if unsigned else cls(t / 127, "int8", -127, 127)
+    def make(cls, t: float, unsigned: bool, mean=None) -> "ActQuant":
+        return cls(t / 255, "uint8", 0, 255, mean) if unsigned else cls(t / 127, "int8", -127, 127, mean)
 
 
 def calibrate(taps: dict[str, np.ndarray], method: str, scheme: str) -> dict[str, ActQuant]:
@@ -317,7 +319,7 @@ def calibrate(taps: dict[str, np.ndarray], method: str, scheme: str) -> dict[str
         if name == "__output__" or not np.issubdtype(values.dtype, np.floating):
             continue
         unsigned = scheme == "uint8" and float(values.min()) >= 0.0
-        out[name] = ActQuant.make(threshold(values, method, unsigned), unsigned)
+        out[name] = ActQuant.make(threshold(values, method, unsigned), unsigned, values.mean(axis=0, keepdims=True))
     return out
 
 
@@ -341,22 +343,25 @@ class Report:
     groups: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     float_ops: list[dict[str, str]] = dataclasses.field(default_factory=list)
     conversions: Counter = dataclasses.field(default_factory=Counter)
+    groups_corrected: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         kinds = Counter(g["kind"] for g in self.groups)
         packed = Counter(g["kind"] for g in self.groups if g.get("kernel") == "vnni_packed")
         return {"groups": self.groups, "quantized_ops": dict(kinds), "float_ops": self.float_ops,
                 "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"],
-                "vnni_packed": dict(packed)}
+                "vnni_packed": dict(packed), "bias_corrected": self.groups_corrected,
+                "residual_fused": sum(1 for g in self.groups if g.get("residual_fused"))}
 
 
 class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
     def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127,
-                 float_kinds: frozenset = frozenset()):
+                 float_kinds: frozenset = frozenset(), bias_correction: bool = True):
         from tvm import relax
         self.relax = relax
+        self.bias_correction = bias_correction
         self.float_kinds = frozenset(float_kinds)
         self.mod, self.acts, self.debug, self.vnni = mod, acts, debug, vnni
         self.weight_max = int(weight_max)
@@ -488,12 +493,22 @@ class _Rewriter:
         if bias_at is not None:
             b_const = _const_array([a for a in self.pairs[bias_at][1].args if _is_const(a)][0])
             b = b_const.reshape(-1)
+            mean = getattr(self.acts.get(x_old.name), "mean", None) if self.bias_correction else None
+            delta = w - w_q * np.expand_dims(s_w, reduce_axes)
+            shift = None if mean is None else (bias_correction.conv_shift(mean, delta, value.attrs)
+                                               if kind == "conv2d" else bias_correction.matmul_shift(mean, delta))
+            if shift is not None and shift.size == b.size:
+                b = b + shift
+                self.report.groups_corrected += 1
             if b.size == acc_scale.size:
                 b_q = np.round(b / acc_scale).astype(np.int32)
                 acc = self.bb.emit(op.add(acc, self._const(b_q.reshape(b_const.shape), "int32")))
                 last = self.pairs[bias_at][0]
                 members.append(bias_at)
         last, relu_at = self._absorb_relu(last, members)
+        if relu_at is None and self._fused_residual(acc, acc_scale, shape, last, members, kind):
+            self.report.groups[-1]["kernel"] = kernel
+            return
         if self._feeds_integer(last):
             q_out = self.acts[last.name]
             out = self._requant(acc, acc_scale / q_out.scale, shape, q_out, relu_at is not None)
@@ -510,21 +525,44 @@ class _Rewriter:
         members.append(relu_at)
         return self.pairs[relu_at][0], relu_at
 
+    def _fused_residual(self, acc, acc_scale, shape, last, members, kind) -> bool:
+        """A linear group whose result only feeds a residual add with an operand computed already
+        takes the add (and a ReLU after it) into its requantization: the int32 accumulator and the
+        other operand are scaled to the sum's scale together, one rounding where the separate add
+        rounds the linear output to 8 bits first.  False (nothing emitted) when the pattern differs."""
+        add_at = self._single_user(last, "relax.add", const_other=False)
+        if add_at is None:
+            return False
+        other = [a for a in self.pairs[add_at][1].args if not a.same_as(last)]
+        if len(other) != 1 or other[0] not in self.env:
+            return False
+        b, q_b = self._int(other[0])
+        members.append(add_at)
+        self._sum(members, self.pairs[add_at][0], [(acc, acc_scale, shape), (b, np.array([q_b.scale]), (1,))], kind)
+        self.report.groups[-1]["residual_fused"] = True
+        return True
+
     def _residual(self, index):
         """add(a, b) of two tensors, both made integer, then ReLU when it follows alone."""
-        op, relax = self.relax.op, self.relax
         var, value = self.pairs[index]
         (a, q_a), (b, q_b) = self._int(value.args[0]), self._int(value.args[1])
-        members = [index]
+        self._sum([index], var, [(a, np.array([q_a.scale]), (1,)), (b, np.array([q_b.scale]), (1,))], "add")
+
+    def _sum(self, members, var, terms, kind):
+        """Integer terms (tensor, scales, broadcast shape) summed at the output's scale in fixed point
+        (``(sum t_i * m_i + 2^(n-1)) >> n``), then ReLU when it follows alone; integer or float out."""
+        op, relax = self.relax.op, self.relax
         last, relu_at = self._absorb_relu(var, members)
         if self._feeds_integer(last):
             q_out = self.acts[last.name]
             target = q_out.scale
         else:
-            q_out, target = None, min(q_a.scale, q_b.scale)
-        (m_a, m_b), shift = _fixed_point(np.array([q_a.scale / target, q_b.scale / target]))
-        total = op.add(op.multiply(op.astype(a, "int64"), relax.const(int(m_a), "int64")),
-                       op.multiply(op.astype(b, "int64"), relax.const(int(m_b), "int64")))
+            q_out, target = None, min(float(np.min(s)) for _, s, _ in terms)
+        m, shift = _fixed_point(np.concatenate([s / target for _, s, _ in terms]))
+        total, at = None, 0
+        for t, s, shape in terms:
+            term = op.multiply(op.astype(t, "int64"), self._const(m[at:at + s.size].reshape(shape), "int64"))
+            total, at = term if total is None else op.add(total, term), at + s.size
         rounded = op.right_shift(op.add(total, relax.const(1 << (shift - 1), "int64")), relax.const(shift, "int64"))
         if q_out is not None:
             lo = 0 if relu_at is not None else q_out.lo
@@ -532,7 +570,7 @@ class _Rewriter:
         else:
             acc = self.bb.emit(op.astype(rounded, "int32"))
             out = self._dequant_acc(acc, np.array([target]), (1,), relu_at is not None)
-        self._finish(members, last, out, q_out, "add", relu_at is not None)
+        self._finish(members, last, out, q_out, kind, relu_at is not None)
 
     def _finish(self, members, last, out, q_out, kind, relu):
         self.done.update(members)
@@ -604,7 +642,7 @@ class _Rewriter:
 
 
 def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127,
-            float_kinds=()):
+            float_kinds=(), bias_correction: bool = True):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
@@ -617,13 +655,15 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
     saturates on 8-bit weights: :mod:`experiments.int8.avx2_dot`).
     ``float_kinds``: linear kinds (``"matmul"``, ``"conv2d"``) left in float, listed with reason
     ``kept_float`` (the classifier of an ImageNet network, whose float input is re-quantized per tensor).
+    ``bias_correction``: each linear group's bias absorbs the mean shift its weight rounding causes
+    (:mod:`experiments.int8.bias_correction`, from the means ``calibrate`` keeps).
     """
     if not 1 <= int(weight_max) <= 127:
         raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
     unknown = set(float_kinds) - set(LINEAR_KINDS.values())
     if unknown:
         raise ValueError(f"float_kinds may name {sorted(LINEAR_KINDS.values())}, got {sorted(unknown)}")
-    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds))
+    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds), bias_correction)
     new = rewriter.run()
     report = dict(rewriter.report.as_dict(), weight_max=int(weight_max), float_kinds=sorted(float_kinds))
     if debug:
