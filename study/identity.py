@@ -27,6 +27,10 @@ def machine_id(env):
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
 
 
+LEGACY_BEFORE = "20261201T000000Z"
+"""Runs started before this second (their id's time) may carry legacy_machine_id; later ones never do."""
+
+
 def legacy_machine_id(env):
     """The id runs recorded before the rule above (1 Dec 2026) were stamped with: CPU model, cores,
     caches, exact memory and the VM's machine uuid."""

@@ -7,7 +7,7 @@ import json
 import math
 import re
 
-from study import stats as _stats
+from study import manifest, stats as _stats
 
 SCHEMA_VERSION = 1
 
@@ -370,6 +370,7 @@ def run_problems(run):
     for name in ("environment", "experiments"):
         _finite(run[name], name, out)
     _visible_strings(run["environment"], "environment", out)
+    out.extend(manifest.environment_problems(env))
     for name in ("environment", "command", "experiments"):
         out.extend(_long_strings(run[name], name, MAX_ENV_CHARS))
     _safe_strings(run["run_id"], "run_id", out)
@@ -391,6 +392,7 @@ def run_problems(run):
         if entry.get("status") not in ("ok", "run_failed", "timeout", "stopped"):
             out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed, "
                        f"timeout or stopped")
+        out.extend(manifest.experiment_problems(family, entry))
     for path, sha in run["files"].items():
         if not isinstance(sha, str) or not _SHA.match(sha):
             out.append(f"files.{path}: expected a sha256, got {sha!r}")
@@ -408,7 +410,7 @@ def _machine_problems(named, env):
     ...-aaaaaaaaaaaa would otherwise publish one machine's figures under another's name."""
     from study import identity
     stamped = env.get("machine_id")
-    if named != stamped and re.sub(r"-\d{1,4}$", "", named) == stamped:
+    if named != stamped and re.sub(r"-([2-9]|[1-9]\d{1,3})$", "", named) == stamped:
         named = stamped   # -2, -3: a second run started within the same second (retest._unique_run_id)
     if named != stamped:
         return [f"run_id: names machine {named!r:.70} but environment.machine_id is {stamped!r:.70}"]
@@ -444,8 +446,8 @@ def _time_problems(run):
         # the id's time orders the runs (which is newest); it is the start, to the second
         out.append(f"started_at: {run['started_at']!r:.40} differs from the time its run_id names "
                    f"({match.group(1)}); a run's id is its start time")
-    if "started_at" in times and "finished_at" in times and times["finished_at"] < times["started_at"]:
-        out.append(f"finished_at: {run['finished_at']!r} is before started_at {run['started_at']!r}")
+    if "started_at" in times and "finished_at" in times:
+        out.extend(manifest.duration_problems(run, times["started_at"], times["finished_at"]))
     return out
 
 
@@ -503,6 +505,20 @@ def _step_run_problems(where, run_id):
     return []
 
 
+def _step_order_problems(where, step, earlier):
+    """Steps are appended one per retest: each names a run not named before, started after the
+    previous step's (a campaign's history read backwards or counted twice is forged)."""
+    runs = {e["run_id"]: j for j, e in enumerate(earlier) if isinstance(e, dict) and isinstance(e.get("run_id"), str)}
+    if step["run_id"] in runs:
+        return [f"{where}.run_id: {step['run_id']!r:.80} is already the run of steps[{runs[step['run_id']]}] "
+                "(one step per retest)"]
+    last = max(runs, key=runs.get, default=None)
+    if last is not None and step["run_id"][:16] <= last[:16]:
+        return [f"{where}.run_id: {step['run_id']!r:.80} did not start after the previous step's run "
+                f"{last!r:.80} (steps are in the order the retests ran)"]
+    return []
+
+
 def _parts_problems(parts, key):
     out = [f"parts.{name}: missing" for name in CAMPAIGN_PARTS if name not in parts]
     out += [f"parts.{name}: unknown field" for name in parts if name not in CAMPAIGN_PARTS]
@@ -540,7 +556,7 @@ def campaign_problems(state, folder_name):
             continue
         out.extend(f"{where}.{name}: missing" for name in CAMPAIGN_STEP_FIELDS if name not in step)
         out.extend(f"{where}.{name}: unknown field" for name in step if name not in CAMPAIGN_STEP_FIELDS)
-        out.extend(_step_run_problems(where, step.get("run_id")))
+        out.extend(_step_run_problems(where, step.get("run_id")) or _step_order_problems(where, step, state["steps"][:i]))
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")

@@ -46,7 +46,7 @@ def flops_per_call(rec):
     return None
 
 
-NUMBER, SECONDS, COUNT = "a number", "seconds >= 0", "a count >= 0"
+NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "trials_done": COUNT, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
@@ -58,7 +58,7 @@ EXTRA_TYPES = {
     "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
     "avx2_target": (dict,), "rewrite": (dict, type(None)),
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
-    "allocation": (list,),
+    "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
     "before_text": (str,), "after_text": (str,), "relax_equivalent": (str, type(None)), "isa": (str, dict),
 }
@@ -77,17 +77,26 @@ def _type_problem(where, value, want):
         ok = _is_number(value) and value >= 0
     elif want == COUNT:
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
+        ok = _is_number(value) and 0 <= value <= 1
     else:
         ok = isinstance(value, want)
         want = " or ".join("null" if t is type(None) else t.__name__ for t in want)
     return None if ok else f"{where}: expected {want}, got {type(value).__name__} {value!r:.40}"
 
 
+AGREEMENT = {"top1_agree": SHARE, "top5_agree": SHARE, "top5_exact": SHARE}
+IR_STATS = {"n_calls": COUNT, "n_relax_funcs": COUNT, "n_tir_funcs": COUNT, "intermediate_bytes": COUNT,
+            "tir_alloc_bytes": COUNT, "n_constants": COUNT, "constant_bytes": COUNT, "n_intermediates": COUNT,
+            "calls": (dict,), "calls_all": (dict,)}
 NESTED_FIGURES = {
     "paired_peer": {"ratio": NUMBER, "blocks": COUNT, "calls_per_block": COUNT, "peer_p50_s": SECONDS},
-    "score": {"top1_agree": NUMBER, "top5_agree": NUMBER, "accuracy": NUMBER},
-    "agreement_set": {"top1_agree": NUMBER, "top5_agree": NUMBER, "inputs": COUNT},
-    "agreement": {"top1_agree": NUMBER},
+    "score": dict(AGREEMENT, accuracy=SHARE, fp32_accuracy=SHARE),
+    "agreement_set": dict(AGREEMENT, inputs=COUNT, margins=(dict,)),
+    "agreement": AGREEMENT,
+    "training": {"seconds": SECONDS, "epochs": COUNT, "eval_accuracy": SHARE, "train_accuracy": SHARE,
+                 "counts": (dict,)},
+    "stats": IR_STATS, "before_stats": IR_STATS, "after_stats": IR_STATS,
     "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
     "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
     "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
@@ -98,6 +107,10 @@ NESTED_FIGURES = {
 
 PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": (list,), "outputs": (list,)}
+ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": COUNT, "weight": COUNT,
+                       "task": (str,)},
+        "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
+"""Rows of the tuning allocation and per-layer error tables, as the pages read them."""
 """A row of a kernel or node profile, as the per-kernel tables read it."""
 RULE_TILE = ("oc_blocks", "ic", "ic_blocks", "kh", "kw", "oh", "ow", "oc_tile", "ow_tile")
 """The shape and tile of a kernel by rule, as the per-convolution tables read them."""
@@ -119,14 +132,23 @@ def _nested_problems(extra):
         for name, want in (("trial", COUNT), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
-    for name in ("op_profile", "kernel_profile", "node_profile"):   # the per-kernel tables add these rows
+    tables = [(name, PROFILE_ROW) for name in ("op_profile", "kernel_profile", "node_profile")] + list(ROWS.items())
+    for name, fields in tables:   # the per-kernel, allocation and per-layer tables add these rows
         for i, row in enumerate(extra.get(name) or []):
             if not isinstance(row, dict):
                 out.append(f"extra.{name}[{i}]: expected an object, got {type(row).__name__}")
                 continue
-            for key, want in PROFILE_ROW.items():
+            for key, want in fields.items():
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
+    margins = (extra.get("agreement_set") or {}).get("margins") if isinstance(extra.get("agreement_set"), dict) else None
+    if isinstance(margins, dict) and margins.get("share_margin_below_error") is not None:
+        out.append(_type_problem("extra.agreement_set.margins.share_margin_below_error",
+                                 margins["share_margin_below_error"], SHARE))
+    for name in ("stats", "before_stats", "after_stats"):   # the graph page prints each call count
+        calls = extra[name].get("calls") if isinstance(extra.get(name), dict) else None
+        out += [_type_problem(f"extra.{name}.calls[{key!r:.40}]", n, COUNT)
+                for key, n in (calls.items() if isinstance(calls, dict) else ())]
     kernels = (extra.get("rules") or {}).get("kernels") if isinstance(extra.get("rules"), dict) else None
     for kernel, info in (kernels or {}).items() if isinstance(kernels, dict) else ():
         if not isinstance(info, dict):

@@ -444,7 +444,8 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     recs = [json.loads(line) for line in (source / "records.jsonl").read_text().splitlines() if line.strip()]
     rec = next(r for r in recs if r["status"] == "ok" and r["samples"] and r["reused_from"] is None
                and "artifacts" not in r["extra"])
-    when = time.gmtime(time.time() - 2)   # newer than every run, not in the future
+    now = time.time()
+    when = time.gmtime(now - 2)   # newer than every run, not in the future
     new_id = time.strftime("%Y%m%dT%H%M%SZ", when) + "-quick-" + source.name.split("-", 2)[2]
     run = runs_dir / new_id
     (run / "logs").mkdir(parents=True)
@@ -456,8 +457,10 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     (run / "records.jsonl").write_text(json.dumps(rec, sort_keys=True) + "\n")
     manifest = json.loads((source / "run.json").read_text())
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", when)
-    entry = dict(manifest["experiments"][rec["experiment"]], records=1, reused=0, log=f"runs/{new_id}/{family_log}")
-    manifest.update(run_id=new_id, profile="quick", started_at=stamp, finished_at=stamp,
+    entry = dict(manifest["experiments"][rec["experiment"]], records=1, reused=0, log=f"runs/{new_id}/{family_log}",
+                 duration_s=1.0)
+    manifest.update(run_id=new_id, profile="quick", started_at=stamp,
+                    finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - 1)),
                     experiments={rec["experiment"]: entry},
                     files={rel: hashlib.sha256((run / rel).read_bytes()).hexdigest()
                            for rel in ("records.jsonl", family_log)})

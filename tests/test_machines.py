@@ -119,7 +119,10 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
     (dest / "records.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((dest / "run.json").read_text())
     manifest["run_id"] = new_id
-    manifest["started_at"] = manifest["finished_at"] = CLONE_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
+    took = (datetime.datetime.fromisoformat(manifest["finished_at"].replace("Z", "+00:00"))
+            - datetime.datetime.fromisoformat(manifest["started_at"].replace("Z", "+00:00")))
+    manifest["started_at"] = CLONE_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")   # as long as the run it copies
+    manifest["finished_at"] = (CLONE_TIME + took).strftime("%Y-%m-%dT%H:%M:%SZ")
     manifest["environment"].update(copy.deepcopy(env_changes))
     manifest["environment"]["machine_id"] = identity.machine_id(manifest["environment"])
     manifest["files"] = {str(p.relative_to(dest)): hashlib.sha256(p.read_bytes()).hexdigest()

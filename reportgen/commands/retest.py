@@ -174,8 +174,13 @@ def _git(root):
             "dirty": bool(out("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"))}
 
 
-def _now():
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _now(up=False):
+    """This second, UTC; ``up``: the next whole second unless this is one (a finish time: with the start
+    cut to its second, a run of half a second still finishes after it starts, as schema requires)."""
+    now = _dt.datetime.now(_dt.timezone.utc)
+    if up and now.microsecond:
+        now = now.replace(microsecond=0) + _dt.timedelta(seconds=1)
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @functools.lru_cache(maxsize=None)
@@ -600,7 +605,7 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
     shutil.rmtree(tmp / "parts")
     manifest = {
         "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
-        "started_at": started, "finished_at": _now(), "command": list(argv) or ["reportgen", "retest"],
+        "started_at": started, "finished_at": _now(up=True), "command": list(argv) or ["reportgen", "retest"],
         "git": _git(root), "environment": host, "experiments": experiments,
         "files": {str(p.relative_to(tmp)): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()},
     }

@@ -169,6 +169,31 @@ def _load_yaml(path, what):
             from exc
 
 
+ENVIRONMENT_FIELDS = {"label": str, "seed_sections": list, "facts": list}
+"""A historical environment as the environment page prints it: a label, the seed sections it comes
+from and the facts the seed states, each a string (a list or mapping would be printed raw)."""
+
+
+def _environment_problems(path, environments):
+    out = []
+    for key, env in environments.items():
+        where = f"{path}: {key}"
+        if not isinstance(env, dict):
+            out.append(f"{where}: expected a mapping of {', '.join(ENVIRONMENT_FIELDS)}, got {type(env).__name__}")
+            continue
+        out += [f"{where}.{name}: missing" for name in ENVIRONMENT_FIELDS if name not in env]
+        out += [f"{where}.{name}: unknown field" for name in env if name not in ENVIRONMENT_FIELDS]
+        for name, want in ENVIRONMENT_FIELDS.items():
+            value = env.get(name)
+            if name in env and not isinstance(value, want):
+                out.append(f"{where}.{name}: expected {'a list of strings' if want is list else 'a string'}, "
+                           f"got {type(value).__name__}")
+            elif isinstance(value, list):
+                out += [f"{where}.{name}[{i}]: expected a string, got {type(item).__name__}"
+                        for i, item in enumerate(value) if not isinstance(item, str)]
+    return out
+
+
 def read_archive(archive_dir):
     """Every table under archive/tables, keyed by id, plus the environments; the seal checked."""
     archive_dir = Path(archive_dir)
@@ -187,6 +212,9 @@ def read_archive(archive_dir):
     environments = _load_yaml(archive_dir / "environments.yaml", "historical environments")
     if not isinstance(environments, dict):
         raise ReportError(f"{archive_dir / 'environments.yaml'}: expected a mapping of environments")
+    typed = _environment_problems(archive_dir / "environments.yaml", environments)
+    if typed:
+        raise ReportError(typed)
     missing = [f"{archive_dir / 'tables' / (t.id + '.yaml')}: environment: unknown {t.meta['environment']!r}"
                for t in tables.values()
                if t.meta["environment"] is not None and t.meta["environment"] not in environments]

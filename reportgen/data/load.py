@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import schema
-from reportgen.data import plainfile
+from reportgen.data import plainfile, runfacts
 from reportgen.errors import ReportError
 
 
@@ -363,7 +363,9 @@ def read_runs(results_dir):
     finally:
         if collecting:
             gc.enable()
+    runs = runfacts.order(runs)
     problems.extend(_reuse_problems(runs))
+    problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
     return runs
@@ -415,6 +417,7 @@ def _read_run(results_dir, run_path, cache):
     if not records:
         return None, problems + [f"{run_path / 'records.jsonl'}: empty: a run without records is not a run "
                                  "(remove the folder, or re-run `reportgen retest`)"]
+    problems.extend(runfacts.count_problems(run_path, manifest, records))
     for number, rec in enumerate(records, 1):
         where = f"{run_path / 'records.jsonl'}:{number}"
         if rec["id"] in seen:

@@ -35,6 +35,10 @@ class Current:
     def machine(self):
         return machine_of(self.run) if self.run is not None else None
 
+    def blame(self, field):
+        """Where a fact a page shows came from: the record's file, its id and the field."""
+        return f"{self.run.path / 'records.jsonl'}: {self.record['id']}: {field}"
+
     def gflops(self, stat="p50"):
         """flops per call ÷ time per call (a slower time gives fewer GFLOPS); the flops are the work
         the case defines (study.work), never a number the record merely states."""

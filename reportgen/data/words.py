@@ -81,16 +81,20 @@ def W(key, /, **values):
     return _fill(where, key, node, values)
 
 
-def W_fact(group, fact, blame, /, **values):
-    """W_for of one fact a result record carries (a reason code, an engine): a fact the words file
-    has no text for is the record's fault, so the error names ``blame`` (the record's file, id and
-    field), not the words file."""
+def W_fact(group, blame, /, *facts, **values):
+    """W_for of facts a result record carries (a reason code, an engine, a pipeline and its pass): a
+    fact the words file has no text for is the record's fault, so the error names ``blame`` (the
+    record's file, id and field; a list names one per fact), not the words file."""
     where, node = _walk(group, group.split(".")[1:])
-    if not isinstance(node, dict) or not isinstance(fact, str) or fact not in node:
-        known = ", ".join(sorted(node)) if isinstance(node, dict) else ""
-        raise ReportError(f"{blame}: {fact!r:.80} is not a known value (one of {known:.300}; {where} "
-                          f"'{group}' has text for these only)")
-    return W_for(group, fact, **values)
+    for depth, one in enumerate(facts):
+        if not isinstance(node, dict) or not isinstance(one, str) or one not in node:
+            blame = blame[depth] if isinstance(blame, (list, tuple)) else blame
+            known = ", ".join(sorted(node)) if isinstance(node, dict) else ""
+            under = "".join(f"[{f}]" for f in facts[:depth])
+            raise ReportError(f"{blame}: {one!r:.80} is not a known value (one of {known:.300}; {where} "
+                              f"'{group}{under}' has text for these only)")
+        node = node[one]
+    return W_for(group, *facts, **values)
 
 
 def W_for(group, /, *facts, **values):

@@ -8,7 +8,7 @@ from study import cases
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
 from reportgen.render.figures import derive, fmt_number, operand
-from reportgen.data.words import W, W_for
+from reportgen.data.words import W, W_fact, W_for
 from reportgen.errors import ReportError
 
 
@@ -47,8 +47,12 @@ def step_table(book, current, variant, subject="conv"):
                      W("graph.step_table.head_tir_alloc_bytes"), W("graph.step_table.head_ir_changed"), W("graph.step_table.head_p50")], lines)
 
 
-def step_words(case):
-    """What a pipeline step does: the words filed under its pipeline and pass (a record holds only those keys)."""
+def step_words(case, cur=None):
+    """What a pipeline step does: the words filed under its pipeline and pass (a record holds only those
+    keys); with the record ``cur``, a pipeline or pass with no words is blamed on that record."""
+    if cur is not None:
+        return W_fact("graph.step_diffs.step", [cur.blame("case.pipeline"), cur.blame("case.pass")],
+                      case["pipeline"], case["pass"])
     return W_for("graph.step_diffs.step", case["pipeline"], case["pass"])
 
 
@@ -61,7 +65,7 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
         before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"])
         after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
         diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
-        title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case']))
+        title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case'], cur))
         link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
         body = "\n".join(provenance.cut_line(d) for d in diff[:400]) if diff else W("graph.step_diffs.unchanged")
         if len(diff) > 400:
@@ -80,17 +84,24 @@ def hello(current, data_prefix):
     return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.result", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.word_yes") if extra['script_roundtrip'] else W("graph.step_table.word_no"), links=links))
 
 
-def pass_group(passes, relay_pass):
-    """A Relay pass's group in the §24 table (archive/tables/s24_passes.yaml), the seed's own grouping."""
+def pass_group(passes, relay_pass, cur=None):
+    """A Relay pass's group in the §24 table (archive/tables/s24_passes.yaml), the seed's own grouping;
+    a pass the table has no row for is the fault of the record ``cur`` that names it."""
     try:
         return passes.cell(relay_pass, "group").text
     except KeyError:
+        if cur is not None:
+            raise ReportError(f"{cur.blame('case.relay_pass')}: {relay_pass!r:.80} is not a Relay pass of the "
+                              f"seed's table (archive/tables/{passes.id}.yaml has a row for each)") from None
         raise ReportError(f"archive/tables/{passes.id}.yaml: no row for the Relay pass {relay_pass!r} "
                           "that a pass-map record names") from None
 
 
-def pass_note(case):
-    """The pass map's note on a Relay pass, filed under the pass name its record carries."""
+def pass_note(case, cur=None):
+    """The pass map's note on a Relay pass, filed under the pass name its record carries (``cur``: blamed
+    for a pass with no note)."""
+    if cur is not None:
+        return W_fact("graph.pass_map.note", cur.blame("case.relay_pass"), case["relay_pass"])
     return W_for("graph.pass_map.note", case["relay_pass"])
 
 
@@ -110,9 +121,9 @@ def pass_map(book, passes, current, data_prefix):
         else:
             verdict = book.failed(cur)
             detail = "—"
-        lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(pass_group(passes, rec['case']['relay_pass'])),
+        lines.append([f"{_code(rec['case']['relay_pass'])}", _esc(pass_group(passes, rec['case']['relay_pass'], cur)),
                       f"{_code(extra['relax_equivalent'])}" if extra["relax_equivalent"] else W("graph.pass_map.none"),
-                      _esc(pass_note(rec["case"])), verdict, _esc(detail)])
+                      _esc(pass_note(rec["case"], cur)), verdict, _esc(detail)])
     return markdown([W("graph.pass_map.head_relay_pass"), W("graph.pass_map.head_group"), W("graph.pass_map.head_relax"), W("graph.pass_map.head_note"), W("graph.pass_map.head_demo"), W("graph.pass_map.head_structure")], lines) + "\n\n" + "\n".join(details)
 
 
@@ -123,8 +134,11 @@ def _demo_details(rec, extra, data_prefix):
     return f'??? example "{_esc(title)}"\n' + cells.code_block("\n".join(diff), "diff", "    ") + "\n"
 
 
-def migration_note(case):
-    """The migration table's note on an old API, filed under the old API its record carries."""
+def migration_note(case, cur=None):
+    """The migration table's note on an old API, filed under the old API its record carries (``cur``:
+    blamed for an API with no note)."""
+    if cur is not None:
+        return W_fact("graph.migration.note", cur.blame("case.old_api"), case["old_api"])
     return W_for("graph.migration.note", case["old_api"])
 
 
@@ -135,7 +149,7 @@ def migration(book, current):
         extra = cur.record["extra"]
         status = book.current(f"{cur.record['id']}#resolves", W("graph.migration.importable"), "evidence", cur) if cur.ok else book.failed(cur)
         lines.append([f"{_code(extra['old_api'])}", _esc(extra["era"]), f"{_code(extra['new_api'])}",
-                      _esc(migration_note(cur.record["case"])), status])
+                      _esc(migration_note(cur.record["case"], cur)), status])
     return markdown([W("graph.migration.head_old_api"), W("graph.migration.head_era"), W("graph.migration.head_today"), W("graph.pass_map.head_note"), W("graph.migration.head_check")], lines)
 
 

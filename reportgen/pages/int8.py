@@ -110,13 +110,8 @@ def float_reason(float_op, blame=None):
     (the record's file, id and field) is named when the record carries a code with no words."""
     code = float_op.get("reason_code") or _REASON_OF_OLD_OP.get(float_op["op"], "no_integer_op")
     if blame is not None and float_op.get("reason_code"):
-        return W_fact("int8.float_ops.reason", code, blame)
+        return W_fact("int8.float_ops.reason", blame, code)
     return W_for("int8.float_ops.reason", code)
-
-
-def _blame(cur, field):
-    """Where a page's fact came from: the record's file, its id and the field."""
-    return f"{cur.run.path / 'records.jsonl'}: {cur.record['id']}: {field}"
 
 
 def float_ops(book, current, model, method=None, scheme=None):
@@ -124,7 +119,7 @@ def float_ops(book, current, model, method=None, scheme=None):
     if cur is None or not cur.ok:
         return W("int8.training.text")
     rows = [[f"{_code(f['var'])}", f"{_code(f['op'])}", _esc(f["input"]),
-             _esc(float_reason(f, _blame(cur, f"extra.rewrite.float_ops[{i}].reason_code")))]
+             _esc(float_reason(f, cur.blame(f"extra.rewrite.float_ops[{i}].reason_code")))]
             for i, f in enumerate(cur.record["extra"]["rewrite"]["float_ops"])]
     link = book.current(f"{cur.record['id']}#float_ops", str(len(rows)), W("int8.float_ops.count_unit"), cur)
     return W("int8.float_ops.caption", link=link) + markdown([W("int8.float_ops.head_var"), W("int8.float_ops.head_op"), W("int8.float_ops.head_input"), W("int8.float_ops.head_reason")], rows)

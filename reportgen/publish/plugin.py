@@ -27,7 +27,7 @@ from reportgen.publish import nofollow
 from reportgen.data import archive, compare, derived, frame, load, merge, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
-from reportgen.render import cells, charts, comparable, figures, provenance
+from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import coverage, csvs
 from study import identity
 from reportgen.data.words import W
@@ -54,6 +54,9 @@ class Data:
         self.results_dir = root / results_dir
         self.archive_dir = root / archive_dir
         loaded = load.read_runs(self.results_dir)
+        unknown_engines = labels.engine_problems(loaded)
+        if unknown_engines:
+            raise ReportError(unknown_engines)
         self.campaigns = load.read_campaigns(self.results_dir, loaded)   # validated, as runs are
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
         self.unknown_commits = load.unknown_commits(root, loaded)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from reportgen.data import archive, load
 from reportgen.publish import coverage
+from reportgen.render import labels
 from study import schema
 from reportgen.errors import ReportError
 
@@ -345,6 +346,7 @@ def verify(root, site_dir=None, strict=False, runs=None):
         except ReportError as exc:
             problems.extend(exc.problems)
             runs = []
+    problems.extend(labels.engine_problems(runs))
     try:
         load.read_campaigns(root / "results", runs)
     except ReportError as exc:

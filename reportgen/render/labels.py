@@ -18,7 +18,22 @@ def model_zh(model):
 
 
 def engine_zh(engine):
-    return ENGINE_ZH.get(engine, engine)
+    return ENGINE_ZH.get(engine) or W_for("labels.engine_zh", engine)
+
+
+ENGINE_FAMILIES = ("e2e", "int8")
+
+
+def engine_problems(runs):
+    """An e2e or int8 record names an engine the pages have a name for (ENGINE_ZH, or words filed
+    under it in docs/words/labels.yaml): an engine no one declared is refused, naming the record."""
+    from reportgen.data.words import catalog
+    known = set(ENGINE_ZH) | set(catalog("labels")[1].get("engine_zh") or {})
+    return [f"{run.path / 'records.jsonl'}: {rec['id']}: case.engine: {rec['case']['engine']!r:.80} is not a "
+            f"known engine (docs/words/labels.yaml engine_zh names the engines a page may show)"
+            for run in runs for rec in run.records
+            if rec["experiment"] in ENGINE_FAMILIES and "engine" in rec["case"]
+            and not (isinstance(rec["case"]["engine"], str) and rec["case"]["engine"] in known)]
 
 
 # the GEMM ladder's stages, in ladder order

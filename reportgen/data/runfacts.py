@@ -1,0 +1,80 @@
+"""What a run's manifest says checked against its records, and against the other runs.
+
+run.json counts each family's records; the history compares runs of one machine in the order they
+ran. Both are figures a page shows or decides with, so both are checked facts: a count that is not
+the records' count, a machine id naming two different hardwares, or two runs of one machine that
+started in the same second (which ran first?) are refused, naming the file and the field.
+"""
+import re
+from collections import Counter
+
+from study import identity
+
+_NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
+"""<id>-2, <id>-3, ...: what retest names a second run started within the same second."""
+
+
+def count_problems(run_path, manifest, records):
+    """Each family's entry in run.json counts its records and reused records in records.jsonl, and
+    every family with records has an entry."""
+    where = run_path / "run.json"
+    counted = Counter(rec["experiment"] for rec in records)
+    reused = Counter(rec["experiment"] for rec in records if rec["reused_from"] is not None)
+    out = [f"{where}: experiments: no entry for {family!r}, whose {counted[family]} records are in records.jsonl"
+           for family in sorted(set(counted) - set(manifest["experiments"]))]
+    for family, entry in manifest["experiments"].items():
+        for name, found in (("records", counted[family]), ("reused", reused[family])):
+            if isinstance(entry, dict) and entry.get(name) != found:
+                out.append(f"{where}: experiments.{family}.{name}: {entry.get(name)!r:.40} but records.jsonl "
+                           f"holds {found} of the family's records{' reused' if name == 'reused' else ''}")
+    return out
+
+
+def _start(run):
+    """(the second a run id names, the retest number within that second: 1 for the first)."""
+    stamped = run.manifest["environment"]["machine_id"]
+    numbered = _NUMBERED.match(run.run_id)
+    number = int(numbered.group(2)) if numbered and not run.run_id.endswith("-" + stamped) else 1
+    return run.run_id.split("-", 1)[0], number
+
+
+def order(runs):
+    """Runs oldest first: by the second their id names, then by retest's number within it (-10 after -2)."""
+    return sorted(runs, key=lambda run: (_start(run), run.run_id))
+
+
+def machine_problems(runs):
+    """The machine a run id names is a checked fact: runs named for one machine describe one
+    hardware (an id of the rule before today's covers fewer fields, and one of its runs edited in
+    the others would leave its machine's history), and only runs recorded before today's rule
+    carry such an id."""
+    first, out = {}, []
+    for run in runs:
+        env = run.manifest["environment"]
+        stamped, where = env["machine_id"], run.path / "run.json"
+        if stamped != run.machine and run.run_id[:len(identity.LEGACY_BEFORE)] >= identity.LEGACY_BEFORE:
+            out.append(f"{where}: environment.machine_id: {stamped!r} is an id of the rule before "
+                       f"{identity.LEGACY_BEFORE}, but the run is later (today's rule names it {run.machine!r})")
+        other = first.setdefault(stamped, run)
+        if run.machine != other.machine:
+            env_other = other.manifest["environment"]
+            field = next((k for k in identity.MACHINE_FIELDS + ("memory_bytes",) if env.get(k) != env_other.get(k)),
+                         "machine_id")
+            out.append(f"{where}: environment.{field}: differs from run {other.run_id}, which names the same "
+                       f"machine {stamped!r}: one machine id, two hardwares")
+    return out
+
+
+def same_second_problems(runs):
+    """One machine's runs start in different seconds, unless retest numbered them (<id>, <id>-2):
+    two runs of other profiles in one second leave which ran first to chance."""
+    seen, out = {}, []
+    for run in runs:
+        second, _number = _start(run)
+        base = f"{second}-{run.manifest['profile']}-{run.manifest['environment']['machine_id']}"
+        other = seen.setdefault((second, run.machine), (run, base))
+        if other[0] is not run and other[1] != base:
+            out.append(f"{run.path / 'run.json'}: run_id: {run.run_id!r} started in the same second as "
+                       f"{other[0].run_id!r} of the same machine (which ran first is unknown; a machine runs "
+                       "one retest at a time, and a second one within a second is <id>-2)")
+    return out

@@ -1,0 +1,99 @@
+"""The typed facts of a run manifest (run.json) beyond its top-level fields: what each value of the
+environment is, what each family's entry holds, and how long the run lasted.
+
+Pages read these values (the environment table, the runs table, the machine card, the history), so a
+value of the wrong type must stop the build with a line naming run.json and the field, never with an
+internal TypeError, and a figure a page counts with (a family's records, its duration) must be one.
+"""
+import math
+
+TEXT, COUNT, FLAG = (str,), "a count >= 0", (bool,)
+ENVIRONMENT_TYPES = {
+    "os": TEXT, "kernel": TEXT, "python_version": TEXT, "python_executable": TEXT, "cpu_model": TEXT,
+    "cpu_vendor": TEXT, "cpu_family_model": TEXT, "numpy_version": TEXT, "compiler": TEXT,
+    "tvm_num_threads": TEXT, "machine_uuid": TEXT, "tvm_version": TEXT, "llvm_version": TEXT,
+    "tvm_ffi_version": TEXT, "machine_id": TEXT, "isa_level": TEXT,
+    "logical_cores": COUNT, "physical_cores": (int, type(None)), "memory_bytes": COUNT, "hypervisor": FLAG,
+    "cpu_mhz": (dict,), "caches": (dict,), "blas_env": (dict,), "tvm_target": (dict,),
+    "simd_flags": (list, str), "affinity": (list, int), "blas": (list, dict),
+}
+"""What each environment field capture() writes must be: a type, or (list, type of each item).
+Fields it does not write (a device's own, say) are left to the string and length checks."""
+
+EXPERIMENT_TYPES = {"status": TEXT, "exit_code": (int, type(None)), "duration_s": "seconds",
+                    "log": TEXT, "records": COUNT, "reused": COUNT, "load_average": "load"}
+
+MAX_SECONDS = 1e6
+"""A family runs at most this long (about eleven days, schema.DURATION_RANGE_S)."""
+CLOCK_SLACK_S = 1.0
+"""started_at and finished_at are whole seconds: the families' durations may exceed their
+difference by less than one second."""
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _ok(value, want):
+    if want == COUNT:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if want == "seconds":
+        return _number(value) and 0 <= value <= MAX_SECONDS
+    if want == "load":
+        return isinstance(value, list) and len(value) == 2 and all(_number(v) and v >= 0 for v in value)
+    if isinstance(want, tuple) and len(want) == 2 and want[0] is list:
+        return isinstance(value, list) and all(isinstance(v, want[1]) and not isinstance(v, bool) for v in value)
+    if int in want and isinstance(value, bool):
+        return False
+    return isinstance(value, want)
+
+
+def _name(want):
+    if isinstance(want, str):
+        return want
+    if len(want) == 2 and want[0] is list:
+        return f"a list of {want[1].__name__}"
+    return " or ".join("null" if t is type(None) else t.__name__ for t in want)
+
+
+def _typed(obj, types, where):
+    return [f"{where}.{name}: expected {_name(want)}, got {type(obj[name]).__name__} {obj[name]!r:.40}"
+            for name, want in types.items() if name in obj and not _ok(obj[name], want)]
+
+
+def environment_problems(env):
+    """Each environment field of a known type (containers included: a blas that is not a list of
+    objects, a tvm_target that is not an object)."""
+    out = _typed(env, ENVIRONMENT_TYPES, "environment")
+    for i, entry in enumerate(env.get("blas") if isinstance(env.get("blas"), list) else ()):
+        if isinstance(entry, dict) and not isinstance(entry.get("architecture", ""), (str, type(None))):
+            out.append(f"environment.blas[{i}].architecture: expected str, got {type(entry['architecture']).__name__}")
+    for name in ("caches", "blas_env", "tvm_target", "cpu_mhz"):
+        value = env.get(name)
+        if isinstance(value, dict):
+            out += [f"environment.{name}.{key}: expected a string or number, got {type(v).__name__}"
+                    for key, v in value.items() if not (isinstance(v, str) or _number(v))]
+    return out
+
+
+def experiment_problems(family, entry):
+    """A family's entry: each field of its type, and no more reused records than records."""
+    out = _typed(entry, EXPERIMENT_TYPES, f"experiments.{family}")
+    if not out and entry.get("reused", 0) > entry.get("records", 0):
+        out.append(f"experiments.{family}.reused: {entry['reused']} reused of {entry['records']} records")
+    return out
+
+
+def duration_problems(run, started, finished):
+    """A run takes time: it finishes after it starts, and its families ran within that time."""
+    if finished <= started:
+        how = "is before" if finished < started else "is the same second as"
+        return [f"finished_at: {run['finished_at']!r} {how} started_at {run['started_at']!r} "
+                "(a run takes time: its families run one after another between the two)"]
+    took = (finished - started).total_seconds()
+    spent = [e.get("duration_s") for e in run["experiments"].values() if isinstance(e, dict)]
+    spent = sum(s for s in spent if _number(s))
+    if spent > took + CLOCK_SLACK_S:
+        return [f"experiments: the families ran {spent:.1f} s, longer than the run itself "
+                f"({took:.0f} s from started_at to finished_at)"]
+    return []
