@@ -47,10 +47,10 @@ def _ids(cls):
 def test_corpus_is_well_formed_and_every_case_has_a_test():
     assert len(CORPUS) == len(CASES) >= 40
     assert {c["outcome"] for c in CORPUS} <= {"refused", "text", "handled"}
-    import test_hostile_round2 as r2, test_hostile_round3 as r3, test_hostile_round4 as r4
+    import test_hostile_round2 as r2, test_hostile_round3 as r3, test_hostile_round4 as r4, test_hostile_round5 as r5
     implemented = (set(_ids("injection")) | set(MUTATIONS) | set(PROCESS_TESTS) | set(SPECIAL)
                    | set(r2.MUTATIONS) | set(r2.SPECIAL) | set(r3.MUTATIONS) | set(r3.SPECIAL)
-                   | set(r4.MUTATIONS) | set(r4.SPECIAL))
+                   | set(r4.MUTATIONS) | set(r4.SPECIAL) | set(r5.MUTATIONS) | set(r5.SPECIAL))
     assert implemented == set(CASES)
     import test_hostile_processes
     assert all(hasattr(test_hostile_processes, name) for name in PROCESS_TESTS.values())

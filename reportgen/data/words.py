@@ -31,6 +31,23 @@ from reportgen.errors import ReportError
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ROOT / "docs" / "words"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?::([^{}]*))?\}")
+BUILT_TAGS = frozenset({"a", "code", "small", "span", "br", "strong", "em", "sub", "sup"})
+"""The elements the code builds inside a value it fills in (a linked figure, an inline code span)."""
+_TAG = re.compile(r"</?([A-Za-z][\w:-]*)([^>]*)>?")
+_EVENT = re.compile(r"(?:^|[\s/\"'])on[a-z]+\s*=", re.I)
+_SCHEME = re.compile(r"(?:href|src|action)\s*=\s*[\"']?\s*(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def markup_problem(value):
+    """Why a value filled into a text is markup the code never builds (an element outside
+    BUILT_TAGS, an event attribute, a script URL), or None: the last guard behind cells.py, so a
+    record string that reached a page unescaped stops the build instead of running in a browser."""
+    for match in _TAG.finditer(value):
+        if match.group(1).lower() not in BUILT_TAGS:
+            return f"the element <{match.group(1)}>"
+        if _EVENT.search(match.group(2)) or _SCHEME.search(match.group(2)):
+            return f"the attributes {match.group(2).strip()[:60]!r}"
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -71,7 +88,12 @@ def _fill(where, key, text, values):
         if m.group(1) not in values:
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
-        return format(values[m.group(1)], m.group(2) or "")
+        value = values[m.group(1)]
+        problem = markup_problem(value) if isinstance(value, str) and "<" in value else None
+        if problem:
+            raise ReportError(f"{where}: '{key}' {m.group(0)}: the value holds {problem}, markup reportgen never "
+                              "builds (a record string reaches a page only through reportgen/render/cells.py)")
+        return format(value, m.group(2) or "")
     return PLACEHOLDER.sub(fill, text) if values or "{" in text else text
 
 

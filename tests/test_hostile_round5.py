@@ -1,0 +1,81 @@
+"""The fifth round of the hostile corpus (issue #29): the site, its pages and `reportgen verify`.
+Record strings that reached the int8 and codegen pages as markup, the pages' content policy,
+a built site edited after its build (an event attribute, a planted page, a changed bundle, a
+consistent forgery of figures, chart data, CSV downloads, coverage), a site folder inside a site,
+a huge figure index, and a PDF printed while a build is under way.
+
+Each case id is an entry of tests/data/hostile/cases.yaml (test_hostile.py checks that every entry
+has a test in some round); the corpus helpers are round 4's.
+"""
+import pytest
+from helpers import record, write_run
+from test_hostile_round4 import CASES, RUN, _expect, _one_line
+
+from reportgen.data import load
+from reportgen.errors import ReportError
+
+PAYLOAD = "<img src=x onerror=alert(1)>"
+
+
+# -- F01: record strings the int8 and codegen pages print are typed at load -------------------
+
+def _extra(**change):
+    def mutate(tmp):
+        rec = record(RUN)
+        rec["extra"].update(change)
+        write_run(tmp, RUN, [rec])
+    return mutate
+
+
+MUTATIONS = {
+    "extra_training_epochs_markup": _extra(training={"epochs": PAYLOAD, "seconds": 1.0, "eval_accuracy": 0.9}),
+    "extra_training_counts_markup": _extra(training={"epochs": 3, "counts": {"train": PAYLOAD}}),
+    "extra_fma_packed_key_markup": _extra(codegen={"fma_scalar": 0, "fma_packed": {PAYLOAD: 3}}),
+    "extra_ort_by_op_key_markup": _extra(ort_coverage={"by_op": {PAYLOAD: {"integer": 1, "float": 0}}}),
+    "extra_xnnpack_partitions_markup": _extra(converter={"int8_compute_ops": 3, "xnnpack_partitions": PAYLOAD}),
+    "extra_rewrite_quantize_markup": _extra(rewrite={"quantize": PAYLOAD, "dequantize": 1, "quantized_ops": {},
+                                                     "float_ops": []}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MUTATIONS))
+def test_round5_record_strings_for_pages_are_refused_naming_the_file(case, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    MUTATIONS[case](results)
+    with pytest.raises(ReportError) as err:
+        load.read_runs(results)
+    text = "\n".join(err.value.problems)
+    assert _expect(case) in text, text
+    assert str(results) in text, "the message names the file"
+    assert CASES[case]["field"] in text, "the message names the field"
+    assert all("\n" not in p for p in err.value.problems)
+
+
+@pytest.mark.parametrize("value", [PAYLOAD, '<a href="x" onclick="alert(1)">1</a>', "<script>alert(1)</script>",
+                                   '<a href="javascript:alert(1)">x</a>'])
+def test_a_value_w_fills_in_may_not_be_markup_the_code_never_builds(value):
+    from reportgen.data.words import W
+    with pytest.raises(ReportError) as err:
+        W("codegen.instruction_facts.reg_count", count="1", reg=value)
+    text = _one_line(err.value)
+    assert _expect("words_value_markup_guard") in text and "docs/words/codegen.yaml" in text, text
+
+
+def test_the_markup_the_code_builds_passes_the_guard():
+    from reportgen.data.words import W
+    figure = '<a class="num cur" data-num="x#p50" href="p.html#x" title="a: b">1.0</a>'
+    text = W("codegen.instruction_facts.reg_count", count=figure, reg="<code>ymm</code> a < b")
+    assert figure in text and "<code>ymm</code> a < b" in text
+
+
+def test_the_pages_escape_the_names_they_print():
+    """Behind the load check, the int8 and codegen pages escape every record name they print."""
+    import inspect
+    from reportgen.pages import codegen, int8
+    assert "reg=_esc(reg)" in inspect.getsource(codegen.instruction_facts)
+    assert "op=_esc(op)" in inspect.getsource(int8._coverage)
+    assert '_esc(r["dtype"])' in inspect.getsource(int8.layers)
+
+
+SPECIAL = {"words_value_markup_guard"}
