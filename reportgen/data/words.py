@@ -20,6 +20,7 @@ a reason code), never the sentence, and the page asks ``W_for("graph.pass_map.no
 Such a key is taken whole (an API name like ``relay.expr.var`` keeps its dots), and a record
 string is only ever a key, never text that reaches the page.
 """
+import html
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -40,8 +41,9 @@ _SCHEME = re.compile(r"(?:href|src|action)\s*=\s*[\"']?\s*(?:javascript|vbscript
 
 def markup_problem(value):
     """Why a value filled into a text is markup the code never builds (an element outside
-    BUILT_TAGS, an event attribute, a script URL), or None: the last guard behind cells.py, so a
-    record string that reached a page unescaped stops the build instead of running in a browser."""
+    BUILT_TAGS, an event attribute, a script URL), or None.  W fills such a value in HTML-escaped:
+    the last guard behind cells.py, so a record string that reached a text unescaped is shown as
+    text, never run (a caller that escapes W's result as a whole shows it escaped twice: inert)."""
     for match in _TAG.finditer(value):
         if match.group(1).lower() not in BUILT_TAGS:
             return f"the element <{match.group(1)}>"
@@ -89,10 +91,8 @@ def _fill(where, key, text, values):
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
         value = values[m.group(1)]
-        problem = markup_problem(value) if isinstance(value, str) and "<" in value else None
-        if problem:
-            raise ReportError(f"{where}: '{key}' {m.group(0)}: the value holds {problem}, markup reportgen never "
-                              "builds (a record string reaches a page only through reportgen/render/cells.py)")
+        if isinstance(value, str) and "<" in value and markup_problem(value):
+            value = html.escape(value, quote=True)   # shown as text, never run (see markup_problem)
         return format(value, m.group(2) or "")
     return PLACEHOLDER.sub(fill, text) if values or "{" in text else text
 
