@@ -11,6 +11,7 @@ import html
 
 import pytest
 from helpers import record, write_run
+from conftest import ROOT
 from test_hostile import _markup
 from test_hostile_round4 import CASES, RUN, _expect, _one_line
 
@@ -81,4 +82,26 @@ def test_the_pages_escape_the_names_they_print():
     assert '_esc(r["dtype"])' in inspect.getsource(int8.layers)
 
 
-SPECIAL = {"words_value_markup_guard"}
+
+
+
+# -- F02: the pages' content policy allows no inline and no eval'd script ----------------------
+
+def test_the_page_policy_allows_no_inline_or_eval_script():
+    from reportgen.publish.plugin import PAGE_CSP
+    script_src = next(d for d in PAGE_CSP.split(";") if d.strip().startswith("script-src"))
+    assert script_src.split() == ["script-src", "'self'"], _expect("csp_no_inline_or_eval")
+    assert "unsafe-eval" not in PAGE_CSP and "unsafe-inline" not in script_src
+
+
+def test_materials_inline_scripts_are_files_of_the_site():
+    """The theme's two inline scripts and the search iframe's first script are files (the browser
+    test runs search from http and file://, and every chart, under the policy)."""
+    theme = ROOT / "reportgen" / "publish" / "theme" / "partials" / "javascripts"
+    for name in ("base.html", "content.html"):
+        text = (theme / name).read_text(encoding="utf-8")
+        assert "<script src=" in text and "<script>" not in text
+    shim = (ROOT / "docs" / "assets" / "vendor" / "iframe-worker-shim.js").read_text(encoding="utf-8")
+    assert "<script>" not in shim and "iframe-worker-inner.js" in shim
+    assert "ast: true" in (ROOT / "docs" / "assets" / "js" / "charts.js").read_text(encoding="utf-8")
+SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval"}
