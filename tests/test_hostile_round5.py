@@ -104,4 +104,21 @@ def test_materials_inline_scripts_are_files_of_the_site():
     shim = (ROOT / "docs" / "assets" / "vendor" / "iframe-worker-shim.js").read_text(encoding="utf-8")
     assert "<script>" not in shim and "iframe-worker-inner.js" in shim
     assert "ast: true" in (ROOT / "docs" / "assets" / "js" / "charts.js").read_text(encoding="utf-8")
-SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval"}
+
+# -- F10: a site folder inside a site ------------------------------------------------------------
+
+@pytest.mark.parametrize("inner", ["site/data/x", "site/assets", "site/data/runs/r/site", "site.tmp/x"])
+def test_a_site_inside_a_site_is_refused(tmp_path, inner):
+    from reportgen.commands import build
+    root = tmp_path / "root"
+    for site in ("site", "site.tmp"):
+        (root / site / "data").mkdir(parents=True)
+        (root / site / build.MARKER).write_text("built\n")
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    with pytest.raises(ReportError) as err:
+        build.check_site_dir(root, root / inner)
+    assert _expect("site_dir_inside_site") in _one_line(err.value)
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
+
+
+SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval", "site_dir_inside_site"}

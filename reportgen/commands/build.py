@@ -66,6 +66,10 @@ def check_site_dir(root, site_dir):
     if name is not None:
         raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "
                           "choose a folder of its own (default: <root>/site)")
+    inside = next((folder for folder in site_dir.parents if _is_site(folder)), None)
+    if inside is not None:
+        raise ReportError(f"--site-dir {site_dir}: lies inside the site {inside}, which the next build of that site "
+                          "replaces (and whose verify refuses files it did not build); choose a folder of its own")
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
