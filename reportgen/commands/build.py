@@ -176,6 +176,8 @@ def _build(root, site_dir, strict, machine):
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
+    from reportgen.publish import sitecheck
+    sitecheck.write_manifest(tmp)   # every file the build wrote, with its sha256: verify refuses any other
     try:
         # the runs this build just loaded and validated (the standalone `reportgen verify` reads them itself)
         verify.verify(root, tmp, strict=strict, runs=config.plugins["reportgen"].data.loaded)

@@ -155,14 +155,15 @@ def write_pdf(root, site_dir, quiet=False):
     for name in (PRINT_PAGE, PDF_NAME):   # a planted output link is named as such, before anything is read
         if (site_dir / name).is_symlink():
             raise nofollow.refuse(site_dir / name)
-    from reportgen.publish import verify
+    from reportgen.publish import sitecheck, verify
     try:
-        verify.verify(root, site_dir)
+        verify.verify(root, site_dir, rebuild=True)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
                                              "(run `reportgen build`)") from None
     # both files are written without following a link planted in their place (nofollow)
     printable = nofollow.write_text(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name))
+    sitecheck.add_to_manifest(site_dir, [PRINT_PAGE])   # the site's list of files names what pdf writes too
     out = site_dir / PDF_NAME
     if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
         raise nofollow.refuse(out)
@@ -173,6 +174,7 @@ def write_pdf(root, site_dir, quiet=False):
         raise ReportError(f"reportgen pdf: the browser {exe!r} failed: {first[:200]!r}; {out} was not written "
                           "(check the browser: REPORTGEN_CHROMIUM, or Debian's chromium)") from None
     nofollow.write_bytes(site_dir, PDF_NAME, data)
+    sitecheck.add_to_manifest(site_dir, [PDF_NAME])
     say(f"wrote {out}")
     return out
 

@@ -32,8 +32,11 @@ from reportgen.errors import ReportError
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ROOT / "docs" / "words"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?::([^{}]*))?\}")
-BUILT_TAGS = frozenset({"a", "code", "small", "span", "br", "strong", "em", "sub", "sup"})
-"""The elements the code builds inside a value it fills in (a linked figure, an inline code span)."""
+BUILT_TAGS = frozenset({"a", "code", "small", "span", "br", "strong", "em", "b", "i", "sub", "sup", "p", "div",
+                        "ol", "ul", "li", "h1", "h2", "h3", "h4", "section", "details", "summary", "pre",
+                        "table", "thead", "tbody", "tr", "th", "td"})
+"""The elements the code builds inside a value it fills in (a linked figure, an inline code span, the
+print page's table of contents): text and structure, none that loads or runs anything."""
 _TAG = re.compile(r"</?([A-Za-z][\w:-]*)([^>]*)>?")
 _EVENT = re.compile(r"(?:^|[\s/\"'])on[a-z]+\s*=", re.I)
 _SCHEME = re.compile(r"(?:href|src|action)\s*=\s*[\"']?\s*(?:javascript|vbscript|data)\s*:", re.I)
