@@ -121,7 +121,30 @@ def test_a_site_inside_a_site_is_refused(tmp_path, inner):
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
 
 
-SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval", "site_dir_inside_site"}
+SPECIAL = {"words_value_markup_guard", "csp_no_inline_or_eval", "site_dir_inside_site", "pdf_during_build"}
+
+
+# -- F25: `reportgen pdf` while a build publishes the same site --------------------------------
+
+def test_pdf_waits_for_a_build_in_progress_then_refuses(built_copy, tmp_path, monkeypatch):
+    import os
+    pytest.importorskip("playwright")
+    from reportgen.commands import build, pdf
+    site = built_copy / "site"
+    ran = tmp_path / "browser-ran"
+    exe = tmp_path / "fake-chromium"
+    exe.write_text(f"#!/bin/sh\ntouch {ran}\nexit 1\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("REPORTGEN_CHROMIUM", str(exe))
+    lock = build._Lock(site.resolve(), 0)
+    with lock:   # a build holding the site's lock (as `reportgen build` does from start to publish)
+        (site.parent / "site.tmp").mkdir()
+        with pytest.raises(ReportError) as err:
+            pdf.write_pdf(built_copy, site, quiet=True, wait_s=0.3)
+        assert os.pread(lock.fd, 32, 0).decode().strip() == str(os.getpid())
+    text = _one_line(err.value)
+    assert _expect("pdf_during_build") in text and "try again when it has finished" in text
+    assert not ran.exists() and not (site / pdf.PRINT_PAGE).exists() and not (site / pdf.PDF_NAME).exists()
 
 
 # -- F03-F09, F11: a built site edited after its build -------------------------------------------
@@ -211,7 +234,7 @@ def test_reportgen_verify_and_pdf_rebuild():
     from reportgen import cli
     from reportgen.commands import pdf
     assert "rebuild=True" in inspect.getsource(cli.verify_command.callback)
-    assert "rebuild=True" in inspect.getsource(pdf.write_pdf)
+    assert "rebuild=True" in inspect.getsource(pdf._verified_pdf)
 
 
 @pytest.mark.parametrize("case", ["verify_huge_index", "verify_deep_index"])

@@ -130,11 +130,13 @@ def chromium():
     return os.environ.get("REPORTGEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def write_pdf(root, site_dir, quiet=False):
+def write_pdf(root, site_dir, quiet=False, wait_s=600):
     """site/print.html and site/study.pdf; returns the PDF path, or None (with a one-line note) when skipped.
 
     The site is verified first (publish.verify: every figure as numbers.json records it, no page
-    that loads file: or javascript:), so a site edited after its build is never printed."""
+    that loads file: or javascript:, every file as a fresh build writes it), so a site edited after
+    its build is never printed. It holds the site's build lock while it reads and writes: a build
+    publishing the same site is waited for (``wait_s``), then refused in one line."""
     site_dir = Path(site_dir)
     say = (lambda *_: None) if quiet else print
     if not (site_dir / "index.html").exists():
@@ -155,6 +157,13 @@ def write_pdf(root, site_dir, quiet=False):
     for name in (PRINT_PAGE, PDF_NAME):   # a planted output link is named as such, before anything is read
         if (site_dir / name).is_symlink():
             raise nofollow.refuse(site_dir / name)
+    from reportgen.commands import build
+    with build._Lock(Path(site_dir).resolve(), wait_s):   # never a site that a build is replacing
+        return _verified_pdf(root, site_dir, exe, pages, site_name, say)
+
+
+def _verified_pdf(root, site_dir, exe, pages, site_name, say):
+    from playwright.sync_api import Error as PlaywrightError
     from reportgen.publish import sitecheck, verify
     try:
         verify.verify(root, site_dir, rebuild=True)
