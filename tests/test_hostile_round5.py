@@ -150,9 +150,10 @@ def test_pdf_waits_for_a_build_in_progress_then_refuses(built_copy, tmp_path, mo
 # -- F03-F09, F11: a built site edited after its build -------------------------------------------
 
 def _verify_problems(project, rebuild=False):
+    from reportgen.commands import build
     from reportgen.publish import verify
     with pytest.raises(ReportError) as err:
-        verify.verify(project, project / "site", rebuild=rebuild)
+        (build.verify_site if rebuild else verify.verify)(project, project / "site")
     assert all("\n" not in p and "Traceback" not in p for p in err.value.problems)
     return "\n".join(err.value.problems)
 
@@ -200,9 +201,10 @@ def test_verify_rebuilds_what_it_can_and_refuses_a_consistent_forgery(built_copy
     coverage.json, each tampered here too)."""
     import json
     import re
+    from reportgen.commands import build
     from reportgen.publish import verify
     site = built_copy / "site"
-    assert verify.verify(built_copy, site, rebuild=True)   # an untouched site is what a fresh build writes
+    assert build.verify_site(built_copy, site)   # an untouched site is what a fresh build writes
     index = json.loads((site / "numbers.json").read_text(encoding="utf-8"))
     entry = next(e for e in index if e["kind"] == "current" and e["page"] == "gemm.md")
     entry["value"] = "99999"
@@ -233,8 +235,8 @@ def test_reportgen_verify_and_pdf_rebuild():
     import inspect
     from reportgen import cli
     from reportgen.commands import pdf
-    assert "rebuild=True" in inspect.getsource(cli.verify_command.callback)
-    assert "rebuild=True" in inspect.getsource(pdf._verified_pdf)
+    assert "build.verify_site(" in inspect.getsource(cli.verify_command.callback)
+    assert "build.verify_site(" in inspect.getsource(pdf._verified_pdf)
 
 
 @pytest.mark.parametrize("case", ["verify_huge_index", "verify_deep_index"])

@@ -194,3 +194,15 @@ def _build(root, site_dir, strict, machine):
     _remove(old)
     print(f"built {site_dir}")
     return site_dir
+
+
+def verify_site(root, site_dir, strict=False):
+    """`reportgen verify` and `reportgen pdf`: publish.verify, then, when that holds, the site
+    compared file by file with a fresh build from results/ into a temporary folder
+    (publish.sitecheck.rebuild_problems). ReportError lists every problem."""
+    from reportgen.publish import sitecheck, verify
+    verify.verify(root, site_dir, strict=strict)
+    problems = sitecheck.rebuild_problems(root, site_dir, lambda r, s, machine: build(r, s, machine=machine))
+    if problems:
+        raise ReportError(problems)
+    return True

@@ -164,9 +164,10 @@ def write_pdf(root, site_dir, quiet=False, wait_s=600):
 
 def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     from playwright.sync_api import Error as PlaywrightError
-    from reportgen.publish import sitecheck, verify
+    from reportgen.commands import build
+    from reportgen.publish import sitecheck
     try:
-        verify.verify(root, site_dir, rebuild=True)
+        build.verify_site(root, site_dir)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
                                              "(run `reportgen build`)") from None

@@ -6,7 +6,7 @@
   coverage.json).
 - No HTML or SVG file of the site holds an event attribute (onerror=...) or an inline script (the
   pages' policy allows neither; the only inline <script> elements are JSON data).
-- ``rebuild_problems`` (`reportgen verify` and `reportgen pdf`) builds the site again from results/
+- ``rebuild_problems`` (`reportgen verify` and `reportgen pdf`, through commands.build.verify_site) builds the site again from results/
   and the archive into a temporary folder and compares the two lists: numbers.json, the chart data,
   the CSV downloads and coverage.json are recomputed, never trusted, so a forgery that rewrote a
   figure, the index and the list together is still refused.  Builds are byte-for-byte repeatable.
@@ -168,12 +168,12 @@ def other_markup_problems(site_dir, parsed):
     return out
 
 
-def rebuild_problems(root, site_dir, limit=20):
+def rebuild_problems(root, site_dir, build, limit=20):
     """Build the site again from results/ and the archive into a temporary folder, for the
     publication machine the site names (site/machine.json, and whether --machine chose it), and
     refuse every file that differs: the figures, their index, the charts' data, the CSV downloads
-    and coverage.json are recomputed here, not trusted."""
-    from reportgen.commands import build
+    and coverage.json are recomputed here, not trusted.  ``build(root, site_dir, machine)`` is
+    `reportgen build` (commands.build.verify_site passes it: the presentation never imports commands)."""
     site_dir = Path(site_dir)
     try:
         facts = read_json(site_dir / "machine.json")
@@ -185,8 +185,8 @@ def rebuild_problems(root, site_dir, limit=20):
         return getattr(exc, "problems", None) or [f"{site_dir / 'machine.json'}: publication_machine: missing"]
     scratch = Path(tempfile.mkdtemp(prefix="reportgen-verify-"))
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            fresh_dir = build.build(root, scratch / "site", machine=machine)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            fresh_dir = build(root, scratch / "site", machine)   # its progress lines are not verify's
         fresh = read_manifest(fresh_dir)
     except ReportError as exc:
         return [f"{site_dir}: a fresh build from results/ fails, so the site cannot be checked: {exc.problems[0]}"]

@@ -368,13 +368,13 @@ def _csp_problems(site_dir):
             if not path.is_symlink() and CSP_META not in path.read_text(encoding="utf-8", errors="replace")]
 
 
-def verify(root, site_dir=None, strict=False, runs=None, rebuild=False):
+def verify(root, site_dir=None, strict=False, runs=None):
     """Raise ReportError listing every problem; return quietly when all is well.
 
     ``strict``: an unmet coverage item (site/coverage.json) is a problem too. ``runs``: the runs a
-    build has just read and validated with load.read_runs (else they are read here). ``rebuild``
-    (`reportgen verify`, `reportgen pdf`): when all else holds, build the site again from results/
-    and refuse every file that differs (sitecheck.rebuild_problems).
+    build has just read and validated with load.read_runs (else they are read here).
+    `reportgen verify` and `reportgen pdf` also compare the site with a fresh build
+    (commands.build.verify_site).
     """
     root = Path(root)
     problems = []
@@ -410,8 +410,6 @@ def verify(root, site_dir=None, strict=False, runs=None, rebuild=False):
             problems.extend(_csp_problems(site_dir))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
-            if rebuild and not problems:
-                problems.extend(sitecheck.rebuild_problems(root, site_dir))
     if problems:
         raise ReportError(problems)
     return True
