@@ -120,8 +120,8 @@ def verify_command(root, site_dir, strict):
 
     Example: reportgen verify --strict
     """
-    from reportgen.publish import verify
-    verify.verify(root, site_dir or root / "site", strict=strict)
+    from reportgen.commands import build
+    build.verify_site(root, site_dir or root / "site", strict=strict)
     click.echo("verify: ok")
 
 

@@ -9,6 +9,7 @@ machine_peak does iters x accumulators x lanes x 2 per thread.  ``extra.flops_pe
 the record (the harness states it; readers of the raw data use it) and must agree with the case.
 """
 import math
+import re
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
 """Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
@@ -56,7 +57,8 @@ EXTRA_TYPES = {
     "blas_kernel": (dict,), "asm": (dict,), "vector_fma_instructions": (dict,), "rules_tuning": (dict,),
     "campaign": (dict, type(None)), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
     "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
-    "avx2_target": (dict,), "rewrite": (dict, type(None)),
+    "avx2_target": (dict,), "rewrite": (dict, type(None)), "converter": (dict,), "ort_coverage": (dict,),
+    "relax_ops": (dict,),
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
@@ -101,6 +103,11 @@ NESTED_FIGURES = {
     "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
     "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
+    "training": {"epochs": COUNT, "seconds": SECONDS, "eval_accuracy": NUMBER, "counts": (dict,)},
+    "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,)},
+    "converter": {"xnnpack_partitions": COUNT, "int8_compute_ops": (int, list), "float_compute_ops": (int, list)},
+    "codegen": {"fma_scalar": COUNT, "fma_packed": (dict,), "widest_register": (str,)},
+    "ort_coverage": {"by_op": (dict,)},
 }
 """Figures pages print from inside an extra field (a ratio, an agreement share, a trial count)."""
 
@@ -114,6 +121,38 @@ ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "t
 """A row of a kernel or node profile, as the per-kernel tables read it."""
 RULE_TILE = ("oc_blocks", "ic", "ic_blocks", "kh", "kw", "oh", "ow", "oc_tile", "ow_tile")
 """The shape and tile of a kernel by rule, as the per-convolution tables read them."""
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{0,79}")
+"""A name a record uses as a key that pages print (a register, an operator, an op type): letters,
+digits and ``_ . : / -`` only, so that no key can carry markup into a page."""
+COUNTS_BY_NAME = {("training", "counts"): COUNT, ("codegen", "fma_packed"): COUNT,
+                  ("rewrite", "quantized_ops"): COUNT, ("relax_ops",): COUNT,
+                  ("ort_coverage", "by_op"): {"integer": COUNT, "float": COUNT}}
+"""Mappings pages print key by key: each key a NAME, each value a count (or an object of counts)."""
+
+
+def _counts_problems(extra):
+    out = []
+    for path, want in COUNTS_BY_NAME.items():
+        node = extra
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        where = "extra." + ".".join(path)
+        for key, value in (node or {}).items() if isinstance(node, dict) else ():
+            if not (isinstance(key, str) and NAME.fullmatch(key)):
+                out.append(f"{where}: the key {key!r:.60} is not a name (letters, digits, _ . : / - only)")
+            elif isinstance(want, dict):
+                out += ([f"{where}[{key}]: expected an object, got {type(value).__name__}"]
+                        if not isinstance(value, dict) else
+                        [_type_problem(f"{where}[{key}].{k}", value[k], w) for k, w in want.items() if k in value])
+            else:
+                out.append(_type_problem(f"{where}[{key}]", value, want))
+    codegen = extra.get("codegen")
+    register = codegen.get("widest_register") if isinstance(codegen, dict) else None
+    if isinstance(register, str) and not NAME.fullmatch(register):
+        out.append(f"extra.codegen.widest_register: {register!r:.60} is not a register name")
+    return out
 
 
 def _nested_problems(extra):
@@ -163,6 +202,7 @@ def _nested_problems(extra):
     blas = extra.get("blas_kernel")
     if isinstance(blas, dict) and blas.get("architecture") is not None:
         out.append(_type_problem("extra.blas_kernel.architecture", blas["architecture"], (str,)))
+    out += _counts_problems(extra)
     return [p for p in out if p]
 
 

@@ -95,6 +95,8 @@ def _set_coverage(project, covered):
     for r in results:
         r["covered"], r["reasons"] = covered(r), ([] if covered(r) else ["缺少术语 “x”"])
     path.write_text(json.dumps(results, ensure_ascii=False), encoding="utf-8")
+    from reportgen.publish import sitecheck
+    sitecheck.write_manifest(project / "site")   # as a build that found these results lists them
     return results
 
 

@@ -138,7 +138,7 @@ def test_lookup_fills_placeholders_as_the_f_string_did(tmp_path, monkeypatch):
                                      encoding="utf-8")
     monkeypatch.setattr(words, "WORDS", tmp_path)
     monkeypatch.setattr(words, "ROOT", tmp_path.parent)
-    ratio, name = 1.23456, "<b>"
+    ratio, name = 1.23456, "<code>x</code>"   # markup the code builds (words.BUILT_TAGS)
     assert words.W("t.g.a", ratio=ratio, name=name) == f"x {ratio:.3g} y {name} {{{{ kept }}}} {{a/b/c}}"
     assert words.W("t.g.plain") == "{not a placeholder}"
     # a value (record text, already escaped) is inserted as it is, never read as a template

@@ -66,6 +66,10 @@ def check_site_dir(root, site_dir):
     if name is not None:
         raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "
                           "choose a folder of its own (default: <root>/site)")
+    inside = next((folder for folder in site_dir.parents if _is_site(folder)), None)
+    if inside is not None:
+        raise ReportError(f"--site-dir {site_dir}: lies inside the site {inside}, which the next build of that site "
+                          "replaces (and whose verify refuses files it did not build); choose a folder of its own")
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
@@ -172,6 +176,8 @@ def _build(root, site_dir, strict, machine):
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
+    from reportgen.publish import sitecheck
+    sitecheck.write_manifest(tmp)   # every file the build wrote, with its sha256: verify refuses any other
     try:
         # the runs this build just loaded and validated (the standalone `reportgen verify` reads them itself)
         verify.verify(root, tmp, strict=strict, runs=config.plugins["reportgen"].data.loaded)
@@ -188,3 +194,15 @@ def _build(root, site_dir, strict, machine):
     _remove(old)
     print(f"built {site_dir}")
     return site_dir
+
+
+def verify_site(root, site_dir, strict=False):
+    """`reportgen verify` and `reportgen pdf`: publish.verify, then, when that holds, the site
+    compared file by file with a fresh build from results/ into a temporary folder
+    (publish.sitecheck.rebuild_problems). ReportError lists every problem."""
+    from reportgen.publish import sitecheck, verify
+    verify.verify(root, site_dir, strict=strict)
+    problems = sitecheck.rebuild_problems(root, site_dir, lambda r, s, machine: build(r, s, machine=machine))
+    if problems:
+        raise ReportError(problems)
+    return True

@@ -130,11 +130,13 @@ def chromium():
     return os.environ.get("REPORTGEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def write_pdf(root, site_dir, quiet=False):
+def write_pdf(root, site_dir, quiet=False, wait_s=600):
     """site/print.html and site/study.pdf; returns the PDF path, or None (with a one-line note) when skipped.
 
     The site is verified first (publish.verify: every figure as numbers.json records it, no page
-    that loads file: or javascript:), so a site edited after its build is never printed."""
+    that loads file: or javascript:, every file as a fresh build writes it), so a site edited after
+    its build is never printed. It holds the site's build lock while it reads and writes: a build
+    publishing the same site is waited for (``wait_s``), then refused in one line."""
     site_dir = Path(site_dir)
     say = (lambda *_: None) if quiet else print
     if not (site_dir / "index.html").exists():
@@ -155,14 +157,23 @@ def write_pdf(root, site_dir, quiet=False):
     for name in (PRINT_PAGE, PDF_NAME):   # a planted output link is named as such, before anything is read
         if (site_dir / name).is_symlink():
             raise nofollow.refuse(site_dir / name)
-    from reportgen.publish import verify
+    from reportgen.commands import build
+    with build._Lock(Path(site_dir).resolve(), wait_s):   # never a site that a build is replacing
+        return _verified_pdf(root, site_dir, exe, pages, site_name, say)
+
+
+def _verified_pdf(root, site_dir, exe, pages, site_name, say):
+    from playwright.sync_api import Error as PlaywrightError
+    from reportgen.commands import build
+    from reportgen.publish import sitecheck
     try:
-        verify.verify(root, site_dir)
+        build.verify_site(root, site_dir)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
                                              "(run `reportgen build`)") from None
     # both files are written without following a link planted in their place (nofollow)
     printable = nofollow.write_text(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name))
+    sitecheck.add_to_manifest(site_dir, [PRINT_PAGE])   # the site's list of files names what pdf writes too
     out = site_dir / PDF_NAME
     if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
         raise nofollow.refuse(out)
@@ -173,6 +184,7 @@ def write_pdf(root, site_dir, quiet=False):
         raise ReportError(f"reportgen pdf: the browser {exe!r} failed: {first[:200]!r}; {out} was not written "
                           "(check the browser: REPORTGEN_CHROMIUM, or Debian's chromium)") from None
     nofollow.write_bytes(site_dir, PDF_NAME, data)
+    sitecheck.add_to_manifest(site_dir, [PDF_NAME])
     say(f"wrote {out}")
     return out
 

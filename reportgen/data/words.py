@@ -20,6 +20,7 @@ a reason code), never the sentence, and the page asks ``W_for("graph.pass_map.no
 Such a key is taken whole (an API name like ``relay.expr.var`` keeps its dots), and a record
 string is only ever a key, never text that reaches the page.
 """
+import html
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +32,27 @@ from reportgen.errors import ReportError
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ROOT / "docs" / "words"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?::([^{}]*))?\}")
+BUILT_TAGS = frozenset({"a", "code", "small", "span", "br", "strong", "em", "b", "i", "sub", "sup", "p", "div",
+                        "ol", "ul", "li", "h1", "h2", "h3", "h4", "section", "details", "summary", "pre",
+                        "table", "thead", "tbody", "tr", "th", "td"})
+"""The elements the code builds inside a value it fills in (a linked figure, an inline code span, the
+print page's table of contents): text and structure, none that loads or runs anything."""
+_TAG = re.compile(r"</?([A-Za-z][\w:-]*)([^>]*)>?")
+_EVENT = re.compile(r"(?:^|[\s/\"'])on[a-z]+\s*=", re.I)
+_SCHEME = re.compile(r"(?:href|src|action)\s*=\s*[\"']?\s*(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def markup_problem(value):
+    """Why a value filled into a text is markup the code never builds (an element outside
+    BUILT_TAGS, an event attribute, a script URL), or None.  W fills such a value in HTML-escaped:
+    the last guard behind cells.py, so a record string that reached a text unescaped is shown as
+    text, never run (a caller that escapes W's result as a whole shows it escaped twice: inert)."""
+    for match in _TAG.finditer(value):
+        if match.group(1).lower() not in BUILT_TAGS:
+            return f"the element <{match.group(1)}>"
+        if _EVENT.search(match.group(2)) or _SCHEME.search(match.group(2)):
+            return f"the attributes {match.group(2).strip()[:60]!r}"
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -71,7 +93,10 @@ def _fill(where, key, text, values):
         if m.group(1) not in values:
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
-        return format(values[m.group(1)], m.group(2) or "")
+        value = values[m.group(1)]
+        if isinstance(value, str) and "<" in value and markup_problem(value):
+            value = html.escape(value, quote=True)   # shown as text, never run (see markup_problem)
+        return format(value, m.group(2) or "")
     return PLACEHOLDER.sub(fill, text) if values or "{" in text else text
 
 

@@ -32,7 +32,7 @@ def instruction_facts(book, current, env):
             continue
         case, code = cur.record["case"], cur.record["extra"]["codegen"]
         packed = code.get("fma_packed", {})
-        vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.reg_count", count=_count(book, cur, 'fma_' + reg, n), reg=reg) for reg, n in packed.items() if n)
+        vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.reg_count", count=_count(book, cur, 'fma_' + reg, n), reg=_esc(reg)) for reg, n in packed.items() if n)
         parts.append(W("codegen.instruction_facts.stage_scalar", stage=_esc(stage), m=case['m'], n=case['n'], k=case['k'], threads=case['threads'], count=_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0)))
                      + (W("codegen.instruction_facts.vector", vector=vector) if vector else W("codegen.instruction_facts.no_vector"))
                      + W("codegen.instruction_facts.widest_register", register=str(code.get('widest_register', '?')).replace('`', '')))

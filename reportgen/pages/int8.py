@@ -75,7 +75,7 @@ def methods(book, current, model):
                      book.current(f"{rid}#max_rel_err", f"{cur.record['check']['max_rel_err']:.3f}", "rel", cur),
                      book.current(f"{rid}#conversions", f"{e['rewrite']['quantize']} / {e['rewrite']['dequantize']}",
                                   W("int8.methods.times_unit"), cur),
-                     W("common.punct.enumeration_comma").join(f"{k} {v}" for k, v in sorted(ops.items())),
+                     W("common.punct.enumeration_comma").join(f"{_esc(k)} {v}" for k, v in sorted(ops.items())),
                      str(len([f for f in e["rewrite"]["float_ops"] if f["op"] not in ("reshape", "squeeze")])),
                      book.current(f"{rid}#weights_kib", fmt_number(e["weights_bytes"] / 1024, "KiB") + " KiB", "KiB", cur)
                      + " / " + fmt_number(e["fp32_weights_bytes"] / 1024, "KiB") + " KiB"])
@@ -135,7 +135,7 @@ def layers(book, current, model, method=None, scheme=None, limit=40):
     rows = []
     worst = max(e["layers"], key=lambda r: r["rel_err"]) if e["layers"] else None
     for index, r in enumerate(e["layers"][:limit], 1):
-        rows.append([str(index), f"{_code(r['layer'])}", r["dtype"], f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
+        rows.append([str(index), f"{_code(r['layer'])}", _esc(r["dtype"]), f"[{r['fp32_min']:.3g}, {r['fp32_max']:.3g}]",
                      f"{r['fp32_mean']:.3g} / {r['int8_mean']:.3g}", f"{r['fp32_var']:.3g} / {r['int8_var']:.3g}",
                      f"{r['max_abs_err']:.3g}", f"{r['rel_err'] * 100:.2f}%", f"{r['saturation'] * 100:.3f}%"])
     head = (W("int8.layers.caption_open", model=MODEL_LABEL.get(model, _esc(model)), method=method, scheme=scheme)
@@ -171,7 +171,7 @@ def _coverage(book, cur):
         return W("int8.coverage.relax_qdq", q=q)
     cov = (e.get("ort_coverage") or {}).get("by_op") or {}
     if cov:
-        return W("common.punct.enumeration_comma").join(W("int8.coverage.ort_op", op=op, integer=v.get('integer', 0), float=v.get('float', 0)) for op, v in sorted(cov.items()))
+        return W("common.punct.enumeration_comma").join(W("int8.coverage.ort_op", op=_esc(op), integer=v.get('integer', 0), float=v.get('float', 0)) for op, v in sorted(cov.items()))
     conv = e.get("converter") or {}
     if "int8_compute_ops" in conv:
         count = lambda v: v if isinstance(v, int) else len(v)  # noqa: E731

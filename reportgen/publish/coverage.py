@@ -319,10 +319,11 @@ def archived_missing(numbers, tables):
 
 def strict_problems(coverage_json):
     """`--strict`: one message per unmet item of a built site's coverage.json."""
+    from reportgen.publish.sitecheck import read_json
     path = Path(coverage_json)
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return [f"{path}: cannot read the coverage results: {exc}"]
+        results = read_json(path)
+    except ReportError as exc:
+        return [f"{path}: cannot read the coverage results: {exc.problems[0].removeprefix(f'{path}: ')}"]
     return [f"{path}: item {r['id']!r} ({r['page']}#{r['anchor']}) not covered: {'; '.join(r['reasons'])}"
             for r in results if not r["covered"]]

@@ -352,12 +352,14 @@ def _cited(pages_html, kind, name=r'[^"#?]+'):
     return {(m.group(1), html.unescape(m.group(2))) for page in pages_html for m in pattern.finditer(page)}
 
 
-PAGE_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
             "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'")
 """The policy every page declares in a meta element, so that a copy served by any static host (or
-opened from disk) loads nothing from elsewhere and runs no plugin ('unsafe-eval': Vega compiles
-its chart expressions with Function); `reportgen serve` sends it as
-a header too, with frame-ancestors (which a meta element cannot carry)."""
+opened from disk) loads nothing from elsewhere, runs no plugin and no inline or eval'd script:
+Material's two inline scripts are files of the site (reportgen/publish/theme, docs/assets/js),
+the search worker's iframe loads its first script as a file (docs/assets/vendor/iframe-worker-*),
+and Vega interprets its chart expressions (charts.js: ast) instead of compiling them with Function.
+`reportgen serve` sends it as a header too, with frame-ancestors (which a meta element cannot carry)."""
 
 CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
 

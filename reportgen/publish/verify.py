@@ -13,8 +13,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from reportgen.data import archive, load
-from reportgen.publish import coverage
+from reportgen.data import archive, load, plainfile
+from reportgen.publish import coverage, sitecheck
 from reportgen.render import labels
 from study import schema
 from reportgen.errors import ReportError
@@ -33,16 +33,18 @@ was not built by reportgen."""
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
 
 
-class _Nums(HTMLParser):
+class _Nums(sitecheck.Markup):
     """Collect data-num elements (id, kind, text, href), element ids, elements dressed as figures
-    without a data-num, and links or resources with a scheme outside SAFE_SCHEMES, of one page."""
+    without a data-num, and links or resources with a scheme outside SAFE_SCHEMES, of one page
+    (and, as every file of the site, its event attributes and inline scripts)."""
 
     def __init__(self):
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.nums, self.ids, self._open, self.forged, self.schemes = [], set(), None, [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
+        super().handle_starttag(tag, attrs)
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.add(attrs["id"])
@@ -120,27 +122,60 @@ def _parse(data):
     return _PARSED[key]
 
 
-def _parse_pages(site_dir):
+def _is_page(rel):
+    return rel.endswith(".html") and not rel.startswith(("data/", "assets/"))
+
+
+def _parse_pages(site_dir, problems):
     pages = {}
     for path in sorted(site_dir.rglob("*.html")):
         rel = path.relative_to(site_dir).as_posix()
-        if rel.startswith(("data/", "assets/")):
+        if not _is_page(rel) or path.is_symlink():
             continue
-        pages[rel] = _parse(path.read_bytes())
+        try:
+            pages[rel] = _parse(plainfile.read_bytes(path, sitecheck.FILE_LIMIT))
+        except ReportError as exc:
+            problems.extend(exc.problems)
     return pages
+
+
+_INDEX_FIELDS = {"id": str, "page": str, "kind": str}
+_CURRENT_FIELDS = {"run": str, "record": str, "sha256": str}
+
+
+def _index_problems(index_path, index):
+    """numbers.json is a list of figure entries of the shape verify reads (else one line, not a crash)."""
+    if not isinstance(index, list):
+        return [f"{index_path}: expected a list of figures, got {type(index).__name__}"]
+    for i, entry in enumerate(index):
+        fields = dict(_INDEX_FIELDS, **(_CURRENT_FIELDS if isinstance(entry, dict)
+                                        and entry.get("kind") == "current" else {}))
+        if not isinstance(entry, dict):
+            return [f"{index_path}: [{i}]: expected an object, got {type(entry).__name__}"]
+        for name, want in fields.items():
+            if not isinstance(entry.get(name), want):
+                return [f"{index_path}: [{i}].{name}: expected a {want.__name__}, got {entry.get(name)!r:.60}"]
+        if entry["kind"] not in ("current", "historical"):
+            return [f"{index_path}: [{i}].kind: {entry['kind']!r:.40} is not current or historical"]
+    return []
 
 
 def _check_site(site_dir, tables, records):
     problems = []
     index_path = site_dir / "numbers.json"
     try:
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return [f"{index_path}: cannot read the figure index: {exc}"]
+        index = sitecheck.read_json(index_path)
+    except ReportError as exc:
+        return [f"{p} (the figure index)" for p in exc.problems]
+    problems = _index_problems(index_path, index)
+    if problems:
+        return problems
     indexed = {(_html_page(e["page"]), e["id"]): e for e in index}
     by_id = {e["id"]: e for e in index}
     cells = {c.id: c for t in tables.values() for c in t.figures()}
-    pages = _parse_pages(site_dir)
+    pages = _parse_pages(site_dir, problems)
+    for rel, parsed in pages.items():
+        problems.extend(sitecheck.markup_problems(site_dir / rel, parsed))
     for (rel, figure_id), entry in sorted(indexed.items()):   # numbers.json -> pages
         if rel not in pages or figure_id not in {n["id"] for n in pages[rel].nums}:
             problems.append(f"{index_path}: figure {figure_id!r} is listed for {entry['page']} but that page "
@@ -190,8 +225,10 @@ def _machine_problems(site_dir, index):
     names above its tables)."""
     path = site_dir / "machine.json"
     try:
-        machine = json.loads(path.read_text(encoding="utf-8"))["publication_machine"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        machine = sitecheck.read_json(path)["publication_machine"]
+    except ReportError as exc:
+        return exc.problems
+    except (KeyError, TypeError) as exc:
         return [f"{path}: cannot read the publication machine: {exc}"]
     out = []
     for entry in index:
@@ -337,6 +374,8 @@ def verify(root, site_dir=None, strict=False, runs=None):
 
     ``strict``: an unmet coverage item (site/coverage.json) is a problem too. ``runs``: the runs a
     build has just read and validated with load.read_runs (else they are read here).
+    `reportgen verify` and `reportgen pdf` also compare the site with a fresh build
+    (commands.build.verify_site).
     """
     root = Path(root)
     problems = []
@@ -363,7 +402,9 @@ def verify(root, site_dir=None, strict=False, runs=None):
         if not site_dir.exists():
             problems.append(f"{site_dir}: no built site; run `reportgen build`")
         else:
+            problems.extend(sitecheck.manifest_problems(site_dir))
             problems.extend(_check_site(site_dir, tables, records))
+            problems.extend(sitecheck.other_markup_problems(site_dir, _is_page))
             problems.extend(_published_data_problems(site_dir, runs))
             problems.extend(_published_records_problems(site_dir, runs))
             problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))

@@ -52,7 +52,8 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     records_href = f"{data_prefix}/records/{rec['run_id']}/{record_file(rec['id'])}"
     stats = rec["stats"] or {}
     facts = [
-        (W("provenance.entry.status_label"), rec["status"] + (W("provenance.entry.error", error=rec['error']) if rec["error"] else "")),
+        (W("provenance.entry.status_label"), cells.text(rec["status"])
+         + (W("provenance.entry.error", error=cells.text(rec['error'])) if rec["error"] else "")),
         (W("provenance.entry.run_label"), W("provenance.entry.run", run_id=rec['run_id'], profile=run.manifest['profile'])
                  + (W("provenance.entry.reused_from", reused_from=rec['reused_from']) if rec["reused_from"] else "")),
         (W("provenance.entry.metric_label"), W("provenance.entry.metric", metric=rec['metric'], unit=rec['unit'], warmup=rec['warmup'], repeat=rec['repeat'], number=rec['number'])),
@@ -64,7 +65,8 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     ]
     parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
              W("provenance.entry.table_head"), "|---|---|"]
-    parts += [W("provenance.entry.table_row", k=k, v=v if k in (W("provenance.entry.log_label"), W("provenance.entry.record_label")) else cells.text(v))
+    parts += [W("provenance.entry.table_row", k=k, v=v if k in (W("provenance.entry.status_label"), W("provenance.entry.log_label"),
+                                                         W("provenance.entry.record_label")) else cells.text(v))
               for k, v in facts]
     parts += ["", W("provenance.entry.params_title"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
               "", W("provenance.entry.samples_title"), "",

@@ -1,0 +1,209 @@
+"""A built site is what the build wrote, and what a fresh build from results/ writes.
+
+- The build lists every file of the site with its sha256 in ``site-files.json`` (``reportgen pdf``
+  adds the two files it writes); verify refuses a file the list lacks (a planted page), a listed
+  file that is missing, and one whose bytes differ (a changed JS bundle, chart, CSV download or
+  coverage.json).
+- No HTML or SVG file of the site holds an event attribute (onerror=...) or an inline script (the
+  pages' policy allows neither; the only inline <script> elements are JSON data).
+- ``rebuild_problems`` (`reportgen verify` and `reportgen pdf`, through commands.build.verify_site) builds the site again from results/
+  and the archive into a temporary folder and compares the two lists: numbers.json, the chart data,
+  the CSV downloads and coverage.json are recomputed, never trusted, so a forgery that rewrote a
+  figure, the index and the list together is still refused.  Builds are byte-for-byte repeatable.
+- Every JSON file verify reads is read bounded (size and nesting): one line naming the file.
+"""
+import contextlib
+import hashlib
+import io
+import os
+import re
+import shutil
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+from reportgen.data import plainfile
+from reportgen.errors import ReportError
+from study import schema
+
+MANIFEST = "site-files.json"
+PDF_OUTPUTS = ("print.html", "study.pdf")
+"""Written into a built site by `reportgen pdf` (listed by it, and left out of the rebuild comparison)."""
+JSON_LIMIT = 32 * 2**20
+"""The most bytes numbers.json, coverage.json, machine.json or site-files.json may have (a site's
+index is about 1.5 MB): a larger one is refused unread."""
+FILE_LIMIT = 64 * 2**20
+"""The most bytes any file of a site may have (the site's budget is 40 MB in all)."""
+_HEX = re.compile(r"[0-9a-f]{64}")
+DATA_SCRIPT_TYPES = ("application/json",)
+"""<script> types that are data, never run (Material's __config, the charts' specs)."""
+
+
+def read_json(path, limit=JSON_LIMIT):
+    """A JSON file of the site, bounded: ReportError in one line naming it (too big, not a plain
+    file, not UTF-8, invalid, nested deeper than schema.MAX_DEPTH)."""
+    try:
+        data = plainfile.read_bytes(path, limit)
+        return schema.loads(data.decode("utf-8"))
+    except FileNotFoundError:
+        raise ReportError(f"{path}: missing") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ReportError(f"{path}: {str(exc)[:200] or type(exc).__name__}") from None
+
+
+def _files(site_dir):
+    """{relative path: absolute path} of every plain file of the site (links are verify's to refuse)."""
+    out = {}
+    for top, dirs, names in os.walk(site_dir):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        for name in names:
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                out[Path(path).relative_to(site_dir).as_posix()] = path
+    return out
+
+
+def _sha256(path):
+    """sha256 of a plain file of at most FILE_LIMIT bytes (ReportError naming it otherwise: a FIFO
+    or a huge file planted in a site is refused, never read)."""
+    return hashlib.sha256(plainfile.read_bytes(path, FILE_LIMIT)).hexdigest()
+
+
+def _write(site_dir, files):
+    import json
+    from reportgen.publish import nofollow
+    nofollow.write_text(site_dir, MANIFEST, json.dumps({"files": dict(sorted(files.items()))}, indent=0) + "\n")
+
+
+def write_manifest(site_dir):
+    """List every file of a freshly built site with its sha256 (the build calls it before verify)."""
+    site_dir = Path(site_dir)
+    _write(site_dir, {rel: _sha256(path) for rel, path in _files(site_dir).items() if rel != MANIFEST})
+
+
+def add_to_manifest(site_dir, names):
+    """Add (or update) the files ``names`` that `reportgen pdf` has just written."""
+    site_dir = Path(site_dir)
+    files = read_manifest(site_dir)
+    files.update({name: _sha256(site_dir / name) for name in names})
+    _write(site_dir, files)
+
+
+def read_manifest(site_dir):
+    path = Path(site_dir) / MANIFEST
+    data = read_json(path)
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) and _HEX.fullmatch(v)
+                                              for k, v in files.items()):
+        raise ReportError(f"{path}: files: expected an object of relative path -> sha256")
+    return files
+
+
+def manifest_problems(site_dir):
+    """Every file of the site is listed with its sha256, and every listed file is there."""
+    site_dir = Path(site_dir)
+    try:
+        listed = read_manifest(site_dir)
+    except ReportError as exc:
+        return [f"{p}; `reportgen build` lists every file it writes" for p in exc.problems]
+    out = []
+    for rel, path in sorted(_files(site_dir).items()):
+        if rel == MANIFEST:
+            continue
+        if rel not in listed:
+            out.append(f"{path}: not listed in {MANIFEST}: a file the build did not write")
+            continue
+        try:
+            digest = _sha256(path)
+        except ReportError as exc:
+            out.extend(exc.problems)
+            continue
+        if digest != listed[rel]:
+            out.append(f"{path}: differs from the sha256 {MANIFEST} lists for it (changed after the build)")
+    present = _files(site_dir)
+    out.extend(f"{site_dir / rel}: listed in {MANIFEST} but missing" for rel in sorted(set(listed) - set(present)))
+    return out
+
+
+class Markup(HTMLParser):
+    """Event attributes and inline scripts of one HTML or SVG file (verify's page parser extends it)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.events, self.inline = [], []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name.lower().startswith("on"):
+                self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
+        if tag == "script":
+            attrs = dict(attrs)
+            kind = (attrs.get("type") or "").strip().lower()
+            if "src" not in attrs and kind not in DATA_SCRIPT_TYPES:
+                self.inline.append(f"<script{' type=' + repr(kind) if kind else ''}>")
+
+
+def markup_problems(where, parsed):
+    """The one-line problems of a parsed file (a Markup)."""
+    return ([f"{where}: {e}: an event attribute (a built page has none; its policy runs no inline script)"
+             for e in parsed.events]
+            + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
+               for s in parsed.inline])
+
+
+def other_markup_problems(site_dir, parsed):
+    """markup_problems of every HTML or SVG file of the site that verify's page parse did not read
+    (``parsed(rel)`` is true for those it read)."""
+    out = []
+    for rel, path in sorted(_files(Path(site_dir)).items()):
+        if parsed(rel) or not rel.lower().endswith((".html", ".htm", ".svg", ".xhtml", ".xml")):
+            continue
+        parser = Markup()
+        try:
+            parser.feed(plainfile.read_bytes(path, FILE_LIMIT).decode("utf-8", errors="replace"))
+        except ReportError as exc:
+            out.extend(exc.problems)
+            continue
+        out.extend(markup_problems(path, parser))
+    return out
+
+
+def rebuild_problems(root, site_dir, build, limit=20):
+    """Build the site again from results/ and the archive into a temporary folder, for the
+    publication machine the site names (site/machine.json, and whether --machine chose it), and
+    refuse every file that differs: the figures, their index, the charts' data, the CSV downloads
+    and coverage.json are recomputed here, not trusted.  ``build(root, site_dir, machine)`` is
+    `reportgen build` (commands.build.verify_site passes it: the presentation never imports commands)."""
+    site_dir = Path(site_dir)
+    try:
+        facts = read_json(site_dir / "machine.json")
+        machine = facts["publication_machine"] if facts.get("reason") == "chosen with --machine" else None
+        if machine is not None and not re.fullmatch(r"[0-9a-f]{12}", str(machine)):
+            raise ReportError(f"{site_dir / 'machine.json'}: publication_machine: {machine!r:.40} is not a machine id")
+        given = read_manifest(site_dir)
+    except (ReportError, AttributeError, KeyError, TypeError) as exc:
+        return getattr(exc, "problems", None) or [f"{site_dir / 'machine.json'}: publication_machine: missing"]
+    scratch = Path(tempfile.mkdtemp(prefix="reportgen-verify-"))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            fresh_dir = build(root, scratch / "site", machine)   # its progress lines are not verify's
+        fresh = read_manifest(fresh_dir)
+    except ReportError as exc:
+        return [f"{site_dir}: a fresh build from results/ fails, so the site cannot be checked: {exc.problems[0]}"]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for name in PDF_OUTPUTS:
+        given.pop(name, None)
+    out = []
+    for rel in sorted(set(given) | set(fresh)):
+        if rel not in fresh:
+            out.append(f"{site_dir / rel}: a fresh build from results/ does not write this file")
+        elif rel not in given:
+            out.append(f"{site_dir / rel}: missing; a fresh build from results/ writes it")
+        elif given[rel] != fresh[rel]:
+            out.append(f"{site_dir / rel}: differs from a fresh build from results/ and the archive (figures, "
+                       "numbers.json, chart data, CSV and coverage are recomputed, not trusted; after a change "
+                       "to the checkout, run `reportgen build`)")
+    if len(out) > limit:
+        out = out[:limit] + [f"{site_dir}: and {len(out) - limit} more files differ from a fresh build"]
+    return out
