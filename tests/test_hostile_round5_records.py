@@ -65,6 +65,7 @@ MUTATIONS = {
     "extra_accuracy_above_one": _nested("extra", score={"accuracy": 12.5, "fp32_accuracy": 0.97}),
     "extra_ir_stats_mistyped": _nested("extra", stats={"n_calls": "many", "intermediate_bytes": 4096}),
     "extra_training_seconds_mistyped": _nested("extra", training={"seconds": "long", "epochs": 15}),
+    "extra_training_accuracy_above_one": _nested("extra", training={"seconds": 3.0, "epochs": 15, "eval_accuracy": 12.5}),
     "env_container_mistyped": _environment(tvm_target=["llvm", "-mcpu=znver5"]),
     "env_blas_list_of_strings": _environment(blas=["openblas"]),
     "run_zero_duration": _run_json(lambda m: m.update(finished_at=m["started_at"])),

@@ -182,7 +182,17 @@ def _margins(src, model):
             if ort_mg else "")
     return W("int8_rules.margins.text", model=MODELS[model], flips=flips, margin_low=f("p5", q["5"]), margin_median=f("p50", q["50"]),
              err=f("error_median", mg["error_median"]),
-             share=f("share_below_error", mg["share_margin_below_error"], "share", 4), peer=peer)
+             share=f("share_below_error", mg["share_margin_below_error"], "share", 4), peer=peer) + _levers(src, cur)
+
+
+def _levers(src, cur):
+    """The rewrite's two error levers as the record counts them (runs before them have neither)."""
+    rw = cur.record["extra"].get("rewrite") or {}
+    if "residual_fused" not in rw or "bias_corrected" not in rw:
+        return ""
+    rid = cur.record["id"]
+    return W("int8_rules.margins.levers", fused=src.fig(f"{rid}#residual_fused", str(rw["residual_fused"]), "groups", cur),
+             corrected=src.fig(f"{rid}#bias_corrected", str(rw["bias_corrected"]), "groups", cur))
 
 
 def avx2(data, src, model="resnet18_v1"):
