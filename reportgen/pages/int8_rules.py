@@ -191,7 +191,10 @@ def _levers(src, cur):
     if "residual_fused" not in rw or "bias_corrected" not in rw:
         return ""
     rid = cur.record["id"]
-    return W("int8_rules.margins.levers", fused=src.fig(f"{rid}#residual_fused", str(rw["residual_fused"]), "groups", cur),
+    fused = (W("int8_rules.margins.levers_fused",
+               fused=src.fig(f"{rid}#residual_fused", str(rw["residual_fused"]), "groups", cur))
+             if rw["residual_fused"] else "")
+    return W("int8_rules.margins.levers", fused=fused,
              corrected=src.fig(f"{rid}#bias_corrected", str(rw["bias_corrected"]), "groups", cur))
 
 
