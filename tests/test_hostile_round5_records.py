@@ -228,7 +228,8 @@ def test_a_mistyped_historical_environment_is_refused(tmp_path):
     assert f"{path}: hist_quant.label: expected a string, got list" in text
 
 
-SPECIAL = {*CAMPAIGNS, "graph_unknown_pass_blamed", "e2e_unknown_engine", "archive_env_mistyped"}
+SPECIAL = {*CAMPAIGNS, "graph_unknown_pass_blamed", "e2e_unknown_engine", "archive_env_mistyped",
+           "hist_fingerprint_edited"}
 
 
 def test_a_retest_of_half_a_second_finishes_after_it_starts(monkeypatch):
@@ -241,3 +242,19 @@ def test_a_retest_of_half_a_second_finishes_after_it_starts(monkeypatch):
             return datetime.datetime(2026, 1, 1, 0, 0, 0, 300000, tzinfo=tz)
     monkeypatch.setattr(retest._dt, "datetime", Clock)
     assert (retest._now(), retest._now(up=True)) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z")
+
+
+def test_an_edited_fingerprint_moves_a_jump_to_the_changed_list_not_off_the_page(tmp_path, capsys):
+    """A record's fingerprint is its own claim: a run that edits it (and reseals its file list)
+    left the same-code comparison, so its threefold jump was published silently. The jump is now
+    listed among the changed-code jumps, on the page and at build time."""
+    from reportgen.pages import history
+    from reportgen.publish import plugin
+    write_run(tmp_path, RUN, [record(RUN)])
+    write_run(tmp_path, LATER, [record(LATER, samples=(0.003, 0.0033, 0.0036), fingerprint="e" * 64)])
+    runs = load.read_runs(tmp_path)
+    assert history.jumps(runs) == []
+    assert [(cid, b) for cid, _a, b, _r in history.jumps(runs, changed=True)] == [(record(RUN)["id"], LATER)]
+    assert LATER in history.jumps_text(runs)
+    plugin._say_jumps(runs)
+    assert _expect("hist_fingerprint_edited") in capsys.readouterr().out

@@ -33,9 +33,14 @@ JUMP = 2.0
 the code and environment were the same (equal fingerprint) is not a speed-up: it is flagged."""
 
 
-def jumps(runs):
+def jumps(runs, changed=False):
     """(case id, earlier run, later run, later ÷ earlier median) for every such jump, per machine:
-    as asv flags a regression, a forged or broken run is shown, never published silently."""
+    as asv flags a regression, a forged or broken run is shown, never published silently.
+
+    ``changed=True``: the jumps between runs whose records claim different fingerprints instead.
+    A fingerprint is the record's own claim and cannot be checked, so those jumps are listed too
+    (as code or environment changes): editing it moves a jump from one list to the other, never
+    off the page."""
     out, last = [], {}
     for run in runs:
         machine = merge.machine_of(run)
@@ -44,7 +49,7 @@ def jumps(runs):
                 continue
             key = (machine, rec["id"])
             before = last.get(key)
-            if before is not None and before[1]["fingerprint"] == rec["fingerprint"]:
+            if before is not None and (before[1]["fingerprint"] != rec["fingerprint"]) == changed:
                 ratio = rec["stats"]["p50"] / before[1]["stats"]["p50"]
                 if ratio >= JUMP or ratio <= 1 / JUMP:
                     out.append((rec["id"], before[0], run.run_id, ratio))
@@ -53,12 +58,16 @@ def jumps(runs):
 
 
 def jumps_text(runs):
-    found = jumps(runs)
-    if not found:
-        return W("history.jumps.none", factor=JUMP)
-    rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
-    return W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + markdown(
-        [W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"), "B ÷ A"], rows)
+    def table(found):
+        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
+        return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
+                         "B ÷ A"], rows)
+    found, changed = jumps(runs), jumps(runs, changed=True)
+    text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
+            else W("history.jumps.none", factor=JUMP))
+    if changed:
+        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP) + "\n\n" + table(changed)
+    return text
 
 
 def excluded(runs):

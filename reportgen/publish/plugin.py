@@ -331,6 +331,10 @@ def _say_jumps(runs):
     earlier run of the same code: the history page lists them, the builder hears of it too."""
     from reportgen.pages import history
     found = history.jumps(runs)
+    changed = history.jumps(runs, changed=True)
+    if changed:
+        print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
+                            f"records claim another code or environment (listed at history.html#jumps)"), flush=True)
     if found:
         case, before, after, ratio = found[-1]   # the newest: most often the run just added
         print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
