@@ -13,9 +13,9 @@ ENVIRONMENT_TYPES = {
     "cpu_vendor": TEXT, "cpu_family_model": TEXT, "numpy_version": TEXT, "compiler": TEXT,
     "tvm_num_threads": TEXT, "machine_uuid": TEXT, "tvm_version": TEXT, "llvm_version": TEXT,
     "tvm_ffi_version": TEXT, "machine_id": TEXT, "isa_level": TEXT,
-    "logical_cores": COUNT, "physical_cores": (int, type(None)), "memory_bytes": COUNT, "hypervisor": FLAG,
+    "logical_cores": COUNT, "physical_cores": "a count >= 0 or null", "memory_bytes": COUNT, "hypervisor": FLAG,
     "cpu_mhz": (dict,), "caches": (dict,), "blas_env": (dict,), "tvm_target": (dict,),
-    "simd_flags": (list, str), "affinity": (list, int), "blas": (list, dict),
+    "simd_flags": (list, str), "affinity": "a list of CPU numbers >= 0", "blas": (list, dict),
 }
 """What each environment field capture() writes must be: a type, or (list, type of each item).
 Fields it does not write (a device's own, say) are left to the string and length checks."""
@@ -23,6 +23,8 @@ Fields it does not write (a device's own, say) are left to the string and length
 EXPERIMENT_TYPES = {"status": TEXT, "exit_code": (int, type(None)), "duration_s": "seconds",
                     "log": TEXT, "records": COUNT, "reused": COUNT, "load_average": "load"}
 
+MAX_MHZ = 1e5
+"""The highest clock a CPU of the study may report, in MHz (cpu_mhz.value; 100 GHz)."""
 MAX_SECONDS = 1e6
 """A family runs at most this long (about eleven days, schema.DURATION_RANGE_S)."""
 CLOCK_SLACK_S = 1.0
@@ -37,6 +39,10 @@ def _number(value):
 def _ok(value, want):
     if want == COUNT:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if want == "a count >= 0 or null":
+        return value is None or _ok(value, COUNT)
+    if want == "a list of CPU numbers >= 0":
+        return isinstance(value, list) and all(_ok(v, COUNT) for v in value)
     if want == "seconds":
         return _number(value) and 0 <= value <= MAX_SECONDS
     if want == "load":
@@ -73,6 +79,20 @@ def environment_problems(env):
         if isinstance(value, dict):
             out += [f"environment.{name}.{key}: expected a string or number, got {type(v).__name__}"
                     for key, v in value.items() if not (isinstance(v, str) or _number(v))]
+    out += _clock_problems(env.get("cpu_mhz"))
+    return out
+
+
+def _clock_problems(clock):
+    """cpu_mhz as capture() writes it: {"value": MHz or null, "source": where it was read} (the
+    environment table prints both, the peak formula multiplies by the value)."""
+    if not isinstance(clock, dict):
+        return []
+    out = [f"environment.cpu_mhz.{name}: missing" for name in ("value", "source") if name not in clock]
+    value = clock.get("value")
+    if "value" in clock and value is not None and not (_number(value) and 0 < value <= MAX_MHZ):
+        out.append(f"environment.cpu_mhz.value: expected a clock of 0 to {MAX_MHZ:g} MHz or null, "
+                   f"got {type(value).__name__} {value!r:.40}")
     return out
 
 

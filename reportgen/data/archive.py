@@ -20,7 +20,10 @@ TABLE_FIELDS = ("id", "title", "seed_section", "seed_lines", "unit", "environmen
                 "unit_evidence", "row_header", "columns", "rows")
 SEAL = "SHA256SUMS"
 RESEAL = "python -m reportgen.data.archive --reseal"
-_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(s|ms|%|GFLOPS)?$")
+_NUMBER = re.compile(r"^(-?[0-9]{1,30}(?:\.[0-9]{1,30})?)\s*(s|ms|%|GFLOPS)?$")
+"""An archived figure as the seed prints it: ASCII digits (``\\d`` would read an Arabic-Indic eight
+as 8), at most 30 before and after the point (400 nines read as infinity)."""
+COLUMN_KINDS = ("figure", "text")
 
 
 @dataclass
@@ -64,8 +67,49 @@ class Table:
         return [c for r in self.rows for c in r["cells"].values() if c.kind == "figure"]
 
 
+def _shape_problems(path, raw):
+    """The table's columns and rows are what _table reads: a list of column mappings (key, label,
+    kind figure or text) and a list of row mappings (key, label, cells), each unit a string or
+    null and each join a mapping; one line naming the file and the field otherwise."""
+    out = []
+    for name in ("columns", "rows"):
+        if not isinstance(raw[name], list) or not all(isinstance(item, dict) for item in raw[name]):
+            out.append(f"{path}: {name}: expected a list of mappings, got {type(raw[name]).__name__} {raw[name]!r:.40}")
+    if out:
+        return out
+    for i, col in enumerate(raw["columns"]):
+        where = f"{path}: columns[{i}]"
+        out += [f"{where}.{name}: expected a string, got {type(col.get(name)).__name__}"
+                for name in ("key", "label") if not isinstance(col.get(name), str)]
+        if col.get("kind") not in COLUMN_KINDS:
+            out.append(f"{where}.kind: expected one of {', '.join(COLUMN_KINDS)}, got {col.get('kind')!r:.40}")
+        out += _optional_problems(where, col)
+    for i, row in enumerate(raw["rows"]):
+        where = f"{path}: rows[{i}]"
+        if not isinstance(row.get("key"), (str, int)) or isinstance(row.get("key"), bool):
+            out.append(f"{where}.key: expected a string, got {type(row.get('key')).__name__}")
+        if not isinstance(row.get("label"), str):
+            out.append(f"{where}.label: expected a string, got {type(row.get('label')).__name__}")
+        if not isinstance(row.get("cells"), list):
+            out.append(f"{where}.cells: expected a list of strings, got {type(row.get('cells')).__name__}")
+        out += _optional_problems(where, row)
+    return out
+
+
+def _optional_problems(where, item):
+    out = []
+    if not isinstance(item.get("unit"), (str, type(None))):
+        out.append(f"{where}.unit: expected a string or null, got {type(item['unit']).__name__}")
+    if not isinstance(item.get("join", {}), dict):
+        out.append(f"{where}.join: expected a mapping, got {type(item['join']).__name__}")
+    return out
+
+
 def _table(path, raw):
     problems = [f"{path}: {name}: missing" for name in TABLE_FIELDS if name not in raw]
+    if problems:
+        raise ReportError(problems)
+    problems = _shape_problems(path, raw)
     if problems:
         raise ReportError(problems)
     if raw["id"] != path.stem:
@@ -89,7 +133,7 @@ def _table(path, raw):
                         row.get("unit", col.get("unit")) if col["kind"] == "figure" else col.get("unit"),
                         {**row.get("join", {}), **col.get("join", {})})
             if cell.kind == "figure" and cell.unit != "shape" and cell.value is None:
-                problems.append(f"{where}.cells.{col['key']}: {text!r} is not a number with an optional unit")
+                problems.append(f"{where}.cells.{col['key']}: {text!r:.60} is not a number with an optional unit")
             out[col["key"]] = cell
         rows.append({"key": str(row["key"]), "label": row["label"], "join": row.get("join", {}),
                      "cells": out})

@@ -7,6 +7,10 @@ import math
 
 from reportgen.data import merge
 
+MAX_PROJECTED_TRIALS = 1e12
+"""A projection past this many trials is no trend the campaign could follow (and past about 1e308 no
+double holds it): projection() then gives None, as for a latency that does not fall."""
+
 
 def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None):
     """(cumulative trials, p50 seconds, record id, run id) of every ok group-D timing of one model
@@ -40,8 +44,11 @@ def projection(points, target_s):
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     if b >= 0:
         return None
-    a = math.exp(my - b * mx)
-    needed = math.exp((math.log(target_s) - math.log(a)) / b)
+    log_a = my - b * mx
+    log_needed = (math.log(target_s) - log_a) / b
+    if not log_needed <= math.log(MAX_PROJECTED_TRIALS):   # a slope of -1e-8: overflow, not a figure
+        return None
+    a, needed = math.exp(log_a), math.exp(log_needed)
     last_trials, last_s = points[-1][0], points[-1][1]
     return {"exponent": b, "trials": needed, "last_trials": last_trials, "last_s": last_s,
             "factor": last_s / target_s, "per_doubling": 2 ** b, "points": len(points)}

@@ -39,20 +39,50 @@ BUILT_TAGS = frozenset({"a", "code", "small", "span", "br", "strong", "em", "b",
 print page's table of contents): text and structure, none that loads or runs anything."""
 _TAG = re.compile(r"</?([A-Za-z][\w:-]*)([^>]*)>?")
 _EVENT = re.compile(r"(?:^|[\s/\"'])on[a-z]+\s*=", re.I)
-_SCHEME = re.compile(r"(?:href|src|action)\s*=\s*[\"']?\s*(?:javascript|vbscript|data)\s*:", re.I)
+_URL_ATTR = r"(?:href|src|action|formaction|poster|background|data|xlink:href)"
+# Browsers decode character references in attribute values and drop C0 controls, spaces, tabs
+# and newlines inside or before a URL's scheme: the checks below read a value that way too
+# (&#106;avascript:, java<TAB>script:, \x01javascript:, javascript&colon; are all javascript:).
+_HIDDEN = re.compile(r"[\x00-\x20\x7f]+")
+_BAD_SCHEME = r"<?(?:javascript|vbscript|data):"
+_SCHEME = re.compile(_URL_ATTR + r"=[\"']?" + _BAD_SCHEME, re.I)
+_MD_URL = re.compile(r"\](?:\(|:)(.{0,200})", re.S)
+"""Where a Markdown link or image ``[x](javascript:...)`` or a reference definition ``[r]: data:...``
+has its URL (Markdown keeps a character reference in it, the browser decodes it)."""
+_BAD_URL = re.compile(_BAD_SCHEME, re.I)
+_MD_ATTRS = re.compile(r"\{[^{}]*?(?:^|[\s:.#\"'])on[a-z]+\s*=", re.I)
+"""An attribute list ``{: onclick=...}`` (attr_list turns it into an attribute of the element)."""
+_MD_INERT = {c: f"&#{ord(c)};" for c in "[]{}"}
+
+
+def _as_browsers_read(value):
+    return _HIDDEN.sub("", html.unescape(value))
 
 
 def markup_problem(value):
     """Why a value filled into a text is markup the code never builds (an element outside
-    BUILT_TAGS, an event attribute, a script URL), or None.  W fills such a value in HTML-escaped:
-    the last guard behind cells.py, so a record string that reached a text unescaped is shown as
-    text, never run (a caller that escapes W's result as a whole shows it escaped twice: inert)."""
+    BUILT_TAGS, an event attribute, a script URL, a Markdown link to one or an attribute list with
+    an event), or None.  W fills such a value in as text (HTML-escaped, Markdown brackets as
+    character references): the last guard behind cells.py, so a record string that reached a text
+    unescaped is shown as text, never run (a caller that escapes W's result as a whole shows it
+    escaped twice: inert).  W also checks the filled text as a whole: markup split over two values
+    (``<`` and ``img onerror=...>``) is no safer than in one."""
     for match in _TAG.finditer(value):
         if match.group(1).lower() not in BUILT_TAGS:
             return f"the element <{match.group(1)}>"
-        if _EVENT.search(match.group(2)) or _SCHEME.search(match.group(2)):
+        attrs = html.unescape(match.group(2))
+        if _EVENT.search(attrs) or _SCHEME.search(_HIDDEN.sub("", attrs)):
             return f"the attributes {match.group(2).strip()[:60]!r}"
+    if any(_BAD_URL.match(_as_browsers_read(m.group(1))) for m in _MD_URL.finditer(value)):
+        return "a Markdown link to a script or data URL"
+    if _MD_ATTRS.search(value):
+        return "a Markdown attribute list with an event attribute"
     return None
+
+
+def _inert(value):
+    """``value`` as text: HTML-escaped, and no Markdown link or attribute list either."""
+    return "".join(_MD_INERT.get(c, c) for c in html.escape(value, quote=True))
 
 
 @lru_cache(maxsize=None)
@@ -89,15 +119,20 @@ def _fill(where, key, text, values):
     if not isinstance(text, str):
         raise ReportError(f"{where}: the key '{key}' is not a text")
 
-    def fill(m):
+    def fill(m, guard=True):
         if m.group(1) not in values:
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
         value = values[m.group(1)]
-        if isinstance(value, str) and "<" in value and markup_problem(value):
-            value = html.escape(value, quote=True)   # shown as text, never run (see markup_problem)
+        if isinstance(value, str) and (not guard or markup_problem(value)):
+            value = _inert(value)   # shown as text, never run (see markup_problem)
         return format(value, m.group(2) or "")
-    return PLACEHOLDER.sub(fill, text) if values or "{" in text else text
+    if not values and "{" not in text:
+        return text
+    out = PLACEHOLDER.sub(fill, text)
+    if any(isinstance(v, str) for v in values.values()) and markup_problem(out) and not markup_problem(text):
+        out = PLACEHOLDER.sub(lambda m: fill(m, guard=False), text)   # markup split over two values
+    return out
 
 
 def W(key, /, **values):
