@@ -77,8 +77,9 @@ def environment_problems(env):
     for name in ("caches", "blas_env", "tvm_target", "cpu_mhz"):
         value = env.get(name)
         if isinstance(value, dict):
-            out += [f"environment.{name}.{key}: expected a string or number, got {type(v).__name__}"
-                    for key, v in value.items() if not (isinstance(v, str) or _number(v))]
+            # null: what capture() writes for a value it could not read (a VM without cpufreq)
+            out += [f"environment.{name}.{key}: expected a string, a number or null, got {type(v).__name__}"
+                    for key, v in value.items() if not (v is None or isinstance(v, str) or _number(v))]
     out += _clock_problems(env.get("cpu_mhz"))
     return out
 
