@@ -168,11 +168,19 @@ def compare_command(root, run_a, run_b):
     click.echo(compare.compare(root, run_a, run_b))
 
 
+def _say(text):
+    """An error line for the terminal: a control, bidi or zero-width character from a file name or
+    a value read from results/ is written as an escape (\x1b), never sent raw (an ANSI or OSC 8
+    sequence would recolour, clear or hyperlink the terminal)."""
+    from reportgen.render import cells
+    click.echo(cells.visible(text), err=True)
+
+
 def main():
     try:
         code = cli(standalone_mode=False)
     except ReportError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _say(f"error: {exc}")
         sys.exit(1)
     except click.ClickException as exc:
         exc.show()
@@ -182,13 +190,13 @@ def main():
         sys.exit(130)
     except OSError as exc:   # a file we could not read or write: name it, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        _say(f"error: {where}{exc.strerror or exc}")
         sys.exit(1)
     except Exception as exc:  # a bug: one line, and how to see the traceback
         if os.environ.get("REPORTGEN_DEBUG"):
             raise
-        click.echo(f"error: internal error {type(exc).__name__}: {exc} "
-                   "(set REPORTGEN_DEBUG=1 for the traceback, and please report it)", err=True)
+        _say(f"error: internal error {type(exc).__name__}: {exc} "
+             "(set REPORTGEN_DEBUG=1 for the traceback, and please report it)")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 

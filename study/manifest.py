@@ -20,7 +20,7 @@ ENVIRONMENT_TYPES = {
 """What each environment field capture() writes must be: a type, or (list, type of each item).
 Fields it does not write (a device's own, say) are left to the string and length checks."""
 
-EXPERIMENT_TYPES = {"status": TEXT, "exit_code": (int, type(None)), "duration_s": "seconds",
+EXPERIMENT_TYPES = {"status": TEXT, "exit_code": "an exit status from -255 to 255 or null", "duration_s": "seconds",
                     "log": TEXT, "records": COUNT, "reused": COUNT, "load_average": "load"}
 
 MAX_MHZ = 1e5
@@ -43,6 +43,8 @@ def _ok(value, want):
         return value is None or _ok(value, COUNT)
     if want == "a list of CPU numbers >= 0":
         return isinstance(value, list) and all(_ok(v, COUNT) for v in value)
+    if want == EXPERIMENT_TYPES["exit_code"]:   # what Popen gives: 0-255, or minus the signal's number
+        return value is None or (_ok(value, (int,)) and -255 <= value <= 255)
     if want == "seconds":
         return _number(value) and 0 <= value <= MAX_SECONDS
     if want == "load":

@@ -84,7 +84,7 @@ MAX_SAMPLES = 100_000
 """Samples one record may carry (a million built a 92 MB page)."""
 
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
-_RUN_ID = re.compile(r"^(\d{8}T\d{6}Z)-([a-z]+)-([A-Za-z0-9_.+\-]{1,64})$")
+_RUN_ID = re.compile(r"^([0-9]{8}T[0-9]{6}Z)-([a-z]+)-([A-Za-z0-9_.+\-]{1,64})\Z")
 FUTURE_SLACK_S = 86400
 """A run may not be dated later than now plus this (clocks differ; a run dated 9999 must not win)."""
 
@@ -98,10 +98,17 @@ EXPERIMENT_OPTIONAL = ("load_average",)
 _INVISIBLE = "\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff\x80-\x9f"
 """Zero-width, bidi-override and C1 control characters: they make two different strings look the
 same (two machines displayed with one name) or reorder what a reader sees."""
-_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f" + _INVISIBLE + "]*$")
-_VISIBLE = re.compile(r"^[^\x00-\x08\x0b-\x1f\x7f" + _INVISIBLE + "]*$")
-_ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*$")
-_SHA = re.compile(r"^[0-9a-f]{64}$")
+# (\Z, never $: $ also matches before a final newline, so "id\n" would pass every pattern here)
+_SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f" + _INVISIBLE + r"]*\Z")
+_VISIBLE = re.compile(r"^[^\x00-\x08\x0a-\x1f\x7f" + _INVISIBLE + r"]*\Z")   # one line: a tab at most
+_ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*\Z")
+_SHA = re.compile(r"^[0-9a-f]{64}\Z")
+_FAMILY = re.compile(r"^[a-z][a-z0-9_]*\Z")
+_UTC = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z")
+"""A time as retest writes it (strptime alone also takes 2026-1-1T0:0:0z, which sorts wrongly as text)."""
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_+=\-][A-Za-z0-9_.+=\-]*(/[A-Za-z0-9_+=\-][A-Za-z0-9_.+=\-]*)*\Z")
+"""A file of a run, relative to its folder: ASCII names (never a newline, an escape sequence or a
+letter that another spelling normalizes to) of no hidden part."""
 
 
 def _finite(value, where, out):
@@ -264,7 +271,8 @@ def _count_problems(rec):
 def _log_problems(log, pending_log):
     out = []
     lines = log["lines"]
-    if (not isinstance(lines, list) or len(lines) != 2 or not all(isinstance(x, int) for x in lines)
+    if (not isinstance(lines, list) or len(lines) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in lines)
             or lines[0] < 1 or lines[1] < lines[0]):
         out.append(f"log.lines: expected [first, last] with 1 <= first <= last, got {lines!r}")
     if not (pending_log and log["sha256"] == "pending") and not (
@@ -347,6 +355,8 @@ def _timing_problems(rec):
         return [f"samples: {len(samples)} values but repeat is {rec['repeat']}"]
     if rec["stats"] is None:
         return ["stats: missing for an ok record"]
+    if type(rec["stats"].get("n")) is not int:   # 3.0 or true equal 3 and 1 in the comparison below
+        return [f"stats.n: expected a count of samples, got {rec['stats'].get('n')!r:.40}"]
     if not _stats.same_stats(rec["stats"], _stats.summarize(samples)):
         return ["stats: do not match a recomputation from samples"]
     return []
@@ -393,14 +403,21 @@ def run_problems(run):
             out.append(f"experiments.{family}.status: {entry.get('status')!r} is not ok, run_failed, "
                        f"timeout or stopped")
         out.extend(manifest.experiment_problems(family, entry))
+        if not _FAMILY.match(family):
+            out.append(f"experiments: {family!r:.60} is not a family name (lower-case ASCII letters, digits, _)")
     for path, sha in run["files"].items():
-        if not isinstance(sha, str) or not _SHA.match(sha):
+        if not _FILE_NAME.match(path):
+            out.append(f"files: {path!r:.80} is not a file name a run may hold (ASCII letters, digits, "
+                       "_ . + = - and / between parts)")
+        elif not isinstance(sha, str) or not _SHA.match(sha):
             out.append(f"files.{path}: expected a sha256, got {sha!r}")
     return out
 
 
 def _parse_time(text):
     import datetime as _dt
+    if not (isinstance(text, str) and _UTC.match(text)):
+        raise ValueError(f"{text!r:.40} is not of the form 2026-01-01T00:00:00Z")
     return _dt.datetime.strptime(text, _TIME).replace(tzinfo=_dt.timezone.utc)
 
 
@@ -565,8 +582,9 @@ def campaign_problems(state, folder_name):
             out.append(f"{where}.seconds: expected a duration of 0 to {DURATION_RANGE_S[1]:g} s, got {seconds!r:.40}")
         estimate = step.get("estimated_kernel_s")
         if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, (int, float))
-                                     or not estimate > 0):
-            out.append(f"{where}.estimated_kernel_s: expected seconds > 0 or null, got {estimate!r:.40}")
+                                     or not DURATION_RANGE_S[0] <= estimate <= DURATION_RANGE_S[1]):
+            out.append(f"{where}.estimated_kernel_s: expected a duration of {DURATION_RANGE_S[0]:g} to "
+                       f"{DURATION_RANGE_S[1]:g} s or null, got {estimate!r:.40}")
         if _count(step.get("trials")):
             total += step["trials"]
             if _count(step.get("cumulative_trials")) and step["cumulative_trials"] != total:

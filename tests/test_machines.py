@@ -119,6 +119,8 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
     (dest / "records.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((dest / "run.json").read_text())
     manifest["run_id"] = new_id
+    for entry in manifest["experiments"].values():   # each family's log of this run, as retest names it
+        entry["log"] = entry["log"].replace(run_id, new_id)
     took = (datetime.datetime.fromisoformat(manifest["finished_at"].replace("Z", "+00:00"))
             - datetime.datetime.fromisoformat(manifest["started_at"].replace("Z", "+00:00")))
     manifest["started_at"] = CLONE_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")   # as long as the run it copies

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -27,9 +28,10 @@ from study import environment
 from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
-from reportgen.data import load, safeyaml
+from reportgen.data import load, runfacts, safeyaml
 from reportgen.commands import lockfile
 from reportgen.errors import ReportError
+from reportgen.render import cells
 
 PACKAGES = ("experiments", "reportgen", "study")   # the repository's own code: what a fingerprint follows
 
@@ -191,8 +193,8 @@ def _valid_runs(runs_dir):
         try:
             valid.append(load.read_run(Path(runs_dir).parent, path))
         except ReportError as exc:
-            print(f"retest: not reusing records from {path.name}: {exc.problems[0]}", file=sys.stderr)
-    return sorted(valid, key=lambda r: r.manifest["started_at"], reverse=True)
+            print(cells.visible(f"retest: not reusing records from {path.name}: {exc.problems[0]}"), file=sys.stderr)
+    return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
 
 
 def _runs_that_measured(runs_dir, machine_id, family):
@@ -367,10 +369,21 @@ def clean_stale(runs_dir):
             continue
         if _is_live(_lock_path(tmp)):
             continue
-        shutil.rmtree(tmp, ignore_errors=True)
+        # a link or a file planted under the name is unlinked, never followed (rmtree refuses a link
+        # and, told to ignore errors, would leave it there while this said "removed" at every retest)
+        if stat.S_ISDIR(os.lstat(tmp).st_mode):
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        name = cells.visible(tmp.name)
+        if os.path.lexists(tmp):
+            print(f"could not remove {name}: left by a retest that is no longer running; remove it by hand",
+                  file=sys.stderr, flush=True)
+            continue
         _lock_path(tmp).unlink(missing_ok=True)
         removed.append(tmp)
-        print(f"removed {tmp.name}: left by a retest that is no longer running", flush=True)
+        print(f"removed {name}: left by a retest that is no longer running", flush=True)
     return removed
 
 

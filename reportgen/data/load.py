@@ -144,7 +144,22 @@ def _tree(run_path):
             elif not stat.S_ISDIR(mode):
                 bad.append(f"{path}: is not a plain file or folder")
         dirs[:] = [d for d in dirs if not (Path(top) / d).is_symlink()]
-    return files, bad
+    return files, bad + _name_problems(run_path, files)
+
+
+def _name_problems(run_path, files):
+    """A run's file names are ASCII of schema._FILE_NAME (a newline or an escape sequence in a name
+    would reach messages and the site; a ligature or a fullwidth letter names another file once
+    normalized), and no two differ only by case (one file on a case-insensitive disk)."""
+    out, seen = [], {}
+    for rel in sorted(files):
+        if not schema._FILE_NAME.match(rel):
+            out.append(f"{run_path}: {rel!r:.120}: not a file name a run may hold (ASCII letters, digits, "
+                       "_ . + = - and / between parts)")
+        elif seen.setdefault(rel.lower(), rel) != rel:
+            out.append(f"{run_path}: {rel!r:.120}: differs only by case from {seen[rel.lower()]!r:.120} "
+                       "(one file on a case-insensitive disk)")
+    return out
 
 
 def _hash_memory(run_path):
@@ -365,7 +380,8 @@ def read_runs(results_dir):
             gc.enable()
     runs = runfacts.order(runs)
     problems.extend(_reuse_problems(runs))
-    problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs))
+    problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
+                    + runfacts.anchor_problems(runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
     return runs
@@ -384,6 +400,9 @@ def _read_run(results_dir, run_path, cache):
     """(Run or None, problems) of one run folder."""
     problems, seen = [], {}
     manifest_path = run_path / "run.json"
+    if not schema._RUN_ID.match(run_path.name):   # before the name reaches any message: it may hold a newline
+        return None, [f"{run_path.parent}: {run_path.name!r:.120}: not a run folder's name "
+                      "(<UTC time>-<profile>-<machine>, as retest names it)"]
     if run_path.is_symlink() or not run_path.is_dir():
         return None, [f"{run_path}: not a run folder (runs are plain folders, never symlinks or files)"]
     files, bad = _tree(run_path)

@@ -23,6 +23,10 @@ def count_problems(run_path, manifest, records):
     out = [f"{where}: experiments: no entry for {family!r}, whose {counted[family]} records are in records.jsonl"
            for family in sorted(set(counted) - set(manifest["experiments"]))]
     for family, entry in manifest["experiments"].items():
+        own = f"runs/{run_path.name}/logs/{family}.log"   # as retest writes it: the family's log of this run
+        if isinstance(entry, dict) and entry.get("log") != own:
+            out.append(f"{where}: experiments.{family}.log: {entry.get('log')!r:.80} is not the family's log "
+                       f"of this run ({own})")
         for name, found in (("records", counted[family]), ("reused", reused[family])):
             if isinstance(entry, dict) and entry.get(name) != found:
                 out.append(f"{where}: experiments.{family}.{name}: {entry.get(name)!r:.40} but records.jsonl "
@@ -77,4 +81,24 @@ def same_second_problems(runs):
             out.append(f"{run.path / 'run.json'}: run_id: {run.run_id!r} started in the same second as "
                        f"{other[0].run_id!r} of the same machine (which ran first is unknown; a machine runs "
                        "one retest at a time, and a second one within a second is <id>-2)")
+    return out
+
+
+def anchor(text):
+    """The HTML anchor of an id on a provenance page, and the stem of its shipped file
+    (anchor): lower-case letters and digits, runs of anything else one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def anchor_problems(runs):
+    """Two record ids that differ only by case or punctuation (blas=configured, blas=Configured,
+    n=32 and n-32) are one provenance anchor and one entry name (render.figures.slug): a figure of the
+    one would link to the other's entry, so the second id is refused, naming its line."""
+    first, out = {}, []
+    for run in runs:
+        for number, rec in enumerate(run.records, 1):
+            other = first.setdefault(anchor(rec["id"]), rec["id"])
+            if other != rec["id"]:
+                out.append(f"{run.path / 'records.jsonl'}:{number}: id: {rec['id']!r} has the anchor of "
+                           f"{other!r} (ids that differ only by case or punctuation name one entry)")
     return out

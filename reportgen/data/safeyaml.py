@@ -3,7 +3,8 @@
 yaml.safe_load constructs no objects, but it still expands aliases (a "billion laughs" file of
 a few hundred bytes names 10^9 strings) and recurses once per nesting level (a file of 10^5
 brackets ends in a RecursionError).  Data files need neither: an alias, nesting deeper than
-MAX_DEPTH or a file over MAX_BYTES is refused with one line naming the file.
+MAX_DEPTH, a key given twice in one mapping or a file over MAX_BYTES is refused with one line
+naming the file.
 """
 import yaml
 
@@ -17,9 +18,10 @@ class Refused(yaml.YAMLError):
 
 class _Loader(yaml.SafeLoader):
     depth = 0
+    aliases = False
 
     def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
+        if self.check_event(yaml.AliasEvent) and not self.aliases:
             mark = self.peek_event().start_mark
             raise Refused(f"line {mark.line + 1}: uses a YAML alias (*{self.peek_event().anchor}); data files "
                           "spell every value out (aliases are refused: they can expand without bound)")
@@ -33,11 +35,26 @@ class _Loader(yaml.SafeLoader):
             self.depth -= 1
 
 
-def loads(text):
-    """The value of one YAML document; Refused (a yaml.YAMLError) beyond the limits."""
+    def construct_mapping(self, node, deep=False):
+        # a key given twice: PyYAML keeps the last silently, so a second entry far down a file
+        # would replace the reviewed one without a word
+        seen = set()
+        for key, _value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if (key.tag, key.value) in seen:
+                    raise Refused(f"line {key.start_mark.line + 1}: key {key.value[:60]!r} given twice in one "
+                                  "mapping (the second would silently replace the first)")
+                seen.add((key.tag, key.value))
+        return super().construct_mapping(node, deep=deep)
+
+
+def loads(text, aliases=False):
+    """The value of one YAML document; Refused (a yaml.YAMLError) beyond the limits. ``aliases``: for
+    the project's own words files (docs/words/, reviewed as code is), which share a sentence by alias."""
     if len(text) > MAX_BYTES:
         raise Refused(f"{len(text)} characters, over the {MAX_BYTES} a data file may have")
     loader = _Loader(text)
+    loader.aliases = aliases
     try:
         return loader.get_single_data()
     finally:

@@ -3,9 +3,7 @@ checklist (archive/coverage.yaml), the content map (archive/content_map.yaml) an
 equivalents under docs/snippets/.  Read and validated here; evaluated by reportgen.publish.coverage."""
 from pathlib import Path
 
-import yaml
-
-from reportgen.data import plainfile
+from reportgen.data import archive
 from reportgen.errors import ReportError
 from reportgen.data.words import W
 
@@ -19,12 +17,26 @@ PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "
 LABELS = (W("seed.labels.today"), W("seed.labels.wrapper"))
 
 
+def _read(path, what, lists):
+    """An archive YAML file as the archive's tables are read (no alias, bounded depth, one line naming
+    the file on a parse error or a tag such as !!python/object): a mapping whose ``lists`` are lists
+    of mappings (else one line, never an AttributeError)."""
+    data = archive._load_yaml(path, what)
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: expected a mapping, got {type(data).__name__}")
+    for name in lists:
+        value = data.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise ReportError(f"{path}: {name}: expected a list of mappings, got {type(value).__name__} {value!r:.40}")
+    return data
+
+
 def read_content_map(archive_dir):
     """archive/content_map.yaml: {rules, passages}; every passage names what proves it is kept."""
     path = Path(archive_dir) / "content_map.yaml"
     if not path.exists():
         return {"rules": {}, "passages": []}
-    data = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+    data = _read(path, "content map", ("passages",))
     problems = []
     ids = []
     for i, p in enumerate(data.get("passages", [])):
@@ -53,12 +65,14 @@ def read_code(archive_dir):
     path = Path(archive_dir) / "code.yaml"
     if not path.exists():
         return {"snippets": [], "formulas": []}
-    return yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+    return _read(path, "seed code", ("snippets", "formulas"))
 
 
 def read_items(archive_dir):
     path = Path(archive_dir) / "coverage.yaml"
-    data = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+    data = _read(path, "coverage checklist", ("items",))
+    if "rules" not in data:
+        raise ReportError(f"{path}: rules: missing")
     problems = []
     for i, item in enumerate(data.get("items", [])):
         for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):

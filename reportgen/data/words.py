@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from reportgen.errors import ReportError
+from reportgen.data import safeyaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ROOT / "docs" / "words"
@@ -87,10 +88,10 @@ def _inert(value):
 
 @lru_cache(maxsize=None)
 def _load(path, mtime_ns):
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:   # as data files are read: no alias, no key twice, one line naming the file
+        data = safeyaml.loads(path.read_text(encoding="utf-8"), aliases=True)
     except yaml.YAMLError as e:
-        raise ReportError(f"{path.relative_to(ROOT)}: not valid YAML: {e}") from None
+        raise ReportError(f"{path.relative_to(ROOT)}: not valid YAML: {safeyaml.describe(e)}") from None
     return data or {}
 
 

@@ -276,17 +276,26 @@ def _published_data_problems(site_dir, runs):
         name = rel.as_posix()
         if name == "run.json":   # the manifest itself, as load read it
             try:
-                same = json.loads(path.read_text(encoding="utf-8")) == run.manifest
+                same = json.loads(_site_bytes(path) or b"") == run.manifest
             except ValueError:
                 same = False
         elif name not in run.manifest["files"]:
             out.append(f"{path}: not a file of run {run_id} (run.json files does not list it)")
             continue
         else:                    # the file as the run holds it (load checked its sha256), or its truncated copy
-            same = path.read_bytes() == load.shipped_bytes(run, name)
+            same = _site_bytes(path) == load.shipped_bytes(run, name)
         if not same:
             out.append(f"{path}: differs from results/runs/{run_id}/{name}")
     return out
+
+
+def _site_bytes(path):
+    """A site file's bytes, or None when it is over sitecheck.FILE_LIMIT or no plain file (never read:
+    manifest_problems names it); the comparison then reports it as differing."""
+    try:
+        return plainfile.read_bytes(path, sitecheck.FILE_LIMIT)
+    except (ReportError, OSError):
+        return None
 
 
 SIZE_BUDGET_MB = 40
@@ -337,7 +346,7 @@ def _published_records_problems(site_dir, runs):
 
     def differs(path, rec):
         try:
-            same = json.loads(path.read_text(encoding="utf-8")) == rec
+            same = json.loads(_site_bytes(path) or b"") == rec
         except ValueError:
             same = False
         return None if same else f"{path}: differs from record {rec['id']} of run {rec['run_id']}"
@@ -352,7 +361,7 @@ def _published_excerpts_problems(site_dir, runs, results_dir):
     from reportgen.render.figures import log_excerpt_file
 
     def differs(path, rec):
-        if path.read_bytes() == load.excerpt_text(results_dir, rec).encode("utf-8"):
+        if _site_bytes(path) == load.excerpt_text(results_dir, rec).encode("utf-8"):
             return None
         return f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}"
     names = {(run.run_id, log_excerpt_file(rec)): rec for run in _shipped_runs(site_dir / "data" / "logs", runs)
@@ -364,9 +373,18 @@ def _published_excerpts_problems(site_dir, runs, results_dir):
 def _csp_problems(site_dir):
     """Every page of the site (the 404 page and print.html too) declares the content policy."""
     from reportgen.publish.plugin import CSP_META
-    return [f"{path}: no Content-Security-Policy meta element (every page of the site declares it)"
-            for path in sorted(Path(site_dir).rglob("*.html"))
-            if not path.is_symlink() and CSP_META not in path.read_text(encoding="utf-8", errors="replace")]
+    out = []
+    for path in sorted(Path(site_dir).rglob("*.html")):
+        if path.is_symlink():
+            continue
+        try:   # a plain file within the limit: a FIFO named x.html would hang the read, a sparse one fill memory
+            page = plainfile.read_bytes(path, sitecheck.FILE_LIMIT).decode("utf-8", errors="replace")
+        except (ReportError, OSError) as exc:
+            out.extend(getattr(exc, "problems", None) or [f"{path}: cannot read: {exc.strerror}"])
+            continue
+        if CSP_META not in page:
+            out.append(f"{path}: no Content-Security-Policy meta element (every page of the site declares it)")
+    return out
 
 
 def verify(root, site_dir=None, strict=False, runs=None):

@@ -9,12 +9,14 @@ import posixpath
 import re
 
 from reportgen.render.cells import text as _text  # the one escaping point: a figure's text is text, never Markdown
+from reportgen.data.runfacts import anchor
 from reportgen.data.words import W
 
 
 def slug(text):
-    """Stable HTML anchor for an id (same id, same anchor, every build)."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """Stable HTML anchor for an id (same id, same anchor, every build; data.runfacts.anchor, where
+    load refuses two ids of one anchor)."""
+    return anchor(text)
 
 
 def record_file(record_id):
