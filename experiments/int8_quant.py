@@ -324,7 +324,27 @@ def _n_layer(p, name):
     return int(p["n_layer"].get(name, p["n_layer"]["default"]))
 
 
-def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, use_vnni=False, weight_max=127):
+def _rounding(h, name, mod, taps, quant):
+    """``weight_max -> rounded weights`` for the rewrite (``default.rounding: gptq``; otherwise None,
+    rounding to nearest), each computed once, and the summary of every one computed (for the record)."""
+    done: dict = {}
+
+    def rounded(weight_max):
+        if quant.get("rounding") != "gptq":
+            return None
+        if weight_max not in done:
+            from experiments.int8 import rounding
+            done[weight_max] = rounding.round_weights(mod, taps, weight_max)
+            info = done[weight_max][1]
+            h.say(f"{name}: weights to +-{weight_max} rounded with error feedback (GPTQ) in {info.layers} layers; "
+                  f"layer output error {info.error_ratio_median:.3f} (median), {info.error_ratio_max:.3f} (max) "
+                  f"of rounding to nearest, on the calibration inputs")
+        return done[weight_max][0]
+    return rounded, done
+
+
+def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, use_vnni=False, weight_max=127,
+                   rounded=None):
     """Every calibration method x scheme: rewrite, compile, score, per-layer report (evidence)."""
     import tvm
 
@@ -338,12 +358,12 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
             def score_config():
                 acts = Q.calibrate(taps, method, scheme)
                 qmod, report = Q.rewrite(mod, acts, vnni=use_vnni, weight_max=weight_max,
-                                         float_kinds=_float_kinds(p, name))
+                                         float_kinds=_float_kinds(p, name), rounded=rounded)
                 made.update(qmod=qmod, report=report)
                 runner = engines.prepare_tvm(_compile(qmod, target), p["threads"], "E")
                 score = _score(_logits(runner, subj["eval_x"]), reference, subj["eval_y"])
                 dmod, _, order = Q.rewrite(mod, acts, debug=True, vnni=use_vnni, weight_max=weight_max,
-                                           float_kinds=_float_kinds(p, name))
+                                           float_kinds=_float_kinds(p, name), rounded=rounded)
                 dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
                 outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
@@ -591,19 +611,22 @@ def study(h, name, p, threads, target):
         tap_ex = _compile(tap_mod, target)
         taps = Q.run_taps(tap_ex, subj["calib"], names)
         eval_taps = Q.run_taps(tap_ex, [x[None] for x in subj["eval_x"][:_n_layer(p, name)]], names)
+        rounded, roundings = _rounding(h, name, int8_src, taps, quant)
         chosen = _quant_configs(h, name, subj, int8_src, target, taps, reference,
-                                dict(p, threads=threads), eval_taps, use_vnni, weight_max)
+                                dict(p, threads=threads), eval_taps, use_vnni, weight_max, rounded(weight_max))
         qmod, report = chosen
         calib = subj["calib"][:p["n_calib_peers"]]
         ctx = {"h": h, "name": name, "paths": paths, "shape": subj["shape"], "input_size": subj["input_size"],
                "fp32_mod": fp32_mod, "int8_mod": qmod, "quant": quant, "isa": _cpu_isa(),
                "rewrite": dict({k: v for k, v in report.items() if k != "groups"}, vnni_layout=use_vnni,
                                packed_isa=layout, calibration=subj["calib_source"],
-                               peer_calibration_images=len(calib)),
+                               peer_calibration_images=len(calib),
+                               **{f"rounding_{k}": v for k, v in (roundings[weight_max][1].as_dict().items()
+                                                                  if weight_max in roundings else ())}),
                "eval_x": subj["eval_x"], "eval_y": subj["eval_y"], "reference": reference,
                "agree_x": agree_x, "agree_ref": agree_ref, "tmp": tmp, "int8_src": int8_src,
                "acts": Q.calibrate(taps, quant["method"], quant["scheme"]), "float_kinds": _float_kinds(p, name),
-               "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}}
+               "op_seconds": {"fp32": {}, "int8": {}}, "errors": {}, "rounded": rounded}
         try:
             ctx["qdq_info"] = peers.ort_static_qdq(paths["onnx"], calib, Path(tmp) / f"{name}.qdq.onnx",
                                                    activation_type="uint8" if quant["scheme"] == "uint8" else "int8",

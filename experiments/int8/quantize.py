@@ -47,11 +47,10 @@ from typing import Any
 import numpy as np
 
 from experiments.int8 import bias_correction, vnni_ops
+# calibration lives in its own module; these names stay importable from here
+from experiments.int8.calibration import (  # noqa: F401
+    METHODS, MSE_CANDIDATES, PERCENTILE, SCHEMES, ActQuant, calibrate, layer_report, threshold)
 
-METHODS = ("minmax", "percentile", "mse")
-SCHEMES = ("int8", "uint8")
-PERCENTILE = 99.99
-MSE_CANDIDATES = (99.0, 99.9, 99.99, 99.999, 100.0)
 SHAPE_OPS = {"relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.flatten"}
 # Why an operator stays in float, as a code the report records (the words for each code are the
 # page's: docs/words/int8.yaml, float_ops.reason).  A shape operator follows its input: it is listed
@@ -269,60 +268,6 @@ def run_taps(executable, inputs: list[np.ndarray], names: list[str]) -> dict[str
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
-def _quant_error(values: np.ndarray, threshold: float, levels: int) -> float:
-    scale = threshold / levels
-    q = np.clip(np.round(values / scale), -levels, levels) * scale
-    return float(np.mean((q - values) ** 2))
-
-
-def threshold(values: np.ndarray, method: str, unsigned: bool) -> float:
-    """Calibrated clipping threshold of one tensor (always > 0)."""
-    mags = np.abs(values).ravel()
-    if method == "minmax":
-        t = float(mags.max())
-    elif method == "percentile":
-        t = float(np.percentile(mags, PERCENTILE))
-    elif method == "mse":
-        levels = 255 if unsigned else 127
-        sample = mags if mags.size <= 1_000_000 else mags[:: mags.size // 1_000_000 + 1]
-        signed = values.ravel()[:: max(1, values.size // sample.size)]
-        cands = [float(np.percentile(sample, q)) for q in MSE_CANDIDATES]
-        cands = [c for c in cands if c > 0] or [1.0]
-        t = min(cands, key=lambda c: _quant_error(signed, c, levels))
-    else:
-        raise ValueError(f"unknown calibration method {method!r}; expected one of {METHODS}")
-    return t if t > 0 else 1.0
-
-
-@dataclasses.dataclass(frozen=True)
-class ActQuant:
-    """How one activation tensor is quantized."""
-
-    scale: float
-    dtype: str        # "int8" or "uint8"
-    lo: int
-    hi: int
-    # the calibration set's mean of the tensor (batch axis averaged), for bias correction
-    mean: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def make(cls, t: float, unsigned: bool, mean=None) -> "ActQuant":
-        return cls(t / 255, "uint8", 0, 255, mean) if unsigned else cls(t / 127, "int8", -127, 127, mean)
-
-
-def calibrate(taps: dict[str, np.ndarray], method: str, scheme: str) -> dict[str, ActQuant]:
-    """Per-tensor activation quantization from calibration values (name -> ActQuant)."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown scheme {scheme!r}; expected one of {SCHEMES}")
-    out = {}
-    for name, values in taps.items():
-        if name == "__output__" or not np.issubdtype(values.dtype, np.floating):
-            continue
-        unsigned = scheme == "uint8" and float(values.min()) >= 0.0
-        out[name] = ActQuant.make(threshold(values, method, unsigned), unsigned, values.mean(axis=0, keepdims=True))
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Rewrite
 # ---------------------------------------------------------------------------
@@ -344,6 +289,7 @@ class Report:
     float_ops: list[dict[str, str]] = dataclasses.field(default_factory=list)
     conversions: Counter = dataclasses.field(default_factory=Counter)
     groups_corrected: int = 0
+    groups_rounded: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         kinds = Counter(g["kind"] for g in self.groups)
@@ -351,6 +297,7 @@ class Report:
         return {"groups": self.groups, "quantized_ops": dict(kinds), "float_ops": self.float_ops,
                 "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"],
                 "vnni_packed": dict(packed), "bias_corrected": self.groups_corrected,
+                "weights_rounded": self.groups_rounded,
                 "residual_fused": sum(1 for g in self.groups if g.get("residual_fused"))}
 
 
@@ -358,8 +305,9 @@ class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
     def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127,
-                 float_kinds: frozenset = frozenset(), bias_correction: bool = True):
+                 float_kinds: frozenset = frozenset(), bias_correction: bool = True, rounded=None):
         from tvm import relax
+        self.rounded = dict(rounded or {})
         self.relax = relax
         self.bias_correction = bias_correction
         self.float_kinds = frozenset(float_kinds)
@@ -460,6 +408,9 @@ class _Rewriter:
         top = self.weight_max
         s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / float(top)
         w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -top, top).astype(np.int8)
+        if var.name in self.rounded:    # rounded with error feedback (experiments.int8.rounding)
+            w_q, s_w = self.rounded[var.name]
+            self.report.groups_rounded += 1
         x_q, q_x = self._int(x_old)
         kernel = "legalized"
         if kind == "conv2d":
@@ -642,7 +593,7 @@ class _Rewriter:
 
 
 def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127,
-            float_kinds=(), bias_correction: bool = True):
+            float_kinds=(), bias_correction: bool = True, rounded=None):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
@@ -657,42 +608,17 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
     ``kept_float`` (the classifier of an ImageNet network, whose float input is re-quantized per tensor).
     ``bias_correction``: each linear group's bias absorbs the mean shift its weight rounding causes
     (:mod:`experiments.int8.bias_correction`, from the means ``calibrate`` keeps).
+    ``rounded``: conv name -> ``(int8 weights, per-output-channel scales)`` chosen elsewhere
+    (:func:`experiments.int8.rounding.round_weights`) in place of rounding to nearest.
     """
     if not 1 <= int(weight_max) <= 127:
         raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
     unknown = set(float_kinds) - set(LINEAR_KINDS.values())
     if unknown:
         raise ValueError(f"float_kinds may name {sorted(LINEAR_KINDS.values())}, got {sorted(unknown)}")
-    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds), bias_correction)
+    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds), bias_correction, rounded)
     new = rewriter.run()
     report = dict(rewriter.report.as_dict(), weight_max=int(weight_max), float_kinds=sorted(float_kinds))
     if debug:
         return new, report, [name for name, _ in rewriter.taps]
     return new, report
-
-
-def layer_report(fp32: dict[str, np.ndarray], int8: dict[str, np.ndarray], acts: dict[str, ActQuant],
-                 order: list[str]) -> list[dict[str, Any]]:
-    """FP32 vs dequantized INT8 per quantized group output, in network order.
-
-    Each row: layer, FP32 min/max/mean/var, INT8 mean/var, max abs error,
-    relative error (max error / max|FP32|), saturation (share of FP32 values
-    beyond the clipping range of that tensor; 0 for float outputs).
-    """
-    rows = []
-    for name in order:
-        ref, got = fp32[name].astype(np.float64), int8[name].astype(np.float64)
-        err = np.abs(got - ref)
-        q = acts.get(name)
-        sat = 0.0
-        if q is not None:
-            hi, lo = q.hi * q.scale, (0 if q.dtype == "uint8" else q.lo) * q.scale
-            sat = float(np.mean((ref > hi) | (ref < lo)))
-        scale = float(np.max(np.abs(ref))) or 1.0
-        rows.append({"layer": name, "fp32_min": float(ref.min()), "fp32_max": float(ref.max()),
-                     "fp32_mean": float(ref.mean()), "fp32_var": float(ref.var()),
-                     "int8_mean": float(got.mean()), "int8_var": float(got.var()),
-                     "max_abs_err": float(err.max()), "rel_err": float(err.max()) / scale,
-                     "mean_abs_err": float(err.mean()), "saturation": sat,
-                     "dtype": q.dtype if q else "float32", "scale": q.scale if q else None})
-    return rows

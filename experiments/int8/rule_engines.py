@@ -29,7 +29,8 @@ def avx2_program(ctx):
     from experiments.int8 import avx2_dot
     from experiments.int8 import quantize as Q
     if "int8_avx2_mod" not in ctx:
-        ctx["int8_avx2_mod"], report = Q.rewrite(ctx["int8_src"], ctx["acts"], vnni=True,
+        rounded = ctx["rounded"](avx2_dot.WEIGHT_MAX) if ctx.get("rounded") else None
+        ctx["int8_avx2_mod"], report = Q.rewrite(ctx["int8_src"], ctx["acts"], vnni=True, rounded=rounded,
                                                  weight_max=avx2_dot.WEIGHT_MAX, float_kinds=ctx["float_kinds"])
         ctx["rewrite_avx2"] = dict({k: v for k, v in report.items() if k != "groups"},
                                    calibration=ctx["rewrite"]["calibration"])

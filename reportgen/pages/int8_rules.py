@@ -186,7 +186,7 @@ def _margins(src, model):
 
 
 def _levers(src, cur):
-    """The rewrite's two error levers as the record counts them (runs before them have neither)."""
+    """The rewrite's error levers as the record counts them (runs before them have none of them)."""
     rw = cur.record["extra"].get("rewrite") or {}
     if "residual_fused" not in rw or "bias_corrected" not in rw:
         return ""
@@ -194,7 +194,12 @@ def _levers(src, cur):
     fused = (W("int8_rules.margins.levers_fused",
                fused=src.fig(f"{rid}#residual_fused", str(rw["residual_fused"]), "groups", cur))
              if rw["residual_fused"] else "")
-    return W("int8_rules.margins.levers", fused=fused,
+    ratio = rw.get("rounding_error_ratio_median")
+    rounded = (W("int8_rules.margins.levers_rounded",
+                 rounded=src.fig(f"{rid}#weights_rounded", str(rw["weights_rounded"]), "groups", cur),
+                 ratio=src.fig(f"{rid}#rounding_error_ratio", f"{ratio:.3f}", "ratio", cur))
+               if rw.get("weights_rounded") and ratio is not None else "")
+    return W("int8_rules.margins.levers", fused=fused, rounded=rounded,
              corrected=src.fig(f"{rid}#bias_corrected", str(rw["bias_corrected"]), "groups", cur))
 
 
