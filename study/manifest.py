@@ -6,6 +6,7 @@ value of the wrong type must stop the build with a line naming run.json and the 
 internal TypeError, and a figure a page counts with (a family's records, its duration) must be one.
 """
 import math
+import re
 
 TEXT, COUNT, FLAG = (str,), "a count >= 0", (bool,)
 ENVIRONMENT_TYPES = {
@@ -69,10 +70,16 @@ def _typed(obj, types, where):
             for name, want in types.items() if name in obj and not _ok(obj[name], want)]
 
 
+ENVIRONMENT_PRESENT = ("cpu_family_model", "physical_cores", "cpu_mhz", "blas_env")
+"""Fields capture() always writes and the environment table reads, though they may be null or empty
+(so not in schema.ENV_REQUIRED): a run.json without one stopped the page with a KeyError."""
+
+
 def environment_problems(env):
     """Each environment field of a known type (containers included: a blas that is not a list of
-    objects, a tvm_target that is not an object)."""
-    out = _typed(env, ENVIRONMENT_TYPES, "environment")
+    objects, a tvm_target that is not an object), and ENVIRONMENT_PRESENT present."""
+    out = [f"environment.{name}: missing" for name in ENVIRONMENT_PRESENT if name not in env]
+    out += _typed(env, ENVIRONMENT_TYPES, "environment")
     for i, entry in enumerate(env.get("blas") if isinstance(env.get("blas"), list) else ()):
         if isinstance(entry, dict) and not isinstance(entry.get("architecture", ""), (str, type(None))):
             out.append(f"environment.blas[{i}].architecture: expected str, got {type(entry['architecture']).__name__}")
@@ -96,6 +103,23 @@ def _clock_problems(clock):
     if "value" in clock and value is not None and not (_number(value) and 0 < value <= MAX_MHZ):
         out.append(f"environment.cpu_mhz.value: expected a clock of 0 to {MAX_MHZ:g} MHz or null, "
                    f"got {type(value).__name__} {value!r:.40}")
+    return out
+
+
+COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64}|unknown)\Z")
+"""What retest writes as git.commit: `git rev-parse HEAD` (SHA-1, or SHA-256 in a repository of that
+format), or "unknown" outside a checkout."""
+
+
+def git_problems(git):
+    """git.commit as retest writes it (the runs table cuts it, and `git cat-file --batch-check` reads
+    one commit a line: a commit holding a newline would shift the answers for every later run) and
+    git.dirty a bool (a string "no" would mark the run dirty)."""
+    out = []
+    if "commit" in git and not (isinstance(git["commit"], str) and COMMIT.match(git["commit"])):
+        out.append(f"git.commit: expected 40 or 64 lower-case hex digits or 'unknown', got {git['commit']!r:.60}")
+    if "dirty" in git and not isinstance(git["dirty"], bool):
+        out.append(f"git.dirty: expected true or false, got {type(git['dirty']).__name__} {git['dirty']!r:.40}")
     return out
 
 

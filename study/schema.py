@@ -392,6 +392,7 @@ def run_problems(run):
         if name not in run["git"]:
             out.append(f"git.{name}: missing")
     out.extend(f"git.{name}: unknown field" for name in run["git"] if name not in GIT_FIELDS)
+    out.extend(manifest.git_problems(run["git"]))
     for family, entry in run["experiments"].items():
         if not isinstance(entry, dict):
             out.append(f"experiments.{family}: expected an object")

@@ -57,6 +57,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(400, "bad path")
             return None
 
+    def list_directory(self, path):
+        """A folder without an index.html is not found, as on a static host: the built site links
+        every file it serves, and a listing would show what no page shows (an old run's data)."""
+        self.send_error(404, "not found")
+        return None
+
     def log_message(self, format, *args):   # noqa: A002 - the base class's name
         """One plain line per request, with the client's text escaped (no terminal control)."""
         text = (format % args).encode("ascii", "backslashreplace").decode("ascii")

@@ -110,12 +110,22 @@ def cited_lines(lines, rec, context=0):
 
 
 EXCERPT_LINES = 400
+EXCERPT_LINE_CHARS = 2000
+"""A cited line longer than this ships cut, with a note (as the provenance pages show it): one 1 MB
+line cited by many records would otherwise ship once per record."""
+
+
+def _cut(line):
+    if len(line) <= EXCERPT_LINE_CHARS:
+        return line
+    return (line[:EXCERPT_LINE_CHARS] + f" [... {len(line) - EXCERPT_LINE_CHARS} more characters of this line left out; "
+            "the whole log is in results/ ...]")
 
 
 def excerpt_text(results_dir, rec, limit=EXCERPT_LINES):
     """A record's cited log lines as shipped on their own: all of them, or the first and last
     limit/2 with a line saying how many are left out (a family-level record may cite thousands)."""
-    lines = cited_lines(log_lines(results_dir, rec), rec)
+    lines = [_cut(line) for line in cited_lines(log_lines(results_dir, rec), rec)]
     if len(lines) > limit:
         lines = lines[:limit // 2] + [f"[... {len(lines) - limit} lines left out; the whole log is "
                                       f"results/{rec['log']['path']} ...]"] + lines[-limit // 2:]
@@ -600,7 +610,8 @@ def unknown_commits(root, runs):
     import subprocess
     if not (Path(root) / ".git").exists():
         return {}
-    commits = sorted({str(run.manifest["git"].get("commit")) for run in runs})
+    from study.manifest import COMMIT   # one commit a line: a newline in one would shift every later answer
+    commits = sorted(c for c in {str(run.manifest["git"].get("commit")) for run in runs} if COMMIT.match(c))
     try:
         out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch-check"], capture_output=True,
                              text=True, timeout=60, check=True,

@@ -10,7 +10,7 @@ Historical values are never touched here: they stay strings in archive.Table.
 from dataclasses import dataclass, field
 
 from study import identity, work
-from reportgen.data import frame
+from reportgen.data import frame, runfacts
 from reportgen.errors import ReportError
 
 PROFILE_RANK = {"quick": 0, "standard": 1, "full": 2}
@@ -49,7 +49,9 @@ def current_records(runs):
     """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of)."""
     chosen = {}
     for run in runs:
-        rank = (PROFILE_RANK.get(run.manifest["profile"], -1), run.manifest["finished_at"])
+        # newest by the run id's checked start (runfacts.order), never by finished_at: a run may claim to
+        # have finished months after it started, and would stay current over every run in between
+        rank = (PROFILE_RANK.get(run.manifest["profile"], -1), runfacts.order_key(run))
         for rec in run.records:
             best = chosen.get(rec["id"])
             if best is None or rank >= best[0]:

@@ -55,3 +55,23 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES):
 def read_text(path, limit=MAX_RUN_FILE_BYTES):
     """read_bytes decoded as UTF-8 (UnicodeDecodeError as bytes.decode raises it)."""
     return read_bytes(path, limit).decode("utf-8")
+
+
+def tree_problems(folder, what):
+    """One line for ``folder`` if it is a symlink, else one per entry under it that is not a plain file
+    or folder, walked without following a link: a link in docs/ would publish a file from outside the
+    project (MkDocs copies what a link points to), a FIFO would hang the build."""
+    if os.path.islink(folder):
+        return [f"{folder}: is a symlink (to {os.readlink(folder)!r:.80}); {what} is read only from a plain "
+                "folder of the project"]
+    out = []
+    for top, dirs, names in os.walk(folder):
+        for name in sorted(dirs + names):
+            path = os.path.join(top, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                out.append(f"{path}: is a symlink (to {os.readlink(path)!r:.80}); {what} holds only plain files "
+                           "(a link would publish a file from outside the project)")
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                out.append(f"{path}: is not a plain file or folder (a FIFO or device would hang the build)")
+    return out

@@ -36,15 +36,20 @@ def count_problems(run_path, manifest, records):
 
 def _start(run):
     """(the second a run id names, the retest number within that second: 1 for the first)."""
-    stamped = run.manifest["environment"]["machine_id"]
+    stamped = run.manifest["environment"].get("machine_id") or ""   # a loaded run always has one
     numbered = _NUMBERED.match(run.run_id)
     number = int(numbered.group(2)) if numbered and not run.run_id.endswith("-" + stamped) else 1
     return run.run_id.split("-", 1)[0], number
 
 
+def order_key(run):
+    """A run's place among the runs: the second its id names, then retest's number within it."""
+    return _start(run), run.run_id
+
+
 def order(runs):
     """Runs oldest first: by the second their id names, then by retest's number within it (-10 after -2)."""
-    return sorted(runs, key=lambda run: (_start(run), run.run_id))
+    return sorted(runs, key=order_key)
 
 
 def machine_problems(runs):

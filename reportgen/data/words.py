@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from reportgen.errors import ReportError
-from reportgen.data import safeyaml
+from reportgen.data import plainfile, safeyaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ROOT / "docs" / "words"
@@ -88,10 +88,17 @@ def _inert(value):
 
 @lru_cache(maxsize=None)
 def _load(path, mtime_ns):
+    where = path.relative_to(ROOT)
+    try:   # a plain file of bounded size (a link, a FIFO or a 3 GB file is refused unread), UTF-8
+        text = plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES)
+    except ReportError as e:
+        raise ReportError(f"{where}: {str(e).split(': ', 1)[-1]}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError(f"{where}: cannot read the words: {e}") from None
     try:   # as data files are read: no alias, no key twice, one line naming the file
-        data = safeyaml.loads(path.read_text(encoding="utf-8"), aliases=True)
+        data = safeyaml.loads(text, aliases=True)
     except yaml.YAMLError as e:
-        raise ReportError(f"{path.relative_to(ROOT)}: not valid YAML: {safeyaml.describe(e)}") from None
+        raise ReportError(f"{where}: not valid YAML: {safeyaml.describe(e)}") from None
     return data or {}
 
 

@@ -24,7 +24,7 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, compare, derived, frame, load, merge, seed
+from reportgen.data import archive, compare, derived, frame, load, merge, plainfile, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
@@ -148,6 +148,9 @@ class Templates:
 class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
+        planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
+        if planted:
+            raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()

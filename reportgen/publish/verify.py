@@ -155,6 +155,8 @@ def _index_problems(index_path, index):
         for name, want in fields.items():
             if not isinstance(entry.get(name), want):
                 return [f"{index_path}: [{i}].{name}: expected a {want.__name__}, got {entry.get(name)!r:.60}"]
+        if not isinstance(entry.get("value", ""), str):   # the figure's text, as the page shows it
+            return [f"{index_path}: [{i}].value: expected a str, got {entry['value']!r:.60}"]
         if entry["kind"] not in ("current", "historical"):
             return [f"{index_path}: [{i}].kind: {entry['kind']!r:.40} is not current or historical"]
     return []
