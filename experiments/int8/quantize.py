@@ -281,6 +281,11 @@ def _fixed_point(multipliers: np.ndarray) -> tuple[np.ndarray, int]:
     return np.round(multipliers * (2.0 ** shift)).astype(np.int64), shift
 
 
+def weight_scales(w: np.ndarray, reduce_axes, top: int) -> np.ndarray:
+    """Per-output-channel scales of symmetric weights: ``max|w| / top`` over ``reduce_axes``."""
+    return np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / float(top)
+
+
 @dataclasses.dataclass
 class Report:
     """What the rewrite did: groups quantized, float operators left, conversions."""
@@ -405,12 +410,13 @@ class _Rewriter:
         w = _const_array(w_const)
         axis = 0 if kind == "conv2d" else w.ndim - 1
         reduce_axes = tuple(a for a in range(w.ndim) if a != axis)
-        top = self.weight_max
-        s_w = np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / float(top)
-        w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -top, top).astype(np.int8)
         if var.name in self.rounded:    # rounded with error feedback (experiments.int8.rounding)
             w_q, s_w = self.rounded[var.name]
             self.report.groups_rounded += 1
+        else:
+            top = self.weight_max
+            s_w = weight_scales(w, reduce_axes, top)
+            w_q = np.clip(np.round(w / np.expand_dims(s_w, reduce_axes)), -top, top).astype(np.int8)
         x_q, q_x = self._int(x_old)
         kernel = "legalized"
         if kind == "conv2d":

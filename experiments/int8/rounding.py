@@ -115,7 +115,7 @@ def round_weights(mod, taps: dict[str, np.ndarray], weight_max: int = 127, image
             h = hessian(iter([x.reshape(-1, x.shape[-1]).astype(np.float64)]))
         else:
             continue
-        s = np.maximum(np.abs(rows).max(axis=1), 1e-12) / float(weight_max)
+        s = Q.weight_scales(rows, 1, weight_max)
         levels = gptq(rows, h, s, int(weight_max))
         nearest = np.clip(np.round(rows / s[:, None]), -weight_max, weight_max)
         base = _output_error(rows, nearest, s, h)
