@@ -104,7 +104,7 @@ NESTED_FIGURES = {
     "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
-                "residual_fused": COUNT, "bias_corrected": COUNT, "weights_rounded": COUNT,
+                "residual_fused": COUNT, "residual_wide": COUNT, "bias_corrected": COUNT, "weights_rounded": COUNT,
                 "rounding_layers": COUNT, "rounding_error_ratio_median": NUMBER, "rounding_error_ratio_max": NUMBER},
     "converter": {"xnnpack_partitions": COUNT, "int8_compute_ops": (int, list), "float_compute_ops": (int, list)},
     "codegen": {"fma_scalar": COUNT, "fma_packed": (dict,), "widest_register": (str,)},

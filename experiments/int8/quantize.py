@@ -273,6 +273,9 @@ def run_taps(executable, inputs: list[np.ndarray], names: list[str]) -> dict[str
 # ---------------------------------------------------------------------------
 
 
+WIDE_BITS = 8   # a wide residual operand holds 2^WIDE_BITS steps per step of its 8-bit scale
+
+
 def _fixed_point(multipliers: np.ndarray) -> tuple[np.ndarray, int]:
     """Integers m and shift n with m / 2^n ≈ multipliers, m < 2^30 (int64 products cannot overflow)."""
     top = float(np.max(multipliers))
@@ -303,15 +306,19 @@ class Report:
                 "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"],
                 "vnni_packed": dict(packed), "bias_corrected": self.groups_corrected,
                 "weights_rounded": self.groups_rounded,
-                "residual_fused": sum(1 for g in self.groups if g.get("residual_fused"))}
+                "residual_fused": sum(1 for g in self.groups if g.get("residual_fused")),
+                "residual_wide": sum(1 for g in self.groups if g.get("wide") or g.get("shortcut_wide"))}
 
 
 class _Rewriter:
     """Walks main's bindings once and emits the integer program with a BlockBuilder."""
 
     def __init__(self, mod, acts: dict[str, ActQuant], debug: bool, vnni: bool = False, weight_max: int = 127,
-                 float_kinds: frozenset = frozenset(), bias_correction: bool = True, rounded=None):
+                 float_kinds: frozenset = frozenset(), bias_correction: bool = True, rounded=None,
+                 wide_residual: bool = True):
         from tvm import relax
+        self.wide_residual = wide_residual
+        self.wide: dict = {}         # old var -> (int32 expr, scales, broadcast shape) for a residual add
         self.rounded = dict(rounded or {})
         self.relax = relax
         self.bias_correction = bias_correction
@@ -355,6 +362,22 @@ class _Rewriter:
         scaled = op.round(op.multiply(expr, self.relax.const(1.0 / q.scale, "float32")))
         self.quantized[var] = (self.bb.emit(op.astype(op.clip(scaled, q.lo, q.hi), q.dtype)), q)
         return self.quantized[var]
+
+    def _term(self, var):
+        """``(integer tensor, scales, broadcast shape)`` of an operand of a residual sum: its wide int32
+        version when it has one, else its 8-bit version."""
+        if var in self.wide:
+            return self.wide[var]
+        x, q = self._int(var)
+        return x, np.array([q.scale]), (1,)
+
+    def _known(self, var) -> bool:
+        return var in self.env or var in self.wide
+
+    def _feeds_residual(self, var) -> bool:
+        """True when a residual add (two computed tensors) reads var."""
+        return any(_op_name(self.pairs[i][1]) == "relax.add" and not any(_is_const(a) for a in self.pairs[i][1].args)
+                   for i in self.users.get(var, []))
 
     def _single_user(self, var, opname, const_other=None):
         """The index of var's only user if it is ``opname`` (optionally with a constant operand)."""
@@ -463,7 +486,8 @@ class _Rewriter:
                 last = self.pairs[bias_at][0]
                 members.append(bias_at)
         last, relu_at = self._absorb_relu(last, members)
-        if relu_at is None and self._fused_residual(acc, acc_scale, shape, last, members, kind):
+        if relu_at is None and (self._fused_residual(acc, acc_scale, shape, last, members, kind)
+                                or self._wide_accumulator(acc, acc_scale, shape, last, members, kind)):
             self.report.groups[-1]["kernel"] = kernel
             return
         if self._feeds_integer(last):
@@ -491,23 +515,41 @@ class _Rewriter:
         if add_at is None:
             return False
         other = [a for a in self.pairs[add_at][1].args if not a.same_as(last)]
-        if len(other) != 1 or other[0] not in self.env:
+        if len(other) != 1 or not self._known(other[0]):
             return False
-        b, q_b = self._int(other[0])
         members.append(add_at)
-        self._sum(members, self.pairs[add_at][0], [(acc, acc_scale, shape), (b, np.array([q_b.scale]), (1,))], kind)
+        self._sum(members, self.pairs[add_at][0], [(acc, acc_scale, shape), self._term(other[0])], kind)
         self.report.groups[-1]["residual_fused"] = True
+        return True
+
+    def _wide_accumulator(self, acc, acc_scale, shape, last, members, kind) -> bool:
+        """A linear group whose result only feeds a residual add whose other operand comes later (a
+        downsampling block's 1x1 shortcut) keeps its int32 accumulator for that add: the later group
+        sums both accumulators in one requantization instead of reading this one rounded to 8 bits."""
+        add_at = self._single_user(last, "relax.add", const_other=False)
+        if not self.wide_residual or add_at is None:
+            return False
+        self.wide[last] = (acc, acc_scale, shape)
+        self.done.update(members)
+        self.report.groups.append({"kind": kind, "output": last.name, "relu": False, "out_dtype": "int32",
+                                   "out_scale": None, "wide": True,
+                                   "ops": [_op_name(self.pairs[i][1]).replace("relax.", "") for i in members]})
+        if self.debug:
+            op = self.relax.op
+            self.taps.append((last.name, self.bb.emit(op.multiply(
+                op.astype(acc, "float32"), self._const(acc_scale.reshape(shape), "float32")))))
         return True
 
     def _residual(self, index):
         """add(a, b) of two tensors, both made integer, then ReLU when it follows alone."""
         var, value = self.pairs[index]
-        (a, q_a), (b, q_b) = self._int(value.args[0]), self._int(value.args[1])
-        self._sum([index], var, [(a, np.array([q_a.scale]), (1,)), (b, np.array([q_b.scale]), (1,))], "add")
+        self._sum([index], var, [self._term(value.args[0]), self._term(value.args[1])], "add")
 
     def _sum(self, members, var, terms, kind):
         """Integer terms (tensor, scales, broadcast shape) summed at the output's scale in fixed point
-        (``(sum t_i * m_i + 2^(n-1)) >> n``), then ReLU when it follows alone; integer or float out."""
+        (``(sum t_i * m_i + 2^(n-1)) >> n``), then ReLU when it follows alone; integer or float out.
+        A sum that a later residual add reads (the identity shortcut) is also kept wide: int32 at
+        2^-WIDE_BITS of its 8-bit scale, unclipped above, and the 8-bit copy is rounded from it."""
         op, relax = self.relax.op, self.relax
         last, relu_at = self._absorb_relu(var, members)
         if self._feeds_integer(last):
@@ -515,12 +557,21 @@ class _Rewriter:
             target = q_out.scale
         else:
             q_out, target = None, min(float(np.min(s)) for _, s, _ in terms)
+        wide = q_out is not None and self.wide_residual and self._feeds_residual(last)
+        if wide:
+            target = target / (1 << WIDE_BITS)
         m, shift = _fixed_point(np.concatenate([s / target for _, s, _ in terms]))
         total, at = None, 0
         for t, s, shape in terms:
             term = op.multiply(op.astype(t, "int64"), self._const(m[at:at + s.size].reshape(shape), "int64"))
             total, at = term if total is None else op.add(total, term), at + s.size
         rounded = op.right_shift(op.add(total, relax.const(1 << (shift - 1), "int64")), relax.const(shift, "int64"))
+        if wide:
+            lo = 0 if relu_at is not None else -(1 << 31)
+            held = self.bb.emit(op.astype(op.clip(rounded, lo, (1 << 31) - 1), "int32"))
+            self.wide[last] = (held, np.array([target]), (1,))
+            rounded = op.right_shift(op.add(held, relax.const(1 << (WIDE_BITS - 1), "int32")),
+                                     relax.const(WIDE_BITS, "int32"))
         if q_out is not None:
             lo = 0 if relu_at is not None else q_out.lo
             out = self.bb.emit(op.astype(op.clip(rounded, lo, q_out.hi), q_out.dtype))
@@ -528,6 +579,8 @@ class _Rewriter:
             acc = self.bb.emit(op.astype(rounded, "int32"))
             out = self._dequant_acc(acc, np.array([target]), (1,), relu_at is not None)
         self._finish(members, last, out, q_out, kind, relu_at is not None)
+        if wide:
+            self.report.groups[-1]["shortcut_wide"] = True
 
     def _finish(self, members, last, out, q_out, kind, relu):
         self.done.update(members)
@@ -599,7 +652,7 @@ class _Rewriter:
 
 
 def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = False, weight_max: int = 127,
-            float_kinds=(), bias_correction: bool = True, rounded=None):
+            float_kinds=(), bias_correction: bool = True, rounded=None, wide_residual: bool = True):
     """The integer program for a prepared FP32 module; returns ``(module, report dict[, tap names])``.
 
     ``debug=True``: main returns ``(logits, dequantized output of every quantized group)``
@@ -616,13 +669,16 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
     (:mod:`experiments.int8.bias_correction`, from the means ``calibrate`` keeps).
     ``rounded``: conv name -> ``(int8 weights, per-output-channel scales)`` chosen elsewhere
     (:func:`experiments.int8.rounding.round_weights`) in place of rounding to nearest.
+    ``wide_residual``: the operands of a residual add stay int32 (a shortcut at 2^-8 of its 8-bit
+    scale, a downsampling 1x1 conv's accumulator), so the add rounds once; False reads them as 8 bits.
     """
     if not 1 <= int(weight_max) <= 127:
         raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
     unknown = set(float_kinds) - set(LINEAR_KINDS.values())
     if unknown:
         raise ValueError(f"float_kinds may name {sorted(LINEAR_KINDS.values())}, got {sorted(unknown)}")
-    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds), bias_correction, rounded)
+    rewriter = _Rewriter(mod, acts, debug, vnni, weight_max, frozenset(float_kinds), bias_correction, rounded,
+                         wide_residual)
     new = rewriter.run()
     report = dict(rewriter.report.as_dict(), weight_max=int(weight_max), float_kinds=sorted(float_kinds))
     if debug:
