@@ -83,7 +83,7 @@ class _Nums(sitecheck.Markup):
 def typed_figures(docs_dir):
     """Hand-typed figures in page templates, as 'path:line: text' problems."""
     out = []
-    for path in sorted(Path(docs_dir).rglob("*.md")):
+    for path in [p for p in plainfile.tree(docs_dir) if p.suffix == ".md" and p.is_file()]:
         text = path.read_text(encoding="utf-8")
         masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
         for number, line in enumerate(masked.splitlines(), 1):
@@ -122,13 +122,19 @@ def _parse(data):
     return _PARSED[key]
 
 
+def _tree(folder, suffix=""):
+    """Path(folder).rglob("*" + suffix), sorted, through plainfile.walk (no recursion, bounded depth:
+    sitecheck.manifest_problems names a folder nested too deep)."""
+    return [p for p in plainfile.tree(folder) if p.name.endswith(suffix)] if Path(folder).is_dir() else []
+
+
 def _is_page(rel):
     return rel.endswith(".html") and not rel.startswith(("data/", "assets/"))
 
 
 def _parse_pages(site_dir, problems):
     pages = {}
-    for path in sorted(site_dir.rglob("*.html")):
+    for path in _tree(site_dir, ".html"):
         rel = path.relative_to(site_dir).as_posix()
         if not _is_page(rel) or path.is_symlink():
             continue
@@ -261,13 +267,13 @@ def _href_problems(site_dir, rel, num, pages, where):
 def _published_data_problems(site_dir, runs):
     """site/ holds no symlink, and site/data/runs is exactly the runs' own files (nothing planted)."""
     out = []
-    for top, dirs, names in os.walk(site_dir):
+    for top, dirs, names in plainfile.walk(site_dir):
         for name in dirs + names:
             if os.path.islink(os.path.join(top, name)):
                 out.append(f"{os.path.join(top, name)}: is a symlink; a published site holds only plain files")
     by_id = {run.run_id: run for run in runs}
     data = site_dir / "data" / "runs"
-    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+    for path in _tree(data):
         if not path.is_file() or path.is_symlink():
             continue
         run_id, rel = path.relative_to(data).parts[0], path.relative_to(data / path.relative_to(data).parts[0])
@@ -307,7 +313,7 @@ pages, not with the history of runs; a site over the budget is a regression to f
 
 def _size_problems(site_dir, budget_mb=SIZE_BUDGET_MB):
     sizes = {}
-    for top, _dirs, names in os.walk(site_dir):
+    for top, _dirs, names in plainfile.walk(site_dir):
         for name in names:
             path = os.path.join(top, name)
             if not os.path.islink(path):
@@ -324,7 +330,7 @@ def _shipped_problems(folder, names, differs, unknown):
     """Files under ``folder`` named <run>/<name>: each must be a key of ``names`` (its value the
     record it comes from) and pass ``differs(path, record)`` (a message, or None when unaltered)."""
     out = []
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+    for path in _tree(folder):
         if not path.is_file() or path.is_symlink():
             continue
         parts = path.relative_to(folder).parts
@@ -376,7 +382,7 @@ def _csp_problems(site_dir):
     """Every page of the site (the 404 page and print.html too) declares the content policy."""
     from reportgen.publish.plugin import CSP_META
     out = []
-    for path in sorted(Path(site_dir).rglob("*.html")):
+    for path in _tree(Path(site_dir), ".html"):
         if path.is_symlink():
             continue
         try:   # a plain file within the limit: a FIFO named x.html would hang the read, a sparse one fill memory
