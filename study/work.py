@@ -19,6 +19,11 @@ ELEMENT_BYTES = {"float32": 4, "float64": 8}
 MAX_ACCUMULATORS = 64
 """Independent FMA chains the peak loop may keep (32 vector registers at most, two per chain)."""
 
+MAX_OPS_PER_S = 1e16
+"""The most operations a second any machine of the study can do (ten peta-operations: a few times
+an H200's dense int8 peak, about 6000 times the fastest committed record): a call faster than its
+work allows is a forged time or case (n=32 in a picosecond published 65 PFLOPS from a 2-core VM)."""
+
 FLOPS_TOLERANCE = 1e-9
 """Relative difference allowed between extra.flops_per_call and the work the case defines."""
 
@@ -207,6 +212,23 @@ def _nested_problems(extra):
     return [p for p in out if p]
 
 
+def _rate_problems(rec, claimed):
+    """The fastest sample of a record whose calls do a known work (the case's, else flops_per_call)
+    must not exceed MAX_OPS_PER_S."""
+    work = flops_per_call(rec) or (claimed if _is_number(claimed) and claimed > 0 else None)
+    times = [s for s in rec["samples"] if _is_number(s) and s > 0]
+    if work is None or not times or rec["unit"] != "s":
+        return []
+    try:
+        rate = float(work) / min(times)
+    except OverflowError:
+        rate = math.inf
+    if rate <= MAX_OPS_PER_S:
+        return []
+    return [f"samples: a call of {float(work):.3g} operations in {min(times):g} s is {rate:.3g} operations a "
+            f"second, more than the {MAX_OPS_PER_S:g} any machine can do (a forged time or case)"]
+
+
 def extra_problems(rec):
     """Problems of the extra fields a record's pages read: their types, and flops_per_call a
     positive number equal (within FLOPS_TOLERANCE) to the work the case defines."""
@@ -224,6 +246,7 @@ def extra_problems(rec):
         if work is not None and abs(claimed - work) > FLOPS_TOLERANCE * work:
             out.append(f"extra.flops_per_call: {claimed!r:.40} is not the work its case defines ({work}); "
                        "GFLOPS are computed from the case")
+    out += _rate_problems(rec, claimed)
     if rec["experiment"] in GEMM_FAMILIES + ("machine_peak",) and rec["samples"] and flops_per_call(rec) is None:
         out.append("case: does not define the work of a call (GEMM: m, n, k > 0; machine_peak: isa, dtype, "
                    "iters, threads and extra.accumulators)")
