@@ -383,6 +383,7 @@ def run_problems(run):
     out.extend(manifest.environment_problems(env))
     for name in ("environment", "command", "experiments"):
         out.extend(_long_strings(run[name], name, MAX_ENV_CHARS))
+    out.extend(manifest.size_problems(run))
     _safe_strings(run["run_id"], "run_id", out)
     out.extend(_time_problems(run))
     match = _RUN_ID.match(run["run_id"])
@@ -495,6 +496,9 @@ CAMPAIGN_FIELDS = {
     "steps": (list, "one per retest that continued the campaign, oldest first"),
 }
 CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
+MAX_TRIALS = 10**7
+"""Trials (and records) a campaign may count, in a step and in all: MetaSchedule measures some
+thousands; a step of 1e90 trials in 1.5 s was published as the campaign's count."""
 
 
 CAMPAIGN_PARTS = ("model", "batch", "input_size", "seed", "variant", "target", "tvm_version")
@@ -578,6 +582,8 @@ def campaign_problems(state, folder_name):
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
+            elif name in step and step[name] > MAX_TRIALS:
+                out.append(f"{where}.{name}: {step[name]!r:.40} is more than the {MAX_TRIALS} a campaign may count")
         seconds = step.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= DURATION_RANGE_S[1]:
             out.append(f"{where}.seconds: expected a duration of 0 to {DURATION_RANGE_S[1]:g} s, got {seconds!r:.40}")
@@ -593,6 +599,9 @@ def campaign_problems(state, folder_name):
                            f"steps' trials so far ({total})")
     if not _count(state["cumulative_trials"]):
         out.append(f"cumulative_trials: expected a count >= 0, got {state['cumulative_trials']!r:.40}")
+    elif state["cumulative_trials"] > MAX_TRIALS:
+        out.append(f"cumulative_trials: {state['cumulative_trials']!r:.40} is more than the {MAX_TRIALS} a campaign "
+                   "may count")
     elif not out and state["cumulative_trials"] != total:
         out.append(f"cumulative_trials: {state['cumulative_trials']} is not the sum of its steps' trials ({total})")
     return out
