@@ -31,6 +31,13 @@ SAFE_SCHEMES = ("http", "https", "mailto")
 file:///... (or runs javascript:) in a reader's browser, or in the browser `reportgen pdf` drives,
 was not built by reportgen."""
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
+RESOURCES = {"script": ("src",), "img": ("src", "srcset"), "iframe": ("src",), "frame": ("src",), "embed": ("src",),
+             "object": ("data",), "link": ("href",), "source": ("src", "srcset"), "video": ("src", "poster"),
+             "audio": ("src",), "track": ("src",), "input": ("src",), "image": ("href", "xlink:href")}
+"""What an element loads by itself (a link is followed only when clicked): a built page loads every
+resource from the site, never from another host (mkdocs.yml vendors even the search shim)."""
+_OUTSIDE = re.compile(r"^[\s\x00-\x1f]*(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|[/\\][/\\])")
+"""A URL of another origin: a scheme (https:, data:) or a protocol-relative //host."""
 
 
 class _Nums(sitecheck.Markup):
@@ -40,7 +47,7 @@ class _Nums(sitecheck.Markup):
 
     def __init__(self):
         super().__init__()
-        self.nums, self.ids, self._open, self.forged, self.schemes = [], set(), None, [], []
+        self.nums, self.ids, self._open, self.forged, self.schemes, self.outside = [], set(), None, [], [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
@@ -52,6 +59,12 @@ class _Nums(sitecheck.Markup):
             scheme = _SCHEME.match(attrs.get(name) or "")
             if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
                 self.schemes.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        for name in RESOURCES.get(tag, ()):   # srcset: "url 1x, url 2x"
+            urls = (attrs.get(name) or "").split(",") if name == "srcset" else [attrs.get(name) or ""]
+            if any(_OUTSIDE.match(url) for url in urls):
+                self.outside.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        if tag == "base" or "srcdoc" in attrs or (tag == "meta" and str(attrs.get("http-equiv")).lower() == "refresh"):
+            self.outside.append(f"<{tag} {' '.join(attrs)[:60]}>")   # another base, an inline frame, a redirect
         classes = set((attrs.get("class") or "").split())
         if "data-num" not in attrs and {"num", "fig"} & classes:
             element = f"<{tag} class={attrs.get('class')!r}>"
@@ -196,6 +209,9 @@ def _check_site(site_dir, tables, records):
                         "(every figure of a page is indexed in numbers.json)" for element in parsed.forged)
         problems.extend(f"{site_dir / rel}: {element}: a scheme a built page never uses "
                         f"(only paths of the site and {', '.join(SAFE_SCHEMES)})" for element in parsed.schemes)
+        problems.extend(f"{site_dir / rel}: {element}: loads or goes to something outside the site (a built page "
+                        "loads every resource from the site; it has no base, redirect or inline frame)"
+                        for element in parsed.outside)
         for num in parsed.nums:
             where = f"{site_dir / rel}: figure {num['id']!r}"
             entry = indexed.get((rel, num["id"])) if rel != PRINT_PAGE else by_id.get(num["id"])
