@@ -7,7 +7,7 @@ import json
 import math
 import re
 
-from study import manifest, stats as _stats
+from study import manifest, stats as _stats, work as _work
 
 SCHEMA_VERSION = 1
 
@@ -496,9 +496,7 @@ CAMPAIGN_FIELDS = {
     "steps": (list, "one per retest that continued the campaign, oldest first"),
 }
 CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
-MAX_TRIALS = 10**7
-"""Trials (and records) a campaign may count, in a step and in all: MetaSchedule measures some
-thousands; a step of 1e90 trials in 1.5 s was published as the campaign's count."""
+MAX_TRIALS = _work.MAX_TRIALS   # trials (and records) a campaign may count, in a step and in all
 
 
 CAMPAIGN_PARTS = ("model", "batch", "input_size", "seed", "variant", "target", "tvm_version")

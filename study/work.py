@@ -52,10 +52,15 @@ def flops_per_call(rec):
     return None
 
 
+MAX_TRIALS = 10**7
+"""Tuning trials a record or a campaign may count (MetaSchedule measures some thousands; a count of
+1e90 was printed as a tuned kernel's trials, and a campaign step of 1e90 trials in 1.5 s published)."""
+
 NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
+TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
-    "op_profile_total_s": SECONDS, "trials_done": COUNT, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "op_profile_total_s": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -82,8 +87,9 @@ def _type_problem(where, value, want):
         ok = _is_number(value)
     elif want == SECONDS:
         ok = _is_number(value) and value >= 0
-    elif want == COUNT:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif want in (COUNT, TRIALS):
+        ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
+              and (want == COUNT or value <= MAX_TRIALS))
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
         ok = _is_number(value) and 0 <= value <= 1
     else:
@@ -104,9 +110,9 @@ NESTED_FIGURES = {
     "training": {"seconds": SECONDS, "epochs": COUNT, "eval_accuracy": SHARE, "train_accuracy": SHARE,
                  "counts": (dict,)},
     "stats": IR_STATS, "before_stats": IR_STATS, "after_stats": IR_STATS,
-    "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
-    "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
-    "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
+    "tuning": {"trials": TRIALS, "seconds": SECONDS, "cumulative_trials": TRIALS},
+    "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
+    "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
                 "residual_fused": COUNT, "bias_corrected": COUNT, "weights_rounded": COUNT,
@@ -120,7 +126,7 @@ NESTED_FIGURES = {
 
 PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": (list,), "outputs": (list,)}
-ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": COUNT, "weight": COUNT,
+ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
 """Rows of the tuning allocation and per-layer error tables, as the pages read them."""
@@ -174,7 +180,7 @@ def _nested_problems(extra):
         if not isinstance(point, dict):
             out.append(f"extra.curve[{i}]: expected an object, got {type(point).__name__}")
             continue
-        for name, want in (("trial", COUNT), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
+        for name, want in (("trial", TRIALS), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
     tables = [(name, PROFILE_ROW) for name in ("op_profile", "kernel_profile", "node_profile")] + list(ROWS.items())
