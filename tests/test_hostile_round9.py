@@ -12,6 +12,7 @@ has a test here or in the other rounds.
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 from conftest import ROOT
@@ -165,11 +166,19 @@ NESTED = {"run_nested_folders": _nested_run, "docs_nested_folders": _nested_docs
           "archive_nested_folders": _nested_archive, "site_nested_folders": _nested_site}
 
 
+@pytest.fixture
+def deep_tmp(tmp_path):
+    """tmp_path, emptied by `rm -rf` afterwards: shutil.rmtree recurses once per level too, so pytest's
+    own clean-up of a later session would end in a RecursionError on these folders."""
+    yield tmp_path
+    subprocess.run(["rm", "-rf", "--", *map(str, tmp_path.iterdir())], check=True)
+
+
 @pytest.mark.parametrize("case", sorted(NESTED))
-def test_folders_nested_1200_levels_are_refused_in_one_line(case, tmp_path):
+def test_folders_nested_1200_levels_are_refused_in_one_line(case, deep_tmp):
     """os.walk and Path.rglob recurse once per level: load, the build's docs check, the archive seal
     and verify ended in 'internal error RecursionError'."""
-    check, where = NESTED[case](tmp_path)
+    check, where = NESTED[case](deep_tmp)
     with pytest.raises(ReportError) as err:
         check()
     assert any(p.startswith(str(where)) and _expect(case) in p for p in err.value.problems), err.value.problems
