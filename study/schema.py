@@ -318,6 +318,8 @@ def _positive_problems(rec):
             for i, v in enumerate(rec["samples"]) if v > 0 and not low <= v <= high][:3]
     if len(rec["samples"]) > MAX_SAMPLES:
         out.append(f"samples: {len(rec['samples'])} values, more than the {MAX_SAMPLES} a record may carry")
+    if not out:   # plausible durations: is the work they claim to have done plausible in them?
+        out.extend(_work.rate_problems(rec))
     for key, value in (rec["stats"] or {}).items():
         if key in ("std", "n") or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue

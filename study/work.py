@@ -218,9 +218,10 @@ def _nested_problems(extra):
     return [p for p in out if p]
 
 
-def _rate_problems(rec, claimed):
+def rate_problems(rec):
     """The fastest sample of a record whose calls do a known work (the case's, else flops_per_call)
-    must not exceed MAX_OPS_PER_S."""
+    must not exceed MAX_OPS_PER_S (schema checks it once the samples are plausible durations)."""
+    claimed = rec["extra"].get("flops_per_call")
     work = flops_per_call(rec) or (claimed if _is_number(claimed) and claimed > 0 else None)
     times = [s for s in rec["samples"] if _is_number(s) and s > 0]
     if work is None or not times or rec["unit"] != "s":
@@ -252,7 +253,6 @@ def extra_problems(rec):
         if work is not None and abs(claimed - work) > FLOPS_TOLERANCE * work:
             out.append(f"extra.flops_per_call: {claimed!r:.40} is not the work its case defines ({work}); "
                        "GFLOPS are computed from the case")
-    out += _rate_problems(rec, claimed)
     if rec["experiment"] in GEMM_FAMILIES + ("machine_peak",) and rec["samples"] and flops_per_call(rec) is None:
         out.append("case: does not define the work of a call (GEMM: m, n, k > 0; machine_peak: isa, dtype, "
                    "iters, threads and extra.accumulators)")
