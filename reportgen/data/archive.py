@@ -148,11 +148,11 @@ def _sha256(path):
     return hashlib.sha256(plainfile.read_bytes(path, plainfile.MAX_ARCHIVE_FILE_BYTES)).hexdigest()
 
 
-def _sealed_files(archive_dir):
+def _sealed_files(archive_dir, problems=None):
     """Every entry under archive/ but its folders and the seal itself (symlinks, FIFOs and devices
-    included, as refusals)."""
-    return sorted(p for p in archive_dir.rglob("*")
-                  if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL)
+    included, as refusals); a folder nested too deep is a line in ``problems`` (plainfile.walk)."""
+    return [p for p in plainfile.tree(archive_dir, problems, "the archive")
+            if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL]
 
 
 def seal_problems(archive_dir):
@@ -170,7 +170,7 @@ def seal_problems(archive_dir):
             return [f"{seal}:{number}: expected '<sha256>  <path>', got {line[:60]!r}; run `{RESEAL}`"]
         listed[rel] = sha
     out = []
-    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir)}
+    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir, out)}
     hint = f"if the change is deliberate, run `{RESEAL}` and commit archive/{SEAL}"
     for rel in sorted(set(listed) | set(actual)):
         path = archive_dir / rel
@@ -191,7 +191,10 @@ def seal_problems(archive_dir):
 def reseal(archive_dir):
     """Write archive/SHA256SUMS for the archive as it is now (a deliberate act: commit it)."""
     archive_dir = Path(archive_dir)
-    files = _sealed_files(archive_dir)
+    deep = []
+    files = _sealed_files(archive_dir, deep)
+    if deep:
+        raise ReportError(deep)
     links = [p for p in files if p.is_symlink()]
     if links:
         raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
