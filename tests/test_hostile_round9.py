@@ -295,4 +295,35 @@ def test_verify_refuses_a_page_that_loads_from_another_origin(case, tmp_path):
 
 
 SPECIAL = {**{case: None for case in NESTED}, **{case: None for case in NEWLINES},
-           **{case: None for case in WORDS}, **{case: None for case in PAGES}, "camp_trials_1e90": None}
+           **{case: None for case in WORDS}, **{case: None for case in PAGES}, "camp_trials_1e90": None,
+           "camp_step_run_missing": None}
+
+
+MISSING_RUN = "20261201T110215Z-standard-ab32f168216c"   # named by a committed campaign, never committed
+
+
+def test_a_campaign_step_whose_run_is_absent_is_marked_and_counted_as_unverifiable():
+    """camp_step_run_missing: the step stays in the count (the database holds its tuning records and
+    the tuned network used them) but the campaign table marks its run, a note gives the trials no log
+    backs, and the build prints one line for it; with the run present, nothing is marked."""
+    from reportgen.data import campaigns, merge
+    from reportgen.pages import e2e
+    from reportgen.render.figures import FigureBook
+    from reportgen.data.words import W
+    runs = load.read_runs(ROOT / "results")
+    assert MISSING_RUN not in {run.run_id for run in runs}
+    current = merge.current_records(merge.runs_of(runs, "ab32f168216c"))
+    ids = {run.run_id for run in runs}
+    table = e2e.campaign_table(FigureBook(), current, ids)
+    marked = [line for line in table.splitlines() if MISSING_RUN in line]
+    assert marked and all(W("e2e.campaign_table.run_missing") in line for line in marked)
+    assert sum(W("e2e.campaign_table.run_missing") in line for line in table.splitlines()) == len(marked)
+    note = table.split("\n\n")[-1]
+    assert ">372<" in note and ">1<" in note, note
+    whole = e2e.campaign_table(FigureBook(), current, ids | {MISSING_RUN})
+    assert W("e2e.campaign_table.run_missing") not in whole and ">372<" not in whole.split("\n\n")[-1]
+    lines = campaigns.unverified_lines(load.read_campaigns(ROOT / "results", runs), runs)
+    assert [line for line in lines if MISSING_RUN in line] == [
+        f"campaign resnet18_v1-b1-s224-default-2356d41c5a: step 1 names run {MISSING_RUN}, which is not in "
+        "results/runs/; its 372 trials are counted as the campaign says, unverifiable"]
+

@@ -6,7 +6,6 @@ archive deliberately, edit it, then run ``python -m reportgen.data.archive --res
 both (the diff of SHA256SUMS shows which files changed).
 """
 import hashlib
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -245,9 +244,9 @@ def _environment_problems(path, environments):
 def read_archive(archive_dir):
     """Every table under archive/tables, keyed by id, plus the environments; the seal checked."""
     archive_dir = Path(archive_dir)
-    if archive_dir.is_symlink():   # a link would publish another folder's tables, sealed or not
-        raise ReportError(f"{archive_dir}: is a symlink (to {os.readlink(archive_dir)!r:.80}); the archive is read "
-                          "only from a plain folder of the project")
+    planted = plainfile.tree_problems(archive_dir, "the archive") if archive_dir.exists() else []
+    if planted:   # a link would publish another folder's tables, sealed or not; a FIFO hang the read
+        raise ReportError(planted)
     if not (archive_dir / "tables").is_dir():
         raise ReportError(f"{archive_dir / 'tables'}: missing: no historical tables to publish "
                           "(restore archive/ from git)")
