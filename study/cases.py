@@ -76,14 +76,24 @@ FREE = ("graph",)
 """Families whose id values are labels of their own (a pass step "03-FoldConstant" for case step 3)."""
 
 
+POSITIVE = ("threads", "batch", "input_size", "m", "n", "k", "iters")
+"""Case fields that count threads, inputs or elements: an integer of at least 1, or null (a GEMM
+on threads=0 or "-4" loaded, and its speed-ups were computed against it)."""
+
+
+def _positive_problems(case: dict) -> list[str]:
+    return [f"case.{key}: {case[key]!r:.40} is not a count >= 1 (or null)" for key in POSITIVE
+            if case.get(key) is not None and not (type(case[key]) is int and case[key] >= 1)]
+
+
 def case_problems(record_id: str, case: dict) -> list[str]:
     """A record's case must say what its id says: each id field the case also holds (under its own
     name or CASE_KEYS) has the same value, so that a page never labels one problem with another's
     figures (n=2048 in the id, 8192 in the case the GFLOPS are computed from)."""
     family, named = fields(record_id)
     if family in FREE:
-        return []
-    out = []
+        return _positive_problems(case)
+    out = _positive_problems(case)
     for name, value in named.items():
         if value is True:
             continue

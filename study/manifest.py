@@ -70,6 +70,40 @@ def _typed(obj, types, where):
             for name, want in types.items() if name in obj and not _ok(obj[name], want)]
 
 
+MAX_CORES = 4096
+"""The most logical CPUs a machine of the study may report (logical_cores, physical_cores, and each
+CPU number of affinity below it): the pages run and label their all-core cases with it."""
+MAX_MEMORY_BYTES = 2**50
+"""The most memory a machine may report (1 PiB; the largest servers hold some tens of TB)."""
+MAX_ITEMS = 8192
+"""Entries (list items and mapping keys, at any depth) run.json's environment, command and
+experiments may hold in all: an affinity of a million CPUs made a 7.9 MB environment table."""
+
+
+def size_problems(run):
+    """The environment's counts within a machine's bounds, and environment, command and experiments
+    each of at most MAX_ITEMS entries."""
+    env = run["environment"]
+    out = [f"environment.{name}: {env[name]!r:.40} is more than the {MAX_CORES} CPUs a machine may have"
+           for name in ("logical_cores", "physical_cores") if _ok(env.get(name), COUNT) and env[name] > MAX_CORES]
+    if _ok(env.get("memory_bytes"), COUNT) and env["memory_bytes"] > MAX_MEMORY_BYTES:
+        out.append(f"environment.memory_bytes: {env['memory_bytes']!r:.40} is more than the {MAX_MEMORY_BYTES} "
+                   "bytes (1 PiB) a machine may have")
+    if _ok(env.get("affinity"), "a list of CPU numbers >= 0") and any(c >= MAX_CORES for c in env["affinity"][:MAX_ITEMS]):
+        out.append(f"environment.affinity: a CPU number of {MAX_CORES} or more (a machine has at most {MAX_CORES})")
+    for name in ("environment", "command", "experiments"):
+        count, stack = 0, [run[name]]
+        while stack and count <= MAX_ITEMS:
+            item = stack.pop()
+            if isinstance(item, (list, dict)):
+                count += len(item)
+                stack.extend(item.values() if isinstance(item, dict) else item)
+        if count > MAX_ITEMS:
+            out.append(f"{name}: more than the {MAX_ITEMS} entries (list items and keys, at any depth) a run "
+                       "may hold there")
+    return out
+
+
 ENVIRONMENT_PRESENT = ("cpu_family_model", "physical_cores", "cpu_mhz", "blas_env")
 """Fields capture() always writes and the environment table reads, though they may be null or empty
 (so not in schema.ENV_REQUIRED): a run.json without one stopped the page with a KeyError."""

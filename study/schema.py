@@ -7,7 +7,7 @@ import json
 import math
 import re
 
-from study import manifest, stats as _stats
+from study import manifest, stats as _stats, work as _work
 
 SCHEMA_VERSION = 1
 
@@ -318,6 +318,8 @@ def _positive_problems(rec):
             for i, v in enumerate(rec["samples"]) if v > 0 and not low <= v <= high][:3]
     if len(rec["samples"]) > MAX_SAMPLES:
         out.append(f"samples: {len(rec['samples'])} values, more than the {MAX_SAMPLES} a record may carry")
+    if not out:   # plausible durations: is the work they claim to have done plausible in them?
+        out.extend(_work.rate_problems(rec))
     for key, value in (rec["stats"] or {}).items():
         if key in ("std", "n") or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue
@@ -383,6 +385,7 @@ def run_problems(run):
     out.extend(manifest.environment_problems(env))
     for name in ("environment", "command", "experiments"):
         out.extend(_long_strings(run[name], name, MAX_ENV_CHARS))
+    out.extend(manifest.size_problems(run))
     _safe_strings(run["run_id"], "run_id", out)
     out.extend(_time_problems(run))
     match = _RUN_ID.match(run["run_id"])
@@ -495,6 +498,7 @@ CAMPAIGN_FIELDS = {
     "steps": (list, "one per retest that continued the campaign, oldest first"),
 }
 CAMPAIGN_STEP_FIELDS = ("run_id", "trials", "seconds", "cumulative_trials", "estimated_kernel_s", "records")
+MAX_TRIALS = _work.MAX_TRIALS   # trials (and records) a campaign may count, in a step and in all
 
 
 CAMPAIGN_PARTS = ("model", "batch", "input_size", "seed", "variant", "target", "tvm_version")
@@ -578,6 +582,8 @@ def campaign_problems(state, folder_name):
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
+            elif name in step and step[name] > MAX_TRIALS:
+                out.append(f"{where}.{name}: {step[name]!r:.40} is more than the {MAX_TRIALS} a campaign may count")
         seconds = step.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= DURATION_RANGE_S[1]:
             out.append(f"{where}.seconds: expected a duration of 0 to {DURATION_RANGE_S[1]:g} s, got {seconds!r:.40}")
@@ -593,6 +599,9 @@ def campaign_problems(state, folder_name):
                            f"steps' trials so far ({total})")
     if not _count(state["cumulative_trials"]):
         out.append(f"cumulative_trials: expected a count >= 0, got {state['cumulative_trials']!r:.40}")
+    elif state["cumulative_trials"] > MAX_TRIALS:
+        out.append(f"cumulative_trials: {state['cumulative_trials']!r:.40} is more than the {MAX_TRIALS} a campaign "
+                   "may count")
     elif not out and state["cumulative_trials"] != total:
         out.append(f"cumulative_trials: {state['cumulative_trials']} is not the sum of its steps' trials ({total})")
     return out

@@ -19,6 +19,11 @@ ELEMENT_BYTES = {"float32": 4, "float64": 8}
 MAX_ACCUMULATORS = 64
 """Independent FMA chains the peak loop may keep (32 vector registers at most, two per chain)."""
 
+MAX_OPS_PER_S = 1e16
+"""The most operations a second any machine of the study can do (ten peta-operations: a few times
+an H200's dense int8 peak, about 6000 times the fastest committed record): a call faster than its
+work allows is a forged time or case (n=32 in a picosecond published 65 PFLOPS from a 2-core VM)."""
+
 FLOPS_TOLERANCE = 1e-9
 """Relative difference allowed between extra.flops_per_call and the work the case defines."""
 
@@ -47,10 +52,15 @@ def flops_per_call(rec):
     return None
 
 
+MAX_TRIALS = 10**7
+"""Tuning trials a record or a campaign may count (MetaSchedule measures some thousands; a count of
+1e90 was printed as a tuned kernel's trials, and a campaign step of 1e90 trials in 1.5 s published)."""
+
 NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
+TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
-    "op_profile_total_s": SECONDS, "trials_done": COUNT, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "op_profile_total_s": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -77,8 +87,9 @@ def _type_problem(where, value, want):
         ok = _is_number(value)
     elif want == SECONDS:
         ok = _is_number(value) and value >= 0
-    elif want == COUNT:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif want in (COUNT, TRIALS):
+        ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
+              and (want == COUNT or value <= MAX_TRIALS))
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
         ok = _is_number(value) and 0 <= value <= 1
     else:
@@ -99,9 +110,9 @@ NESTED_FIGURES = {
     "training": {"seconds": SECONDS, "epochs": COUNT, "eval_accuracy": SHARE, "train_accuracy": SHARE,
                  "counts": (dict,)},
     "stats": IR_STATS, "before_stats": IR_STATS, "after_stats": IR_STATS,
-    "tuning": {"trials": COUNT, "seconds": SECONDS, "cumulative_trials": COUNT},
-    "rules_tuning": {"trials": COUNT, "seconds": SECONDS},
-    "rules": {"trials": COUNT, "limit": COUNT, "kernels": (dict,)},
+    "tuning": {"trials": TRIALS, "seconds": SECONDS, "cumulative_trials": TRIALS},
+    "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
+    "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
                 "residual_fused": COUNT, "residual_wide": COUNT, "bias_corrected": COUNT, "weights_rounded": COUNT,
@@ -115,7 +126,7 @@ NESTED_FIGURES = {
 
 PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": (list,), "outputs": (list,)}
-ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": COUNT, "weight": COUNT,
+ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
 """Rows of the tuning allocation and per-layer error tables, as the pages read them."""
@@ -169,7 +180,7 @@ def _nested_problems(extra):
         if not isinstance(point, dict):
             out.append(f"extra.curve[{i}]: expected an object, got {type(point).__name__}")
             continue
-        for name, want in (("trial", COUNT), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
+        for name, want in (("trial", TRIALS), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
     tables = [(name, PROFILE_ROW) for name in ("op_profile", "kernel_profile", "node_profile")] + list(ROWS.items())
@@ -205,6 +216,24 @@ def _nested_problems(extra):
         out.append(_type_problem("extra.blas_kernel.architecture", blas["architecture"], (str,)))
     out += _counts_problems(extra)
     return [p for p in out if p]
+
+
+def rate_problems(rec):
+    """The fastest sample of a record whose calls do a known work (the case's, else flops_per_call)
+    must not exceed MAX_OPS_PER_S (schema checks it once the samples are plausible durations)."""
+    claimed = rec["extra"].get("flops_per_call")
+    work = flops_per_call(rec) or (claimed if _is_number(claimed) and claimed > 0 else None)
+    times = [s for s in rec["samples"] if _is_number(s) and s > 0]
+    if work is None or not times or rec["unit"] != "s":
+        return []
+    try:
+        rate = float(work) / min(times)
+    except OverflowError:
+        rate = math.inf
+    if rate <= MAX_OPS_PER_S:
+        return []
+    return [f"samples: a call of {float(work):.3g} operations in {min(times):g} s is {rate:.3g} operations a "
+            f"second, more than the {MAX_OPS_PER_S:g} any machine can do (a forged time or case)"]
 
 
 def extra_problems(rec):

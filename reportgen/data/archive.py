@@ -6,7 +6,6 @@ archive deliberately, edit it, then run ``python -m reportgen.data.archive --res
 both (the diff of SHA256SUMS shows which files changed).
 """
 import hashlib
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -148,11 +147,11 @@ def _sha256(path):
     return hashlib.sha256(plainfile.read_bytes(path, plainfile.MAX_ARCHIVE_FILE_BYTES)).hexdigest()
 
 
-def _sealed_files(archive_dir):
+def _sealed_files(archive_dir, problems=None):
     """Every entry under archive/ but its folders and the seal itself (symlinks, FIFOs and devices
-    included, as refusals)."""
-    return sorted(p for p in archive_dir.rglob("*")
-                  if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL)
+    included, as refusals); a folder nested too deep is a line in ``problems`` (plainfile.walk)."""
+    return [p for p in plainfile.tree(archive_dir, problems, "the archive")
+            if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL]
 
 
 def seal_problems(archive_dir):
@@ -170,7 +169,7 @@ def seal_problems(archive_dir):
             return [f"{seal}:{number}: expected '<sha256>  <path>', got {line[:60]!r}; run `{RESEAL}`"]
         listed[rel] = sha
     out = []
-    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir)}
+    actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir, out)}
     hint = f"if the change is deliberate, run `{RESEAL}` and commit archive/{SEAL}"
     for rel in sorted(set(listed) | set(actual)):
         path = archive_dir / rel
@@ -191,7 +190,10 @@ def seal_problems(archive_dir):
 def reseal(archive_dir):
     """Write archive/SHA256SUMS for the archive as it is now (a deliberate act: commit it)."""
     archive_dir = Path(archive_dir)
-    files = _sealed_files(archive_dir)
+    deep = []
+    files = _sealed_files(archive_dir, deep)
+    if deep:
+        raise ReportError(deep)
     links = [p for p in files if p.is_symlink()]
     if links:
         raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
@@ -242,9 +244,9 @@ def _environment_problems(path, environments):
 def read_archive(archive_dir):
     """Every table under archive/tables, keyed by id, plus the environments; the seal checked."""
     archive_dir = Path(archive_dir)
-    if archive_dir.is_symlink():   # a link would publish another folder's tables, sealed or not
-        raise ReportError(f"{archive_dir}: is a symlink (to {os.readlink(archive_dir)!r:.80}); the archive is read "
-                          "only from a plain folder of the project")
+    planted = plainfile.tree_problems(archive_dir, "the archive") if archive_dir.exists() else []
+    if planted:   # a link would publish another folder's tables, sealed or not; a FIFO hang the read
+        raise ReportError(planted)
     if not (archive_dir / "tables").is_dir():
         raise ReportError(f"{archive_dir / 'tables'}: missing: no historical tables to publish "
                           "(restore archive/ from git)")

@@ -52,3 +52,18 @@ def projection(points, target_s):
     last_trials, last_s = points[-1][0], points[-1][1]
     return {"exponent": b, "trials": needed, "last_trials": last_trials, "last_s": last_s,
             "factor": last_s / target_s, "per_doubling": 2 ** b, "points": len(points)}
+
+
+def unverified_steps(steps, run_ids):
+    """The steps of a campaign (dicts with run_id and trials) whose run is not in results/runs/: their
+    trials are in the campaign's count and its database, but no run's log or record backs them."""
+    return [step for step in steps if isinstance(step, dict) and step.get("run_id") not in run_ids]
+
+
+def unverified_lines(campaigns, runs):
+    """One build line per campaign step of results/campaigns/ whose run is not in results/runs/."""
+    run_ids = {run.run_id for run in runs}
+    return [f"campaign {key}: step {state['steps'].index(step)} names run {step['run_id']}, which is not in "
+            f"results/runs/; its {step['trials']} trials are counted as the campaign says, unverifiable"
+            for key, state in sorted(campaigns.items()) for step in unverified_steps(state["steps"], run_ids)]
+

@@ -135,7 +135,7 @@ def excerpt_text(results_dir, rec, limit=EXCERPT_LINES):
 def _tree(run_path):
     """(files relative to the run, symlinks and odd entries) of one run directory, never following links."""
     files, bad = {}, []
-    for top, dirs, names in os.walk(run_path, followlinks=False):
+    for top, dirs, names in plainfile.walk(run_path, bad, "a run"):
         for name in sorted(dirs + names):
             path = Path(top) / name
             st = os.lstat(path)
@@ -667,4 +667,4 @@ def tuning_files(run, prefix):
 
 def files_under(folder):
     """The plain files under a folder of a run (never following a link), sorted."""
-    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink())
+    return [p for p in plainfile.tree(folder) if p.is_file() and not p.is_symlink()]

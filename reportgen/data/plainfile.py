@@ -57,6 +57,42 @@ def read_text(path, limit=MAX_RUN_FILE_BYTES):
     return read_bytes(path, limit).decode("utf-8")
 
 
+MAX_FOLDER_DEPTH = 32
+"""Levels of folders a run, a campaign, docs/, archive/ or a built site may nest (the deepest
+committed: 5, a run's artifacts): deeper ones are refused, never entered."""
+
+
+def walk(folder, problems=None, what="this folder"):
+    """os.walk(folder), top-down and never following a link, but without recursion and at most
+    MAX_FOLDER_DEPTH levels deep: os.walk, Path.rglob and os.makedirs recurse once per level, so
+    1200 nested folders (2.4 KB of path) ended the build or verify in an internal RecursionError.
+    A folder at the limit that holds folders is one line in ``problems`` and is not entered.
+    A caller may prune ``dirs`` in place, as with os.walk."""
+    base = os.fspath(folder)
+    stack = [(base, 0)]
+    while stack:
+        top, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(top), key=lambda e: e.name)
+        except OSError:
+            continue
+        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        names = [e.name for e in entries if not e.is_dir(follow_symlinks=False)]
+        yield top, dirs, names
+        if dirs and depth + 1 >= MAX_FOLDER_DEPTH:
+            if problems is not None:
+                problems.append(f"{top}: holds folders nested more than {MAX_FOLDER_DEPTH} levels below {base}; "
+                                f"{what} is refused there (never entered)")
+            continue
+        stack.extend((os.path.join(top, d), depth + 1) for d in reversed(dirs))
+
+
+def tree(folder, problems=None, what="this folder"):
+    """Every entry under folder (files, folders, links), as sorted Paths: Path.rglob("*") through walk."""
+    from pathlib import Path
+    return sorted(Path(top) / name for top, dirs, names in walk(folder, problems, what) for name in dirs + names)
+
+
 def tree_problems(folder, what):
     """One line for ``folder`` if it is a symlink, else one per entry under it that is not a plain file
     or folder, walked without following a link: a link in docs/ would publish a file from outside the
@@ -65,7 +101,7 @@ def tree_problems(folder, what):
         return [f"{folder}: is a symlink (to {os.readlink(folder)!r:.80}); {what} is read only from a plain "
                 "folder of the project"]
     out = []
-    for top, dirs, names in os.walk(folder):
+    for top, dirs, names in walk(folder, out, what):
         for name in sorted(dirs + names):
             path = os.path.join(top, name)
             mode = os.lstat(path).st_mode

@@ -54,6 +54,9 @@ _BAD_URL = re.compile(_BAD_SCHEME, re.I)
 _MD_ATTRS = re.compile(r"\{[^{}]*?(?:^|[\s:.#\"'])on[a-z]+\s*=", re.I)
 """An attribute list ``{: onclick=...}`` (attr_list turns it into an attribute of the element)."""
 _MD_INERT = {c: f"&#{ord(c)};" for c in "[]{}"}
+_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?[0-9]{0,3}[,_]?(?:\.[0-9]{1,3})?[bcdeEfFgGnosxX%]?\Z")
+"""A placeholder's format spec as the words use them (.2f, .0%, g): a width or precision of at most
+three digits (``{n:>300000000}`` would fill in 300 MB, ``{n:.999999999f}`` a gigabyte)."""
 
 
 def _as_browsers_read(value):
@@ -131,10 +134,17 @@ def _fill(where, key, text, values):
         if m.group(1) not in values:
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)}, "
                               f"but the code fills in only {sorted(values) or 'none'}")
-        value = values[m.group(1)]
+        value, spec = values[m.group(1)], m.group(2) or ""
         if isinstance(value, str) and (not guard or markup_problem(value)):
             value = _inert(value)   # shown as text, never run (see markup_problem)
-        return format(value, m.group(2) or "")
+        try:
+            if not _SPEC.match(spec):
+                raise ValueError("not a format spec of the words (a width or precision of 1 to 3 digits, "
+                                 "such as .2f, .0% or g)")
+            return format(value, spec)
+        except (ValueError, TypeError) as e:   # {n:d} of a text, {n:zz}: the words' fault, named
+            raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)!r:.60}, which cannot "
+                              f"format the {type(value).__name__} the code fills in: {e}") from None
     if not values and "{" not in text:
         return text
     out = PLACEHOLDER.sub(fill, text)

@@ -306,20 +306,28 @@ def tuning_effect(book, current):
                      "D ÷ ONNX Runtime", W("e2e.tuning_effect.head_slowest_op")], rows)
 
 
-def campaign_table(book, current):
+def campaign_table(book, current, run_ids):
     """Every tuning campaign behind group D: its steps (run, new trials, cumulative trials, tuning time,
-    estimated kernel time), so progress across retests is visible."""
-    lines = []
+    estimated kernel time), so progress across retests is visible.  A step whose run is not in
+    results/runs/ (``run_ids``) is marked, and a note under the table says how many trials no log backs."""
+    lines, notes = [], []
     for cur in merge.family(current, "e2e_tune").values():
         camp = cur.record["extra"].get("campaign") if cur.ok else None
         if not camp:
             continue
         case, rid = cur.record["case"], cur.record["id"]
+        missing = campaigns.unverified_steps(camp["steps"], run_ids)
+        if missing:
+            notes.append(W("e2e.campaign_table.unverified", model=_esc(case["model"]),
+                           steps=book.current(f"{rid}#unverified_steps", str(len(missing)), "steps", cur),
+                           trials=book.current(f"{rid}#unverified_trials", str(sum(s["trials"] for s in missing)),
+                                               "trials", cur)))
         for i, step in enumerate(camp["steps"]):
             newest = i == len(camp["steps"]) - 1
             est = step.get("estimated_kernel_s")
             est_text = fmt_number(est * 1e3, "ms") + " ms" if est else "—"
-            lines.append([_esc(case["model"]), _esc(case.get("variant", "default")), _code(step["run_id"]),
+            run = _code(step["run_id"]) + (W("e2e.campaign_table.run_missing") if step in missing else "")
+            lines.append([_esc(case["model"]), _esc(case.get("variant", "default")), run,
                           str(step["trials"]),
                           book.current(f"{rid}#cumulative_trials", str(step["cumulative_trials"]), "trials", cur)
                           if newest else str(step["cumulative_trials"]),
@@ -327,7 +335,8 @@ def campaign_table(book, current):
                           book.current(f"{rid}#estimated_kernel_ms", est_text, "ms", cur) if newest and est else est_text])
     if not lines:
         return W("e2e.campaign_table.text")
-    return markdown([W("e2e.latency_table.head_model"), W("e2e.campaign_table.head_space"), W("e2e.campaign_table.head_run"), W("e2e.campaign_table.head_new_trials"), W("e2e.campaign_table.head_total_trials"), W("e2e.campaign_table.head_tuning_time"), W("e2e.campaign_table.head_db_kernel_time")], lines)
+    return markdown([W("e2e.latency_table.head_model"), W("e2e.campaign_table.head_space"), W("e2e.campaign_table.head_run"), W("e2e.campaign_table.head_new_trials"), W("e2e.campaign_table.head_total_trials"), W("e2e.campaign_table.head_tuning_time"), W("e2e.campaign_table.head_db_kernel_time")], lines) \
+        + "".join("\n\n" + note for note in notes)
 
 
 def threads_table(book, current, model="resnet18_v1"):
@@ -360,7 +369,7 @@ def names(site):
         "e2e_allocation": lambda model, batch=1: allocation_table(b, d.current, model, batch),
         "e2e_goal": lambda model="resnet18_v1": goal(b, d.current, model),
         "e2e_tuning_effect": lambda: tuning_effect(b, d.current),
-        "e2e_campaigns": lambda: campaign_table(b, d.current),
+        "e2e_campaigns": lambda: campaign_table(b, d.current, {run.run_id for run in d.loaded}),
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
         "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),

@@ -24,7 +24,7 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, compare, derived, frame, load, merge, plainfile, seed
+from reportgen.data import archive, campaigns, compare, derived, frame, load, merge, plainfile, seed
 from reportgen.errors import ReportError
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
@@ -287,6 +287,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         _say_jumps(self.data.all_runs)
+        for line in campaigns.unverified_lines(self.data.campaigns, self.data.loaded):
+            print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
         # every file is written without following a link (nofollow): a site folder holds only our files
         for name, text in sorted(self.csv_files.items()):

@@ -51,10 +51,11 @@ def read_json(path, limit=JSON_LIMIT):
         raise ReportError(f"{path}: {str(exc)[:200] or type(exc).__name__}") from None
 
 
-def _files(site_dir):
-    """{relative path: absolute path} of every plain file of the site (links are verify's to refuse)."""
+def _files(site_dir, problems=None):
+    """{relative path: absolute path} of every plain file of the site (links are verify's to refuse;
+    a folder nested too deep is a line in ``problems``, plainfile.walk)."""
     out = {}
-    for top, dirs, names in os.walk(site_dir):
+    for top, dirs, names in plainfile.walk(site_dir, problems, "a built site"):
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
         for name in names:
             path = os.path.join(top, name)
@@ -107,7 +108,7 @@ def manifest_problems(site_dir):
     except ReportError as exc:
         return [f"{p}; `reportgen build` lists every file it writes" for p in exc.problems]
     out = []
-    for rel, path in sorted(_files(site_dir).items()):
+    for rel, path in sorted(_files(site_dir, out).items()):
         if rel == MANIFEST:
             continue
         if rel not in listed:

@@ -31,6 +31,13 @@ SAFE_SCHEMES = ("http", "https", "mailto")
 file:///... (or runs javascript:) in a reader's browser, or in the browser `reportgen pdf` drives,
 was not built by reportgen."""
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
+RESOURCES = {"script": ("src",), "img": ("src", "srcset"), "iframe": ("src",), "frame": ("src",), "embed": ("src",),
+             "object": ("data",), "link": ("href",), "source": ("src", "srcset"), "video": ("src", "poster"),
+             "audio": ("src",), "track": ("src",), "input": ("src",), "image": ("href", "xlink:href")}
+"""What an element loads by itself (a link is followed only when clicked): a built page loads every
+resource from the site, never from another host (mkdocs.yml vendors even the search shim)."""
+_OUTSIDE = re.compile(r"^[\s\x00-\x1f]*(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|[/\\][/\\])")
+"""A URL of another origin: a scheme (https:, data:) or a protocol-relative //host."""
 
 
 class _Nums(sitecheck.Markup):
@@ -40,7 +47,7 @@ class _Nums(sitecheck.Markup):
 
     def __init__(self):
         super().__init__()
-        self.nums, self.ids, self._open, self.forged, self.schemes = [], set(), None, [], []
+        self.nums, self.ids, self._open, self.forged, self.schemes, self.outside = [], set(), None, [], [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
@@ -52,6 +59,12 @@ class _Nums(sitecheck.Markup):
             scheme = _SCHEME.match(attrs.get(name) or "")
             if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
                 self.schemes.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        for name in RESOURCES.get(tag, ()):   # srcset: "url 1x, url 2x"
+            urls = (attrs.get(name) or "").split(",") if name == "srcset" else [attrs.get(name) or ""]
+            if any(_OUTSIDE.match(url) for url in urls):
+                self.outside.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        if tag == "base" or "srcdoc" in attrs or (tag == "meta" and str(attrs.get("http-equiv")).lower() == "refresh"):
+            self.outside.append(f"<{tag} {' '.join(attrs)[:60]}>")   # another base, an inline frame, a redirect
         classes = set((attrs.get("class") or "").split())
         if "data-num" not in attrs and {"num", "fig"} & classes:
             element = f"<{tag} class={attrs.get('class')!r}>"
@@ -83,7 +96,7 @@ class _Nums(sitecheck.Markup):
 def typed_figures(docs_dir):
     """Hand-typed figures in page templates, as 'path:line: text' problems."""
     out = []
-    for path in sorted(Path(docs_dir).rglob("*.md")):
+    for path in [p for p in plainfile.tree(docs_dir) if p.suffix == ".md" and p.is_file()]:
         text = path.read_text(encoding="utf-8")
         masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
         for number, line in enumerate(masked.splitlines(), 1):
@@ -122,13 +135,19 @@ def _parse(data):
     return _PARSED[key]
 
 
+def _tree(folder, suffix=""):
+    """Path(folder).rglob("*" + suffix), sorted, through plainfile.walk (no recursion, bounded depth:
+    sitecheck.manifest_problems names a folder nested too deep)."""
+    return [p for p in plainfile.tree(folder) if p.name.endswith(suffix)] if Path(folder).is_dir() else []
+
+
 def _is_page(rel):
     return rel.endswith(".html") and not rel.startswith(("data/", "assets/"))
 
 
 def _parse_pages(site_dir, problems):
     pages = {}
-    for path in sorted(site_dir.rglob("*.html")):
+    for path in _tree(site_dir, ".html"):
         rel = path.relative_to(site_dir).as_posix()
         if not _is_page(rel) or path.is_symlink():
             continue
@@ -190,6 +209,9 @@ def _check_site(site_dir, tables, records):
                         "(every figure of a page is indexed in numbers.json)" for element in parsed.forged)
         problems.extend(f"{site_dir / rel}: {element}: a scheme a built page never uses "
                         f"(only paths of the site and {', '.join(SAFE_SCHEMES)})" for element in parsed.schemes)
+        problems.extend(f"{site_dir / rel}: {element}: loads or goes to something outside the site (a built page "
+                        "loads every resource from the site; it has no base, redirect or inline frame)"
+                        for element in parsed.outside)
         for num in parsed.nums:
             where = f"{site_dir / rel}: figure {num['id']!r}"
             entry = indexed.get((rel, num["id"])) if rel != PRINT_PAGE else by_id.get(num["id"])
@@ -261,13 +283,13 @@ def _href_problems(site_dir, rel, num, pages, where):
 def _published_data_problems(site_dir, runs):
     """site/ holds no symlink, and site/data/runs is exactly the runs' own files (nothing planted)."""
     out = []
-    for top, dirs, names in os.walk(site_dir):
+    for top, dirs, names in plainfile.walk(site_dir):
         for name in dirs + names:
             if os.path.islink(os.path.join(top, name)):
                 out.append(f"{os.path.join(top, name)}: is a symlink; a published site holds only plain files")
     by_id = {run.run_id: run for run in runs}
     data = site_dir / "data" / "runs"
-    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+    for path in _tree(data):
         if not path.is_file() or path.is_symlink():
             continue
         run_id, rel = path.relative_to(data).parts[0], path.relative_to(data / path.relative_to(data).parts[0])
@@ -307,7 +329,7 @@ pages, not with the history of runs; a site over the budget is a regression to f
 
 def _size_problems(site_dir, budget_mb=SIZE_BUDGET_MB):
     sizes = {}
-    for top, _dirs, names in os.walk(site_dir):
+    for top, _dirs, names in plainfile.walk(site_dir):
         for name in names:
             path = os.path.join(top, name)
             if not os.path.islink(path):
@@ -324,7 +346,7 @@ def _shipped_problems(folder, names, differs, unknown):
     """Files under ``folder`` named <run>/<name>: each must be a key of ``names`` (its value the
     record it comes from) and pass ``differs(path, record)`` (a message, or None when unaltered)."""
     out = []
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+    for path in _tree(folder):
         if not path.is_file() or path.is_symlink():
             continue
         parts = path.relative_to(folder).parts
@@ -376,7 +398,7 @@ def _csp_problems(site_dir):
     """Every page of the site (the 404 page and print.html too) declares the content policy."""
     from reportgen.publish.plugin import CSP_META
     out = []
-    for path in sorted(Path(site_dir).rglob("*.html")):
+    for path in _tree(Path(site_dir), ".html"):
         if path.is_symlink():
             continue
         try:   # a plain file within the limit: a FIFO named x.html would hang the read, a sparse one fill memory
