@@ -56,11 +56,16 @@ MAX_TRIALS = 10**7
 """Tuning trials a record or a campaign may count (MetaSchedule measures some thousands; a count of
 1e90 was printed as a tuned kernel's trials, and a campaign step of 1e90 trials in 1.5 s published)."""
 
+MAX_SECONDS = 1e6
+"""The longest a step a record times may take (compile, cold call, tuning, a profile's total: about
+eleven days, as a family in run.json): a compile time of 1e300 s printed 301 digits, and a cold
+call of 1e306 s overflowed to inf in ms and stopped the build (the committed maximum is 2100 s)."""
+
 NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
 TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
-    "op_profile_total_s": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -68,7 +73,7 @@ EXTRA_TYPES = {
     "campaign": (dict, type(None)), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
     "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
     "avx2_target": (dict,), "rewrite": (dict, type(None)), "converter": (dict,), "ort_coverage": (dict,),
-    "relax_ops": (dict,),
+    "relax_ops": (dict,), "kernel_calls": (dict,),
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
@@ -87,6 +92,8 @@ def _type_problem(where, value, want):
         ok = _is_number(value)
     elif want == SECONDS:
         ok = _is_number(value) and value >= 0
+        if ok and value > MAX_SECONDS:
+            return f"{where}: {value!r:.40} s is more than the {MAX_SECONDS:g} s a step of a run may take"
     elif want in (COUNT, TRIALS):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
               and (want == COUNT or value <= MAX_TRIALS))
@@ -139,7 +146,7 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{0,79}")
 """A name a record uses as a key that pages print (a register, an operator, an op type): letters,
 digits and ``_ . : / -`` only, so that no key can carry markup into a page."""
 COUNTS_BY_NAME = {("training", "counts"): COUNT, ("codegen", "fma_packed"): COUNT,
-                  ("rewrite", "quantized_ops"): COUNT, ("relax_ops",): COUNT,
+                  ("rewrite", "quantized_ops"): COUNT, ("relax_ops",): COUNT, ("kernel_calls",): COUNT,
                   ("ort_coverage", "by_op"): {"integer": COUNT, "float": COUNT}}
 """Mappings pages print key by key: each key a NAME, each value a count (or an object of counts)."""
 
@@ -214,8 +221,30 @@ def _nested_problems(extra):
     blas = extra.get("blas_kernel")
     if isinstance(blas, dict) and blas.get("architecture") is not None:
         out.append(_type_problem("extra.blas_kernel.architecture", blas["architecture"], (str,)))
-    out += _counts_problems(extra)
+    out += _counts_problems(extra) + _profile_total_problems(extra)
     return [p for p in out if p]
+
+
+def _profile_total_problems(extra):
+    """An operator profile's rows are parts of its total: the total is > 0 and their sum is not
+    more than it (a total of 0 stopped the build dividing by it; a top row of twice the total
+    published a kernel's share of 201 % and an Amdahl speed-up of -153x)."""
+    rows, total = extra.get("op_profile"), extra.get("op_profile_total_s")
+    if not rows or not isinstance(rows, list):
+        return []
+    parts = [row.get("seconds") for row in rows if isinstance(row, dict)]
+    if not all(_is_number(p) and p >= 0 for p in parts):
+        return []   # the row check names them
+    if not (_is_number(total) and total > 0):
+        return [f"extra.op_profile_total_s: {total!r:.40} is not a total > 0 of the {len(rows)} profile rows"]
+    if math.fsum(parts) > total * (1 + PROFILE_SLACK):
+        return [f"extra.op_profile: its rows add up to {math.fsum(parts):.6g} s, more than "
+                f"extra.op_profile_total_s {total:.6g} s (each row is a part of the total)"]
+    return []
+
+
+PROFILE_SLACK = 1e-3
+"""The relative rounding by which an operator profile's rows may add up to more than its total."""
 
 
 def rate_problems(rec):
