@@ -25,6 +25,13 @@ class Run:
     path: Path
     manifest: dict
     records: list = field(default_factory=list)
+    line_numbers: list = field(default_factory=list)   # records.jsonl line of each record (blank lines skipped)
+
+    def where(self, index):
+        """'<records.jsonl>:<line>' of the record at ``index``: its line in the file, which differs from
+        index + 1 once a blank line comes before it."""
+        number = self.line_numbers[index] if index < len(self.line_numbers) else index + 1
+        return f"{self.path / 'records.jsonl'}:{number}"
 
     @property
     def run_id(self):
@@ -301,8 +308,9 @@ def _known_valid(key):
         return False
 
 
-def read_jsonl(path, pending_log=False):
+def read_jsonl(path, pending_log=False, line_numbers=None):
     """Records of one JSONL file; every problem reported as path:line: field: message.
+    ``line_numbers``, a list, gets the file line of each record returned.
 
     A file whose exact bytes passed these checks before, under the same validation code, is
     only parsed (the entry is named by the sha256 of rules + bytes, so any change to either,
@@ -315,6 +323,8 @@ def read_jsonl(path, pending_log=False):
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read: {exc}") from exc
     key = _validated_key(data, pending_log)
+    if line_numbers is not None:
+        line_numbers.extend(number for number, line in enumerate(lines, 1) if line.strip())
     if _known_valid(key):
         return [json.loads(line) for line in lines if line.strip()]
     for number, line in enumerate(lines, 1):
@@ -439,23 +449,25 @@ def _read_run(results_dir, run_path, cache):
     problems.extend(_manifest_problems(run_path, manifest, files, cache))
     if "records.jsonl" not in files:
         return None, problems + [f"{run_path / 'records.jsonl'}: missing: a run without records is not a run"]
+    numbers = []
     try:
-        records = read_jsonl(run_path / "records.jsonl")
+        records = read_jsonl(run_path / "records.jsonl", line_numbers=numbers)
     except ReportError as exc:
         return None, problems + list(exc.problems)
+    run = Run(run_path, manifest, records, numbers)
     if not records:
         return None, problems + [f"{run_path / 'records.jsonl'}: empty: a run without records is not a run "
                                  "(remove the folder, or re-run `reportgen retest`)"]
     problems.extend(runfacts.count_problems(run_path, manifest, records))
-    for number, rec in enumerate(records, 1):
-        where = f"{run_path / 'records.jsonl'}:{number}"
+    for index, rec in enumerate(records):
+        where, number = run.where(index), numbers[index]
         if rec["id"] in seen:
             problems.append(f"{where}: id: duplicate id {rec['id']!r} (first at line {seen[rec['id']]})")
         seen[rec["id"]] = number
         problems.extend(_owner_problems(run_path.name, rec, where))
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
-    return Run(run_path, manifest, records), problems
+    return run, problems
 
 
 def _family_log_problems(run_name, rec, where):
@@ -487,10 +499,10 @@ def _reuse_problems(runs):
     by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
     out = []
     for run in runs:
-        for number, rec in enumerate(run.records, 1):
+        for index, rec in enumerate(run.records):
             if rec["reused_from"] is None:
                 continue
-            where = f"{run.path / 'records.jsonl'}:{number}"
+            where = run.where(index)
             origin = by_run.get(rec["reused_from"])
             if origin is None:
                 out.append(f"{where}: reused_from: run {rec['reused_from']!r} is not in results/runs")

@@ -101,9 +101,10 @@ def anchor_problems(runs):
     one would link to the other's entry, so the second id is refused, naming its line."""
     first, out = {}, []
     for run in runs:
-        for number, rec in enumerate(run.records, 1):
+        for index, rec in enumerate(run.records):
             other = first.setdefault(anchor(rec["id"]), rec["id"])
             if other != rec["id"]:
-                out.append(f"{run.path / 'records.jsonl'}:{number}: id: {rec['id']!r} has the anchor of "
+                where = run.where(index) if hasattr(run, "where") else f"{run.path / 'records.jsonl'}:{index + 1}"
+                out.append(f"{where}: id: {rec['id']!r} has the anchor of "
                            f"{other!r} (ids that differ only by case or punctuation name one entry)")
     return out
