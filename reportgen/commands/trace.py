@@ -2,9 +2,10 @@
 import json
 from pathlib import Path
 
-from reportgen.data import load, merge
+from reportgen.data import load, merge, plainfile
 from reportgen.render import cells, provenance
 from reportgen.errors import ReportError
+from study import schema
 
 
 def trace(root, figure_id, site_dir=None, machine=None):
@@ -63,24 +64,54 @@ def trace(root, figure_id, site_dir=None, machine=None):
 def _site_machine(site_dir):
     """The publication machine a built site names (site/machine.json), or None."""
     try:
-        return json.loads((Path(site_dir) / "machine.json").read_text(encoding="utf-8"))["publication_machine"]
-    except (OSError, ValueError, KeyError, TypeError):
+        machine = _site_json(site_dir, "machine.json").get("publication_machine")
+    except (ReportError, AttributeError):
         return None
+    return machine if isinstance(machine, str) else None
+
+
+def _site_json(site_dir, name):
+    """A built site's index file, read as a plain file of bounded size (a site given with --site-dir
+    is as untrusted as results/: a FIFO there blocked trace, a list of numbers ended it in an internal
+    error). None when the site has no such file; ReportError naming it when it is not JSON."""
+    path = Path(site_dir) / name
+    try:
+        return schema.loads(plainfile.read_text(path, NUMBERS_LIMIT))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ReportError(f"{path}: cannot read: {exc}") from None
+
+
+NUMBERS_LIMIT = 64 * 2**20
+"""The largest numbers.json or machine.json trace reads (a committed site's numbers.json: about 1 MB)."""
 
 
 def derived_lines(site_dir, figure_id):
     """A derived figure (a ratio, a share of a peak) as the built site indexed it: the formula, every
-    operand with its record and run, and the result; nothing for a plain figure or an unbuilt site."""
-    try:
-        index = json.loads((Path(site_dir) / "numbers.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    operand with its record and run, and the result; nothing for a plain figure or an unbuilt site.
+    An index not of the shape a build writes is refused in one line naming numbers.json and its entry."""
+    path = Path(site_dir) / "numbers.json"
+    index = _site_json(site_dir, "numbers.json")
+    if index is None:
         return []
-    entry = next((e for e in index if e["id"] == figure_id and e.get("derived")), None)
+    if not isinstance(index, list) or not all(isinstance(e, dict) for e in index):
+        raise ReportError(f"{path}: expected a list of figure entries (objects), as a build writes it")
+    entry = next((e for e in index if e.get("id") == figure_id and e.get("derived")), None)
     if entry is None:
         return []
     d = entry["derived"]
-    out = ["--- derived figure ---", f"formula  {d['formula']} = {d['result']}",
-           f"shown on {', '.join(sorted({e['page'] for e in index if e['id'] == figure_id}))}"]
+    operands = d.get("operands") if isinstance(d, dict) else None
+    if (not isinstance(operands, list) or not all(isinstance(o, dict) and all(k in o for k in OPERAND_KEYS)
+                                                  for o in operands)
+            or "formula" not in d or "result" not in d):
+        raise ReportError(f"{path}: entry {figure_id!r}: derived: expected formula, result and operands "
+                          f"({', '.join(OPERAND_KEYS)} each), as a build writes them")
+    pages = sorted({str(e.get("page")) for e in index if e.get("id") == figure_id})
+    out = ["--- derived figure ---", f"formula  {d['formula']} = {d['result']}", f"shown on {', '.join(pages)}"]
     out += [f"operand  {o['name']} = {o['value']} {o['unit']}  record {o['record']}  run {o['run']}"
-            for o in d["operands"]]
+            for o in operands]
     return out
+
+
+OPERAND_KEYS = ("name", "value", "unit", "record", "run")
