@@ -37,6 +37,15 @@ class Root(os.PathLike):
         return self.path / other
 
 
+def _machine_option(_ctx, _param, value):
+    """--machine: None when not given; an empty or blank value (an unset shell variable) is refused,
+    never read as "not given": `build --machine "$M"` would publish the default machine instead."""
+    if value is not None and not value.strip():
+        raise ReportError(f"--machine: {value!r} is empty; give a machine id or a unique prefix of one "
+                          "(`reportgen machines` lists them), or leave the option out for the default")
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project root (holds mkdocs.yml, results/, docs/); default: found upwards from here.")
@@ -71,7 +80,7 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: <root>/site).")
 @click.option("--strict", is_flag=True, help="Fail unless every item of the coverage page is met.")
-@click.option("--machine", metavar="ID", default=None,
+@click.option("--machine", metavar="ID", default=None, callback=_machine_option,
               help="Publication machine (id or unique prefix, listed on the machines page). Default: the machine "
                    "whose standard/full runs measured the most cases.")
 @click.pass_obj
@@ -129,7 +138,7 @@ def verify_command(root, site_dir, strict):
 @click.argument("figure_id")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="built site whose numbers.json lists derived figures (default: site/)")
-@click.option("--machine", metavar="ID", default=None,
+@click.option("--machine", metavar="ID", default=None, callback=_machine_option,
               help="Machine (id or unique prefix) whose record a plain id means; default: the site's "
                    "publication machine, or the only machine that measured it.")
 @click.pass_obj
