@@ -435,10 +435,7 @@ def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
         return None, None, selected
     if not rpc_key:
         raise ReportError("--rpc-tracker needs --rpc-key (the device type registered with the tracker)")
-    try:
-        target = json.loads(target_json) if target_json else None
-    except ValueError as exc:
-        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"llvm\", \"mcpu\": \"znver3\"}}'") from exc
+    target = _target_argument(target_json, '{"kind": "llvm", "mcpu": "znver3"}') if target_json else None
     device_env = _device_environment(rpc_tracker, rpc_key)
     host = environment.capture()
     device_env["rpc"] = {"tracker": rpc_tracker, "key": rpc_key, "compiled_on": host["machine_id"],
@@ -453,15 +450,28 @@ def _rpc_setup(rpc_tracker, rpc_key, target_json, selected):
     return rpc, device_env, remote_ok
 
 
+def _target_argument(text, example):
+    """--target as the run will store it: JSON that a load reads back (no NaN, no repeated key, no
+    deeper nesting than study.schema.MAX_DEPTH: 100000 '[' ended in an internal RecursionError) of
+    visible strings only (an escape sequence or bidi control in it would make the measured run one
+    that load refuses)."""
+    try:
+        target = schema.loads(text)
+    except ValueError as exc:
+        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{example}'") from None
+    problems = []
+    schema._visible_strings(target, "--target", problems)
+    if problems:
+        raise ReportError(problems[0])
+    return target
+
+
 def _local_target(target_json, selected):
     """--target without --rpc-tracker: a CUDA target for this machine's GPU, given to the families
     that compile for a target (rpc: true in the profile); their params carry it (and its fingerprint)."""
     if not target_json:
         return selected
-    try:
-        target = json.loads(target_json)
-    except ValueError as exc:
-        raise ReportError(f"--target: not valid JSON ({exc}); e.g. '{{\"kind\": \"cuda\"}}'") from exc
+    target = _target_argument(target_json, '{"kind": "cuda"}')
     if not isinstance(target, dict) or target.get("kind") != "cuda":
         raise ReportError("--target without --rpc-tracker is for a local CUDA GPU ({\"kind\": \"cuda\", ...}); "
                           "other targets are measured on their device through --rpc-tracker")
