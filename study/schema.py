@@ -219,16 +219,16 @@ def record_problems(rec, pending_log=False):
         out.append(f"schema_version: {rec['schema_version']} is not {SCHEMA_VERSION}; "
                    "re-run `reportgen retest` to regenerate this run")
     if not _ID.match(rec["id"]):
-        out.append(f"id: {rec['id']!r} is not of the form family/key=value/...")
+        out.append(f"id: {rec['id']!r:.80} is not of the form family/key=value/...")
     elif not rec["id"].startswith(rec["experiment"] + "/"):
-        out.append(f"id: {rec['id']!r} must start with the experiment name {rec['experiment']!r}")
+        out.append(f"id: {rec['id']!r:.80} must start with the experiment name {rec['experiment']!r}")
     for name in ("id", "run_id", "experiment", "case", "metric", "unit"):
         _safe_strings(rec[name], name, out)
     out.extend(_length_problems(rec))
     for name in ("samples", "stats", "check", "extra", "case"):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:
-        out.append(f"status: {rec['status']!r} is not one of {', '.join(STATUSES)}")
+        out.append(f"status: {rec['status']!r:.40} is not one of {', '.join(STATUSES)}")
     out.extend(_count_problems(rec))
     if not out and rec["samples"] and rec["unit"] != SAMPLE_UNIT:
         out.append(f"unit: {rec['unit']!r:.40} is not {SAMPLE_UNIT!r}: every page computes its figures "
@@ -274,12 +274,12 @@ def _log_problems(log, pending_log):
     if (not isinstance(lines, list) or len(lines) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in lines)
             or lines[0] < 1 or lines[1] < lines[0]):
-        out.append(f"log.lines: expected [first, last] with 1 <= first <= last, got {lines!r}")
+        out.append(f"log.lines: expected [first, last] with 1 <= first <= last, got {lines!r:.60}")
     if not (pending_log and log["sha256"] == "pending") and not (
             isinstance(log["sha256"], str) and _SHA.match(log["sha256"])):
-        out.append(f"log.sha256: expected 64 hex digits, got {log['sha256']!r}")
+        out.append(f"log.sha256: expected 64 hex digits, got {log['sha256']!r:.80}")
     if not isinstance(log["path"], str) or log["path"].startswith("/") or ".." in log["path"]:
-        out.append(f"log.path: expected a path relative to results/, got {log['path']!r}")
+        out.append(f"log.path: expected a path relative to results/, got {log['path']!r:.80}")
     return out
 
 
