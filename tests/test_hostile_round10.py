@@ -73,6 +73,29 @@ def test_round10_records_are_refused_in_one_line_naming_the_file_and_field(case,
     assert not [p for p in lines if "\n" in p]
 
 
+def _log(**change):
+    def mutate(results):
+        rec = record(RUN)
+        rec["log"].update(change)
+        write_run(results, RUN, [rec])
+    return mutate
+
+
+LONG = {"log_lines_1e6_entries": _log(lines=[1] * 10 ** 6), "log_sha256_99k_chars": _log(sha256="a" * 99_000)}
+
+
+@pytest.mark.parametrize("case", sorted(LONG))
+def test_a_refused_value_is_quoted_short(case, tmp_path):
+    """A log.lines of a million entries was refused in one line of 3,000,138 characters, a sha256 of
+    99,000 characters in one of 99,117: the value is quoted cut, as elsewhere."""
+    results = tmp_path / "results"
+    LONG[case](results)
+    with pytest.raises(ReportError) as err:
+        load.read_runs(results)
+    (line,) = err.value.problems
+    assert f": {CASES[case]['field']}: " in line and _expect(case) in line and len(line) < 400, line[:300]
+
+
 def test_the_committed_results_hold_to_the_round10_rules():
     assert load.read_runs(ROOT / "results")
 
@@ -181,6 +204,6 @@ def test_a_valid_target_argument_still_reaches_the_families():
     assert out["gemm_tvm"]["params"]["target"] == {"kind": "cuda", "arch": "sm_90"}
 
 
-SPECIAL = {**{case: None for case in NUMBERS}, **{case: None for case in TARGETS},
+SPECIAL = {**{case: None for case in NUMBERS}, **{case: None for case in TARGETS}, **{case: None for case in LONG},
            "records_blank_lines_line_numbers": None, "trace_numbers_fifo": None, "trace_machine_json_fifo": None,
            "cli_machine_empty": None}
