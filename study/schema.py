@@ -478,17 +478,20 @@ JSON-lines databases, as plain files."""
 
 def campaign_folder_problems(folder):
     """Problems of a campaign folder's entries, never following a link: the folder itself must be
-    a plain folder and hold only CAMPAIGN_FILES as plain files. One rule for the build (reportgen)
-    and for the retest that seeds a tuning job from the folder (experiments)."""
+    a plain folder and hold only CAMPAIGN_FILES as plain files of one name each (a hard link is a
+    second name of a file elsewhere). One rule for the build (reportgen) and for the retest that
+    seeds a tuning job from the folder (experiments)."""
     import os
     import stat
     from pathlib import Path
     folder = Path(folder)
     if not stat.S_ISDIR(os.lstat(folder).st_mode):
         return [f"{folder}: not a campaign folder (a plain folder, never a symlink or a file)"]
-    return [f"{folder / name}: a campaign holds only the plain files {', '.join(CAMPAIGN_FILES)}"
+    return [f"{folder / name}: a campaign holds only the plain files {', '.join(CAMPAIGN_FILES)}, "
+            "each of one name (no symlink or hard link)"
             for name in sorted(os.listdir(folder))
-            if name not in CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(folder / name).st_mode)]
+            if name not in CAMPAIGN_FILES or not stat.S_ISREG(os.lstat(folder / name).st_mode)
+            or os.lstat(folder / name).st_nlink > 1]   # a hard link: a second name of a file elsewhere
 
 
 CAMPAIGN_FIELDS = {

@@ -5,6 +5,7 @@ import http.server
 import os
 from pathlib import Path
 
+from reportgen.data import plainfile
 from reportgen.errors import ReportError
 from reportgen.publish.plugin import PAGE_CSP
 
@@ -33,8 +34,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_error(self, code, message=None, explain=None):
         """A missing page gets the site's own 404 page, not a bare 'Error response'."""
         page = Path(self.directory) / "404.html"
-        if code == 404 and page.is_file():
-            body = page.read_bytes()
+        body = _own_file(page) if code == 404 else None
+        if body is not None:
             self.send_response(404, message)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -80,7 +81,24 @@ def _inside_site(root, path):
         here = here / part
         if here.is_symlink():
             return False
-    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
+    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root)):
+        return False
+    try:   # a hard link is a second name of a file elsewhere (ln ~/.netrc site/x.txt): never served
+        return os.lstat(path).st_nlink == 1 or not os.path.isfile(path)
+    except OSError:
+        return True   # missing: the base class answers 404
+
+
+def _own_file(path):
+    """The bytes of the site file ``path`` if it is a plain file of one name (no symlink, hard link,
+    FIFO or file over 64 MiB), else None: a 404.html planted as a link to a file outside the site
+    would be sent to every request for a missing page."""
+    try:
+        if os.lstat(path).st_nlink != 1:
+            return None
+        return plainfile.read_bytes(path)
+    except (OSError, ReportError):
+        return None
 
 
 class Server(http.server.ThreadingHTTPServer):

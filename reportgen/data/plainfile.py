@@ -95,7 +95,7 @@ def tree(folder, problems=None, what="this folder"):
 
 def tree_problems(folder, what):
     """One line for ``folder`` if it is a symlink, else one per entry under it that is not a plain file
-    or folder, walked without following a link: a link in docs/ would publish a file from outside the
+    (of one name: a hard link is refused) or folder, walked without following a link: a link in docs/ would publish a file from outside the
     project (MkDocs copies what a link points to), a FIFO would hang the build."""
     if os.path.islink(folder):
         return [f"{folder}: is a symlink (to {os.readlink(folder)!r:.80}); {what} is read only from a plain "
@@ -108,6 +108,10 @@ def tree_problems(folder, what):
             if stat.S_ISLNK(mode):
                 out.append(f"{path}: is a symlink (to {os.readlink(path)!r:.80}); {what} holds only plain files "
                            "(a link would publish a file from outside the project)")
+            elif stat.S_ISREG(mode) and os.lstat(path).st_nlink > 1:
+                # a second name of a file elsewhere (~/.netrc): MkDocs would copy its content into site/
+                out.append(f"{path}: is a hard link ({os.lstat(path).st_nlink} names for one file); {what} holds "
+                           "only files of its own (copy it)")
             elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 out.append(f"{path}: is not a plain file or folder (a FIFO or device would hang the build)")
     return out

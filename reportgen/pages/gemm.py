@@ -339,6 +339,14 @@ def gemm_goals(book, current, env):
             + markdown([W("gemm.gemm_goals.head_goal"), W("gemm.gemm_goals.head_requirement"), W("gemm.gemm_goals.head_measured"), W("gemm.checks_table.head_verdict")], rows))
 
 
+def _lines(text):
+    """An artifact's lines as an editor counts them, by "\n" only: splitlines would also cut at form
+    feeds, \x1c-\x1e, \x85 and U+2028, and show one line as several (and miscount the lines left out).
+    A CRLF ending is dropped; a carriage return inside a line is shown as \u240d, as in log excerpts."""
+    lines = text.removesuffix("\n").split("\n") if text else []
+    return [line.removesuffix("\r").replace("\r", "\u240d") for line in lines]
+
+
 def tvm_excerpts(results_dir, current, data_prefix, lines=60):
     """Collapsible excerpts of each stage's TensorIR (and the C-target source of baseline)."""
     from reportgen.data import load
@@ -351,7 +359,7 @@ def tvm_excerpts(results_dir, current, data_prefix, lines=60):
                                   ("c_source", "c", W("gemm.tvm_excerpts.c_source"))):
             if kind not in arts:
                 continue
-            text = [provenance.cut_line(t) for t in load.read_artifact(results_dir, arts[kind]).splitlines()]
+            text = [provenance.cut_line(t) for t in _lines(load.read_artifact(results_dir, arts[kind]))]
             more = [W("gemm.tvm_excerpts.more_lines", text=len(text))] if len(text) > lines else []
             link = W("gemm.tvm_excerpts.link", href=cells.href(data_prefix + '/' + arts[kind]))
             title = _esc(W("gemm.tvm_excerpts.title", stage=case['stage'], label=label, m=case['m'], n=case['n'], k=case['k']))
