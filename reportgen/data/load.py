@@ -228,7 +228,11 @@ def _write_cache(path, text):
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
+        # created anew, never opened through a name planted before (a link at this guessable name in
+        # a shared REPORTGEN_CACHE would have been followed and its target overwritten)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
         os.replace(tmp, path)
     except OSError:
         pass
@@ -279,8 +283,19 @@ def cache_dir():
 
 
 def _cache_folder(kind):
+    """root/kind, or None (no cache) when a folder of it that exists is another user's or writable by
+    others: an entry planted there would mark a records file validated, or a changed log hashed."""
     root = cache_dir()
-    return None if root is None else root / kind
+    if root is None:
+        return None
+    for folder in (root, root / kind):
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return None
+    return root / kind
 
 
 def _validated_key(data, pending_log):
