@@ -56,10 +56,14 @@ def write_bytes(top, rel, data):
         if st.st_nlink > 1:   # a second name of a file elsewhere: truncating it would empty that one too
             raise ReportError(f"{path}: is a hard link ({st.st_nlink} names for one file); refusing to write "
                               "into it (remove it)")
-        os.ftruncate(fd, 0)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        try:
+            os.ftruncate(fd, 0)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:   # a full disk or a quota: say which file, as a failed open() does
+            raise ReportError(f"{path}: cannot write ({exc.strerror or exc}); free space or fix the "
+                              "folder, then run again") from exc
     finally:
         os.close(fd)
     return path
