@@ -7,6 +7,7 @@ form feed, \\x1c or U+2028 showed one line as several.
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
+import errno
 import os
 import socket
 import threading
@@ -17,6 +18,8 @@ from test_hostile_round4 import _expect
 
 from reportgen.commands import serve
 from reportgen.data import load, plainfile
+from reportgen.errors import ReportError
+from reportgen.publish import nofollow
 from reportgen.pages import gemm
 from study import schema
 
@@ -112,7 +115,43 @@ def test_artifact_excerpt_is_cut_at_newlines_only(monkeypatch):
     assert "\r" not in page
 
 
-SPECIAL = {"docs_hard_link_outside": None, "words_hard_link_outside": None, "archive_hard_link_outside": None,
+def test_cache_temporary_file_follows_no_planted_link(tmp_path):
+    """The cache wrote .<name>.<pid>.tmp with write_text, which follows a link planted at that
+    guessable name (a shared REPORTGEN_CACHE): the link's target was overwritten."""
+    victim = tmp_path / "victim"
+    victim.write_text("KEEP\n")
+    folder = tmp_path / "cache" / "validated"
+    folder.mkdir(parents=True)
+    os.symlink(victim, folder / f".entry.{os.getpid()}.tmp")
+    load._write_cache(folder / "entry", "planted")
+    assert victim.read_text() == "KEEP\n" and not (folder / "entry").is_symlink(), _expect("cache_tmp_symlink")
+
+
+@pytest.mark.parametrize("which", ["root", "kind"])
+def test_cache_writable_by_others_is_not_used(which, tmp_path, monkeypatch):
+    """An entry planted by another user in a shared cache folder marked a records file validated."""
+    root = tmp_path / "shared"
+    (root / "validated").mkdir(parents=True)
+    monkeypatch.setenv("REPORTGEN_CACHE", str(root))
+    assert load._cache_folder("validated") == root / "validated"
+    os.chmod(root if which == "root" else root / "validated", 0o777)
+    assert load._cache_folder("validated") is None, _expect("cache_writable_by_others")
+
+
+def test_full_disk_names_the_file(tmp_path, monkeypatch):
+    """os.write's OSError(ENOSPC) carries no file name: the CLI said only 'No space left on device'."""
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    (tmp_path / "site.tmp").mkdir()
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(ReportError) as err:
+        nofollow.write_bytes(tmp_path / "site.tmp", "data/a.txt", b"x")
+    assert str(err.value).startswith(str(tmp_path / "site.tmp" / "data" / "a.txt")), err.value
+    assert _expect("enospc_names_file") in str(err.value) and "\n" not in str(err.value)
+
+
+SPECIAL = {"cache_tmp_symlink": None, "cache_writable_by_others": None, "enospc_names_file": None,
+           "docs_hard_link_outside": None, "words_hard_link_outside": None, "archive_hard_link_outside": None,
            "campaign_database_hard_link": None, "campaign_json_hard_link": None,
            "serve_404_symlink_outside": None, "serve_404_hard_link_outside": None, "serve_hard_link_in_site": None,
            "artifact_excerpt_form_feed_lines": None}
