@@ -138,6 +138,21 @@ def test_cache_writable_by_others_is_not_used(which, tmp_path, monkeypatch):
     assert load._cache_folder("validated") is None, _expect("cache_writable_by_others")
 
 
+def test_a_cache_made_under_umask_002_stays_in_use(tmp_path, monkeypatch):
+    """The cache's own folders are made 0700 whatever the umask: made 0775 (umask 002, the default of
+    many desktops) they would be group-writable, and _cache_folder would turn the cache off for good."""
+    root = tmp_path / "fresh" / "cache"
+    monkeypatch.setenv("REPORTGEN_CACHE", str(root))
+    old = os.umask(0o002)
+    try:
+        load._write_cache(root / "validated" / "entry", "{}")
+    finally:
+        os.umask(old)
+    assert (root / "validated" / "entry").read_text() == "{}"
+    assert all(os.stat(p).st_mode & 0o777 == 0o700 for p in (tmp_path / "fresh", root, root / "validated"))
+    assert load._cache_folder("validated") == root / "validated"
+
+
 def test_full_disk_names_the_file(tmp_path, monkeypatch):
     """os.write's OSError(ENOSPC) carries no file name: the CLI said only 'No space left on device'."""
     def full(fd, data):

@@ -226,7 +226,10 @@ def _remember(memory, remembered, seen):
 def _write_cache(path, text):
     """Best effort, atomically: a cache that cannot be written only costs the next build the work."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # folders made 0700 whatever the umask: _cache_folder does not use one that others (or, with a
+        # umask of 002, the group) may write, so a folder made 0775 would turn the cache off for good
+        for folder in reversed([p for p in (path.parent, *path.parent.parents) if not p.exists()]):
+            folder.mkdir(mode=0o700, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         # created anew, never opened through a name planted before (a link at this guessable name in
         # a shared REPORTGEN_CACHE would have been followed and its target overwritten)
