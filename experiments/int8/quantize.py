@@ -524,7 +524,8 @@ class _Rewriter:
 
     def _wide_accumulator(self, acc, acc_scale, shape, last, members, kind) -> bool:
         """A linear group whose result only feeds a residual add whose other operand comes later (a
-        downsampling block's 1x1 shortcut) keeps its int32 accumulator for that add: the later group
+        downsampling block, whichever of the main path's last conv and the 1x1 shortcut comes first in the
+        program) keeps its int32 accumulator for that add: the later group
         sums both accumulators in one requantization instead of reading this one rounded to 8 bits."""
         add_at = self._single_user(last, "relax.add", const_other=False)
         if not self.wide_residual or add_at is None:
@@ -670,7 +671,7 @@ def rewrite(mod, acts: dict[str, ActQuant], debug: bool = False, vnni: bool = Fa
     ``rounded``: conv name -> ``(int8 weights, per-output-channel scales)`` chosen elsewhere
     (:func:`experiments.int8.rounding.round_weights`) in place of rounding to nearest.
     ``wide_residual``: the operands of a residual add stay int32 (a shortcut at 2^-8 of its 8-bit
-    scale, a downsampling 1x1 conv's accumulator), so the add rounds once; False reads them as 8 bits.
+    scale, the first of a downsampling block's two summed accumulators), so the add rounds once; False reads them as 8 bits.
     """
     if not 1 <= int(weight_max) <= 127:
         raise ValueError(f"weight_max must lie in 1..127, got {weight_max}")
