@@ -86,6 +86,11 @@ def _op_name(value) -> str | None:
     return None
 
 
+def _is_residual_add(value) -> bool:
+    """An add of two computed tensors (neither a constant): a residual connection."""
+    return _op_name(value) == "relax.add" and not any(_is_const(a) for a in value.args)
+
+
 def bindings(mod) -> list:
     """``(var, value)`` pairs of ``main``'s single dataflow block, in order."""
     func = mod["main"]
@@ -376,8 +381,7 @@ class _Rewriter:
 
     def _feeds_residual(self, var) -> bool:
         """True when a residual add (two computed tensors) reads var."""
-        return any(_op_name(self.pairs[i][1]) == "relax.add" and not any(_is_const(a) for a in self.pairs[i][1].args)
-                   for i in self.users.get(var, []))
+        return any(_is_residual_add(self.pairs[i][1]) for i in self.users.get(var, []))
 
     def _single_user(self, var, opname, const_other=None):
         """The index of var's only user if it is ``opname`` (optionally with a constant operand)."""
@@ -405,7 +409,7 @@ class _Rewriter:
                 return True
             if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"}:
                 return True
-            if name == "relax.add" and not any(_is_const(a) for a in value.args):
+            if _is_residual_add(value):
                 return True
         return False
 
@@ -531,10 +535,7 @@ class _Rewriter:
         if not self.wide_residual or add_at is None:
             return False
         self.wide[last] = (acc, acc_scale, shape)
-        self.done.update(members)
-        self.report.groups.append({"kind": kind, "output": last.name, "relu": False, "out_dtype": "int32",
-                                   "out_scale": None, "wide": True,
-                                   "ops": [_op_name(self.pairs[i][1]).replace("relax.", "") for i in members]})
+        self._group(members, last, kind, relu=False, out_dtype="int32", out_scale=None, wide=True)
         if self.debug:
             op = self.relax.op
             self.taps.append((last.name, self.bb.emit(op.multiply(
@@ -583,13 +584,16 @@ class _Rewriter:
         if wide:
             self.report.groups[-1]["shortcut_wide"] = True
 
-    def _finish(self, members, last, out, q_out, kind, relu):
+    def _group(self, members, last, kind, **fields):
+        """Mark members rewritten and report them as one group whose result is ``last``."""
         self.done.update(members)
-        self.env[last] = (out, q_out)
-        self.report.groups.append({"kind": kind, "output": last.name, "relu": relu,
-                                   "out_dtype": q_out.dtype if q_out else "float32",
-                                   "out_scale": q_out.scale if q_out else None,
+        self.report.groups.append({"kind": kind, "output": last.name, **fields,
                                    "ops": [_op_name(self.pairs[i][1]).replace("relax.", "") for i in members]})
+
+    def _finish(self, members, last, out, q_out, kind, relu):
+        self.env[last] = (out, q_out)
+        self._group(members, last, kind, relu=relu, out_dtype=q_out.dtype if q_out else "float32",
+                    out_scale=q_out.scale if q_out else None)
         if self.debug:
             self.taps.append((last.name, out if q_out is None else self.bb.emit(
                 self.relax.op.multiply(self.relax.op.astype(out, "float32"),
@@ -640,7 +644,7 @@ class _Rewriter:
                     if name in LINEAR_KINDS and LINEAR_KINDS[name] not in self.float_kinds \
                             and _is_const(value.args[1]) and value.args[0] in self.env:
                         self._linear(index)
-                    elif name == "relax.add" and not any(_is_const(a) for a in value.args):
+                    elif _is_residual_add(value):
                         self._residual(index)
                     else:
                         self._other(index)
