@@ -6,9 +6,13 @@ brackets ends in a RecursionError).  Data files need neither: an alias, nesting 
 MAX_DEPTH, a key given twice in one mapping or a file over MAX_BYTES is refused with one line
 naming the file.
 """
+import re
+
 import yaml
 
 MAX_DEPTH = 64
+MAX_DIGITS = 100
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_BYTES = 20_000_000
 
 
@@ -37,15 +41,36 @@ class _Loader(yaml.SafeLoader):
 
     def construct_mapping(self, node, deep=False):
         # a key given twice: PyYAML keeps the last silently, so a second entry far down a file
-        # would replace the reviewed one without a word
+        # would replace the reviewed one without a word.  Keys compare as the values they read as:
+        # 1 and 0x1, yes and true, null and ~ are one key spelled twice; so are two merge keys
         seen = set()
         for key, _value in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                if (key.tag, key.value) in seen:
+            if isinstance(key, yaml.ScalarNode):
+                value = ("<<",) if key.tag == "tag:yaml.org,2002:merge" else (key.tag, self.construct_object(key))
+                if value in seen:
                     raise Refused(f"line {key.start_mark.line + 1}: key {key.value[:60]!r} given twice in one "
                                   "mapping (the second would silently replace the first)")
-                seen.add((key.tag, key.value))
+                seen.add(value)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node):
+        # int() of more than 4300 digits is a ValueError, not a YAMLError: "internal error"
+        digits = sum(c.isdigit() for c in str(node.value))
+        if digits > MAX_DIGITS:
+            raise Refused(f"line {node.start_mark.line + 1}: an integer of {digits} digits (at most {MAX_DIGITS})")
+        return super().construct_yaml_int(node)
+
+    def construct_scalar(self, node):
+        # "\ud800" in a double-quoted scalar reads as a lone surrogate: no text, and writing it
+        # into a page fails with a UnicodeEncodeError that names no file
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            raise Refused(f"line {node.start_mark.line + 1}: a lone UTF-16 surrogate escape (such as \\ud800): "
+                          "not text, it cannot be written to a page")
+        return value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
 def loads(text, aliases=False):
