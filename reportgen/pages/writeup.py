@@ -5,7 +5,6 @@ plugin merges them into the names every page sees. Every figure goes through
 ``book``; every comparison is computed from the current records, so a retest
 rewrites the sentence (and its direction) rather than leaving a stale claim.
 """
-import json
 from pathlib import Path
 
 from reportgen.pages import conclusions, pitfalls, service
@@ -17,6 +16,7 @@ from reportgen.render.lookup import ms, seconds, times
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
 from reportgen.data.words import W
+from study import schema
 
 
 def chain_facts(book, current, env):
@@ -84,10 +84,11 @@ def _target_dict(target):
     """A target as a dict, whether the record stored a dict or its JSON text."""
     if isinstance(target, dict):
         return target
-    try:
-        return json.loads(target)
+    try:   # bounded (a record's text of 10^5 "[" was a RecursionError), and an object or nothing:
+        value = schema.loads(target)   # "5" or "[1]" read as JSON has no .items()
     except (TypeError, ValueError):
-        return {"kind": str(target).split()[0] if target else "?"}
+        value = None
+    return value if isinstance(value, dict) else {"kind": str(target).split()[0] if str(target).split() else "?"}
 
 
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")
