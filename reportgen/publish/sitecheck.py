@@ -35,6 +35,11 @@ index is about 1.5 MB): a larger one is refused unread."""
 FILE_LIMIT = 64 * 2**20
 """The most bytes any file of a site may have (the site's budget is 40 MB in all)."""
 _HEX = re.compile(r"[0-9a-f]{64}")
+INERT_TYPES = (".json", ".jsonl", ".log", ".txt", ".py", ".s", ".c", ".h", ".cc", ".cpp", ".cu", ".ll", ".csv",
+               ".tsv")
+"""The run files a site may ship (data/runs/<run>/...): text a browser shows or offers for download.
+An artifact of another type that a page cites (.svg, .xht, .shtml, .xsl, .js) would be served by a
+static host as a document or script of the site's origin, without the pages' content policy."""
 DATA_SCRIPT_TYPES = ("application/json",)
 """<script> types that are data, never run (Material's __config, the charts' specs)."""
 
@@ -137,7 +142,7 @@ class Markup(HTMLParser):
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
-        if tag == "script":
+        if tag == "script" or tag.endswith(":script"):   # <svg:script>, <html:script> run in XML files too
             attrs = dict(attrs)
             kind = (attrs.get("type") or "").strip().lower()
             if "src" not in attrs and kind not in DATA_SCRIPT_TYPES:

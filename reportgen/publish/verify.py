@@ -298,10 +298,15 @@ def _published_data_problems(site_dir, runs):
             out.append(f"{path}: published data of run {run_id!r}, which is not in results/")
             continue
         name = rel.as_posix()
+        if not name.lower().endswith(sitecheck.INERT_TYPES):
+            out.append(f"{path}: results/runs/{run_id}/{name} is a {Path(name).suffix or 'typeless'} file, which a "
+                       f"static host serves as a document of its own, outside the pages' policy; a site ships "
+                       f"only run files of the types {' '.join(sitecheck.INERT_TYPES)}")
+            continue
         if name == "run.json":   # the manifest itself, as load read it
             try:
                 same = json.loads(_site_bytes(path) or b"") == run.manifest
-            except ValueError:
+            except (ValueError, RecursionError):   # 10^5 "[" planted in the site
                 same = False
         elif name not in run.manifest["files"]:
             out.append(f"{path}: not a file of run {run_id} (run.json files does not list it)")
@@ -371,7 +376,7 @@ def _published_records_problems(site_dir, runs):
     def differs(path, rec):
         try:
             same = json.loads(_site_bytes(path) or b"") == rec
-        except ValueError:
+        except (ValueError, RecursionError):   # 10^5 "[" planted in the site
             same = False
         return None if same else f"{path}: differs from record {rec['id']} of run {rec['run_id']}"
     names = {(run.run_id, record_file(rec["id"])): rec for run in _shipped_runs(site_dir / "data" / "records", runs)
