@@ -3,6 +3,7 @@ import errno
 import functools
 import http.server
 import os
+import re
 from pathlib import Path
 
 from reportgen.data import plainfile
@@ -66,7 +67,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, format, *args):   # noqa: A002 - the base class's name
         """One plain line per request, with the client's text escaped (no terminal control)."""
-        text = (format % args).encode("ascii", "backslashreplace").decode("ascii")
+        # backslashreplace leaves ASCII controls as they are: ESC[2J or an OSC 8 link reached the terminal
+        text = re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group(0)):02x}",
+                      (format % args).encode("ascii", "backslashreplace").decode("ascii"))
         print(f"{self.address_string()} {text}", flush=True)
 
 

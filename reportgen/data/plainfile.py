@@ -9,9 +9,11 @@ no larger than the limit, and only then reads it, at most limit + 1 bytes.
 """
 import errno
 import os
+import re
 import stat
 
 from reportgen.errors import ReportError
+from study.schema import _INVISIBLE
 
 MAX_RUN_FILE_BYTES = 64 * 2**20
 """The largest file a run (or campaign) may hold: 64 MiB.  The largest committed are MetaSchedule
@@ -114,4 +116,13 @@ def tree_problems(folder, what):
                            "only files of its own (copy it)")
             elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 out.append(f"{path}: is not a plain file or folder (a FIFO or device would hang the build)")
+            elif _ODD_NAME.search(name):
+                # a bidi override or zero-width character makes a page's name read as another
+                # ("a<U+202E>lmth.exe"), a control character reaches messages, a surrogate (a name
+                # not in UTF-8) fails the page's write with no file named
+                out.append(f"{os.path.join(top, ascii(name)[1:-1])}: the name holds invisible, control or "
+                           f"non-UTF-8 characters; {what} names its files in plain visible text")
     return out
+
+
+_ODD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff" + _INVISIBLE + "]")

@@ -70,4 +70,9 @@ def write_bytes(top, rel, data):
 
 
 def write_text(top, rel, text):
-    return write_bytes(top, rel, text.encode("utf-8"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:   # a lone surrogate (an odd file name, a "\ud800" escape) names no file
+        raise ReportError(f"{os.path.join(top, rel)}: cannot write: holds the lone surrogate U+{ord(text[exc.start]):04X} "
+                          f"at character {exc.start}, which is not text (find where it came from)") from None
+    return write_bytes(top, rel, data)
