@@ -35,11 +35,6 @@ index is about 1.5 MB): a larger one is refused unread."""
 FILE_LIMIT = 64 * 2**20
 """The most bytes any file of a site may have (the site's budget is 40 MB in all)."""
 _HEX = re.compile(r"[0-9a-f]{64}")
-INERT_TYPES = (".json", ".jsonl", ".log", ".txt", ".py", ".s", ".c", ".h", ".cc", ".cpp", ".cu", ".ll", ".csv",
-               ".tsv")
-"""The run files a site may ship (data/runs/<run>/...): text a browser shows or offers for download.
-An artifact of another type that a page cites (.svg, .xht, .shtml, .xsl, .js) would be served by a
-static host as a document or script of the site's origin, without the pages' content policy."""
 DATA_SCRIPT_TYPES = ("application/json",)
 """<script> types that are data, never run (Material's __config, the charts' specs)."""
 

@@ -298,10 +298,10 @@ def _published_data_problems(site_dir, runs):
             out.append(f"{path}: published data of run {run_id!r}, which is not in results/")
             continue
         name = rel.as_posix()
-        if not name.lower().endswith(sitecheck.INERT_TYPES):
+        if Path(name).suffix.lower() not in schema.RUN_FILE_TYPES:
             out.append(f"{path}: results/runs/{run_id}/{name} is a {Path(name).suffix or 'typeless'} file, which a "
                        f"static host serves as a document of its own, outside the pages' policy; a site ships "
-                       f"only run files of the types {' '.join(sitecheck.INERT_TYPES)}")
+                       f"only the run files a run may carry ({' '.join(schema.RUN_FILE_TYPES)})")
             continue
         if name == "run.json":   # the manifest itself, as load read it
             try:
