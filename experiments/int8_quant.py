@@ -367,7 +367,7 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
                 dvm = engines.prepare_tvm(_compile(dmod, target), p["threads"], "E").handle
                 outs = [dvm["main"](tvm.runtime.tensor(x[None])) for x in subj["eval_x"][:_n_layer(p, name)]]
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
-                layers = Q.layer_report(eval_taps, int8_taps, acts, order)
+                layers = Q.layer_report(eval_taps, int8_taps, Q.shared_scales(mod, acts), order)
                 passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
                 acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
                 h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "

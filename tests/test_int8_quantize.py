@@ -264,28 +264,37 @@ def test_bias_correction_removes_the_mean_shift_of_coarse_weights(calibrated):
     assert bias_on < 0.5 * bias_off, (bias_on, bias_off)
 
 
-def _residual_net(seed=3):
-    """stem -> identity block -> identity block -> downsampling block (1x1 shortcut first) -> mean -> dense."""
+def _module(build, seed):
+    """A prepared module whose main(x: 1x4x8x8) returns ``build(bb, x, conv)``; conv(t, o, i, k, scale)
+    emits a seeded conv + bias (+ ReLU with ``relu=True``) and ``conv.dense(t, i, o)`` a seeded matmul."""
     rng = np.random.default_rng(seed)
     c = lambda a: relax.const(a.astype("float32"))  # noqa: E731
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((1, 4, 8, 8), "float32"))
 
-    def conv(t, o, i, k=3, bias=True):
-        y = bb.emit(relax.op.nn.conv2d(t, c(rng.normal(0, 0.25, (o, i, k, k))), padding=k // 2))
-        return bb.emit(relax.op.add(y, c(rng.normal(0, 0.1, (1, o, 1, 1))))) if bias else y
+    def conv(t, o, i, k=3, bias=True, scale=0.25, relu=False):
+        y = bb.emit(relax.op.nn.conv2d(t, c(rng.normal(0, scale, (o, i, k, k))), padding=k // 2))
+        y = bb.emit(relax.op.add(y, c(rng.normal(0, 0.1, (1, o, 1, 1))))) if bias else y
+        return bb.emit(relax.op.nn.relu(y)) if relu else y
 
+    conv.dense = lambda t, i, o: bb.emit(relax.op.matmul(t, c(rng.normal(0, 0.5, (i, o)))))
     with bb.function("main", [x]):
         with bb.dataflow():
-            t = bb.emit(relax.op.nn.relu(conv(x, 8, 4)))
-            for _ in range(2):
-                t = bb.emit(relax.op.nn.relu(relax.op.add(t, conv(bb.emit(relax.op.nn.relu(conv(t, 8, 8))), 8, 8))))
-            short = conv(t, 8, 8, k=1)
-            t = bb.emit(relax.op.nn.relu(relax.op.add(short, conv(bb.emit(relax.op.nn.relu(conv(t, 8, 8))), 8, 8))))
-            m = bb.emit(relax.op.mean(t, axis=[2, 3]))
-            out = bb.emit_output(bb.emit(relax.op.matmul(m, c(rng.normal(0, 0.5, (8, 5))))))
+            out = bb.emit_output(build(bb, x, conv))
         bb.emit_func_output(out)
     return Q.prepare(relax.transform.Normalize()(bb.get()))
+
+
+def _residual_net(seed=3):
+    """stem -> identity block -> identity block -> downsampling block (1x1 shortcut first) -> mean -> dense."""
+    def build(bb, x, conv):
+        t = bb.emit(relax.op.nn.relu(conv(x, 8, 4)))
+        for _ in range(2):
+            t = bb.emit(relax.op.nn.relu(relax.op.add(t, conv(bb.emit(relax.op.nn.relu(conv(t, 8, 8))), 8, 8))))
+        short = conv(t, 8, 8, k=1)
+        t = bb.emit(relax.op.nn.relu(relax.op.add(short, conv(bb.emit(relax.op.nn.relu(conv(t, 8, 8))), 8, 8))))
+        return conv.dense(bb.emit(relax.op.mean(t, axis=[2, 3])), 8, 5)
+    return _module(build, seed)
 
 
 @pytest.mark.slow  # compiles the tap module and three programs
@@ -310,3 +319,43 @@ def test_wide_residual_operands_round_once():
     ref = _run(mod, xs)
     err_wide, err_narrow = (np.mean(np.abs(_run(m, xs) - ref)) for m in (wide, narrow))
     assert max(err_wide, err_narrow) < 0.01 * np.max(np.abs(ref)) and abs(err_wide - err_narrow) < 0.2 * err_narrow
+
+
+def _inception_net(seed=5):
+    """stem -> one inception module (1x1 | 1x1->3x3 | pool->1x1, concatenated) -> max pool -> conv -> mean -> dense."""
+    def build(bb, x, conv):
+        t = conv(x, 8, 4, relu=True)
+        pooled = bb.emit(relax.op.nn.max_pool2d(t, 3, 1, 1))
+        # the branches' ranges differ by about 4x: the shared scale is the widest one's
+        joined = bb.emit(relax.op.concat([conv(t, 4, 8, k=1, relu=True),
+                                          conv(conv(t, 4, 8, k=1, relu=True), 4, 4, scale=1.0, relu=True),
+                                          conv(pooled, 4, 8, k=1, scale=0.1, relu=True)], axis=1))
+        t = conv(bb.emit(relax.op.nn.max_pool2d(joined, 3, 2, 1)), 8, 12, k=1, relu=True)
+        return conv.dense(bb.emit(relax.op.mean(t, axis=[2, 3])), 8, 5)
+    return _module(build, seed)
+
+
+@pytest.mark.slow  # compiles the tap module and two programs
+def test_concat_inputs_share_its_scale_and_stay_integer():
+    """Every branch of the module is requantized at the concat's scale, so the concat and the pool
+    after it stay integer (the program dequantizes nothing before the global pool); the integer
+    program stays within 2 % of FP32, and the taps' scales are the ones the report names."""
+    mod = _inception_net()
+    rng = np.random.default_rng(6)
+    tap, names = Q.tap_module(mod)
+    taps = Q.run_taps(tvm.compile(tap, "llvm"), [rng.normal(0, 1, (1, 4, 8, 8)).astype("float32") for _ in range(16)],
+                      names)
+    acts = Q.calibrate(taps, "percentile", "uint8")
+    qmod, report = Q.rewrite(mod, acts)
+    # dequantized: the accumulators of the conv before the mean and of the dense, nothing in between
+    assert report["concat_integer"] == 1 and report["dequantize"] == 2
+    assert not [f for f in report["float_ops"] if f["op"] in ("concat", "nn.max_pool2d")]
+    concat = next(v for v, value in Q.bindings(mod) if Q._op_name(value) == "relax.concat")
+    fields = [f.name for f in next(value for v, value in Q.bindings(mod) if v.same_as(concat)).args[0].fields]
+    shared = Q.shared_scales(mod, acts)
+    assert len({acts[f].scale for f in fields}) == 3 and {shared[f].scale for f in fields} == {acts[concat.name].scale}
+    branch_scales = {g["output"]: g["out_scale"] for g in report["groups"] if g["output"] in fields}
+    assert branch_scales == {f: acts[concat.name].scale for f in fields}
+    xs = rng.normal(0, 1, (32, 4, 8, 8)).astype("float32")
+    ref = _run(mod, xs)
+    assert np.mean(np.abs(_run(qmod, xs) - ref)) < 0.02 * np.max(np.abs(ref))

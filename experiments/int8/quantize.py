@@ -24,6 +24,9 @@ operators:
 * **residual add (+ ReLU)** -- both inputs integer: ``(a·m_a + b·m_b + 2^(n-1)) >> n``.
 * **ReLU, max-pool, reshape/permute/squeeze** on an integer tensor stay integer
   (same scale).
+* **concat** -- its inputs are quantized at the concat's own scale (:func:`shared_scales`), so
+  the producers' requantization writes the concatenated integers directly and the concat moves
+  bytes (Inception's modules: no branch is dequantized, concatenated and pooled in float).
 * **VNNI** (``rewrite(..., vnni=True)``, for a target with avx512vnni): on a channels-last
   module (:func:`channels_last`) a conv2d (uint8 input, or int8 read
   as ``x + 128`` with the shift undone per output channel) / 2-D matmul (uint8 input) becomes a
@@ -47,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from experiments.int8 import bias_correction, vnni_ops
+from experiments.int8.pool_pad import fold_pool_pad  # noqa: F401 - part of this module's interface
 # calibration lives in its own module; these names stay importable from here
 from experiments.int8.calibration import (  # noqa: F401
     METHODS, MSE_CANDIDATES, PERCENTILE, SCHEMES, ActQuant, calibrate, layer_report, threshold)
@@ -156,60 +160,6 @@ def channels_last(mod):
     return unique_names(relax.transform.FoldConstant()(mod))
 
 
-def fold_pool_pad(mod):
-    """``max_pool2d(pad(relu(x), 0))`` -> ``max_pool2d(relu(x), padding=...)``: the same values.
-
-    The ONNX frontend imports Keras' ZeroPadding2D as a float ``call_tir`` (read here by running it
-    once, :func:`experiments.e2e.nchwc._probe_pad`), which no layout pass moves and no integer
-    rewrite reads: ResNet-18's stem then dequantized, transposed to NCHW, padded and pooled in
-    float and quantized again.  The pool pads with -inf; over values >= 0 (a ReLU's output) a
-    window that holds at least one real value has the same maximum with zeros or -inf beside it,
-    which a pad narrower than the pool window guarantees.  Anything else is left as it is."""
-    import tvm
-    from tvm import relax
-    from experiments.e2e.nchwc import _probe_pad
-    op = tvm.ir.Op.get
-
-    @relax.expr_functor.mutator
-    class Fold(relax.PyExprMutator):
-        def __init__(self, mod):
-            super().__init__(mod)
-            self.mod_ = mod
-
-        def _bound(self, var, name):
-            value = self.lookup_binding(var) if isinstance(var, relax.Var) else None
-            return value if isinstance(value, relax.Call) and value.op.same_as(op(name)) else None
-
-        def visit_call_(self, call):  # noqa: N802 - the functor's name
-            call = super().visit_call_(call)
-            a = call.attrs
-            if not (isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.nn.max_pool2d"
-                    and str(a.layout) == "NCHW" and str(a.out_layout) == "NCHW" and not a.ceil_mode):
-                return call
-            pad = self._bound(call.args[0], "relax.call_tir")
-            if pad is None or len(pad.args[1].fields) != 1:
-                return call
-            src = pad.args[1].fields[0]
-            if self._bound(src, "relax.nn.relu") is None:
-                return call
-            probed = _probe_pad(self.mod_[pad.args[0]], [int(d) for d in src.ty.shape],
-                                [int(d) for d in pad.ty.shape])
-            if probed is None or probed[2] != 0.0 or probed[0][:2] != [0, 0] or probed[1][:2] != [0, 0]:
-                return call
-            (_, _, top, left), (_, _, bottom, right) = probed[0], probed[1]
-            if max(top, bottom) >= int(a.pool_size[0]) or max(left, right) >= int(a.pool_size[1]):
-                return call
-            padding = [int(v) for v in a.padding]
-            padding = [padding[0] + top, padding[1] + left, padding[2] + bottom, padding[3] + right]
-            return relax.op.nn.max_pool2d(src, a.pool_size, a.strides, padding, a.dilation, a.ceil_mode,
-                                          a.count_include_pad, layout="NCHW", out_layout="NCHW")
-
-    for gv, func in list(mod.functions.items()):
-        if isinstance(func, relax.Function):
-            mod[gv] = Fold(mod).visit_expr(func)
-    return relax.transform.DeadCodeElimination()(mod)
-
-
 def unique_names(mod):
     """``mod`` with every binding of main named uniquely (calibration and the rewrite key tensors by name).
 
@@ -294,6 +244,31 @@ def weight_scales(w: np.ndarray, reduce_axes, top: int) -> np.ndarray:
     return np.maximum(np.abs(w).max(axis=reduce_axes), 1e-12) / float(top)
 
 
+def _concat_fields(value):
+    """The tensors a ``concat`` binding joins, or None for anything else."""
+    if _op_name(value) != "relax.concat" or not hasattr(value.args[0], "fields"):
+        return None
+    return list(value.args[0].fields)
+
+
+def shared_scales(mod, acts: dict[str, ActQuant]) -> dict[str, ActQuant]:
+    """``acts`` with every input of a concat quantized as the concat's output is (each keeps its
+    own mean, which bias correction reads): the concat of the integers is then the integers of the
+    concat.  A concat whose inputs differ in signedness from its output is left as it is; a
+    coarser scale costs an input with a narrower range some resolution (the agreement set measures it)."""
+    from tvm import relax
+    out = dict(acts)
+    for var, value in bindings(mod):
+        fields = _concat_fields(value)
+        q = acts.get(var.name)
+        if fields is None or q is None or not all(isinstance(f, relax.Var) and f.name in acts
+                                                  and acts[f.name].dtype == q.dtype for f in fields):
+            continue
+        for f in fields:
+            out[f.name] = dataclasses.replace(q, mean=acts[f.name].mean)
+    return out
+
+
 @dataclasses.dataclass
 class Report:
     """What the rewrite did: groups quantized, float operators left, conversions."""
@@ -311,6 +286,7 @@ class Report:
                 "quantize": self.conversions["quantize"], "dequantize": self.conversions["dequantize"],
                 "vnni_packed": dict(packed), "bias_corrected": self.groups_corrected,
                 "weights_rounded": self.groups_rounded,
+                "concat_integer": self.conversions["concat_integer"],
                 "residual_fused": sum(1 for g in self.groups if g.get("residual_fused")),
                 "residual_wide": sum(1 for g in self.groups if g.get("wide") or g.get("shortcut_wide"))}
 
@@ -328,7 +304,7 @@ class _Rewriter:
         self.relax = relax
         self.bias_correction = bias_correction
         self.float_kinds = frozenset(float_kinds)
-        self.mod, self.acts, self.debug, self.vnni = mod, acts, debug, vnni
+        self.mod, self.acts, self.debug, self.vnni = mod, shared_scales(mod, acts), debug, vnni
         self.weight_max = int(weight_max)
         self.pairs = bindings(mod)
         self.users = _users(self.pairs)
@@ -409,9 +385,15 @@ class _Rewriter:
                 return True
             if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"}:
                 return True
-            if _is_residual_add(value):
+            if _is_residual_add(value) or self._integer_concat(index):
                 return True
         return False
+
+    def _integer_concat(self, index) -> bool:
+        """True when binding ``index`` is a concat whose inputs all share its scale (:func:`shared_scales`)."""
+        var, value = self.pairs[index]
+        fields, q = _concat_fields(value), self.acts.get(var.name)
+        return fields is not None and q is not None and all(self.acts.get(f.name) == q for f in fields)
 
     # -- groups --------------------------------------------------------
     def _requant(self, acc, multipliers: np.ndarray, shape, out: ActQuant, relu: bool):
@@ -606,6 +588,12 @@ class _Rewriter:
             self.env[var] = self.env[value]
             return
         name = _op_name(value)
+        if self._integer_concat(index):   # the inputs' integers at one scale: join them as they are
+            fields = [self._int(f)[0] for f in _concat_fields(value)]
+            self.env[var] = (self.bb.emit(self.relax.Call(value.op, [self.relax.Tuple(fields)], value.attrs)),
+                             self.acts[var.name])
+            self.report.conversions["concat_integer"] += 1
+            return
         args = list(value.args) if hasattr(value, "args") else []
         ints = [a for a in args if isinstance(a, self.relax.Var) and self.env.get(a, (None, None))[1] is not None]
         if name in SHAPE_OPS | {"relax.nn.relu", "relax.nn.max_pool2d"} and len(ints) == 1 and len(args) >= 1 \

@@ -197,12 +197,15 @@ def _levers(src, cur):
     wide = (W("int8_rules.margins.levers_wide",
               wide=src.fig(f"{rid}#residual_wide", str(rw["residual_wide"]), "groups", cur))
             if rw.get("residual_wide") else "")
+    concat = (W("int8_rules.margins.levers_concat",
+                concat=src.fig(f"{rid}#concat_integer", str(rw["concat_integer"]), "concats", cur))
+              if rw.get("concat_integer") else "")
     ratio = rw.get("rounding_error_ratio_median")
     rounded = (W("int8_rules.margins.levers_rounded",
                  rounded=src.fig(f"{rid}#weights_rounded", str(rw["weights_rounded"]), "groups", cur),
                  ratio=src.fig(f"{rid}#rounding_error_ratio", f"{ratio:.3f}", "ratio", cur))
                if rw.get("weights_rounded") and ratio is not None else "")
-    return W("int8_rules.margins.levers", fused=fused, wide=wide, rounded=rounded,
+    return W("int8_rules.margins.levers", fused=fused, wide=wide, concat=concat, rounded=rounded,
              corrected=src.fig(f"{rid}#bias_corrected", str(rw["bias_corrected"]), "groups", cur))
 
 
