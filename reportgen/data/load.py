@@ -417,7 +417,7 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(_reuse_problems(runs))
+    problems.extend(runfacts.reuse_problems(runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs))
     if problems:
@@ -510,26 +510,6 @@ def _owner_problems(run_name, rec, where):
     if rec["reused_from"] == run_name:
         return [f"{where}: reused_from: a record cannot be reused from its own run"]
     return []
-
-
-def _reuse_problems(runs):
-    """A reused record must be exactly the record of the run it came from (nothing edited on the way)."""
-    by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
-    out = []
-    for run in runs:
-        for index, rec in enumerate(run.records):
-            if rec["reused_from"] is None:
-                continue
-            where = run.where(index)
-            origin = by_run.get(rec["reused_from"])
-            if origin is None:
-                out.append(f"{where}: reused_from: run {rec['reused_from']!r} is not in results/runs")
-                continue
-            original = origin.get(rec["id"])
-            if original is None or dict(original, reused_from=rec["reused_from"]) != rec:
-                out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
-                           f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
-    return out
 
 
 def read_artifact(results_dir, ref):
