@@ -62,12 +62,13 @@ def unverified_steps(steps, run_ids):
 
 def step_machine(run_id, machines):
     """The machine of a step's run: the loaded run's (``machines``: {run id: machine id}), else the one
-    its id names (study.schema: <UTC time>-<profile>-<machine>[-<n>]); None for an id of no such form."""
-    from study import schema
+    its id names (study.schema: <UTC time>-<profile>-<machine>[-<n>]); None for an id of no such form, or
+    one stamped by the rule before identity.LEGACY_BEFORE (that id is not comparable with today's)."""
+    from study import identity, schema
     if run_id in machines:
         return machines[run_id]
     match = schema._RUN_ID.match(run_id) if isinstance(run_id, str) else None
-    return match.group(3).split("-")[0] if match else None
+    return match.group(3).split("-")[0] if match and match.group(1) >= identity.LEGACY_BEFORE else None
 
 
 def other_machine_steps(steps, machine, machines):
