@@ -547,7 +547,10 @@ def read_campaigns(results_dir, runs=()):
         raise ReportError(f"{top}: not a folder (campaigns are plain folders, never symlinks)")
     steps_of_runs = _campaign_steps_in_runs(runs)
     for folder in sorted(top.iterdir()):
-        if folder.name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
+        name = folder.name
+        if name.startswith(".old-") and not os.path.lexists(top / name[5:]) and stat.S_ISDIR(os.lstat(folder).st_mode):
+            name = name[5:]   # a commit stopped between its renames: the last committed state (retest puts it back)
+        elif name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
             continue
         bad = schema.campaign_folder_problems(folder)
         problems.extend(bad)
@@ -565,7 +568,7 @@ def read_campaigns(results_dir, runs=()):
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
             continue
-        found_here = schema.campaign_problems(state, folder.name)
+        found_here = schema.campaign_problems(state, name)
         problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
         for name in names:
             if name != "campaign.json":
