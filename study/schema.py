@@ -258,11 +258,21 @@ SAMPLE_UNIT = "s"
 says "ms" over the same numbers would publish figures a thousand times off)."""
 
 
+MAX_CALLS = 10**9
+"""Untimed warm-up calls, or calls averaged in one sample, a record may count (the committed maximum is
+32768; warmup and number of 1e90 loaded, a count no harness could have made)."""
+
+
 def _count_problems(rec):
     """warmup and repeat count calls and samples (>= 0); a record with samples averaged at least
-    one call in each (number >= 1)."""
+    one call in each (number >= 1). warmup and number are at most MAX_CALLS, and a record without
+    samples repeats at most MAX_SAMPLES (one with samples is counted by them, bounded the same)."""
     out = [f"{name}: {rec[name]!r} is negative (a count of calls or samples is >= 0)"
            for name in ("warmup", "repeat", "number") if rec[name] < 0]
+    out += [f"{name}: {rec[name]!r:.40} is more than the {limit} {what} a record may count"
+            for name, limit, what in (("warmup", MAX_CALLS, "calls"), ("number", MAX_CALLS, "calls"),
+                                      ("repeat", MAX_SAMPLES, "samples"))
+            if rec[name] > limit and (name != "repeat" or not rec["samples"])]
     if rec["samples"] and rec["number"] < 1:
         out.append(f"number: {rec['number']!r} calls per sample; a record with samples timed at least 1")
     return out

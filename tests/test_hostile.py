@@ -645,14 +645,15 @@ def _read_only_case(tmp_path):
 
 def test_read_only_results_message_as_root_too(tmp_path, monkeypatch):
     """Root can write anywhere: simulate the refusal the kernel gives other users."""
+    import tempfile
     from reportgen.commands import retest
-    real_touch = Path.touch
+    real_mkstemp = tempfile.mkstemp
 
-    def refuse(self, *a, **k):
-        if ".tmp-probe-" in self.name:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_touch(self, *a, **k)
-    monkeypatch.setattr(Path, "touch", refuse)
+    def refuse(*a, **k):   # the probe is a new file of a random name (round 12: never a planted link)
+        if k.get("prefix") == ".tmp-probe-":
+            raise PermissionError(13, "Permission denied", str(k.get("dir")))
+        return real_mkstemp(*a, **k)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
     shutil.copytree(ROOT / "experiments", tmp_path / "experiments", ignore=shutil.ignore_patterns("__pycache__"))
     with pytest.raises(ReportError) as err:
         retest.retest(tmp_path, "quick", only=("numpy_gemm",))

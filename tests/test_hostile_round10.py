@@ -64,8 +64,13 @@ def test_round10_records_are_refused_in_one_line_naming_the_file_and_field(case,
     profile total of 0; IndexError formatting inf from 1e306 s or a subnormal total; TypeError on a
     text import time or kernel call count) or published a kernel's share of 201 %, an Amdahl speed-up
     of -153x, a compile time of 301 digits or a negative import time."""
-    results = tmp_path / "results"
-    MUTATIONS[case](results)
+    refused_in_one_line(MUTATIONS[case], case, tmp_path / "results")
+
+
+def refused_in_one_line(mutate, case, results):
+    """``mutate(results)``, then load refuses it: a line naming a file under results and the case's
+    field, holding its expected words, and no message of two lines."""
+    mutate(results)
     with pytest.raises(ReportError) as err:
         load.read_runs(results)
     lines, field = err.value.problems, CASES[case].get("field", "")

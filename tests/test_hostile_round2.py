@@ -300,7 +300,10 @@ def test_hostile_campaigns_are_refused_naming_the_file(case, tmp_path):
 
 def test_a_campaign_step_must_agree_with_its_run(tmp_path):
     rec = record(RUN)
-    rec["extra"]["campaign"] = {"key": KEY, "steps": [{"run_id": RUN, "trials": 4}]}
+    rec["extra"]["campaign"] = {   # a whole snapshot, as tuning writes it (round 12 checks its shape)
+        "key": KEY, "parts": dict(PARTS), "cumulative_trials": 4,
+        "steps": [{"run_id": RUN, "trials": 4, "seconds": 1.5, "cumulative_trials": 4, "estimated_kernel_s": 0.01,
+                   "records": 4}]}
     write_run(tmp_path, RUN, [rec])
     _campaign(tmp_path)
     with pytest.raises(ReportError, match="measured 4 for this campaign"):

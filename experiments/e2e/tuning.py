@@ -441,6 +441,15 @@ def estimated_seconds(allocation: list[dict[str, Any]]) -> float | None:
     return sum(row["weight"] * row["best_s"] for row in allocation)
 
 
+def _clear(path) -> None:
+    """Remove a leftover of an earlier commit, never following a link: a file or a symlink under the
+    name (rmtree refuses both, and with its errors ignored every later commit failed on the name)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
 class Campaign:
     """A tuning database that accumulates across retests (``results/campaigns/<key>/``).
 
@@ -456,8 +465,19 @@ class Campaign:
         self.parts = parts
         self.key = schema.campaign_key(parts)
         self.dir = Path(root) / "campaigns" / self.key
+        self._restore()
         self.state = self._read_state() if os.path.lexists(self.dir) else \
             {"key": self.key, "parts": parts, "cumulative_trials": 0, "steps": []}
+
+    def _restore(self) -> None:
+        """A retest stopped between commit's two renames left the campaign only as .old-<key> (and a
+        .tmp-<key> for a run never published): put the last committed state back, which was otherwise
+        taken for no campaign, started anew at 0 trials, and its database removed by the next commit."""
+        old = self.dir.with_name(f".old-{self.key}")
+        if not os.path.lexists(self.dir) and old.is_dir() and not old.is_symlink():
+            old.rename(self.dir)
+            print(f"campaign {self.key}: restored from {old.name}, left by a retest stopped while committing",
+                  flush=True)
 
     def _read_state(self) -> dict[str, Any]:
         """campaign.json, checked before anything is seeded from the folder (a symlink planted in
@@ -497,14 +517,14 @@ class Campaign:
             "cumulative_trials": state["cumulative_trials"], "estimated_kernel_s": estimate_s,
             "records": pruned["after"]}]
         tmp = self.dir.with_name(f".tmp-{self.key}")
-        shutil.rmtree(tmp, ignore_errors=True)
+        _clear(tmp)
         tmp.mkdir(parents=True)
         for name in DATABASE_FILES:
             if (Path(work_dir) / name).exists():
                 shutil.copy2(Path(work_dir) / name, tmp / name)
         (tmp / "campaign.json").write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
         old = self.dir.with_name(f".old-{self.key}")
-        shutil.rmtree(old, ignore_errors=True)
+        _clear(old)
         if self.dir.exists():
             self.dir.rename(old)
         tmp.rename(self.dir)

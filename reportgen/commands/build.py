@@ -9,6 +9,7 @@ import fcntl
 import logging
 import os
 import shutil
+import stat
 import sys
 import time
 from pathlib import Path
@@ -52,8 +53,17 @@ def _project_folder(root, site_dir):
     return top if tracked else None
 
 
-def _is_site(path):
-    return (path / MARKER).is_file() or ((path / "index.html").is_file() and (path / "numbers.json").is_file())
+def _is_site(path, legacy=True):
+    """A site this command built: its marker is a plain file (never a link planted to look like one).
+    ``legacy``: a site from before the marker (index.html and numbers.json) counts too; check_site_dir
+    allows that only inside the project, so no folder of the user's outside it (a web page with a
+    numbers.json beside it) is ever taken for a site and replaced."""
+    try:
+        if stat.S_ISREG(os.lstat(path / MARKER).st_mode):
+            return True
+    except OSError:
+        pass
+    return legacy and (path / "index.html").is_file() and (path / "numbers.json").is_file()
 
 
 def check_site_dir(root, site_dir):
@@ -70,10 +80,11 @@ def check_site_dir(root, site_dir):
     if inside is not None:
         raise ReportError(f"--site-dir {site_dir}: lies inside the site {inside}, which the next build of that site "
                           "replaces (and whose verify refuses files it did not build); choose a folder of its own")
+    legacy = site_dir.is_relative_to(root)
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
-        if path.is_dir() and any(path.iterdir()) and not _is_site(path):
+        if path.is_dir() and any(path.iterdir()) and not _is_site(path, legacy):
             raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
                               f"(no {MARKER}); refusing to replace it")
     return site_dir
@@ -151,6 +162,11 @@ def _build(root, site_dir, strict, machine):
 
     tmp = site_dir.with_name(site_dir.name + ".tmp")
     old = site_dir.with_name(site_dir.name + ".old")
+    if not os.path.lexists(site_dir) and old.is_dir() and not old.is_symlink():
+        # stopped between the two renames of a publish: site.old is the published site; it goes back
+        # into place, so that a build failing now does not remove the last good site with the leftovers
+        old.rename(site_dir)
+        print(f"restored {site_dir} from {old}, left by a build stopped while publishing", flush=True)
     for left in (tmp, old):   # check_site_dir proved them ours (marker) or empty
         if left.exists():
             print(f"removing {left}, left by an interrupted build", flush=True)

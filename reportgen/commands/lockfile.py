@@ -24,6 +24,9 @@ def open_lock(path, create=True):
         if exc.errno == errno.ELOOP:
             raise ReportError(f"{path}: the lock file is a symlink; refusing to follow it "
                               "(remove it: a lock file is never committed)") from exc
+        if exc.errno == errno.EISDIR:   # a folder under the lock's name (committed, or left by hand)
+            raise ReportError(f"{path}: the lock file is not a regular file; refusing to use it "
+                              "(remove it: a lock file is never committed)") from exc
         raise
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):

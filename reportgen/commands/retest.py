@@ -17,6 +17,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -291,7 +292,9 @@ def _run_family(root, name, family, spec_path, log_path, env):
 
 def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     lines = max(1, log_path.read_bytes().count(b"\n"))
-    tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or [""]
+    # the last line as the log's excerpts count lines, at "\n" only: splitlines also cut at a form feed,
+    # \x1c or U+2028, and named a fragment ("ok: all cases passed") as the family's last line
+    tail = [log_path.read_text(encoding="utf-8", errors="replace").strip().rsplit("\n", 1)[-1].rstrip("\r")]
     error = (f"family timed out after {timeout_s} s" if status == "timeout"
              else f"family exited with code {code}: {tail[0][:300]}")
     return {
@@ -359,13 +362,23 @@ def _is_live(lock):
         os.close(fd)
 
 
+def _unlink_any(path):
+    """Remove a leftover lock of no live retest, whatever it is: a folder under a lock's name (which no
+    retest makes) made every retest stop with IsADirectoryError until removed by hand."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
 def clean_stale(runs_dir):
     """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
     removed = []
     for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
         if tmp.name.endswith(".lock"):
             if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
-                tmp.unlink(missing_ok=True)
+                _unlink_any(tmp)
             continue
         if _is_live(_lock_path(tmp)):
             continue
@@ -381,7 +394,7 @@ def clean_stale(runs_dir):
             print(f"could not remove {name}: left by a retest that is no longer running; remove it by hand",
                   file=sys.stderr, flush=True)
             continue
-        _lock_path(tmp).unlink(missing_ok=True)
+        _unlink_any(_lock_path(tmp))
         removed.append(tmp)
         print(f"removed {name}: left by a retest that is no longer running", flush=True)
     return removed
@@ -408,7 +421,9 @@ def _sigterm_raises():
 def _unique_run_id(runs_dir, base):
     """Two retests within the same second must not collide: add -2, -3, ..."""
     run_id, suffix = base, 1
-    while (runs_dir / run_id).exists() or (runs_dir / f".tmp-{run_id}").exists():
+    # lexists: a dangling link under the name is taken too (the run's final rename onto it would fail,
+    # leaving the measured run in a .tmp- folder that the next retest removes)
+    while os.path.lexists(runs_dir / run_id) or os.path.lexists(runs_dir / f".tmp-{run_id}"):
         suffix += 1
         run_id = f"{base}-{suffix}"
     return run_id
@@ -511,9 +526,11 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
                               "of the project")
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
-        probe = runs_dir / f".tmp-probe-{os.getpid()}.lock"
-        probe.touch()
-        probe.unlink()
+        # a new file of a random name (O_EXCL): Path.touch of the guessable .tmp-probe-<pid>.lock followed
+        # a link planted under that name and created (or touched) its target, anywhere on the machine
+        fd, probe = tempfile.mkstemp(prefix=".tmp-probe-", suffix=".lock", dir=runs_dir)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise ReportError(f"{runs_dir}: cannot write a new run here ({exc.strerror})",
                           hint="make results/ writable, or pass --root to a writable copy") from exc

@@ -60,6 +60,40 @@ def unverified_steps(steps, run_ids):
     return [step for step in steps if isinstance(step, dict) and step.get("run_id") not in run_ids]
 
 
+def step_machine(run_id, machines):
+    """The machine of a step's run: the loaded run's (``machines``: {run id: machine id}), else the one
+    its id names (study.schema: <UTC time>-<profile>-<machine>[-<n>]); None for an id of no such form, or
+    one stamped by the rule before identity.LEGACY_BEFORE (that id is not comparable with today's)."""
+    from study import identity, schema
+    if run_id in machines:
+        return machines[run_id]
+    match = schema._RUN_ID.match(run_id) if isinstance(run_id, str) else None
+    return match.group(3).split("-")[0] if match and match.group(1) >= identity.LEGACY_BEFORE else None
+
+
+def other_machine_steps(steps, machine, machines):
+    """The steps of a campaign whose run is of another machine than ``machine``: their trials are in the
+    campaign's count and its database, but were measured on other hardware."""
+    return [step for step in steps if isinstance(step, dict)
+            and step_machine(step.get("run_id"), machines) not in (None, machine)]
+
+
+def other_machine_lines(campaigns, runs):
+    """One build line per campaign step of results/campaigns/ whose run is of another machine than the
+    campaign's newest step's (the machine whose database the campaign now is)."""
+    machines = {run.run_id: run.machine for run in runs}
+    out = []
+    for key, state in sorted(campaigns.items()):
+        if not state["steps"]:
+            continue
+        own = step_machine(state["steps"][-1]["run_id"], machines)
+        out += [f"campaign {key}: step {state['steps'].index(step)} names run {step['run_id']} of machine "
+                f"{step_machine(step['run_id'], machines)}, not of the campaign's machine {own} (its newest step's); "
+                f"its {step['trials']} trials are counted as the campaign says, measured on another machine"
+                for step in other_machine_steps(state["steps"], own, machines)]
+    return out
+
+
 def unverified_lines(campaigns, runs):
     """One build line per campaign step of results/campaigns/ whose run is not in results/runs/."""
     run_ids = {run.run_id for run in runs}

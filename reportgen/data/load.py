@@ -417,7 +417,7 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(_reuse_problems(runs))
+    problems.extend(runfacts.reuse_problems(runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs))
     if problems:
@@ -512,26 +512,6 @@ def _owner_problems(run_name, rec, where):
     return []
 
 
-def _reuse_problems(runs):
-    """A reused record must be exactly the record of the run it came from (nothing edited on the way)."""
-    by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
-    out = []
-    for run in runs:
-        for index, rec in enumerate(run.records):
-            if rec["reused_from"] is None:
-                continue
-            where = run.where(index)
-            origin = by_run.get(rec["reused_from"])
-            if origin is None:
-                out.append(f"{where}: reused_from: run {rec['reused_from']!r} is not in results/runs")
-                continue
-            original = origin.get(rec["id"])
-            if original is None or dict(original, reused_from=rec["reused_from"]) != rec:
-                out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
-                           f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
-    return out
-
-
 def read_artifact(results_dir, ref):
     """Text of a run artifact cited by a record (path relative to results/), through safe_path."""
     try:
@@ -567,7 +547,10 @@ def read_campaigns(results_dir, runs=()):
         raise ReportError(f"{top}: not a folder (campaigns are plain folders, never symlinks)")
     steps_of_runs = _campaign_steps_in_runs(runs)
     for folder in sorted(top.iterdir()):
-        if folder.name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
+        name = folder.name
+        if name.startswith(".old-") and not os.path.lexists(top / name[5:]) and stat.S_ISDIR(os.lstat(folder).st_mode):
+            name = name[5:]   # a commit stopped between its renames: the last committed state (retest puts it back)
+        elif name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
             continue
         bad = schema.campaign_folder_problems(folder)
         problems.extend(bad)
@@ -585,7 +568,7 @@ def read_campaigns(results_dir, runs=()):
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
             continue
-        found_here = schema.campaign_problems(state, folder.name)
+        found_here = schema.campaign_problems(state, name)
         problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
         for name in names:
             if name != "campaign.json":

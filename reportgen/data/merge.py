@@ -129,8 +129,14 @@ class Machine:
 
     @property
     def newest_thorough(self):
-        """finished_at of its newest standard/full run ("" when it has none)."""
-        return max((run.manifest["finished_at"] for run in self.runs if not is_smoke(run)), default="")
+        """The place (runfacts.order_key: the start its id names) of its newest standard/full run, () when
+        it has none; never finished_at, which a run may claim months after it started."""
+        return max((runfacts.order_key(run) for run in self.runs if not is_smoke(run)), default=())
+
+    @property
+    def newest_key(self):
+        """The place of its newest run among all runs, by the start its id names (for ordering machines)."""
+        return max(runfacts.order_key(run) for run in self.runs)
 
     @property
     def smoke_only(self):
@@ -194,7 +200,7 @@ def summaries(runs):
     measured by its standard/full runs, newest run; publication machine first, then newest first."""
     found = machines(runs)
     chosen, _why = publication_machine(runs)
-    order = sorted(found, key=lambda m: (m != chosen, -_stamp(found[m].newest)))
+    order = sorted(sorted(found, key=lambda m: found[m].newest_key, reverse=True), key=lambda m: m != chosen)
     out = []
     for mid in order:
         m = found[mid]
@@ -208,6 +214,3 @@ def summaries(runs):
                     "families": sorted(m.thorough_families), "newest": m.newest, "published": mid == chosen})
     return out
 
-
-def _stamp(finished_at):
-    return int("".join(ch for ch in finished_at if ch.isdigit())[:14] or 0)

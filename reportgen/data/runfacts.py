@@ -108,3 +108,36 @@ def anchor_problems(runs):
                 out.append(f"{where}: id: {rec['id']!r} has the anchor of "
                            f"{other!r} (ids that differ only by case or punctuation name one entry)")
     return out
+
+
+def reuse_problems(runs):
+    """A reused record must be exactly the record of the run it came from (nothing edited on the way),
+    an earlier run of the same machine (retest reuses only so): a record carried into another
+    machine's run would stand as that machine's figure, one carried back into an earlier run would
+    date a measurement before it was made."""
+    by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
+    runs_by_id = {run.run_id: run for run in runs}
+    out = []
+    for run in runs:
+        for index, rec in enumerate(run.records):
+            if rec["reused_from"] is None:
+                continue
+            where = run.where(index)
+            origin = by_run.get(rec["reused_from"])
+            if origin is None:
+                out.append(f"{where}: reused_from: run {rec['reused_from']!r} is not in results/runs")
+                continue
+            source = runs_by_id[rec["reused_from"]]
+            if source.machine != run.machine:
+                out.append(f"{where}: reused_from: run {rec['reused_from']!r} is of machine {source.machine}, not of "
+                           f"this run's machine {run.machine} (a record is reused only on the machine that measured it)")
+                continue
+            if order_key(source) >= order_key(run):
+                out.append(f"{where}: reused_from: run {rec['reused_from']!r} did not start before this run "
+                           "(a record is reused only from an earlier run)")
+                continue
+            original = origin.get(rec["id"])
+            if original is None or dict(original, reused_from=rec["reused_from"]) != rec:
+                out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
+                           f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
+    return out

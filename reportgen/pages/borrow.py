@@ -18,7 +18,7 @@ def pick(data, wants):
     the records ``wants(cur)`` selects."""
     from reportgen.pages import machines
     if not any(wants(c) for c in data.current.values()):
-        found = [(data.machines[m].newest, m) for m, cur in data.by_machine.items()
+        found = [(data.machines[m].newest_key, m) for m, cur in data.by_machine.items()
                  if m != data.machine and any(wants(c) for c in cur.values())]
         if found:
             machine = max(found)[1]

@@ -306,10 +306,22 @@ def tuning_effect(book, current):
                      "D ÷ ONNX Runtime", W("e2e.tuning_effect.head_slowest_op")], rows)
 
 
+def _note_values(book, cur, figure, steps):
+    """What a note under the campaign table fills in for ``steps`` of one campaign: the model, how many
+    steps and their trials (figures ``<record>#<figure>_steps`` and ``..._trials``)."""
+    rid = cur.record["id"]
+    return {"model": _esc(cur.record["case"]["model"]),
+            "steps": book.current(f"{rid}#{figure}_steps", str(len(steps)), "steps", cur),
+            "trials": book.current(f"{rid}#{figure}_trials", str(sum(s["trials"] for s in steps)), "trials", cur)}
+
+
 def campaign_table(book, current, run_ids):
     """Every tuning campaign behind group D: its steps (run, new trials, cumulative trials, tuning time,
     estimated kernel time), so progress across retests is visible.  A step whose run is not in
-    results/runs/ (``run_ids``) is marked, and a note under the table says how many trials no log backs."""
+    results/runs/ (``run_ids``: {run id: machine id}, or a set of run ids), or is a run of another machine
+    than the record's, is marked, and a note under the table says how many trials no log backs, or were
+    measured on other hardware."""
+    machines = run_ids if isinstance(run_ids, dict) else {}
     lines, notes = [], []
     for cur in merge.family(current, "e2e_tune").values():
         camp = cur.record["extra"].get("campaign") if cur.ok else None
@@ -317,16 +329,18 @@ def campaign_table(book, current, run_ids):
             continue
         case, rid = cur.record["case"], cur.record["id"]
         missing = campaigns.unverified_steps(camp["steps"], run_ids)
+        elsewhere = campaigns.other_machine_steps(camp["steps"], cur.machine, machines)
         if missing:
-            notes.append(W("e2e.campaign_table.unverified", model=_esc(case["model"]),
-                           steps=book.current(f"{rid}#unverified_steps", str(len(missing)), "steps", cur),
-                           trials=book.current(f"{rid}#unverified_trials", str(sum(s["trials"] for s in missing)),
-                                               "trials", cur)))
+            notes.append(W("e2e.campaign_table.unverified", **_note_values(book, cur, "unverified", missing)))
+        if elsewhere:
+            notes.append(W("e2e.campaign_table.other_machine", **_note_values(book, cur, "other_machine", elsewhere)))
         for i, step in enumerate(camp["steps"]):
             newest = i == len(camp["steps"]) - 1
             est = step.get("estimated_kernel_s")
             est_text = fmt_number(est * 1e3, "ms") + " ms" if est else "—"
-            run = _code(step["run_id"]) + (W("e2e.campaign_table.run_missing") if step in missing else "")
+            run = _code(step["run_id"]) + (W("e2e.campaign_table.run_missing") if step in missing else "") \
+                + (W("e2e.campaign_table.run_other_machine", machine=_code(campaigns.step_machine(step["run_id"], machines)))
+                   if step in elsewhere else "")
             lines.append([_esc(case["model"]), _esc(case.get("variant", "default")), run,
                           str(step["trials"]),
                           book.current(f"{rid}#cumulative_trials", str(step["cumulative_trials"]), "trials", cur)
@@ -369,7 +383,7 @@ def names(site):
         "e2e_allocation": lambda model, batch=1: allocation_table(b, d.current, model, batch),
         "e2e_goal": lambda model="resnet18_v1": goal(b, d.current, model),
         "e2e_tuning_effect": lambda: tuning_effect(b, d.current),
-        "e2e_campaigns": lambda: campaign_table(b, d.current, {run.run_id for run in d.loaded}),
+        "e2e_campaigns": lambda: campaign_table(b, d.current, {run.run_id: run.machine for run in d.loaded}),
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
         "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),

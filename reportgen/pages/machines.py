@@ -109,7 +109,7 @@ class Page:
     def __init__(self, data, book):
         self.data, self.book = data, book
         found = data.machines
-        others = sorted((m for m in found if m != data.machine), key=lambda m: found[m].newest, reverse=True)
+        others = sorted((m for m in found if m != data.machine), key=lambda m: found[m].newest_key, reverse=True)
         self.order = ([data.machine] if data.machine in found else []) + others
         self.found = found
 

@@ -287,7 +287,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         _say_jumps(self.data.all_runs)
-        for line in campaigns.unverified_lines(self.data.campaigns, self.data.loaded):
+        for line in (campaigns.unverified_lines(self.data.campaigns, self.data.loaded)
+                     + campaigns.other_machine_lines(self.data.campaigns, self.data.loaded)):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
         # every file is written without following a link (nofollow): a site folder holds only our files

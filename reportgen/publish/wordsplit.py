@@ -23,12 +23,15 @@ MIN_WORDS = 10_000
 
 def _folder():
     from reportgen.data import load
-    root = load.cache_dir()
-    if root is not None:
+    # the same trust rule as the build's other caches (load._cache_folder): a cache folder of another
+    # user, or one others may write (a shared REPORTGEN_CACHE of mode 0777), could hold a planted
+    # dictionary that passes ``sound`` and decides how the site's search splits words
+    folder = load._cache_folder("jieba")
+    if folder is not None:
         try:
-            folder = root / "jieba"
-            folder.mkdir(parents=True, exist_ok=True)
-            if not folder.is_symlink() and folder.is_dir():
+            for made in reversed([p for p in (folder, *folder.parents) if not p.exists()]):
+                made.mkdir(mode=0o700, exist_ok=True)   # 0700 whatever the umask, so it stays trusted
+            if load._cache_folder("jieba") is not None and not folder.is_symlink() and folder.is_dir():
                 return folder
         except OSError:
             pass

@@ -5,6 +5,7 @@ The book remembers which page used which figure, and that list becomes
 site/numbers.json, the machine-readable index that `verify` checks.
 """
 import html
+import math
 import posixpath
 import re
 
@@ -49,7 +50,12 @@ def provenance_page(record):
 
 
 def fmt_number(value, unit):
-    """Three significant digits, in the unit given: 0.0123 s -> '12.3 ms' is the caller's job."""
+    """Three significant digits, in the unit given: 0.0123 s -> '12.3 ms' is the caller's job.
+
+    Total over floats: inf and NaN (a finite value overflowing on the way, 1e306 s in ms) become the
+    words' marker for a value that is no finite number, never an IndexError that ends the build."""
+    if not math.isfinite(value):
+        return W("figures.not_finite.text")
     if value == 0:
         return "0"
     digits = max(0, 2 - int(f"{abs(value):e}".split("e")[1]))
