@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from reportgen.errors import ReportError
+from reportgen.errors import ReportError, debugging
 
 
 class Root(os.PathLike):
@@ -202,7 +202,7 @@ def main():
         _say(f"error: {where}{exc.strerror or exc}")
         sys.exit(1)
     except Exception as exc:  # a bug: one line, and how to see the traceback
-        if os.environ.get("REPORTGEN_DEBUG"):
+        if debugging():
             raise
         _say(f"error: internal error {type(exc).__name__}: {exc} "
              "(set REPORTGEN_DEBUG=1 for the traceback, and please report it)")

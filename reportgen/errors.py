@@ -19,3 +19,19 @@ class ReportError(Exception):
     def __str__(self):
         text = "\n".join(self.problems)
         return f"{text}\n{self.hint}" if self.hint else text
+
+
+def broken_check(where, exc):
+    """One problem line for a check or page that raised on what it read (a bug of reportgen that the
+    input reached): it names the file, folder or page, not just 'internal error', so the user knows
+    which input to look at or set aside.  REPORTGEN_DEBUG=1 keeps the traceback (the caller re-raises)."""
+    text = str(exc)
+    text = text if len(text) <= 200 else text[:200] + f"... [{len(text) - 200} more characters]"
+    return (f"{where}: cannot be checked or shown ({type(exc).__name__}: {text}); reportgen broke on this "
+            "input, please report it (REPORTGEN_DEBUG=1 shows the traceback)")
+
+
+def debugging():
+    """True when REPORTGEN_DEBUG asks for tracebacks instead of one-line errors."""
+    import os
+    return bool(os.environ.get("REPORTGEN_DEBUG"))

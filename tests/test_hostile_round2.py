@@ -22,7 +22,7 @@ from helpers import record, write_run
 
 from experiments import harness
 from reportgen.commands import build, retest, serve
-from reportgen.data import load
+from reportgen.data import load, runfacts
 from reportgen.errors import ReportError
 from reportgen.render import provenance
 from study import schema, stats
@@ -180,7 +180,7 @@ def test_a_forged_commit_is_known_as_such(tmp_path):
     manifest["git"]["commit"] = head
     (path / "run.json").write_text(json.dumps(manifest))
     runs = load.read_runs(tmp_path)
-    assert load.unknown_commits(ROOT, runs) == {RUN: "0" * 40}
+    assert runfacts.unknown_commits(ROOT, runs) == {RUN: "0" * 40}
     assert "is not a commit of this repository" in _expect("order_forged_commit")
 
 

@@ -25,7 +25,7 @@ from test_hostile_round2 import _manifest
 from test_hostile_round4 import CASES, RUN, _expect
 
 from reportgen.commands import serve
-from reportgen.data import archive, load, plainfile, words
+from reportgen.data import archive, load, plainfile, runfacts, words
 from reportgen.errors import ReportError
 from reportgen.publish import plugin, verify
 
@@ -69,7 +69,7 @@ def test_a_commit_with_a_newline_never_shifts_the_answers_for_other_runs():
                           check=True).stdout.strip()
     runs = [SimpleNamespace(run_id=rid, manifest={"git": {"commit": commit}})
             for rid, commit in (("forged", "0\n0"), ("genuine", head))]
-    assert load.unknown_commits(ROOT, runs) == {"forged": "0\n0"}, _expect("git_commit_newline_shift")
+    assert runfacts.unknown_commits(ROOT, runs) == {"forged": "0\n0"}, _expect("git_commit_newline_shift")
 
 
 def test_a_cited_line_of_a_megabyte_ships_cut(tmp_path):

@@ -322,7 +322,7 @@ def test_a_campaign_step_whose_run_is_absent_is_marked_and_counted_as_unverifiab
     assert ">372<" in note and ">1<" in note, note
     whole = e2e.campaign_table(FigureBook(), current, ids | {MISSING_RUN})
     assert W("e2e.campaign_table.run_missing") not in whole and ">372<" not in whole.split("\n\n")[-1]
-    lines = campaigns.unverified_lines(load.read_campaigns(ROOT / "results", runs), runs)
+    lines = campaigns.step_lines(load.read_campaigns(ROOT / "results", runs), runs)
     assert [line for line in lines if MISSING_RUN in line] == [
         f"campaign resnet18_v1-b1-s224-default-2356d41c5a: step 1 names run {MISSING_RUN}, which is not in "
         "results/runs/; its 372 trials are counted as the campaign says, unverifiable"]

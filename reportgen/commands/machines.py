@@ -4,7 +4,7 @@ The engineer who re-runs the study on their own machine learns here its id (comp
 hardware, as every run's folder name ends with it), whether it already has runs, and which machine
 a default build publishes; the machines page of the site shows the same table.
 """
-from reportgen.data import load, merge
+from reportgen.data import load, merge, runfacts
 from study import environment, identity
 
 
@@ -17,7 +17,7 @@ def this_machine():
 def report(root):
     """The command's text: a table of machines, then where this machine stands."""
     loaded = load.read_runs(root / "results")
-    unknown = load.unknown_commits(root, loaded)   # as the site: runs of code not in this history are left out
+    unknown = runfacts.unknown_commits(root, loaded)   # as the site: runs of code not in this history are left out
     runs = [run for run in loaded if run.run_id not in unknown]
     here, hw = this_machine()
     table = merge.summaries(runs)

@@ -78,26 +78,23 @@ def other_machine_steps(steps, machine, machines):
             and step_machine(step.get("run_id"), machines) not in (None, machine)]
 
 
-def other_machine_lines(campaigns, runs):
-    """One build line per campaign step of results/campaigns/ whose run is of another machine than the
-    campaign's newest step's (the machine whose database the campaign now is)."""
+def step_lines(campaigns, runs):
+    """One build line per campaign step of results/campaigns/ whose run is not in results/runs/, or is
+    of another machine than the campaign's newest step's (the machine whose database the campaign now is)."""
     machines = {run.run_id: run.machine for run in runs}
     out = []
     for key, state in sorted(campaigns.items()):
-        if not state["steps"]:
-            continue
-        own = step_machine(state["steps"][-1]["run_id"], machines)
-        out += [f"campaign {key}: step {state['steps'].index(step)} names run {step['run_id']} of machine "
-                f"{step_machine(step['run_id'], machines)}, not of the campaign's machine {own} (its newest step's); "
-                f"its {step['trials']} trials are counted as the campaign says, measured on another machine"
-                for step in other_machine_steps(state["steps"], own, machines)]
+        steps = state["steps"]
+        own = step_machine(steps[-1]["run_id"], machines) if steps else None
+        missing = {id(step) for step in unverified_steps(steps, machines)}
+        elsewhere = {id(step) for step in other_machine_steps(steps, own, machines)}
+        for number, step in enumerate(steps):
+            head = f"campaign {key}: step {number} names run {step['run_id']}"
+            if id(step) in missing:
+                out.append(f"{head}, which is not in results/runs/; its {step['trials']} trials are counted as the "
+                           "campaign says, unverifiable")
+            if id(step) in elsewhere:
+                out.append(f"{head} of machine {step_machine(step['run_id'], machines)}, not of the campaign's "
+                           f"machine {own} (its newest step's); its {step['trials']} trials are counted as the "
+                           "campaign says, measured on another machine")
     return out
-
-
-def unverified_lines(campaigns, runs):
-    """One build line per campaign step of results/campaigns/ whose run is not in results/runs/."""
-    run_ids = {run.run_id for run in runs}
-    return [f"campaign {key}: step {state['steps'].index(step)} names run {step['run_id']}, which is not in "
-            f"results/runs/; its {step['trials']} trials are counted as the campaign says, unverifiable"
-            for key, state in sorted(campaigns.items()) for step in unverified_steps(state["steps"], run_ids)]
-

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from study import schema
 from reportgen.data import plainfile, runfacts
-from reportgen.errors import ReportError
+from reportgen.errors import ReportError, broken_check, debugging
 
 
 @dataclass
@@ -409,7 +409,14 @@ def read_runs(results_dir):
     gc.disable()
     try:
         for run_path in _candidate_dirs(results_dir / "runs"):
-            run, found = _read_run(results_dir, run_path, cache)
+            try:
+                run, found = _read_run(results_dir, run_path, cache)
+            except (ReportError, OSError):   # these name their file already
+                raise
+            except Exception as exc:  # noqa: BLE001 - a check broke on this run's data: name the run
+                if debugging():
+                    raise
+                run, found = None, [broken_check(run_path, exc)]
             problems.extend(found)
             if run is not None:
                 runs.append(run)
@@ -547,43 +554,58 @@ def read_campaigns(results_dir, runs=()):
         raise ReportError(f"{top}: not a folder (campaigns are plain folders, never symlinks)")
     steps_of_runs = _campaign_steps_in_runs(runs)
     for folder in sorted(top.iterdir()):
-        name = folder.name
-        if name.startswith(".old-") and not os.path.lexists(top / name[5:]) and stat.S_ISDIR(os.lstat(folder).st_mode):
-            name = name[5:]   # a commit stopped between its renames: the last committed state (retest puts it back)
-        elif name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
-            continue
-        bad = schema.campaign_folder_problems(folder)
-        problems.extend(bad)
-        if bad:
-            continue
-        names = sorted(os.listdir(folder))
-        if "campaign.json" not in names:
-            problems.append(f"{folder / 'campaign.json'}: missing")
-            continue
         try:
-            state = schema.loads(plainfile.read_text(folder / "campaign.json"))
-        except ReportError as exc:
-            problems.extend(exc.problems)
-            continue
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
-            continue
-        found_here = schema.campaign_problems(state, name)
-        problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
-        for name in names:
-            if name != "campaign.json":
-                problems.extend(_database_problems(folder / name))
-        if found_here:
-            continue
-        for i, step in enumerate(state["steps"]):
-            measured = steps_of_runs.get((step["run_id"], state["key"]))
-            if measured is not None and measured != step["trials"]:
-                problems.append(f"{folder / 'campaign.json'}: steps[{i}].trials: {step['trials']} but run "
-                                f"{step['run_id']} measured {measured} for this campaign")
-        found[state["key"]] = state
+            state = _read_campaign(top, folder, steps_of_runs, problems)
+        except (ReportError, OSError):   # these name their file already
+            raise
+        except Exception as exc:  # noqa: BLE001 - a check broke on this campaign's data: name the folder
+            if debugging():
+                raise
+            state = None
+            problems.append(broken_check(folder, exc))
+        if state is not None:
+            found[state["key"]] = state
     if problems:
         raise ReportError(problems, hint="restore the campaign from git, or remove its folder to start it anew")
     return found
+
+
+def _read_campaign(top, folder, steps_of_runs, problems):
+    """One campaign folder of read_campaigns: its campaign.json, or None (the problems appended)."""
+    name = folder.name
+    if name.startswith(".old-") and not os.path.lexists(top / name[5:]) and stat.S_ISDIR(os.lstat(folder).st_mode):
+        name = name[5:]   # a commit stopped between its renames: the last committed state (retest puts it back)
+    elif name.startswith("."):   # .tmp-/.old- of a commit in progress: never read
+        return None
+    bad = schema.campaign_folder_problems(folder)
+    problems.extend(bad)
+    if bad:
+        return None
+    names = sorted(os.listdir(folder))
+    if "campaign.json" not in names:
+        problems.append(f"{folder / 'campaign.json'}: missing")
+        return None
+    try:
+        state = schema.loads(plainfile.read_text(folder / "campaign.json"))
+    except ReportError as exc:
+        problems.extend(exc.problems)
+        return None
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        problems.append(f"{folder / 'campaign.json'}: invalid JSON: {exc}")
+        return None
+    found_here = schema.campaign_problems(state, name)
+    problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
+    for name in names:
+        if name != "campaign.json":
+            problems.extend(_database_problems(folder / name))
+    if found_here:
+        return None
+    for i, step in enumerate(state["steps"]):
+        measured = steps_of_runs.get((step["run_id"], state["key"]))
+        if measured is not None and measured != step["trials"]:
+            problems.append(f"{folder / 'campaign.json'}: steps[{i}].trials: {step['trials']} but run "
+                            f"{step['run_id']} measured {measured} for this campaign")
+    return state
 
 
 def _campaign_steps_in_runs(runs):
@@ -614,26 +636,6 @@ def _database_problems(path):
             except ValueError as exc:
                 return [f"{path}:{number}: invalid JSON: {exc}"]
     return []
-
-
-def unknown_commits(root, runs):
-    """{run id: commit} of the runs whose git commit is not in this repository's history: the code
-    that measured them cannot be checked out (a forged or all-zero commit, or one lost to a
-    rewritten branch). Outside a git checkout (a release tarball) nothing is known: {}."""
-    import subprocess
-    if not (Path(root) / ".git").exists():
-        return {}
-    from study.manifest import COMMIT   # one commit a line: a newline in one would shift every later answer
-    commits = sorted(c for c in {str(run.manifest["git"].get("commit")) for run in runs} if COMMIT.match(c))
-    try:
-        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch-check"], capture_output=True,
-                             text=True, timeout=60, check=True,
-                             input="".join(f"{c}^{{commit}}\n" for c in commits)).stdout.split("\n")
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    known = {c for c, line in zip(commits, out) if line.split()[:2] == [c, "commit"]}
-    return {run.run_id: str(run.manifest["git"].get("commit")) for run in runs
-            if str(run.manifest["git"].get("commit")) not in known}
 
 
 SHIP_LIMIT_BYTES = 2_000_000

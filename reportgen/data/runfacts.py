@@ -3,10 +3,12 @@
 run.json counts each family's records; the history compares runs of one machine in the order they
 ran. Both are figures a page shows or decides with, so both are checked facts: a count that is not
 the records' count, a machine id naming two different hardwares, or two runs of one machine that
-started in the same second (which ran first?) are refused, naming the file and the field.
+started in the same second (which ran first?) are refused, naming the file and the field; a run
+whose git commit this repository does not hold is known (unknown_commits) and left off the site.
 """
 import re
 from collections import Counter
+from pathlib import Path
 
 from study import identity
 
@@ -141,3 +143,23 @@ def reuse_problems(runs):
                 out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
                            f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
     return out
+
+
+def unknown_commits(root, runs):
+    """{run id: commit} of the runs whose git commit is not in this repository's history: the code
+    that measured them cannot be checked out (a forged or all-zero commit, or one lost to a
+    rewritten branch). Outside a git checkout (a release tarball) nothing is known: {}."""
+    import subprocess
+    if not (Path(root) / ".git").exists():
+        return {}
+    from study.manifest import COMMIT   # one commit a line: a newline in one would shift every later answer
+    commits = sorted(c for c in {str(run.manifest["git"].get("commit")) for run in runs} if COMMIT.match(c))
+    try:
+        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch-check"], capture_output=True,
+                             text=True, timeout=60, check=True,
+                             input="".join(f"{c}^{{commit}}\n" for c in commits)).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    known = {c for c, line in zip(commits, out) if line.split()[:2] == [c, "commit"]}
+    return {run.run_id: str(run.manifest["git"].get("commit")) for run in runs
+            if str(run.manifest["git"].get("commit")) not in known}

@@ -24,8 +24,8 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, campaigns, compare, derived, frame, load, merge, plainfile, seed
-from reportgen.errors import ReportError
+from reportgen.data import archive, campaigns, compare, derived, frame, load, merge, plainfile, runfacts, seed
+from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import coverage, csvs
@@ -59,7 +59,7 @@ class Data:
             raise ReportError(unknown_engines)
         self.campaigns = load.read_campaigns(self.results_dir, loaded)   # validated, as runs are
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
-        self.unknown_commits = load.unknown_commits(root, loaded)
+        self.unknown_commits = runfacts.unknown_commits(root, loaded)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
         self.all_runs = [run for run in loaded if run.run_id not in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
@@ -245,6 +245,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder: {exc}") from exc
         except jinja2.TemplateSyntaxError as exc:
             raise ReportError(f"docs/{page.file.src_uri}:{exc.lineno}: template syntax: {exc.message}") from exc
+        except (ReportError, OSError):   # these name their file already
+            raise
+        except Exception as exc:  # noqa: BLE001 - a page broke on the records it shows: name the page
+            if debugging():
+                raise
+            raise ReportError(broken_check(f"docs/{page.file.src_uri}", exc)) from exc
 
     def other_machines(self):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
@@ -287,8 +293,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         _say_jumps(self.data.all_runs)
-        for line in (campaigns.unverified_lines(self.data.campaigns, self.data.loaded)
-                     + campaigns.other_machine_lines(self.data.campaigns, self.data.loaded)):
+        for line in campaigns.step_lines(self.data.campaigns, self.data.loaded):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
         # every file is written without following a link (nofollow): a site folder holds only our files
