@@ -157,3 +157,29 @@ def test_tune_kernel_keeps_a_correct_candidate_and_reports_failures():
     assert result["default"] == grid[0] and result["best"] in grid
     assert all("seconds" in t or "error" in t for t in result["trials"])
     assert result["best_seconds"] <= result["default_seconds"]
+
+
+@pytest.mark.slow  # compiles one kernel with TVM
+def test_a_gemv_keeps_several_vectors_of_outputs_side_by_side():
+    """A classifier's shape (1 x 256 @ 256 x 640, 8-lane vectors): the generic rule accumulates five
+    vectors of outputs at once (five independent FMA chains, 40 floats of a weight row per read) and
+    still leaves 640 / 40 = 16 parallel tasks; the result equals NumPy's."""
+    import tvm
+    from tvm import s_tir, te
+    from tvm.tirx import ForKind
+    k = te.reduce_axis((0, 256), "k")
+    x = te.placeholder((1, 256), "float32", name="x")
+    w = te.placeholder((256, 640), "float32", name="w")
+    y = te.compute((1, 640), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="matmul")
+    sch = s_tir.Schedule(tvm.IRModule({"main": te.create_prim_func([x, w, y])}))
+    nchwc_rules.schedule_generic(sch, 8)
+    loops = [sch.get(lp) for lp in sch.get_loops(sch.get_sblock("matmul_update"))]
+    assert [(int(lp.extent), int(lp.kind)) for lp in loops[-3:]] == [
+        (256, ForKind.SERIAL), (5, ForKind.UNROLLED), (8, ForKind.VECTORIZED)]
+    assert int(loops[0].extent) == 640 // 40 and int(loops[0].kind) == ForKind.PARALLEL
+    lib = tvm.compile(sch.mod, "llvm")
+    rng = np.random.default_rng(0)
+    xs, ws = rng.standard_normal((1, 256)).astype("float32"), rng.standard_normal((256, 640)).astype("float32")
+    out = tvm.runtime.tensor(np.zeros((1, 640), "float32"))
+    lib(tvm.runtime.tensor(xs), tvm.runtime.tensor(ws), out)
+    np.testing.assert_allclose(out.numpy(), xs @ ws, rtol=1e-4, atol=1e-4)
