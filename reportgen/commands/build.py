@@ -66,8 +66,27 @@ def _is_site(path, legacy=True):
     return legacy and (path / "index.html").is_file() and (path / "numbers.json").is_file()
 
 
+def link_problem(site_dir, root=None):
+    """Why ``site_dir`` may not be used as given, or None: it is a symlink, or one of its folders below
+    ``root`` is.  <root>/site is a name git does not ignore as a link (.gitignore's ``site/`` matches
+    folders only), so a pull request can commit site -> any folder: the build would replace what is
+    there (another site of the user's) and `serve` would publish it."""
+    here = Path(os.path.abspath(site_dir))
+    chain = [here]
+    if root is not None and here.is_relative_to(Path(os.path.abspath(root))):
+        chain = [p for p in (here, *here.parents) if p.is_relative_to(Path(os.path.abspath(root))) and p != Path(os.path.abspath(root))]
+    link = next((p for p in chain if os.path.islink(p)), None)
+    if link is None:
+        return None
+    return (f"--site-dir {here}: {link} is a symlink (to {os.readlink(link)}); a site folder is never reached "
+            "through a link (a committed one would send the build outside the project): remove it")
+
+
 def check_site_dir(root, site_dir):
     """Refuse a --site-dir that is project data, the root or above it, or a folder not ours."""
+    problem = link_problem(site_dir, root)
+    if problem:
+        raise ReportError(problem)
     root, site_dir = Path(root).resolve(), Path(site_dir).resolve()
     if root == site_dir or root.is_relative_to(site_dir):
         raise ReportError(f"--site-dir {site_dir}: is the project root or contains it; "
