@@ -119,10 +119,34 @@ def _remove(path):
             return
         raise ReportError(f"{failed}: cannot remove ({getattr(exc, 'strerror', None) or exc}); "
                           f"{path} is left from an earlier build", hint=f"make {path} writable or delete it")
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=fail)
-    else:
-        shutil.rmtree(path, onerror=lambda function, failed, info: fail(function, failed, info[1]))
+    def rmtree(target):
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(target, onexc=fail)
+        else:
+            shutil.rmtree(target, onerror=lambda function, failed, info: fail(function, failed, info[1]))
+    if not os.path.isdir(path) or os.path.islink(path):
+        return rmtree(path)
+    # the marker goes last: a removal stopped half-way (Ctrl-C) still leaves a folder the next build can
+    # prove is its own, not one check_site_dir refuses as "not a site" until removed by hand
+    for entry in os.scandir(path):
+        if entry.name == MARKER:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            rmtree(entry.path)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError as exc:
+                fail(os.unlink, entry.path, exc)
+    rmtree(path)
+
+
+def _remove_quietly(path):
+    """_remove (marker last) for a failed build's site.tmp, whose own error is the one to report."""
+    try:
+        _remove(path)
+    except ReportError:
+        pass
 
 
 class _Lock:
@@ -203,11 +227,11 @@ def _build(root, site_dir, strict, machine):
             config.plugins["reportgen"].config.machine = machine
         mk_build.build(config)
     except MkDocsException as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_quietly(tmp)
         raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [f"mkdocs: {exc}"],
                           hint="the published site was left unchanged") from exc
     except ReportError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_quietly(tmp)
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
