@@ -487,7 +487,10 @@ class Campaign:
         if problems:
             raise ValueError(problems[0])
         path = self.dir / "campaign.json"
-        state = schema.loads(path.read_text(encoding="utf-8"))
+        try:   # a key twice, 10^5 "[" or bytes that are not UTF-8 name the file, as the build says them
+            state = schema.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: {str(exc)[:200]}") from None
         problems = schema.campaign_problems(state, self.key)
         if problems:
             raise ValueError(f"{path}: {problems[0]}")
