@@ -72,9 +72,10 @@ def link_problem(site_dir, root=None):
     folders only), so a pull request can commit site -> any folder: the build would replace what is
     there (another site of the user's) and `serve` would publish it."""
     here = Path(os.path.abspath(site_dir))
+    top = Path(os.path.abspath(root)) if root is not None else None
     chain = [here]
-    if root is not None and here.is_relative_to(Path(os.path.abspath(root))):
-        chain = [p for p in (here, *here.parents) if p.is_relative_to(Path(os.path.abspath(root))) and p != Path(os.path.abspath(root))]
+    if top is not None and here.is_relative_to(top):   # every folder from the root down to it
+        chain = [p for p in (here, *here.parents) if p.is_relative_to(top) and p != top]
     link = next((p for p in chain if os.path.islink(p)), None)
     if link is None:
         return None
