@@ -197,6 +197,23 @@ def test_a_docs_page_holding_a_bidi_character_is_refused():
     assert str(err.value).startswith("docs/gemm.md:3:") and _expect("reviewed_text_bidi") in str(err.value)
 
 
+@pytest.mark.parametrize("today", ["/dev/zero", "../../../etc/hostname", "docs/snippets/../../x.py", 5])
+def test_a_content_map_today_outside_docs_snippets_is_refused(today, tmp_path):
+    """The build read a code passage's `today` file with read_text: /dev/zero filled the memory
+    (MemoryError, 'internal error'), ../../ read a file outside the project."""
+    from reportgen.data import seed
+    import yaml
+    data = yaml.safe_load((ROOT / "archive" / "content_map.yaml").read_text(encoding="utf-8"))
+    passage = next(p for p in data["passages"] if p.get("kind") == "code" and "today" in p)
+    passage["today"] = today
+    (tmp_path / "content_map.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        seed.read_content_map(tmp_path)
+    assert [p for p in err.value.problems if p.startswith(str(tmp_path / "content_map.yaml"))
+            and f"({passage['id']}).today" in p and _expect("content_map_today_outside") in p]
+
+
 SPECIAL = {case: None for case in (
     "site_dir_committed_link", "build_folder_planted_library", "site_leftover_removal_stopped", "records_line_u2028",
-    "campaign_json_unreadable", "retest_scan_broken_check", "docs_active_document_types", "reviewed_text_bidi")}
+    "campaign_json_unreadable", "retest_scan_broken_check", "docs_active_document_types", "reviewed_text_bidi",
+    "content_map_today_outside")}
