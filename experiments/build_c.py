@@ -2,7 +2,19 @@
 import ctypes
 import hashlib
 import subprocess
+import tempfile
+from functools import lru_cache
 from pathlib import Path
+
+
+@lru_cache(maxsize=None)
+def private_dir():
+    """A fresh folder of this process only (mode 0700) for the libraries it compiles.  It was
+    .cache/build in the checkout: a pull request may commit a file there (`git add -f`) or a .cache
+    link (.gitignore's ``.cache/`` matches folders only), so a planted library under the name the
+    cache computes was loaded as ours (the machine peak from foreign code), and a link sent the
+    compiler's output outside the project."""
+    return Path(tempfile.mkdtemp(prefix="tvm-study-build-"))
 
 
 def compiler_version(cc="cc"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import harness
+from experiments import build_c, harness
 from experiments.gemm import hand
 from study import cases
 from study.family import Family
@@ -30,7 +30,7 @@ def _case(row, n):
 
 def run(h):
     p = h.params
-    built = hand.build(Path(p.get("build_dir", ".cache/build")) / "hand")
+    built = hand.build(Path(p.get("build_dir") or build_c.private_dir()) / "hand")
     h.say(f"built {built.so_path.name} with {built.compiler}; skipped: {built.skipped or 'none'}")
     for row in hand.LADDER:
         name = row["name"]

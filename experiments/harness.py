@@ -157,7 +157,7 @@ class Harness:
         for path in self.upstream.get(family, []):
             if not Path(path).exists():
                 continue
-            for line in Path(path).read_text(encoding="utf-8").splitlines():
+            for line in Path(path).read_text(encoding="utf-8").split("\n"):
                 if line.strip():
                     rec = schema.loads(line)
                     if rec["id"] == case_id and rec["status"] == "ok" and accept(rec):
@@ -338,7 +338,7 @@ def _read_previous(path):
     if not path or not Path(path).exists():
         return {}
     out = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in Path(path).read_text(encoding="utf-8").split("\n"):
         if line.strip():
             rec = schema.loads(line)
             out[rec["id"]] = rec

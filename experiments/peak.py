@@ -82,7 +82,7 @@ def _fma_counts(lib_path, symbol):
 
 def run(h):
     env = environment.capture()
-    build_dir = Path(h.params.get("build_dir", ".cache/build")) / "peak"
+    build_dir = Path(h.params.get("build_dir") or build_c.private_dir()) / "peak"
     for isa, vec_bytes in vector_isas(env["simd_flags"]):
         lib, argv = _load(build_dir, isa, vec_bytes)
         accumulators = lib.peak_accumulators()

@@ -357,7 +357,7 @@ def read_trials(work_dir) -> list[dict[str, Any]]:
     path = Path(work_dir) / TRIAL_LOG
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def trial_summary(trials: list[dict[str, Any]]) -> dict[str, Any]:
@@ -419,7 +419,7 @@ def prune(work_dir, keep: int = 4) -> dict[str, int]:
     path = Path(work_dir) / "database_tuning_record.json"
     if not path.exists():
         return {"before": 0, "after": 0}
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
     by_workload: dict[int, list[tuple[float, str]]] = {}
     for line in lines:
         workload, record = json.loads(line)
@@ -487,7 +487,10 @@ class Campaign:
         if problems:
             raise ValueError(problems[0])
         path = self.dir / "campaign.json"
-        state = schema.loads(path.read_text(encoding="utf-8"))
+        try:   # a key twice, 10^5 "[" or bytes that are not UTF-8 name the file, as the build says them
+            state = schema.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: {str(exc)[:200]}") from None
         problems = schema.campaign_problems(state, self.key)
         if problems:
             raise ValueError(f"{path}: {problems[0]}")

@@ -66,8 +66,28 @@ def _is_site(path, legacy=True):
     return legacy and (path / "index.html").is_file() and (path / "numbers.json").is_file()
 
 
+def link_problem(site_dir, root=None):
+    """Why ``site_dir`` may not be used as given, or None: it is a symlink, or one of its folders below
+    ``root`` is.  <root>/site is a name git does not ignore as a link (.gitignore's ``site/`` matches
+    folders only), so a pull request can commit site -> any folder: the build would replace what is
+    there (another site of the user's) and `serve` would publish it."""
+    here = Path(os.path.abspath(site_dir))
+    top = Path(os.path.abspath(root)) if root is not None else None
+    chain = [here]
+    if top is not None and here.is_relative_to(top):   # every folder from the root down to it
+        chain = [p for p in (here, *here.parents) if p.is_relative_to(top) and p != top]
+    link = next((p for p in chain if os.path.islink(p)), None)
+    if link is None:
+        return None
+    return (f"--site-dir {here}: {link} is a symlink (to {os.readlink(link)}); a site folder is never reached "
+            "through a link (a committed one would send the build outside the project): remove it")
+
+
 def check_site_dir(root, site_dir):
     """Refuse a --site-dir that is project data, the root or above it, or a folder not ours."""
+    problem = link_problem(site_dir, root)
+    if problem:
+        raise ReportError(problem)
     root, site_dir = Path(root).resolve(), Path(site_dir).resolve()
     if root == site_dir or root.is_relative_to(site_dir):
         raise ReportError(f"--site-dir {site_dir}: is the project root or contains it; "
@@ -100,10 +120,34 @@ def _remove(path):
             return
         raise ReportError(f"{failed}: cannot remove ({getattr(exc, 'strerror', None) or exc}); "
                           f"{path} is left from an earlier build", hint=f"make {path} writable or delete it")
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=fail)
-    else:
-        shutil.rmtree(path, onerror=lambda function, failed, info: fail(function, failed, info[1]))
+    def rmtree(target):
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(target, onexc=fail)
+        else:
+            shutil.rmtree(target, onerror=lambda function, failed, info: fail(function, failed, info[1]))
+    if not os.path.isdir(path) or os.path.islink(path):
+        return rmtree(path)
+    # the marker goes last: a removal stopped half-way (Ctrl-C) still leaves a folder the next build can
+    # prove is its own, not one check_site_dir refuses as "not a site" until removed by hand
+    for entry in os.scandir(path):
+        if entry.name == MARKER:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            rmtree(entry.path)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError as exc:
+                fail(os.unlink, entry.path, exc)
+    rmtree(path)
+
+
+def _remove_quietly(path):
+    """_remove (marker last) for a failed build's site.tmp, whose own error is the one to report."""
+    try:
+        _remove(path)
+    except ReportError:
+        pass
 
 
 class _Lock:
@@ -184,11 +228,11 @@ def _build(root, site_dir, strict, machine):
             config.plugins["reportgen"].config.machine = machine
         mk_build.build(config)
     except MkDocsException as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_quietly(tmp)
         raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [f"mkdocs: {exc}"],
                           hint="the published site was left unchanged") from exc
     except ReportError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_quietly(tmp)
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)

@@ -31,7 +31,7 @@ from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
 from reportgen.data import load, runfacts, safeyaml
 from reportgen.commands import lockfile
-from reportgen.errors import ReportError
+from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.render import cells
 
 PACKAGES = ("experiments", "reportgen", "study")   # the repository's own code: what a fingerprint follows
@@ -195,6 +195,11 @@ def _valid_runs(runs_dir):
             valid.append(load.read_run(Path(runs_dir).parent, path))
         except ReportError as exc:
             print(cells.visible(f"retest: not reusing records from {path.name}: {exc.problems[0]}"), file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - a check broke on this run: name it, as a build does
+            if debugging():
+                raise
+            print(cells.visible(f"retest: not reusing records from {path.name}: {broken_check(path, exc)}"),
+                  file=sys.stderr)
     return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
 
 

@@ -126,3 +126,16 @@ def tree_problems(folder, what):
 
 
 _ODD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff" + _INVISIBLE + "]")
+_HIDDEN_TEXT = re.compile("[" + _INVISIBLE + "]")
+
+
+def hidden_text_problem(where, text):
+    """One line naming the first zero-width, bidi-override or C1 character in a reviewed text (a docs
+    page, a words text), or None: such a character makes the text read otherwise than the review saw
+    it ("trojan source"), and no text of the study needs one."""
+    found = _HIDDEN_TEXT.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    return (f"{where}:{line}: holds the invisible or bidi character U+{ord(found.group()):04X}, which makes "
+            "the text read otherwise than it shows; remove it")

@@ -1,9 +1,10 @@
 """What the repository says the site must carry: the seed's code (archive/code.yaml), the coverage
 checklist (archive/coverage.yaml), the content map (archive/content_map.yaml) and the current
 equivalents under docs/snippets/.  Read and validated here; evaluated by reportgen.publish.coverage."""
+import re
 from pathlib import Path
 
-from reportgen.data import archive
+from reportgen.data import archive, plainfile
 from reportgen.errors import ReportError
 from reportgen.data.words import W
 
@@ -15,6 +16,7 @@ KINDS = {"prose": W("seed.kinds.prose"), "code": W("seed.kinds.code"), "formula"
 PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "formula", "today", "dropped",
                 "conclusion", "text", "label"}
 LABELS = (W("seed.labels.today"), W("seed.labels.wrapper"))
+_TODAY = re.compile(r"docs/snippets/[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
 
 
 def _read(path, what, lists):
@@ -54,6 +56,9 @@ def read_content_map(archive_dir):
             problems.append(f"{where}: nothing to check (facts, figures, snippet or formula)")
         if p.get("kind") == "code" and "today" not in p:
             problems.append(f"{where}.today: a code passage names its current equivalent (docs/snippets/...)")
+        elif "today" in p and not (isinstance(p["today"], str) and _TODAY.fullmatch(p["today"])):
+            # the build reads it: /dev/zero filled memory, ../../x read a file outside the project
+            problems.append(f"{where}.today: {p['today']!r:.80} is not a file docs/snippets/<name>.py")
     problems += [f"{path}: passages: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if problems:
         raise ReportError(problems)
@@ -89,5 +94,6 @@ def read_items(archive_dir):
 
 
 def snippet_file(root, rel):
-    """The text of a current-equivalent file, as the page includes it."""
-    return (Path(root) / rel).read_text(encoding="utf-8")
+    """The text of a current-equivalent file, as the page includes it: a plain file of bounded size
+    (ReportError naming it otherwise; a missing one raises FileNotFoundError)."""
+    return plainfile.read_text(Path(root) / rel, plainfile.MAX_ARCHIVE_FILE_BYTES)

@@ -102,7 +102,25 @@ def _load(path, mtime_ns):
         data = safeyaml.loads(text, aliases=True)
     except yaml.YAMLError as e:
         raise ReportError(f"{where}: not valid YAML: {safeyaml.describe(e)}") from None
+    # as written or as a YAML escape ("\u202e"): the loaded texts are what pages show
+    hidden = plainfile.hidden_text_problem(where, text) or next(
+        (f"{where}: {key}: {problem.split(': ', 1)[1]}" for key, value in _texts(data)
+         if (problem := plainfile.hidden_text_problem(key, value))), None)
+    if hidden:
+        raise ReportError(hidden)
     return data or {}
+
+
+def _texts(node, key=""):
+    """(dotted key, text) of every string a words file holds."""
+    if isinstance(node, str):
+        yield key, node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from _texts(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _texts(v, f"{key}[{i}]")
 
 
 def catalog(name):

@@ -213,6 +213,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
+        hidden = None if markdown.startswith(GENERATED) else plainfile.hidden_text_problem(
+            f"docs/{page.file.src_uri}", markdown)
+        if hidden:
+            raise ReportError(hidden)
         if markdown.startswith(GENERATED):
             # a case group's entries (generated after every docs page, so the book already holds the
             # derived figures of all of them): formula and operands of each figure derived from its records

@@ -152,12 +152,24 @@ def markup_problems(where, parsed):
                for s in parsed.inline])
 
 
+DOCUMENT_TYPES = (".html", ".htm", ".shtml", ".shtm", ".xhtml", ".xht", ".svg", ".xml", ".xsl", ".xslt",
+                  ".mml", ".rss", ".atom", ".rdf")
+"""Types a static host serves as a document a browser renders and may run script in (HTML, SVG, XML
+and its kin, which can hold XHTML-namespace script): every such file of the site, docs/ ones
+included, is read for scripts."""
+PACKED_DOCUMENT_TYPES = (".svgz",)
+
+
 def other_markup_problems(site_dir, parsed):
     """markup_problems of every HTML or SVG file of the site that verify's page parse did not read
     (``parsed(rel)`` is true for those it read)."""
     out = []
     for rel, path in sorted(_files(Path(site_dir)).items()):
-        if parsed(rel) or not rel.lower().endswith((".html", ".htm", ".svg", ".xhtml", ".xml")):
+        if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
+            out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
+                       "and verify cannot read for scripts; ship it uncompressed (.svg)")
+            continue
+        if parsed(rel) or not rel.lower().endswith(DOCUMENT_TYPES):
             continue
         parser = Markup()
         try:
