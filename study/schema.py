@@ -236,7 +236,7 @@ def record_problems(rec, pending_log=False):
     if not out:
         from study import cases, work
         out.extend(cases.case_problems(rec["id"], rec["case"]))
-        out.extend(work.extra_problems(rec))
+        out.extend(work.extra_problems(rec, campaign_problems))
     nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
     if rec["stats"] is not None:
         nested.append(("stats", STATS_FIELDS))

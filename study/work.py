@@ -266,29 +266,30 @@ def rate_problems(rec):
             f"second, more than the {MAX_OPS_PER_S:g} any machine can do (a forged time or case)"]
 
 
-def _campaign_problems(camp):
+def _campaign_problems(camp, campaign_rules):
     """A tuning record's snapshot of its campaign (the campaign table prints its steps) holds to the rules
-    of a campaign.json (study.schema.campaign_problems), plus the flag ``continued``: a step's trials
-    as text, its seconds as text or its kernel time of 1e308 s stopped the build in an internal error."""
-    if not camp:
+    of a campaign.json (``campaign_rules``: study.schema.campaign_problems, passed in by the schema,
+    which imports this module), plus the flag ``continued``: a step's trials as text, its seconds as
+    text or its kernel time of 1e308 s stopped the build in an internal error."""
+    if not camp or campaign_rules is None:
         return []
-    from study import schema
-    out = [f"extra.campaign.{p}" for p in schema.campaign_problems(
+    out = [f"extra.campaign.{p}" for p in campaign_rules(
         {k: v for k, v in camp.items() if k != "continued"}, camp.get("key"))]
     if not isinstance(camp.get("continued", False), bool):
         out.append(f"extra.campaign.continued: expected true or false, got {camp['continued']!r:.40}")
     return out
 
 
-def extra_problems(rec):
-    """Problems of the extra fields a record's pages read: their types, and flops_per_call a
-    positive number equal (within FLOPS_TOLERANCE) to the work the case defines."""
+def extra_problems(rec, campaign_rules=None):
+    """Problems of the extra fields a record's pages read: their types, flops_per_call a positive
+    number equal (within FLOPS_TOLERANCE) to the work the case defines, and with ``campaign_rules``
+    (the campaign.json contract) the campaign snapshot of a tuning record."""
     extra = rec["extra"]
     out = [p for p in (_type_problem(f"extra.{name}", extra[name], want)
                        for name, want in EXTRA_TYPES.items() if name in extra) if p]
     if out:
         return out
-    out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"))
+    out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules)
     claimed = extra.get("flops_per_call")
     if claimed is not None and not claimed > 0:
         out.append(f"extra.flops_per_call: {claimed!r} is not a count of operations > 0")
