@@ -223,13 +223,18 @@ def _remember(memory, remembered, seen):
         _write_cache(memory, json.dumps(seen))
 
 
+def make_private(folder):
+    """``folder`` and its missing parents made 0700 whatever the umask: _cache_folder does not use one
+    that others (or, with a umask of 002, the group) may write, so a folder made 0775 would turn the
+    cache off for good."""
+    for made in reversed([p for p in (folder, *folder.parents) if not p.exists()]):
+        made.mkdir(mode=0o700, exist_ok=True)
+
+
 def _write_cache(path, text):
     """Best effort, atomically: a cache that cannot be written only costs the next build the work."""
     try:
-        # folders made 0700 whatever the umask: _cache_folder does not use one that others (or, with a
-        # umask of 002, the group) may write, so a folder made 0775 would turn the cache off for good
-        for folder in reversed([p for p in (path.parent, *path.parent.parents) if not p.exists()]):
-            folder.mkdir(mode=0o700, exist_ok=True)
+        make_private(path.parent)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         # created anew, never opened through a name planted before (a link at this guessable name in
         # a shared REPORTGEN_CACHE would have been followed and its target overwritten)

@@ -29,8 +29,7 @@ def _folder():
     folder = load._cache_folder("jieba")
     if folder is not None:
         try:
-            for made in reversed([p for p in (folder, *folder.parents) if not p.exists()]):
-                made.mkdir(mode=0o700, exist_ok=True)   # 0700 whatever the umask, so it stays trusted
+            load.make_private(folder)
             if load._cache_folder("jieba") is not None and not folder.is_symlink() and folder.is_dir():
                 return folder
         except OSError:
