@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from study import schema, stats
+from study import citation, schema, stats
 from study.spec import Spec
 
 
@@ -283,7 +283,7 @@ class Harness:
     def _emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
               first_line, status="ok", error=None, extra=None):
         """Validate and append one record; raise on a contract violation."""
-        last_line = max(self.line(), first_line)
+        last_line = self._named_range(case_id, first_line, status)
         rec = {
             "schema_version": schema.SCHEMA_VERSION,
             "id": case_id,
@@ -307,6 +307,23 @@ class Harness:
         }
         self._write(rec)
         return rec
+
+    def _named_range(self, case_id, first_line, status):
+        """The last line of the range the record cites, which always names the record
+        (study.citation): when no line since ``first_line`` names the case, one is said."""
+        if not citation.names_record(case_id, self._text_since(first_line)):
+            self.say(f"{case_id}: {status}")
+        return max(self.line(), first_line)
+
+    def _text_since(self, first_line):
+        """The log from line ``first_line`` on (lines counted at "\n" only, as the line numbers)."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            data = self.log_file.read_bytes()
+        except OSError:
+            return ""
+        return b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")
 
     def _emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
         """A timing case that produced no time: skipped or failed, with the reason, never a number."""

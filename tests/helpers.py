@@ -51,7 +51,7 @@ def _later(when, seconds):
 
 
 def write_run(results_dir, run_id, records, profile="quick", log_text="line one\nline two\nline three\n",
-              finished_at=None):
+              finished_at=None, environment=None):
     """A complete, valid run directory (log sha256 and file hashes filled in); started at the time
     its id names, finished ten minutes later unless ``finished_at`` says otherwise."""
     run = Path(results_dir) / "runs" / run_id
@@ -72,7 +72,7 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
         "schema_version": schema.SCHEMA_VERSION, "run_id": run_id, "profile": profile,
         "started_at": started_at(run_id), "finished_at": finished_at or _later(started_at(run_id), 600),
         "command": ["reportgen", "retest"], "git": {"commit": "0" * 40, "dirty": False},
-        "environment": dict(ENV),
+        "environment": dict(environment or ENV),
         # one entry per family, counting its records as retest does (load checks the counts)
         "experiments": {family: {"status": "ok", "exit_code": 0, "duration_s": 1.0,
                                  "log": f"runs/{run_id}/logs/{family}.log",

@@ -88,8 +88,42 @@ def test_log_range_covers_the_case(tmp_path):
         return PASSED
 
     rec = h.measure("fam/x=1", {"x": 1}, check=check, call=lambda _: lambda: None, time="fixed",
-                    note=lambda o: f"p50 {o.p50()}")
+                    note=lambda o: f"fam/x=1: p50 {o.p50()}")
     assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]
+
+
+def _cited(h, rec):
+    first, last = rec["log"]["lines"]
+    return "\n".join(h.log_file.read_text(encoding="utf-8").split("\n")[first - 1:last])
+
+
+def test_the_cited_lines_always_name_the_record(tmp_path):
+    """study.citation: a note without the id, a bare evidence or skip, a failure -- every range the
+    harness cites ends with a line naming its record (before, a NumPy peer's range held only the TVM
+    case timed just before it), and a range that names it already gets no extra line."""
+    from study import citation
+    h = _harness(tmp_path)
+
+    def say(line):
+        with h.log_file.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    h.say = say
+    say("[fam] fam/x=10: p50 1 ms")   # a longer id is not this record's name
+    recs = [h.measure("fam/x=1", {"x": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
+                      note=lambda o: f"p50 {o.p50()}"),
+            h.evidence("fam/e", {"e": 1}, lambda: (PASSED, {})),
+            h.measure("fam/b", {"b": 1}, check=lambda _: FAILED, call=None),
+            h.skip("fam/s", {"s": 1}, "not here")]
+    for rec in recs:
+        assert citation.names_record(rec["id"], _cited(h, rec)), rec["id"]
+    lines = h.log_file.read_text(encoding="utf-8").split("\n")
+    assert lines.count("fam/x=1: ok") == 1 and recs[0]["log"]["lines"][0] == 2
+    before = len(lines)
+    named = h.measure("fam/n", {"n": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
+                      note=lambda o: "fam/n: done")
+    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note names it
+    assert _cited(h, named) == "fam/n: done"
 
 
 def test_unchanged_case_is_reused_and_force_measures_again(tmp_path):

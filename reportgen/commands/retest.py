@@ -296,14 +296,18 @@ def _run_family(root, name, family, spec_path, log_path, env):
 
 
 def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
-    lines = max(1, log_path.read_bytes().count(b"\n"))
     # the last line as the log's excerpts count lines, at "\n" only: splitlines also cut at a form feed,
     # \x1c or U+2028, and named a fragment ("ok: all cases passed") as the family's last line
     tail = [log_path.read_text(encoding="utf-8", errors="replace").strip().rsplit("\n", 1)[-1].rstrip("\r")]
     error = (f"family timed out after {timeout_s} s" if status == "timeout"
              else f"family exited with code {code}: {tail[0][:300]}")
+    case_id = cases.case_id(name, scope="family")
+    with open(log_path, "ab") as log:   # the cited range names its record (study.citation)
+        ended = not log.tell() or log_path.read_bytes().endswith(b"\n")
+        log.write(f"{'' if ended else chr(10)}[{name}] {case_id}: {status}\n".encode())
+    lines = log_path.read_bytes().count(b"\n")
     return {
-        "schema_version": schema.SCHEMA_VERSION, "id": cases.case_id(name, scope="family"), "run_id": run_id,
+        "schema_version": schema.SCHEMA_VERSION, "id": case_id, "run_id": run_id,
         "experiment": name, "case": {"scope": "family"}, "metric": "none", "unit": "none",
         "samples": [], "warmup": 0, "repeat": 0, "number": 0, "stats": None,
         "check": {"reference": "none", "max_abs_err": None, "max_rel_err": None,

@@ -9,6 +9,8 @@ was printed with.
 import math
 import re
 
+from study import citation
+
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.(\d*))?|\.\d+)(?:[eE]([-+]?\d+))?")
 SCALES = (1.0, 1e3, 1e6)   # s, ms, µs per call
 RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is within this
@@ -53,18 +55,22 @@ def cites_value(rec, p50, text):
 
 
 def gaps(results_dir, current):
-    """(timed, [ids]) over the current records with samples: how many there are, and those whose
-    cited log lines do not print their median."""
+    """(timed, [ids], [unnamed ids]) over the current records: how many have samples, those of them
+    whose cited log lines do not print their median, and the records (any) whose cited lines do not
+    name them (study.citation: runs before its rule may cite a neighbour's lines)."""
     from reportgen.data import load
-    timed, missing, logs = 0, [], {}   # logs: each family log read and split once, not per record
+    timed, missing, unnamed, logs = 0, [], [], {}   # logs: each family log read and split once, not per record
     for cid, cur in sorted(current.items()):
         rec = cur.record
-        if rec.get("status") != "ok" or not rec.get("samples") or not rec.get("stats"):
-            continue
-        timed += 1
         path = rec["log"]["path"]
         if path not in logs:
             logs[path] = load.log_lines(results_dir, rec)
-        if not cites_value(rec, float(rec["stats"]["p50"]), "\n".join(load.cited_lines(logs[path], rec))):
+        text = "\n".join(load.cited_lines(logs[path], rec))
+        if not citation.names_record(rec["id"], text):
+            unnamed.append(cid)
+        if rec.get("status") != "ok" or not rec.get("samples") or not rec.get("stats"):
+            continue
+        timed += 1
+        if not cites_value(rec, float(rec["stats"]["p50"]), text):
             missing.append(cid)
-    return timed, missing
+    return timed, missing, unnamed

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from study import identity
+from study import citation, identity
 
 _NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
 """<id>-2, <id>-3, ...: what retest names a second run started within the same second."""
@@ -52,6 +52,25 @@ def order_key(run):
 def order(runs):
     """Runs oldest first: by the second their id names, then by retest's number within it (-10 after -2)."""
     return sorted(runs, key=order_key)
+
+
+def unnamed_problems(run, lines_of):
+    """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
+    lines that name the record (the harness writes such a line when a case printed none); older runs
+    are published with a marker on the record's evidence instead. ``lines_of(rec)``: its log's lines."""
+    if not citation.bound(run.run_id):
+        return []
+    out, logs = [], {}
+    for index, rec in enumerate(run.records):
+        if rec["reused_from"] is not None:   # checked with the run it was measured in
+            continue
+        path, (first, last) = rec["log"]["path"], rec["log"]["lines"]
+        if path not in logs:
+            logs[path] = lines_of(rec)
+        if not citation.names_record(rec["id"], "\n".join(logs[path][first - 1:last])):
+            out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "
+                       f"{rec['id']!r} (runs from {citation.NAMED_FROM} on cite lines about their own record)")
+    return out
 
 
 def machine_problems(runs):

@@ -64,11 +64,17 @@ def evidence_summary(book, current, runs, results_dir=None):
     if fewest is not None:
         text += (W("writeup.evidence_summary.fewest_samples", code=_code(fewest.record['id']), current=book.current(fewest.record['id'] + '#n', str(fewest.stat('n')), 'samples', fewest)))
     if results_dir is not None:
-        count, missing = evidence.gaps(results_dir, current)
+        count, missing, unnamed = evidence.gaps(results_dir, current)
         text += W("writeup.evidence_summary.lines_print_figure", timed=count, cited=count - len(missing))
         if missing:
             text += W("writeup.evidence_summary.lines_without_figure", missing=len(missing),
                       ids=W("common.punct.enumeration_comma").join(_code(cid) for cid in missing))
+        text += W("writeup.evidence_summary.lines_name_record", current=len(current),
+                  named=len(current) - len(unnamed))
+        if unnamed:
+            text += W("writeup.evidence_summary.lines_without_name", unnamed=len(unnamed),
+                      ids=W("common.punct.enumeration_comma").join(_code(cid) for cid in unnamed[:20])
+                      + (W("writeup.evidence_summary.and_more", more=len(unnamed) - 20) if len(unnamed) > 20 else ""))
     return text
 
 

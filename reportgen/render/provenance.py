@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+from study import citation
 from reportgen.render import cells
 from reportgen.data import load
 from reportgen.render.figures import log_excerpt_file, record_file, slug
@@ -25,10 +26,20 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
     "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
     shown as ␍."""
-    chosen = [cut_line(line.replace("\r", "␍")) for line in load.cited_lines(load.log_lines(results_dir, rec), rec, context)]
+    return shown_lines(load.cited_lines(load.log_lines(results_dir, rec), rec, context), limit)
+
+
+def shown_lines(lines, limit=40):
+    """Cited log ``lines`` as an excerpt shows them: at most ``limit``, each cut and with ␍ visible."""
+    chosen = [cut_line(line.replace("\r", "␍")) for line in lines]
     if len(chosen) > limit:
         chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.elided", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
     return "\n".join(chosen)
+
+
+def _since(second):
+    """20261205T120000Z as 2026-12-05 12:00 UTC."""
+    return f"{second[:4]}-{second[4:6]}-{second[6:8]} {second[9:11]}:{second[11:13]} UTC"
 
 
 def reproduce_command(rec, profile):
@@ -47,6 +58,9 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     only its cited lines and leave the samples to the record file (another machine's page: one per
     machine, so its size grows with the machines, not with their samples)."""
     rec, run = cur.record, cur.run
+    cited = load.cited_lines(load.log_lines(results_dir, rec), rec)
+    unnamed = "" if citation.names_record(rec["id"], "\n".join(cited)) else \
+        W("provenance.entry.unnamed", since=_since(citation.NAMED_FROM))
     log_href = (f"{data_prefix}/{rec['log']['path']}" if full_log
                 else f"{data_prefix}/logs/{rec['run_id']}/{log_excerpt_file(rec)}")
     records_href = f"{data_prefix}/records/{rec['run_id']}/{record_file(rec['id'])}"
@@ -60,7 +74,7 @@ def entry(results_dir, cur, data_prefix, full_log=True):
         (W("provenance.entry.stats_label"), ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
                  + (f", n={stats.get('n')}" if stats else "")),
         (W("provenance.entry.check_label"), json.dumps(rec["check"], ensure_ascii=False)),
-        (W("provenance.entry.log_label"), W("provenance.entry.log", href=cells.href(log_href), path=cells.text(rec['log']['path']), first_line=rec['log']['lines'][0], last_line=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256']))),
+        (W("provenance.entry.log_label"), W("provenance.entry.log", href=cells.href(log_href), path=cells.text(rec['log']['path']), first_line=rec['log']['lines'][0], last_line=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256'])) + unnamed),
         (W("provenance.entry.record_label"), f'<a href="{cells.href(records_href)}">{cells.text(record_file(rec["id"]))}</a>'),
     ]
     parts = [f"### {cells.text(rec['id'])} {{#{slug(rec['id'])}}}", "",
@@ -72,7 +86,7 @@ def entry(results_dir, cur, data_prefix, full_log=True):
               "", W("provenance.entry.samples_title"), "",
               _fence(json.dumps(rec["samples"]), "json") if full_log else
               W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
-              "", W("provenance.entry.log_excerpt_title"), "", _fence(log_excerpt(results_dir, rec), "text"),
+              "", W("provenance.entry.log_excerpt_title"), "", _fence(shown_lines(cited), "text"),
               "", W("provenance.entry.reproduce_title"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
 
