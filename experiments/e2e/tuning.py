@@ -50,6 +50,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from study import leftovers
+
 TRIAL_LOG = "trials.jsonl"
 RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built and ran (one rule for every variant)
 
@@ -441,15 +443,6 @@ def estimated_seconds(allocation: list[dict[str, Any]]) -> float | None:
     return sum(row["weight"] * row["best_s"] for row in allocation)
 
 
-def _clear(path) -> None:
-    """Remove a leftover of an earlier commit, never following a link: a file or a symlink under the
-    name (rmtree refuses both, and with its errors ignored every later commit failed on the name)."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
-
-
 class Campaign:
     """A tuning database that accumulates across retests (``results/campaigns/<key>/``).
 
@@ -520,14 +513,14 @@ class Campaign:
             "cumulative_trials": state["cumulative_trials"], "estimated_kernel_s": estimate_s,
             "records": pruned["after"]}]
         tmp = self.dir.with_name(f".tmp-{self.key}")
-        _clear(tmp)
+        leftovers.remove(tmp)
         tmp.mkdir(parents=True)
         for name in DATABASE_FILES:
             if (Path(work_dir) / name).exists():
                 shutil.copy2(Path(work_dir) / name, tmp / name)
         (tmp / "campaign.json").write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
         old = self.dir.with_name(f".old-{self.key}")
-        _clear(old)
+        leftovers.remove(old)
         if self.dir.exists():
             self.dir.rename(old)
         tmp.rename(self.dir)

@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import yaml
 
 from study import environment
 
-from study import cases, identity, schema
+from study import cases, identity, leftovers, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
 from reportgen.data import load, runfacts, safeyaml
@@ -371,39 +370,22 @@ def _is_live(lock):
         os.close(fd)
 
 
-def _unlink_any(path):
-    """Remove a leftover lock of no live retest, whatever it is: a folder under a lock's name (which no
-    retest makes) made every retest stop with IsADirectoryError until removed by hand."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-
-
 def clean_stale(runs_dir):
     """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
     removed = []
     for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
         if tmp.name.endswith(".lock"):
             if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
-                _unlink_any(tmp)
+                leftovers.remove(tmp, strict=False)
             continue
         if _is_live(_lock_path(tmp)):
             continue
-        # a link or a file planted under the name is unlinked, never followed (rmtree refuses a link
-        # and, told to ignore errors, would leave it there while this said "removed" at every retest)
-        if stat.S_ISDIR(os.lstat(tmp).st_mode):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
         name = cells.visible(tmp.name)
-        if os.path.lexists(tmp):
+        if not leftovers.remove(tmp, strict=False):   # a link or file planted under the name included
             print(f"could not remove {name}: left by a retest that is no longer running; remove it by hand",
                   file=sys.stderr, flush=True)
             continue
-        _unlink_any(_lock_path(tmp))
+        leftovers.remove(_lock_path(tmp), strict=False)
         removed.append(tmp)
         print(f"removed {name}: left by a retest that is no longer running", flush=True)
     return removed

@@ -1,0 +1,32 @@
+"""Removing what an interrupted command left behind, whatever it is, without following a link.
+
+A leftover under a name the project writes may be a folder (the usual case), a file, a link planted
+in a pull request, or nothing. ``shutil.rmtree`` refuses a link and a file; told to ignore errors it
+left them in place, and every later command then failed on the name (a campaign commit) or said
+"removed" at every start (retest's stale folders). Both layers remove leftovers through this one
+function: a link is unlinked, never followed into its target.
+"""
+import os
+import shutil
+import stat
+
+
+def remove(path, strict=True):
+    """Remove ``path``: a folder with its content, or a file or link (the link itself). Nothing there is
+    fine. ``strict``: an error is raised; otherwise what cannot be removed stays and the call returns
+    False (the caller checks and says so)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return True
+    try:
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        if strict:
+            raise
+    return not os.path.lexists(path)
