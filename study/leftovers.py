@@ -30,3 +30,14 @@ def remove(path, strict=True):
         if strict:
             raise
     return not os.path.lexists(path)
+
+
+def restore(path, old):
+    """Put ``old`` back as ``path`` when a command stopped between the two renames of a swap
+    (``path`` -> ``old``, new -> ``path``) left only ``old``: the last published state, which the next
+    command would otherwise take for none and remove. Only a real folder is put back, never a link.
+    True when it was."""
+    if os.path.lexists(path) or not os.path.isdir(old) or os.path.islink(old):
+        return False
+    os.rename(old, path)
+    return True

@@ -20,3 +20,17 @@ def test_a_leftover_is_removed_whatever_it_is_and_a_link_is_never_followed(tmp_p
     for path in (folder, plain, link, dangling, tmp_path / "missing"):
         assert leftovers.remove(path) is True and not os.path.lexists(path)
     assert (target / "keep" / "file").read_text() == "x"   # what the links pointed at is untouched
+
+
+def test_restore_puts_back_only_a_real_folder_and_only_where_nothing_is(tmp_path):
+    old, path = tmp_path / ".old-x", tmp_path / "x"
+    old.mkdir()
+    (old / "state").write_text("kept")
+    assert leftovers.restore(path, old) and (path / "state").read_text() == "kept" and not old.exists()
+    old.mkdir()
+    assert not leftovers.restore(path, old) and old.is_dir()   # something is there: left alone
+    other = tmp_path / "other"
+    os.rename(path, other)
+    os.rmdir(old)
+    os.symlink(other, old)
+    assert not leftovers.restore(path, old) and not path.exists()   # a link is never put in place

@@ -467,8 +467,7 @@ class Campaign:
         .tmp-<key> for a run never published): put the last committed state back, which was otherwise
         taken for no campaign, started anew at 0 trials, and its database removed by the next commit."""
         old = self.dir.with_name(f".old-{self.key}")
-        if not os.path.lexists(self.dir) and old.is_dir() and not old.is_symlink():
-            old.rename(self.dir)
+        if leftovers.restore(self.dir, old):
             print(f"campaign {self.key}: restored from {old.name}, left by a retest stopped while committing",
                   flush=True)
 

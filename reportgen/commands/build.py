@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from study import leftovers
 from reportgen.commands import lockfile
 from reportgen.publish import nofollow
 from reportgen.errors import ReportError
@@ -206,10 +207,9 @@ def _build(root, site_dir, strict, machine):
 
     tmp = site_dir.with_name(site_dir.name + ".tmp")
     old = site_dir.with_name(site_dir.name + ".old")
-    if not os.path.lexists(site_dir) and old.is_dir() and not old.is_symlink():
-        # stopped between the two renames of a publish: site.old is the published site; it goes back
-        # into place, so that a build failing now does not remove the last good site with the leftovers
-        old.rename(site_dir)
+    # stopped between the two renames of a publish: site.old is the published site; it goes back
+    # into place, so that a build failing now does not remove the last good site with the leftovers
+    if leftovers.restore(site_dir, old):
         print(f"restored {site_dir} from {old}, left by a build stopped while publishing", flush=True)
     for left in (tmp, old):   # check_site_dir proved them ours (marker) or empty
         if left.exists():
