@@ -370,6 +370,24 @@ def _is_live(lock):
         os.close(fd)
 
 
+def _publish_complete(runs_dir, tmp):
+    """Put a stale .tmp-<run id> into place when it holds a whole run that passes a build's checks: a
+    retest killed between writing run.json and its one rename (kill -9 ignores the signal handling)
+    had measured everything, and this removed it. True when published."""
+    run_id = tmp.name[len(".tmp-"):]
+    final = runs_dir / run_id
+    if (not schema._RUN_ID.match(run_id) or os.path.lexists(final) or tmp.is_symlink()
+            or not (tmp / "run.json").is_file()):
+        return False
+    os.rename(tmp, final)
+    try:
+        load.read_run(runs_dir.parent, final)
+    except Exception:  # noqa: BLE001 - anything short of a valid run goes back, to be removed as before
+        os.rename(final, tmp)
+        return False
+    return True
+
+
 def clean_stale(runs_dir):
     """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
     removed = []
@@ -381,6 +399,11 @@ def clean_stale(runs_dir):
         if _is_live(_lock_path(tmp)):
             continue
         name = cells.visible(tmp.name)
+        if _publish_complete(runs_dir, tmp):
+            leftovers.remove(_lock_path(tmp), strict=False)
+            print(f"published {name[len('.tmp-'):]}: a complete run left by a retest stopped while publishing",
+                  flush=True)
+            continue
         if not leftovers.remove(tmp, strict=False):   # a link or file planted under the name included
             print(f"could not remove {name}: left by a retest that is no longer running; remove it by hand",
                   file=sys.stderr, flush=True)

@@ -1,9 +1,17 @@
-"""Issue #29, class 5 (wrong log lines shown as evidence), closed by a rule: the log lines a record
-cites name that record (study.citation).
+"""Issue #29, classes closed by a rule rather than case by case.
+
+Class 5 (wrong log lines shown as evidence): the log lines a record cites name that record
+(study.citation).
 
 Runs from NAMED_FROM on are refused when a record's range does not; older runs load and their
-records carry a visible marker on the provenance page and in the writeup's evidence count. Each case
-id is an entry of tests/data/hostile/cases.yaml (round 15)."""
+records carry a visible marker on the provenance page and in the writeup's evidence count. 
+Class 6 (a command that stays broken or loses work after an interruption): a retest killed between
+writing run.json and its one rename left a whole, measured run in .tmp-<id>; the next retest removed
+it. Now it publishes it when the folder passes a build's checks.
+
+Each case id is an entry of tests/data/hostile/cases.yaml (round 15)."""
+import os
+
 import pytest
 
 from helpers import ENV, record, write_run
@@ -64,6 +72,26 @@ def test_a_failed_familys_record_cites_a_line_that_names_it(tmp_path):
     assert rec["error"] == "family exited with code 1: Traceback: boom" and lines[1] == "Traceback: boom"
 
 
+@pytest.mark.parametrize("complete", [True, False])
+def test_a_whole_run_left_in_its_tmp_folder_is_published_by_the_next_retest(tmp_path, capsys, complete):
+    from reportgen.commands import retest
+    results = _run(tmp_path, NEW, NAMED)
+    runs = results / "runs"
+    tmp = runs / f".tmp-{NEW}"
+    os.rename(runs / NEW, tmp)
+    if not complete:   # killed while it wrote run.json
+        (tmp / "run.json").write_text('{"schema_version": 1, "run_id"', encoding="utf-8")
+    (runs / f".tmp-{NEW}.lock").write_text("")
+    removed = retest.clean_stale(runs)
+    out = capsys.readouterr().out
+    assert not os.path.lexists(runs / f".tmp-{NEW}.lock") and not os.path.lexists(tmp)
+    if complete:
+        assert removed == [] and _expect("retest_killed_after_run_json") in out
+        assert [r.run_id for r in load.read_runs(results)] == [NEW]
+    else:
+        assert removed == [tmp] and not os.path.lexists(runs / NEW) and "removed" in out
+
+
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("record_cites_a_neighbours_line", "older_record_cites_a_neighbours_line",
-                                   "failed_family_cites_whole_log")}
+                                   "failed_family_cites_whole_log", "retest_killed_after_run_json")}
