@@ -92,6 +92,15 @@ def test_a_whole_run_left_in_its_tmp_folder_is_published_by_the_next_retest(tmp_
         assert removed == [tmp] and not os.path.lexists(runs / NEW) and "removed" in out
 
 
+def test_a_tiny_nonzero_figure_is_never_shown_as_zero():
+    """fmt_number_subnormal: fixed point with at most six decimals printed 5e-324 (or 2e-7 ms) as 0.000000."""
+    from reportgen.render.figures import fmt_number
+    shown = [fmt_number(v, "ms") for v in (5e-324, 2e-7, -1.234e-5)]
+    assert shown == ["4.94e-324", "2e-07", "-1.23e-05"], _expect("fmt_number_subnormal")
+    assert [fmt_number(v, "ms") for v in (0.000123, 0.0123, 12.34)] == ["0.000123", "0.0123", "12.3"]
+
+
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("record_cites_a_neighbours_line", "older_record_cites_a_neighbours_line",
-                                   "failed_family_cites_whole_log", "retest_killed_after_run_json")}
+                                   "failed_family_cites_whole_log", "retest_killed_after_run_json",
+                                   "fmt_number_subnormal")}

@@ -59,7 +59,9 @@ def fmt_number(value, unit):
     if value == 0:
         return "0"
     digits = max(0, 2 - int(f"{abs(value):e}".split("e")[1]))
-    return f"{value:.{min(digits, 6)}f}"
+    if digits > 6:   # below 1e-4 fixed-point kept no digit of 5e-324 ("0.000000": a nonzero figure shown as 0)
+        return f"{value:.3g}"
+    return f"{value:.{digits}f}"
 
 
 def operand(name, cur, value, unit):
