@@ -146,3 +146,19 @@ def test_a_planted_hash_memory_entry_of_the_wrong_shape_is_ignored(tmp_path, cac
     assert load.read_runs(tmp_path)              # re-hashed: the file still matches run.json
     memory.write_text("[not a mapping", encoding="utf-8")
     assert load.read_runs(tmp_path)
+
+
+def test_a_database_is_checked_once_per_bytes_and_never_passes_as_records(cache, tmp_path, monkeypatch):
+    """A 64 MiB campaign database took 70 s to check at every build: its bytes are remembered like a
+    records file's, under a key of their own (a database holds JSON lines that are no records)."""
+    db = tmp_path / "database_tuning_record.json"
+    db.write_text('{"a": 1}\n[2, 3]\n', encoding="utf-8")
+    parsed = []
+    real = schema.loads
+    monkeypatch.setattr(schema, "loads", lambda text: parsed.append(text) or real(text))
+    assert load._database_problems(db) == [] and len(parsed) == 2
+    assert load._database_problems(db) == [] and len(parsed) == 2   # remembered
+    with pytest.raises(ReportError):                                  # the same bytes read as records
+        load.read_jsonl(db)
+    db.write_text('{"a": 1}\n[2, 3\n', encoding="utf-8")
+    assert "invalid JSON" in load._database_problems(db)[0]
