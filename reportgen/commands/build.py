@@ -142,6 +142,37 @@ def _remove(path):
     rmtree(path)
 
 
+def _config_problems(root):
+    """Refuse, in one line, what MkDocs would take silently: a key given twice in mkdocs.yml (a
+    second `plugins:` far down the file replaced the first, and the build ran without reportgen's
+    checks, then stopped in an internal KeyError), and a SOURCE_DATE_EPOCH that is not a count of
+    seconds (MkDocs' int() stopped the build with an internal ValueError naming no variable)."""
+    import re
+
+    import yaml
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and not re.fullmatch(r"[0-9]{1,11}", epoch):
+        raise ReportError(f"SOURCE_DATE_EPOCH: {epoch!r:.40} is not a count of seconds since 1970 (unset it, "
+                          "or set it to one, e.g. $(git log -1 --format=%ct))")
+    path = root / "mkdocs.yml"
+    try:
+        stack = [yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)]
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ReportError(f"{path}: cannot be read ({str(exc)[:200]})") from None
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value in seen:
+                    raise ReportError(f"{path}:{key.start_mark.line + 1}: {key.value!r:.60} given twice in one "
+                                      "mapping (the second silently replaces the first)")
+                seen.add(getattr(key, "value", None) if isinstance(key, yaml.ScalarNode) else id(key))
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
 def _remove_quietly(path):
     """_remove (marker last) for a failed build's site.tmp, whose own error is the one to report."""
     try:
@@ -222,7 +253,11 @@ def _build(root, site_dir, strict, machine):
     collect = _Collect()
     logging.getLogger("mkdocs").addHandler(collect)
     try:
+        _config_problems(root)
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp), strict=True)
+        if "reportgen" not in config.plugins:
+            raise ReportError(f"{root / 'mkdocs.yml'}: plugins: no reportgen plugin (the build would publish the "
+                              "pages unchecked, their figures unfilled)")
         wordsplit.prepare()   # the search's Chinese word cache: ours, never one in the shared $TMPDIR
         if machine:
             config.plugins["reportgen"].config.machine = machine
