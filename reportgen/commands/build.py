@@ -83,6 +83,24 @@ def link_problem(site_dir, root=None):
             "through a link (a committed one would send the build outside the project): remove it")
 
 
+def committed_problem(folder):
+    """Why ``folder`` may not be published or restored, or None: it holds files git tracks.  A site is
+    what a build wrote here; one committed (git add -f site/ or site.old/) was restored by the next
+    build as the published site, and `serve` served it, pages and scripts no build checked."""
+    import subprocess
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None   # no git, or not a checkout: nothing can be committed there
+    if out.returncode != 0 or not out.stdout:
+        return None
+    first = out.stdout.split(b"\0")[0].decode("utf-8", "backslashreplace")
+    return (f"{folder}: holds files git tracks ({first!r:.80}, ...); a site is written by `reportgen build`, "
+            "never committed: remove them from git (git rm -r --cached) and build again")
+
+
 def check_site_dir(root, site_dir):
     """Refuse a --site-dir that is project data, the root or above it, or a folder not ours."""
     problem = link_problem(site_dir, root)
@@ -104,6 +122,8 @@ def check_site_dir(root, site_dir):
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
+        if committed_problem(path):
+            raise ReportError(committed_problem(path))
         if path.is_dir() and any(path.iterdir()) and not _is_site(path, legacy):
             raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
                               f"(no {MARKER}); refusing to replace it")
