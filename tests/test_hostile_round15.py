@@ -225,7 +225,8 @@ def test_a_docs_page_front_matter_with_a_key_twice_is_refused(tmp_path):
         with pytest.raises(ReportError) as err:
             ReportgenPlugin.on_page_markdown(plugin, "body\n", page, None, None)
         assert expect in _one_line(err.value) and "docs/p.md" in str(err.value)
-    assert plainfile.front_matter_problem("docs/p.md", "---\ntitle: A\n---\nbody\n") is None
+    (tmp_path / "p.md").write_text("---\ntitle: A\n---\nbody\n", encoding="utf-8")
+    assert plainfile.front_matter_problem("docs/p.md", tmp_path / "p.md") is None
 
 
 SPECIAL = {case: None for case in (

@@ -145,13 +145,14 @@ _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOT
 """The YAML front matter MkDocs reads as a page's meta (mkdocs.utils.meta.YAML_RE)."""
 
 
-def front_matter_problem(where, source):
-    """One line for a docs page whose front matter holds a key twice (MkDocs keeps the second, so the
-    title or template the review saw first is not the one published), an alias or a hidden character;
-    None for a page without front matter or with a sound one."""
+def front_matter_problem(where, path):
+    """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
+    second, so the title or template the review saw first is not the one published), an alias or a
+    hidden character; None for a page without front matter or with a sound one."""
     import yaml
 
     from reportgen.data import safeyaml
+    source = read_text(path, MAX_ARCHIVE_FILE_BYTES)
     found = _FRONT_MATTER.match(source)
     if found is None:
         return None
