@@ -139,13 +139,21 @@ class Harness:
         """Where an artifact reference (``runs/RUN/artifacts/...``) lies on disk now.
 
         This run's artifacts are still in the run's temporary folder until it is published.
+        A reference comes from a record (an upstream or earlier one, which a pull request may have
+        committed): one with ``..``, or reached through a symlink, is refused (ValueError naming it),
+        so no family compiles with, or copies into its run, a folder outside a run's artifacts/.
         """
         parts = Path(ref).parts
-        if len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts":
-            raise ValueError(f"not an artifact reference: {ref!r}")
+        if len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts" or any(p in (".", "..") for p in parts):
+            raise ValueError(f"not an artifact reference: {ref!r:.200} (runs/<run>/artifacts/..., no '..')")
         if parts[1] == self.run_id:
             return self.artifacts_dir.parent.joinpath(*parts[3:])
-        return self.results_root / ref
+        here = self.results_root
+        for part in parts:
+            here = here / part
+            if here.is_symlink():
+                raise ValueError(f"artifact reference {ref!r:.200}: {here} is a symlink; a run holds only plain files")
+        return here
 
     # -- records of other families ----------------------------------------
     def upstream_record(self, family, case_id, accept=lambda rec: True):

@@ -359,7 +359,20 @@ def read_trials(work_dir) -> list[dict[str, Any]]:
     path = Path(work_dir) / TRIAL_LOG
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return [value for _number, value in _json_lines(path)]
+
+
+def _json_lines(path):
+    """(line number, value) of each JSON line of ``path``: a line cut by a stopped write (or not
+    JSON) is a ValueError naming the file and line, not a bare JSONDecodeError naming neither."""
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.strip():
+            try:
+                out.append((number, json.loads(line)))
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"{path}:{number}: not a JSON line ({str(exc)[:120]})") from None
+    return out
 
 
 def trial_summary(trials: list[dict[str, Any]]) -> dict[str, Any]:
@@ -423,8 +436,10 @@ def prune(work_dir, keep: int = 4) -> dict[str, int]:
         return {"before": 0, "after": 0}
     lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
     by_workload: dict[int, list[tuple[float, str]]] = {}
-    for line in lines:
-        workload, record = json.loads(line)
+    for line, (number, value) in zip(lines, _json_lines(path)):
+        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], int) and isinstance(value[1], list)):
+            raise ValueError(f"{path}:{number}: not a [workload, record] line of a MetaSchedule database")
+        workload, record = value
         secs = record[1] if len(record) > 1 else None
         valid = [float(x) for x in (secs or []) if float(x) < 1e9]
         by_workload.setdefault(workload, []).append((sum(valid) / len(valid) if valid else math.inf, line))

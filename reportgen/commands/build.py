@@ -84,6 +84,24 @@ def link_problem(site_dir, root=None):
             "through a link (a committed one would send the build outside the project): remove it")
 
 
+def committed_problem(folder):
+    """Why ``folder`` may not be published or restored, or None: it holds files git tracks.  A site is
+    what a build wrote here; one committed (git add -f site/ or site.old/) was restored by the next
+    build as the published site, and `serve` served it, pages and scripts no build checked."""
+    import subprocess
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None   # no git, or not a checkout: nothing can be committed there
+    if out.returncode != 0 or not out.stdout:
+        return None
+    first = out.stdout.split(b"\0")[0].decode("utf-8", "backslashreplace")
+    return (f"{folder}: holds files git tracks ({first!r:.80}, ...); a site is written by `reportgen build`, "
+            "never committed: remove them from git (git rm -r --cached) and build again")
+
+
 def check_site_dir(root, site_dir):
     """Refuse a --site-dir that is project data, the root or above it, or a folder not ours."""
     problem = link_problem(site_dir, root)
@@ -105,6 +123,8 @@ def check_site_dir(root, site_dir):
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
+        if committed_problem(path):
+            raise ReportError(committed_problem(path))
         if path.is_dir() and any(path.iterdir()) and not _is_site(path, legacy):
             raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
                               f"(no {MARKER}); refusing to replace it")
@@ -141,6 +161,37 @@ def _remove(path):
             except OSError as exc:
                 fail(os.unlink, entry.path, exc)
     rmtree(path)
+
+
+def _config_problems(root):
+    """Refuse, in one line, what MkDocs would take silently: a key given twice in mkdocs.yml (a
+    second `plugins:` far down the file replaced the first, and the build ran without reportgen's
+    checks, then stopped in an internal KeyError), and a SOURCE_DATE_EPOCH that is not a count of
+    seconds (MkDocs' int() stopped the build with an internal ValueError naming no variable)."""
+    import re
+
+    import yaml
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and not re.fullmatch(r"[0-9]{1,11}", epoch):
+        raise ReportError(f"SOURCE_DATE_EPOCH: {epoch!r:.40} is not a count of seconds since 1970 (unset it, "
+                          "or set it to one, e.g. $(git log -1 --format=%ct))")
+    path = root / "mkdocs.yml"
+    try:
+        stack = [yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)]
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ReportError(f"{path}: cannot be read ({str(exc)[:200]})") from None
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value in seen:
+                    raise ReportError(f"{path}:{key.start_mark.line + 1}: {key.value!r:.60} given twice in one "
+                                      "mapping (the second silently replaces the first)")
+                seen.add(getattr(key, "value", None) if isinstance(key, yaml.ScalarNode) else id(key))
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
 
 
 def _remove_quietly(path):
@@ -222,7 +273,11 @@ def _build(root, site_dir, strict, machine):
     collect = _Collect()
     logging.getLogger("mkdocs").addHandler(collect)
     try:
+        _config_problems(root)
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp), strict=True)
+        if "reportgen" not in config.plugins:
+            raise ReportError(f"{root / 'mkdocs.yml'}: plugins: no reportgen plugin (the build would publish the "
+                              "pages unchecked, their figures unfilled)")
         wordsplit.prepare()   # the search's Chinese word cache: ours, never one in the shared $TMPDIR
         if machine:
             config.plugins["reportgen"].config.machine = machine

@@ -28,7 +28,7 @@ from study import environment
 from study import cases, identity, leftovers, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
-from reportgen.data import load, runfacts, safeyaml
+from reportgen.data import load, plainfile, runfacts, safeyaml
 from reportgen.commands import lockfile
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.render import cells
@@ -55,9 +55,13 @@ def read_profile(root, profile):
     rel = path.relative_to(root).as_posix()
     declared, problems = declared_families(root)
     try:
-        config = safeyaml.loads(path.read_text(encoding="utf-8"))   # no alias, bounded depth
-    except OSError as exc:
-        raise ReportError(f"{rel}: cannot read the profile ({exc.strerror})") from exc
+        # a plain file of bounded size: a committed link read a file outside (and echoed its
+        # `profile:`), a FIFO hung the retest before its first line
+        config = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))   # no alias, bounded depth
+    except ReportError as exc:
+        raise ReportError(f"{rel}: cannot read the profile ({exc.problems[0]})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{rel}: cannot read the profile ({getattr(exc, 'strerror', None) or exc})") from exc
     except yaml.YAMLError as exc:
         raise ReportError(f"{rel}: not valid YAML ({safeyaml.describe(exc)})") from exc
     if not isinstance(config, dict):

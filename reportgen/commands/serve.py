@@ -119,9 +119,10 @@ class Server(http.server.ThreadingHTTPServer):
 def open_server(site_dir, port):
     """The bound server (port 0: a free one), or a ReportError saying why not."""
     site_dir = Path(site_dir)
-    from reportgen.commands.build import link_problem
-    if link_problem(site_dir):
-        raise ReportError(link_problem(site_dir))
+    from reportgen.commands.build import committed_problem, link_problem
+    problem = link_problem(site_dir) or committed_problem(site_dir)
+    if problem:
+        raise ReportError(problem)
     if not (site_dir / "index.html").exists():
         raise ReportError(f"{site_dir}: no built site; run `reportgen build` first")
     if not 0 <= int(port) <= 65535:

@@ -213,7 +213,7 @@ def _remembered(memory):
         return {}
     try:
         value = json.loads(memory.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # a cache is best effort: a bad one is only unused
         return {}
     return value if isinstance(value, dict) else {}
 

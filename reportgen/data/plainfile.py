@@ -139,3 +139,28 @@ def hidden_text_problem(where, text):
     line = text.count("\n", 0, found.start()) + 1
     return (f"{where}:{line}: holds the invisible or bidi character U+{ord(found.group()):04X}, which makes "
             "the text read otherwise than it shows; remove it")
+
+
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+"""The YAML front matter MkDocs reads as a page's meta (mkdocs.utils.meta.YAML_RE)."""
+
+
+def front_matter_problem(where, path):
+    """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
+    second, so the title or template the review saw first is not the one published), an alias or a
+    hidden character; None for a page without front matter or with a sound one."""
+    import yaml
+
+    from reportgen.data import safeyaml
+    source = read_text(path, MAX_ARCHIVE_FILE_BYTES)
+    found = _FRONT_MATTER.match(source)
+    if found is None:
+        return None
+    hidden = hidden_text_problem(where, source[:found.end()])
+    if hidden:
+        return hidden
+    try:
+        safeyaml.loads(found.group(1))
+    except yaml.YAMLError as exc:
+        return f"{where}: front matter: {safeyaml.describe(exc)}"
+    return None

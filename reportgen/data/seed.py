@@ -95,5 +95,10 @@ def read_items(archive_dir):
 
 def snippet_file(root, rel):
     """The text of a current-equivalent file, as the page includes it: a plain file of bounded size
-    (ReportError naming it otherwise; a missing one raises FileNotFoundError)."""
-    return plainfile.read_text(Path(root) / rel, plainfile.MAX_ARCHIVE_FILE_BYTES)
+    (ReportError naming it otherwise; a missing one raises FileNotFoundError), with no zero-width or
+    bidi character (the page shows it as today's code: a U+202E made it read otherwise than reviewed)."""
+    text = plainfile.read_text(Path(root) / rel, plainfile.MAX_ARCHIVE_FILE_BYTES)
+    hidden = plainfile.hidden_text_problem(rel, text)
+    if hidden:
+        raise ReportError(hidden)
+    return text

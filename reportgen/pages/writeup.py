@@ -5,7 +5,6 @@ plugin merges them into the names every page sees. Every figure goes through
 ``book``; every comparison is computed from the current records, so a retest
 rewrites the sentence (and its direction) rather than leaving a stale claim.
 """
-from pathlib import Path
 
 from reportgen.pages import conclusions, pitfalls, service
 from reportgen.data import seed
@@ -240,7 +239,7 @@ def current_code(root, rel, book):
     The label and title come from the file's first comment line (it starts with one of
     seed.LABELS, docs/words/seed.yaml); the block is marked ``data-today`` so the coverage check finds it.
     """
-    text = (Path(root) / rel).read_text(encoding="utf-8")
+    text = seed.snippet_file(root, rel)   # bounded, no link, no hidden character
     title = text.splitlines()[0].lstrip("# ").strip()
     if not title.startswith(seed.LABELS):
         raise ValueError(f"{rel}: the first line must start with one of {seed.LABELS}")

@@ -213,8 +213,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
-        hidden = None if markdown.startswith(GENERATED) else plainfile.hidden_text_problem(
-            f"docs/{page.file.src_uri}", markdown)
+        hidden = None if markdown.startswith(GENERATED) else (plainfile.hidden_text_problem(
+            f"docs/{page.file.src_uri}", markdown) or plainfile.front_matter_problem(
+            f"docs/{page.file.src_uri}", page.file.abs_src_path))
         if hidden:
             raise ReportError(hidden)
         if markdown.startswith(GENERATED):

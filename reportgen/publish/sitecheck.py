@@ -127,36 +127,57 @@ def manifest_problems(site_dir):
 
 
 class Markup(HTMLParser):
-    """Event attributes and inline scripts of one HTML or SVG file (verify's page parser extends it)."""
+    """Event attributes, inline scripts, javascript: URLs and XSLT hooks of one HTML, SVG or XML file
+    (verify's page parser extends it)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.events, self.inline = [], []
+        self.events, self.inline, self.urls = [], [], []
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
+            elif _SCRIPT_URL.search(_URL_NOISE.sub("", str(value or "")).lower()):
+                # any attribute: an SVG <animate values="...;javascript:..."> sets a link's href too
+                self.urls.append(f"<{tag} {name}={str(value)[:60]!r}>")
         if tag == "script" or tag.endswith(":script"):   # <svg:script>, <html:script> run in XML files too
             attrs = dict(attrs)
             kind = (attrs.get("type") or "").strip().lower()
             if "src" not in attrs and kind not in DATA_SCRIPT_TYPES:
                 self.inline.append(f"<script{' type=' + repr(kind) if kind else ''}>")
+        elif tag.endswith((":element", ":attribute")):   # XSLT making a <script> or an onload=
+            made = (dict(attrs).get("name") or "").strip().lower()
+            if made.endswith("script") or made.startswith("on"):
+                self.inline.append(f"<{tag} name={made[:40]!r}>")
+
+    def handle_pi(self, data):
+        if data.strip().lower().startswith("xml-stylesheet"):   # an XSLT that writes a script at view time
+            self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
+
+
+_URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
+"""What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
+_SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
 
 
 def markup_problems(where, parsed):
     """The one-line problems of a parsed file (a Markup)."""
     return ([f"{where}: {e}: an event attribute (a built page has none; its policy runs no inline script)"
              for e in parsed.events]
+            + [f"{where}: {u}: a javascript: URL (a built page has none; it runs script on the site's origin)"
+               for u in parsed.urls]
             + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
                for s in parsed.inline])
 
 
-DOCUMENT_TYPES = (".html", ".htm", ".shtml", ".shtm", ".xhtml", ".xht", ".svg", ".xml", ".xsl", ".xslt",
-                  ".mml", ".rss", ".atom", ".rdf")
-"""Types a static host serves as a document a browser renders and may run script in (HTML, SVG, XML
-and its kin, which can hold XHTML-namespace script): every such file of the site, docs/ ones
-included, is read for scripts."""
+INERT_TYPES = ("", ".js", ".mjs", ".css", ".map", ".json", ".jsonl", ".png", ".jpg", ".jpeg", ".gif", ".webp",
+               ".avif", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".csv", ".txt", ".log",
+               ".py", ".c", ".h", ".s", ".ll", ".md", ".yaml", ".yml", ".ptx", ".cu", ".tsv", ".gz", ".zip")
+"""Types a static host serves as something no browser renders as a document (script, style, data,
+image, font, plain text, download).  Every other file of the site, docs/ ones included, is read for
+scripts: a list of the active types (.html, .svg, .xml...) missed their kin (.xsd and .rng are
+application/xml, .kml, .xspf and .mathml are +xml), each a document a browser runs script in."""
 PACKED_DOCUMENT_TYPES = (".svgz",)
 
 
@@ -169,7 +190,7 @@ def other_markup_problems(site_dir, parsed):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
             continue
-        if parsed(rel) or not rel.lower().endswith(DOCUMENT_TYPES):
+        if parsed(rel) or Path(rel.lower()).suffix in INERT_TYPES:
             continue
         parser = Markup()
         try:

@@ -51,6 +51,7 @@ class _Nums(sitecheck.Markup):
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
+        url_count, said = len(self.urls), len(self.schemes) + len(self.outside)
         super().handle_starttag(tag, attrs)
         attrs = dict(attrs)
         if "id" in attrs:
@@ -76,6 +77,8 @@ class _Nums(sitecheck.Markup):
             classes = attrs.get("class", "").split()
             self._open = {"id": attrs["data-num"], "href": attrs.get("href"), "text": "",
                           "kind": "historical" if "hist" in classes else "current"}
+        if len(self.schemes) + len(self.outside) > said:   # a javascript: link said once, as a page's link
+            del self.urls[url_count:]
 
     def handle_data(self, data):
         if self._open is not None:

@@ -34,7 +34,7 @@ _TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f" + _schema._INVISIBLE + "]")
 
 def _escape(match):
     code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(value, keep_c0=False):
@@ -71,6 +71,10 @@ def pre_block(value):
     entries' samples, cases, log lines and commands (thousands per site, where the highlighter
     cost more than the rest of the page), never for code meant to be read as code."""
     body = html.escape(_clean(value).replace("\r\n", "\n").replace("\r", "\n"), quote=False)
+    # superfences reads the page before raw HTML is set aside: a log line of ``` or ~~~ opened a
+    # fence inside the block (its lines highlighted, double-escaped, an {#id} put on the page); as
+    # references the browser shows the same characters and no Markdown stage sees a fence
+    body = body.replace("`", "&#96;").replace("~", "&#126;")
     return f'<pre class="verbatim"><code>{body}</code></pre>'
 
 
