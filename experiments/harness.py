@@ -144,7 +144,8 @@ class Harness:
         so no family compiles with, or copies into its run, a folder outside a run's artifacts/.
         """
         parts = Path(ref).parts
-        if len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts" or any(p in (".", "..") for p in parts):
+        if (len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts" or any(p in (".", "..") for p in parts)
+                or not schema._RUN_ID.match(parts[1])):   # runs/.x/artifacts: a hidden folder no build reads
             raise ValueError(f"not an artifact reference: {ref!r:.200} (runs/<run>/artifacts/..., no '..')")
         if parts[1] == self.run_id:
             return self.artifacts_dir.parent.joinpath(*parts[3:])

@@ -261,7 +261,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     if reuse and old and old["extra"].get("tuning", {}).get("key") == key:
         src = h.artifact_path(old["extra"]["tuning"]["database"])
         if (src / "database_tuning_record.json").exists():
-            shutil.copytree(src, work_dir, dirs_exist_ok=True)
+            shutil.copytree(src, work_dir, symlinks=True, dirs_exist_ok=True)   # a link is copied as a link, never read
             h.say(f"{name}/{variant}: tuning database reused from run {old['extra']['tuning']['run_id']}")
             return work_dir, ref, dict(old["extra"]["tuning"], database=ref, reused_from=old["run_id"],
                                        expected_scheduled=old["extra"]["tuning"].get("scheduled", 0))

@@ -180,8 +180,15 @@ def _config_problems(root):
         stack = [yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)]
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ReportError(f"{path}: cannot be read ({str(exc)[:200]})") from None
+    if isinstance(stack[0], yaml.MappingNode) and any(getattr(k, "value", None) == "INHERIT" for k, _ in stack[0].value):
+        raise ReportError(f"{path}: INHERIT: the configuration is this one file (an inherited one, outside the "
+                          "project or not, would set the published pages' settings unreviewed)")
     while stack:
         node = stack.pop()
+        if node.tag.startswith("!") and not node.tag.startswith("tag:yaml.org,2002:"):
+            # !ENV publishes an environment variable, !relative a path of the machine that builds
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: the tag {node.tag!r:.40}: mkdocs.yml holds "
+                              "plain values only (no !ENV, !relative or other tags)")
         if isinstance(node, yaml.MappingNode):
             seen = set()
             for key, value in node.value:

@@ -375,21 +375,31 @@ def _is_live(lock):
 
 
 def _publish_complete(runs_dir, tmp):
-    """Put a stale .tmp-<run id> into place when it holds a whole run that passes a build's checks: a
-    retest killed between writing run.json and its one rename (kill -9 ignores the signal handling)
-    had measured everything, and this removed it. True when published."""
+    """Put a stale .tmp-<run id> into place when a retest left it whole: killed (kill -9 ignores the
+    signal handling) between writing run.json and its one rename, it had measured everything, and this
+    removed it. Only a folder a retest made (its lock file beside it, nothing in it tracked by git: a
+    committed .tmp- folder is hidden from review) and only when the run passes a build's checks, alone
+    and against the other runs; the stop signals wait while it is tried. True when published."""
+    from reportgen.commands.build import committed_problem
     run_id = tmp.name[len(".tmp-"):]
     final = runs_dir / run_id
     if (not schema._RUN_ID.match(run_id) or os.path.lexists(final) or tmp.is_symlink()
-            or not (tmp / "run.json").is_file()):
+            or not (tmp / "run.json").is_file() or not _lock_path(tmp).is_file() or committed_problem(tmp)):
         return False
-    os.rename(tmp, final)
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    _ignore_stop_signals()
     try:
-        load.read_run(runs_dir.parent, final)
-    except Exception:  # noqa: BLE001 - anything short of a valid run goes back, to be removed as before
-        os.rename(final, tmp)
-        return False
-    return True
+        os.rename(tmp, final)
+        try:
+            load.read_runs(runs_dir.parent)
+        except Exception:  # noqa: BLE001 - anything short of a valid run goes back, to be removed as before
+            os.rename(final, tmp)
+            return False
+        return True
+    finally:
+        with contextlib.suppress(ValueError, TypeError):   # not the main thread: nothing was changed
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
 
 
 def clean_stale(runs_dir):
@@ -402,7 +412,7 @@ def clean_stale(runs_dir):
             continue
         if _is_live(_lock_path(tmp)):
             continue
-        name = cells.visible(tmp.name)
+        name = ascii(tmp.name)[1:-1]   # one line whatever the name holds (a newline forged a status line)
         if _publish_complete(runs_dir, tmp):
             leftovers.remove(_lock_path(tmp), strict=False)
             print(f"published {name[len('.tmp-'):]}: a complete run left by a retest stopped while publishing",
@@ -538,7 +548,8 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
     if rpc is None:
         selected = _local_target(target_json, selected)
     runs_dir = root / "results" / "runs"
-    for folder in (runs_dir.parent, runs_dir):   # a new run is never written through a link
+    # a new run is never written through a link, nor a campaign committed through one
+    for folder in (runs_dir.parent, runs_dir, runs_dir.parent / "campaigns"):
         if folder.is_symlink():
             raise ReportError(f"{folder}: is a symlink; a retest writes its run only into a plain folder "
                               "of the project")
