@@ -109,6 +109,14 @@ def test_a_stale_folder_name_is_printed_on_one_line(tmp_path, capsys):
     assert out.count("\n") == 1 and _expect("stale_name_one_line") in out
 
 
+def test_a_document_named_with_a_trailing_dot_is_read_for_scripts(tmp_path):
+    from reportgen.publish import sitecheck
+    (tmp_path / "b.html.").write_text("<p>x</p><script>alert(1)</script>", encoding="utf-8")
+    (tmp_path / "notes").write_text("<script>plain text without a type</script>", encoding="utf-8")
+    found = sitecheck.other_markup_problems(tmp_path, lambda rel: False)
+    assert len(found) == 1 and "b.html." in found[0] and _expect("document_trailing_dot") in found[0]
+
+
 SPECIAL = {case: None for case in (
     "campaigns_folder_link", "artifact_ref_hidden_run", "mkdocs_yml_inherit_env", "stale_run_not_made_by_retest",
-    "stale_run_cross_checks", "stale_name_one_line")}
+    "stale_run_cross_checks", "stale_name_one_line", "document_trailing_dot")}

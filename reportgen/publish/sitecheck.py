@@ -190,7 +190,8 @@ def other_markup_problems(site_dir, parsed):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
             continue
-        if parsed(rel) or Path(rel.lower()).suffix in INERT_TYPES:
+        # trailing dots and spaces dropped: Apache types b.html. as HTML, while its suffix reads as none
+        if parsed(rel) or Path(rel.lower().rstrip(". ")).suffix in INERT_TYPES:
             continue
         parser = Markup()
         try:
