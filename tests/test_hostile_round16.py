@@ -47,13 +47,14 @@ def test_an_artifact_reference_into_a_hidden_runs_folder_is_refused(tmp_path):
         assert _expect("artifact_ref_hidden_run") in str(err.value)
 
 
-@pytest.mark.parametrize("text, what", [("INHERIT: ../outside.yml\n", "INHERIT"),
-                                        ("copyright: !ENV HOME\n", "!ENV"),
-                                        ("site_where: !relative $config_dir\n", "!relative")])
+@pytest.mark.parametrize("text, what", [("INHERIT: ../outside.yml", "INHERIT"),
+                                        ("site_description: !ENV HOME", "!ENV"),
+                                        ("site_description: !relative $config_dir", "!relative")])
 def test_mkdocs_yml_takes_no_inherited_file_and_no_tag(text, what, tmp_path):
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    source = (tmp_path / "mkdocs.yml").read_text(encoding="utf-8")
-    (tmp_path / "mkdocs.yml").write_text(text + source if what == "INHERIT" else source + text, encoding="utf-8")
+    import re
+    source = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    changed = text + "\n" + source if what == "INHERIT" else re.sub(r"(?m)^site_description: .*$", text, source)
+    (tmp_path / "mkdocs.yml").write_text(changed, encoding="utf-8")
     with pytest.raises(ReportError) as err:
         build._config_problems(tmp_path)
     assert what in _one_line(err.value) and _expect("mkdocs_yml_inherit_env") in str(err.value)

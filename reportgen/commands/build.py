@@ -16,6 +16,7 @@ from pathlib import Path
 
 from study import leftovers
 from reportgen.commands import lockfile
+from reportgen.data import plainfile
 from reportgen.publish import nofollow
 from reportgen.errors import ReportError
 
@@ -163,6 +164,14 @@ def _remove(path):
     rmtree(path)
 
 
+CONFIG_KEYS = ("site_name", "site_description", "docs_dir", "exclude_docs", "not_in_nav", "site_dir",
+               "use_directory_urls", "strict", "validation", "theme", "plugins", "markdown_extensions", "extra",
+               "extra_css", "extra_javascript", "nav")
+"""The top-level settings of mkdocs.yml a build accepts: what the project uses, nothing that reads or
+runs a file from elsewhere (INHERIT, hooks, watch)."""
+CORE_TAGS = tuple(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq"))
+
+
 def _config_problems(root):
     """Refuse, in one line, what MkDocs would take silently: a key given twice in mkdocs.yml (a
     second `plugins:` far down the file replaced the first, and the build ran without reportgen's
@@ -177,18 +186,34 @@ def _config_problems(root):
                           "or set it to one, e.g. $(git log -1 --format=%ct))")
     path = root / "mkdocs.yml"
     try:
-        stack = [yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)]
+        text = path.read_text(encoding="utf-8")
+        stack = [yaml.compose(text, Loader=yaml.SafeLoader)]
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ReportError(f"{path}: cannot be read ({str(exc)[:200]})") from None
-    if isinstance(stack[0], yaml.MappingNode) and any(getattr(k, "value", None) == "INHERIT" for k, _ in stack[0].value):
-        raise ReportError(f"{path}: INHERIT: the configuration is this one file (an inherited one, outside the "
-                          "project or not, would set the published pages' settings unreviewed)")
+    hidden = plainfile.hidden_text_problem(str(path), text)
+    if hidden:   # site_name is in every page's title
+        raise ReportError(hidden)
+    for key, value in stack[0].value if isinstance(stack[0], yaml.MappingNode) else ():
+        name = getattr(key, "value", None)
+        if name not in CONFIG_KEYS:
+            raise ReportError(f"{path}:{key.start_mark.line + 1}: {name!r:.40}: not a setting this project uses "
+                              f"({', '.join(CONFIG_KEYS)}); INHERIT, hooks:, watch: and the like would read or run "
+                              "files outside the reviewed configuration")
+        where = [value] if name == "docs_dir" else [
+            v for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ())
+            if getattr(k, "value", None) == "custom_dir"]
+        for folder in where:
+            text = str(getattr(folder, "value", ""))
+            if os.path.isabs(text) or ".." in Path(text).parts or not text:
+                raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
+                                  "of the project (a relative path without '..')")
     while stack:
         node = stack.pop()
-        if node.tag.startswith("!") and not node.tag.startswith("tag:yaml.org,2002:"):
-            # !ENV publishes an environment variable, !relative a path of the machine that builds
-            raise ReportError(f"{path}:{node.start_mark.line + 1}: the tag {node.tag!r:.40}: mkdocs.yml holds "
-                              "plain values only (no !ENV, !relative or other tags)")
+        if node.tag not in CORE_TAGS:
+            # !ENV publishes an environment variable, !relative a path of the machine that builds,
+            # !!python/object/apply runs a command when MkDocs loads the file
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: the tag {node.tag!r:.60}: mkdocs.yml holds "
+                              "plain values only (no !ENV, !relative, !!python or other tags)")
         if isinstance(node, yaml.MappingNode):
             seen = set()
             for key, value in node.value:

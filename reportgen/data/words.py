@@ -112,15 +112,21 @@ def _load(path, mtime_ns):
 
 
 def _texts(node, key=""):
-    """(dotted key, text) of every string a words file holds."""
-    if isinstance(node, str):
-        yield key, node
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            yield from _texts(v, f"{key}.{k}" if key else str(k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _texts(v, f"{key}[{i}]")
+    """(dotted key, text) of every string a words file holds, each container visited once, without
+    recursion: an alias that holds itself (a: &x [*x]) was a RecursionError, and aliases of aliases
+    (a "billion laughs" file) a walk of 10^9 strings."""
+    seen, stack = set(), [(key, node)]
+    while stack:
+        key, node = stack.pop()
+        if isinstance(node, str):
+            yield key, node
+        elif isinstance(node, (dict, list)) and id(node) not in seen:
+            seen.add(id(node))
+            if isinstance(node, dict):
+                children = [(f"{key}.{k}" if key else str(k), v) for k, v in node.items()]
+            else:
+                children = [(f"{key}[{i}]", v) for i, v in enumerate(node)]
+            stack.extend(reversed(children))
 
 
 def catalog(name):
