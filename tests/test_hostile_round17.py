@@ -48,4 +48,64 @@ def test_a_words_file_of_aliases_is_walked_once(text):
     assert time.monotonic() - started < 5 and len(found) <= 10, _expect("words_alias_loop")
 
 
-SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_alias_loop")}
+
+
+def test_an_iframe_srcdoc_is_an_inline_script(tmp_path):
+    from reportgen.publish import sitecheck
+    (tmp_path / "x.htm").write_text('<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>', encoding="utf-8")
+    found = sitecheck.other_markup_problems(tmp_path, lambda rel: False)
+    assert len(found) == 1 and "srcdoc" in found[0] and _expect("iframe_srcdoc") in found[0]
+
+
+@pytest.mark.parametrize("line", ["  results_dir: /", "  base_path: ../..", "  results_dir: ~/elsewhere"])
+def test_mkdocs_yml_names_no_path_outside_the_project(line, tmp_path):
+    (tmp_path / "mkdocs.yml").write_text(SOURCE.replace("extra:\n", "extra:\n" + line.replace(":", "_x:", 1) + "\n", 1),
+                                         encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build._config_problems(tmp_path)
+    assert _expect("mkdocs_yml_path_outside") in _one_line(err.value)
+
+
+def test_a_stop_during_the_stale_run_check_is_held_not_dropped(tmp_path):
+    import os
+    import signal
+    from test_hostile_round16 import _stale
+    from reportgen.commands import retest
+    results, runs, tmp = _stale(tmp_path)
+    real = retest.load.read_runs
+    sent = []
+
+    def check(results_dir):
+        os.kill(os.getpid(), signal.SIGINT)   # Ctrl-C while the leftover is being checked
+        sent.append(True)
+        return real(results_dir)
+    retest.load.read_runs = check
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            retest.clean_stale(runs)
+    finally:
+        retest.load.read_runs = real
+    assert sent and os.path.isdir(runs / tmp.name[len(".tmp-"):]), _expect("stale_check_signal_held")
+
+
+def test_a_link_in_the_theme_folder_is_refused_and_pdf_prints_only_docs_pages(tmp_path, monkeypatch):
+    import os
+    from types import SimpleNamespace
+    from reportgen.commands import pdf
+    from reportgen.publish import plugin
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (tmp_path / "key").write_text("secret")
+    os.symlink(tmp_path / "key", theme / "key.txt")
+    config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"), docs_dir=str(ROOT / "docs"),
+                             theme=SimpleNamespace(custom_dir=str(theme)))
+    with pytest.raises(ReportError) as err:
+        plugin.ReportgenPlugin.on_config(plugin.ReportgenPlugin.__new__(plugin.ReportgenPlugin), config)
+    assert "key.txt" in str(err.value) and _expect("theme_link_nav_outside") in str(err.value)
+    (tmp_path / "mkdocs.yml").write_text("nav:\n  - A: index.md\n  - B: /tmp/o/page.md\n  - C: ../x.md\n",
+                                         encoding="utf-8")
+    assert pdf.nav_pages(tmp_path)[0] == [("A", "index.md")]
+
+
+SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_alias_loop", "iframe_srcdoc",
+                                   "mkdocs_yml_path_outside", "stale_check_signal_held", "theme_link_nav_outside")}

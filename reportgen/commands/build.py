@@ -8,6 +8,7 @@ import errno
 import fcntl
 import logging
 import os
+import re
 import shutil
 import stat
 import sys
@@ -177,7 +178,6 @@ def _config_problems(root):
     second `plugins:` far down the file replaced the first, and the build ran without reportgen's
     checks, then stopped in an internal KeyError), and a SOURCE_DATE_EPOCH that is not a count of
     seconds (MkDocs' int() stopped the build with an internal ValueError naming no variable)."""
-    import re
 
     import yaml
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -207,6 +207,8 @@ def _config_problems(root):
             if os.path.isabs(text) or ".." in Path(text).parts or not text:
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
                                   "of the project (a relative path without '..')")
+    patterns = {id(value) for key, value in (stack[0].value if isinstance(stack[0], yaml.MappingNode) else ())
+                if getattr(key, "value", None) in ("exclude_docs", "not_in_nav")}   # "/x" is docs/x there
     while stack:
         node = stack.pop()
         if node.tag not in CORE_TAGS:
@@ -224,6 +226,13 @@ def _config_problems(root):
                 stack.append(value)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+        elif id(node) not in patterns and _OUTSIDE.search(str(node.value)):   # a plugin's results_dir: /, ../..
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: {str(node.value)!r:.60} names a path outside "
+                              "the project (absolute, ~ or '..'); every path mkdocs.yml gives is one of the project")
+
+
+_OUTSIDE = re.compile(r"^\s*[/~]|(^|[/\\])\.\.([/\\]|$)")
+"""A value of mkdocs.yml that is an absolute, home or parent path."""
 
 
 def _remove_quietly(path):

@@ -67,8 +67,8 @@ def nav_pages(root):
             for title, value in item.items():
                 if isinstance(value, list):
                     walk(value)
-                elif value.endswith(".md"):
-                    out.append((title, value))
+                elif value.endswith(".md") and not value.startswith(("/", "~")) and ".." not in Path(value).parts:
+                    out.append((title, value))   # a page of docs/ only: print.html copies each page's HTML
     walk(config.get("nav", []))
     return out, config.get("site_name", "")
 

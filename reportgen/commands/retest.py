@@ -379,15 +379,15 @@ def _publish_complete(runs_dir, tmp):
     signal handling) between writing run.json and its one rename, it had measured everything, and this
     removed it. Only a folder a retest made (its lock file beside it, nothing in it tracked by git: a
     committed .tmp- folder is hidden from review) and only when the run passes a build's checks, alone
-    and against the other runs; the stop signals wait while it is tried. True when published."""
+    and against the other runs; the stop signals are held while it is tried. True when published."""
     from reportgen.commands.build import committed_problem
     run_id = tmp.name[len(".tmp-"):]
     final = runs_dir / run_id
     if (not schema._RUN_ID.match(run_id) or os.path.lexists(final) or tmp.is_symlink()
             or not (tmp / "run.json").is_file() or not _lock_path(tmp).is_file() or committed_problem(tmp)):
         return False
-    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
-    _ignore_stop_signals()
+    # held, not dropped: a Ctrl-C or kill during the check lands once the folder is back or kept
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         os.rename(tmp, final)
         try:
@@ -397,9 +397,7 @@ def _publish_complete(runs_dir, tmp):
             return False
         return True
     finally:
-        with contextlib.suppress(ValueError, TypeError):   # not the main thread: nothing was changed
-            for sig, handler in handlers.items():
-                signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def clean_stale(runs_dir):

@@ -149,6 +149,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
+        theme = config.theme.custom_dir   # MkDocs copies its files into the site as it does docs/'
+        planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
         if planted:
             raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)

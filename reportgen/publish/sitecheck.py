@@ -138,6 +138,8 @@ class Markup(HTMLParser):
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
+            elif name.lower() == "srcdoc":   # an iframe's document, scripts included, inline in one attribute
+                self.inline.append(f"<{tag} srcdoc={str(value)[:60]!r}>")
             elif _SCRIPT_URL.search(_URL_NOISE.sub("", str(value or "")).lower()):
                 # any attribute: an SVG <animate values="...;javascript:..."> sets a link's href too
                 self.urls.append(f"<{tag} {name}={str(value)[:60]!r}>")
