@@ -77,17 +77,17 @@ def test_allocation_rejects_a_bad_budget():
 
 def _harness(tmp_path, upstream):
     runs = tmp_path / "results" / "runs"
-    art = runs / ".tmp-RUN2" / "artifacts" / "e2e"
-    return harness.Harness({"experiment": "e2e", "params": {}, "run_id": "RUN2", "log_file": str(tmp_path / "x.log"),
-                            "log_ref": "runs/RUN2/logs/e2e.log", "records_file": str(tmp_path / "p.jsonl"),
+    art = runs / ".tmp-20261202T000000Z-quick-aaaaaaaaaaaa" / "artifacts" / "e2e"
+    return harness.Harness({"experiment": "e2e", "params": {}, "run_id": "20261202T000000Z-quick-aaaaaaaaaaaa", "log_file": str(tmp_path / "x.log"),
+                            "log_ref": "runs/20261202T000000Z-quick-aaaaaaaaaaaa/logs/e2e.log", "records_file": str(tmp_path / "p.jsonl"),
                             "fingerprint": "f", "artifacts_dir": str(art), "upstream": upstream})
 
 
 def test_artifact_path_resolves_this_run_and_earlier_runs(tmp_path):
     h = _harness(tmp_path, {})
-    assert h.artifact_path("runs/RUN2/artifacts/e2e_tune/db") == \
-        tmp_path / "results" / "runs" / ".tmp-RUN2" / "artifacts" / "e2e_tune" / "db"
-    assert h.artifact_path("runs/RUN1/artifacts/e2e_tune/db") == tmp_path / "results" / "runs" / "RUN1" / "artifacts" / "e2e_tune" / "db"
+    assert h.artifact_path("runs/20261202T000000Z-quick-aaaaaaaaaaaa/artifacts/e2e_tune/db") == \
+        tmp_path / "results" / "runs" / ".tmp-20261202T000000Z-quick-aaaaaaaaaaaa" / "artifacts" / "e2e_tune" / "db"
+    assert h.artifact_path("runs/20261201T000000Z-quick-aaaaaaaaaaaa/artifacts/e2e_tune/db") == tmp_path / "results" / "runs" / "20261201T000000Z-quick-aaaaaaaaaaaa" / "artifacts" / "e2e_tune" / "db"
     with pytest.raises(ValueError, match="not an artifact reference"):
         h.artifact_path("logs/x.log")
 

@@ -16,7 +16,7 @@ from conftest import ROOT
 from test_hostile_round4 import _expect, _one_line
 
 from reportgen.commands import build
-from reportgen.data import words
+from reportgen.data import load, words
 from reportgen.errors import ReportError
 
 MUTATIONS = {}
@@ -67,25 +67,30 @@ def test_mkdocs_yml_names_no_path_outside_the_project(line, tmp_path):
 
 
 def test_a_stop_during_the_stale_run_check_is_held_not_dropped(tmp_path):
+    """In a process of its own (a test worker's signal setup is not a command's): the check of the
+    leftover sends itself a Ctrl-C; the run is kept in place, then the stop lands."""
     import os
-    import signal
+    import subprocess
+    import sys
     from test_hostile_round16 import _stale
-    from reportgen.commands import retest
     results, runs, tmp = _stale(tmp_path)
-    real = retest.load.read_runs
-    sent = []
-
-    def check(results_dir):
-        os.kill(os.getpid(), signal.SIGINT)   # Ctrl-C while the leftover is being checked
-        sent.append(True)
-        return real(results_dir)
-    retest.load.read_runs = check
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            retest.clean_stale(runs)
-    finally:
-        retest.load.read_runs = real
-    assert sent and os.path.isdir(runs / tmp.name[len(".tmp-"):]), _expect("stale_check_signal_held")
+    script = (
+        "import os, signal, sys\n"
+        "from reportgen.commands import retest\n"
+        "real = retest.load.read_runs\n"
+        "def check(results_dir):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    print('checked', flush=True)\n"
+        "    return real(results_dir)\n"
+        "retest.load.read_runs = check\n"
+        "try:\n"
+        "    retest.clean_stale(__import__('pathlib').Path(sys.argv[1]))\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped', flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", script, str(runs)], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT).stdout
+    assert out.split() == ["checked", "stopped"], (out, _expect("stale_check_signal_held"))
+    assert os.path.isdir(runs / tmp.name[len(".tmp-"):]) and not os.path.lexists(tmp)
 
 
 def test_a_link_in_the_theme_folder_is_refused_and_pdf_prints_only_docs_pages(tmp_path, monkeypatch):
@@ -107,5 +112,32 @@ def test_a_link_in_the_theme_folder_is_refused_and_pdf_prints_only_docs_pages(tm
     assert pdf.nav_pages(tmp_path)[0] == [("A", "index.md")]
 
 
+def test_records_reused_from_a_run_of_unknown_commit_never_stand_for_a_case(tmp_path):
+    """Run B carried unchanged the records of run A, which the build leaves out (its commit is not in
+    the repository): A's figures became current through B, and retest would reuse them too."""
+    import subprocess
+    from helpers import record, write_run
+    from reportgen.commands import retest
+    from reportgen.data import runfacts
+    a, b = "20261130T000000Z-quick-f6ab9f827cfd", "20261130T010000Z-quick-f6ab9f827cfd"
+    own = record(run_id=b, case_id="numpy_gemm/dtype=float32/n=64/threads=1/blas=configured")
+    carried = dict(record(run_id=a), reused_from=a)
+    runs = [load_run(tmp_path, a, [record(run_id=a)]), load_run(tmp_path, b, [own, carried])]
+    kept = runfacts.without_reused_from(runs[1], {a: "0" * 40})
+    assert [r["id"] for r in kept.records] == [own["id"]], _expect("reused_from_unknown_commit")
+    assert runfacts.without_reused_from(runs[0], {}) is runs[0]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)   # the runs' all-zero commit is unknown here
+    retest._valid_runs.cache_clear()
+    assert retest._valid_runs(str(tmp_path / "results" / "runs")) == []
+    retest._valid_runs.cache_clear()
+
+
+def load_run(tmp_path, run_id, records):
+    from helpers import write_run
+    write_run(tmp_path / "results", run_id, records)
+    return load.read_run(tmp_path / "results", tmp_path / "results" / "runs" / run_id)
+
+
 SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_alias_loop", "iframe_srcdoc",
-                                   "mkdocs_yml_path_outside", "stale_check_signal_held", "theme_link_nav_outside")}
+                                   "mkdocs_yml_path_outside", "stale_check_signal_held", "theme_link_nav_outside",
+                                   "reused_from_unknown_commit")}

@@ -166,7 +166,8 @@ def _docs(tmp_path, plant):
     (outside / "secret.md").write_text("id_rsa\n", encoding="utf-8")
     plant(docs, outside)
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
-    return SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"))
+    return SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"),
+                           theme=SimpleNamespace(custom_dir=None))
 
 
 DOCS = {

@@ -203,6 +203,8 @@ def _valid_runs(runs_dir):
                 raise
             print(cells.visible(f"retest: not reusing records from {path.name}: {broken_check(path, exc)}"),
                   file=sys.stderr)
+    unknown = runfacts.unknown_commits(Path(runs_dir).parent.parent, valid)   # as a build leaves them out
+    valid = [run for run in valid if run.run_id not in unknown]
     return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
 
 

@@ -182,3 +182,15 @@ def unknown_commits(root, runs):
     known = {c for c, line in zip(commits, out) if line.split()[:2] == [c, "commit"]}
     return {run.run_id: str(run.manifest["git"].get("commit")) for run in runs
             if str(run.manifest["git"].get("commit")) not in known}
+
+
+def without_reused_from(run, excluded):
+    """``run`` without the records it carries over from an ``excluded`` run (one whose commit this
+    repository does not hold): a later run reusing them unchanged made the excluded run's figures
+    current again. The run itself when it carries none."""
+    import dataclasses
+    keep = [i for i, rec in enumerate(run.records) if rec["reused_from"] not in excluded]
+    if len(keep) == len(run.records):
+        return run
+    return dataclasses.replace(run, records=[run.records[i] for i in keep],
+                               line_numbers=[run.line_numbers[i] for i in keep if i < len(run.line_numbers)])

@@ -61,7 +61,8 @@ class Data:
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
         self.unknown_commits = runfacts.unknown_commits(root, loaded)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
-        self.all_runs = [run for run in loaded if run.run_id not in self.unknown_commits]
+        self.all_runs = [runfacts.without_reused_from(run, self.unknown_commits) for run in loaded
+                         if run.run_id not in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
         self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None)
@@ -149,7 +150,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
-        theme = config.theme.custom_dir   # MkDocs copies its files into the site as it does docs/'
+        theme = getattr(getattr(config, "theme", None), "custom_dir", None)   # MkDocs copies it as it does docs/'
         planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
         if planted:
             raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")

@@ -51,9 +51,11 @@ class _Nums(sitecheck.Markup):
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
 
     def handle_starttag(self, tag, attrs):
-        url_count, said = len(self.urls), len(self.schemes) + len(self.outside)
+        url_count, said, inline = len(self.urls), len(self.schemes) + len(self.outside), len(self.inline)
         super().handle_starttag(tag, attrs)
         attrs = dict(attrs)
+        if "srcdoc" in attrs:   # said once below, as a page's inline frame
+            del self.inline[inline:]
         if "id" in attrs:
             self.ids.add(attrs["id"])
         for name in URL_ATTRIBUTES:
