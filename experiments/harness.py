@@ -92,12 +92,16 @@ class Harness:
     # -- log positions -------------------------------------------------
     def line(self):
         """Number of lines written to this family's log so far."""
+        return self._log_bytes().count(b"\n")
+
+    def _log_bytes(self):
+        """This family's log as written so far (b"" before it exists)."""
         sys.stdout.flush()
         sys.stderr.flush()
         try:
-            return self.log_file.read_bytes().count(b"\n")
+            return self.log_file.read_bytes()
         except OSError:
-            return 0
+            return b""
 
     def say(self, message):
         """A progress line: goes to the log, and retest echoes it to the terminal."""
@@ -320,19 +324,12 @@ class Harness:
     def _named_range(self, case_id, first_line, status):
         """The last line of the range the record cites, which always names the record
         (study.citation): when no line since ``first_line`` names the case, one is said."""
-        if not citation.names_record(case_id, self._text_since(first_line)):
+        data = self._log_bytes()
+        since = b"\n".join(data.split(b"\n")[first_line - 1:])   # lines counted at "\n" only, as numbered
+        if not citation.names_record(case_id, since.decode("utf-8", "replace")):
             self.say(f"{case_id}: {status}")
-        return max(self.line(), first_line)
-
-    def _text_since(self, first_line):
-        """The log from line ``first_line`` on (lines counted at "\n" only, as the line numbers)."""
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            data = self.log_file.read_bytes()
-        except OSError:
-            return ""
-        return b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")
+            data = self._log_bytes()
+        return max(data.count(b"\n"), first_line)
 
     def _emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
         """A timing case that produced no time: skipped or failed, with the reason, never a number."""

@@ -125,8 +125,9 @@ def check_site_dir(root, site_dir):
     for path in (site_dir, site_dir.with_name(site_dir.name + ".tmp"), site_dir.with_name(site_dir.name + ".old")):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise ReportError(f"--site-dir: {path} exists and is not a folder; it would be replaced")
-        if committed_problem(path):
-            raise ReportError(committed_problem(path))
+        committed = committed_problem(path)   # one git ls-files a folder
+        if committed:
+            raise ReportError(committed)
         if path.is_dir() and any(path.iterdir()) and not _is_site(path, legacy):
             raise ReportError(f"--site-dir: {path} is not empty and is not a site built by reportgen "
                               f"(no {MARKER}); refusing to replace it")
@@ -193,8 +194,11 @@ def _config_problems(root):
     hidden = plainfile.hidden_text_problem(str(path), text)
     if hidden:   # site_name is in every page's title
         raise ReportError(hidden)
+    patterns = set()   # exclude_docs / not_in_nav: "/x" is docs/x there, not a path of the machine
     for key, value in stack[0].value if isinstance(stack[0], yaml.MappingNode) else ():
         name = getattr(key, "value", None)
+        if name in ("exclude_docs", "not_in_nav"):
+            patterns.add(id(value))
         if name not in CONFIG_KEYS:
             raise ReportError(f"{path}:{key.start_mark.line + 1}: {name!r:.40}: not a setting this project uses "
                               f"({', '.join(CONFIG_KEYS)}); INHERIT, hooks:, watch: and the like would read or run "
@@ -207,8 +211,6 @@ def _config_problems(root):
             if os.path.isabs(text) or ".." in Path(text).parts or not text:
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
                                   "of the project (a relative path without '..')")
-    patterns = {id(value) for key, value in (stack[0].value if isinstance(stack[0], yaml.MappingNode) else ())
-                if getattr(key, "value", None) in ("exclude_docs", "not_in_nav")}   # "/x" is docs/x there
     while stack:
         node = stack.pop()
         if node.tag not in CORE_TAGS:

@@ -303,14 +303,16 @@ def _run_family(root, name, family, spec_path, log_path, env):
 def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     # the last line as the log's excerpts count lines, at "\n" only: splitlines also cut at a form feed,
     # \x1c or U+2028, and named a fragment ("ok: all cases passed") as the family's last line
-    tail = [log_path.read_text(encoding="utf-8", errors="replace").strip().rsplit("\n", 1)[-1].rstrip("\r")]
+    data = log_path.read_bytes()
+    tail = [data.decode("utf-8", errors="replace").strip().rsplit("\n", 1)[-1].rstrip("\r")]
     error = (f"family timed out after {timeout_s} s" if status == "timeout"
              else f"family exited with code {code}: {tail[0][:300]}")
     case_id = cases.case_id(name, scope="family")
-    with open(log_path, "ab") as log:   # the cited range names its record (study.citation)
-        ended = not log.tell() or log_path.read_bytes().endswith(b"\n")
-        log.write(f"{'' if ended else chr(10)}[{name}] {case_id}: {status}\n".encode())
-    lines = log_path.read_bytes().count(b"\n")
+    glue = b"" if not data or data.endswith(b"\n") else b"\n"   # never glued to an unterminated last line
+    named = glue + f"[{name}] {case_id}: {status}\n".encode()   # the cited range names its record (study.citation)
+    with open(log_path, "ab") as log:
+        log.write(named)
+    lines = (data + named).count(b"\n")
     return {
         "schema_version": schema.SCHEMA_VERSION, "id": case_id, "run_id": run_id,
         "experiment": name, "case": {"scope": "family"}, "metric": "none", "unit": "none",
@@ -377,11 +379,10 @@ def _is_live(lock):
 
 
 def _publish_complete(runs_dir, tmp):
-    """Put a stale .tmp-<run id> into place when a retest left it whole: killed (kill -9 ignores the
-    signal handling) between writing run.json and its one rename, it had measured everything, and this
-    removed it. Only a folder a retest made (its lock file beside it, nothing in it tracked by git: a
-    committed .tmp- folder is hidden from review) and only when the run passes a build's checks, alone
-    and against the other runs; the stop signals are held while it is tried. True when published."""
+    """Put a stale .tmp-<run id> into place when a retest killed (-9) between writing run.json and its
+    one rename left it whole (this removed it). Only a folder a retest made (its lock beside it, nothing
+    in it tracked by git: a committed .tmp- folder is hidden from review), only when the run passes a
+    build's checks, alone and against the other runs; stop signals are held meanwhile. True if published."""
     from reportgen.commands.build import committed_problem
     run_id = tmp.name[len(".tmp-"):]
     final = runs_dir / run_id
