@@ -296,7 +296,7 @@ class Harness:
     def _emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
               first_line, status="ok", error=None, extra=None):
         """Validate and append one record; raise on a contract violation."""
-        last_line = self._named_range(case_id, first_line, status)
+        last_line = self._named_range(case_id, first_line, status, samples, extra)
         rec = {
             "schema_version": schema.SCHEMA_VERSION,
             "id": case_id,
@@ -321,14 +321,28 @@ class Harness:
         self._write(rec)
         return rec
 
-    def _named_range(self, case_id, first_line, status):
-        """The last line of the range the record cites, which always names the record
-        (study.citation): when no line since ``first_line`` names the case, one is said."""
+    def _named_range(self, case_id, first_line, status, samples=(), extra=None):
+        """The last line of the range the record cites, which always names the record and, for a
+        timed ok record, prints its median (study.citation): a line saying what is missing is
+        added. A range that contradicts the record (a failure reported, another median) is a
+        contract violation, as the record schema's are."""
         data = self._log_bytes()
-        since = b"\n".join(data.split(b"\n")[first_line - 1:])   # lines counted at "\n" only, as numbered
-        if not citation.names_record(case_id, since.decode("utf-8", "replace")):
-            self.say(f"{case_id}: {status}")
+        since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines counted at "\n" only
+        p50 = float(stats.summarize(samples)["p50"]) if status == "ok" and samples else None
+        said = None
+        if p50 is not None and not citation.cites_value({"extra": extra or {}}, p50, since):
+            said = f"{case_id}: p50 {p50 * 1e3:.4g} ms over {len(samples)} samples"
+        elif not citation.names_record(case_id, since):
+            said = f"{case_id}: {status}"
+        if said is not None:
+            self.say(said)
             data = self._log_bytes()
+            since += "\n" + said
+        rec = {"id": case_id, "status": status, "samples": list(samples), "extra": extra or {},
+               "stats": {"p50": p50} if p50 is not None else None}
+        problems = citation.statement_problems(rec, since.split("\n"))
+        if problems:
+            raise ValueError(f"{self.log_file}: record {case_id!r}: " + "; ".join(problems))
         return max(data.count(b"\n"), first_line)
 
     def _emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):

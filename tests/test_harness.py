@@ -121,9 +121,32 @@ def test_the_cited_lines_always_name_the_record(tmp_path):
     assert lines.count("fam/x=1: ok") == 1 and recs[0]["log"]["lines"][0] == 2
     before = len(lines)
     named = h.measure("fam/n", {"n": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                      note=lambda o: "fam/n: done")
-    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note names it
-    assert _cited(h, named) == "fam/n: done"
+                      note=lambda o: f"fam/n: p50 {o.p50() * 1e6:.3f} us")
+    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note names it and its figure
+    assert _cited(h, named).startswith("fam/n: p50 ")
+    bare = h.measure("fam/d", {"d": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
+                     note=lambda o: "fam/d: done")   # names it, but not its figure: the harness prints it
+    cited = _cited(h, bare).split("\n")
+    assert cited[0] == "fam/d: done" and cited[1].startswith("fam/d: p50 ") and len(cited) == 2
+    assert citation.statement_problems(bare, cited) == []
+
+
+def test_a_note_that_contradicts_its_record_is_refused(tmp_path):
+    """A timed ok record whose own lines report a failure or another median would be refused by
+    load (study.citation.statement_problems): the harness stops at the case instead of writing it."""
+    h = _harness(tmp_path)
+
+    def say(line):
+        with h.log_file.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    h.say = say
+    for case_id, note in (("fam/f", lambda o: "fam/f: FAILED result differs"),
+                          ("fam/m", lambda o: f"fam/m: p50 {o.p50() * 1e3 + 5:.3f} ms, p50 {o.p50() * 1e3:.6f} ms")):
+        with pytest.raises(ValueError, match=case_id):
+            h.measure(case_id, {"c": case_id}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
+                      note=note)
+    assert "fam/f" not in (h.records_file.read_text(encoding="utf-8") if h.records_file.exists() else "")
 
 
 def test_unchanged_case_is_reused_and_force_measures_again(tmp_path):

@@ -104,7 +104,7 @@ def test_sigterm_of_retest_kills_family_and_says_so(mini_root, tmp_path):
 FINISHING_FAMILY = """
     import json, os, sys, time
     spec = json.load(open(sys.argv[sys.argv.index("--spec") + 1]))
-    print("[fake] fake/n=1: one case done", flush=True)
+    print("[fake] fake/n=1: one case done, p50 1.100 ms over 3 samples", flush=True)
     print("[fake] still going", flush=True)
     record = json.loads(os.environ["RECORD_JSON"])
     record.update(run_id=spec["run_id"], log={"path": spec["log_ref"], "lines": [1, 2], "sha256": "pending"})

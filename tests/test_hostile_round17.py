@@ -1,13 +1,14 @@
 """The seventeenth round of the hostile corpus (issue #29), attack only; the failures fixed here are
 those of mkdocs.yml as a reviewed input (a !!python tag ran a command when MkDocs loaded the file,
 hooks: ran a file from anywhere, docs_dir and theme.custom_dir named folders outside the project,
-hidden characters reached every page title) and of the words files (an alias holding itself was a
-RecursionError, aliases of aliases a walk of 10^9 strings). The other failures of the round are in
-the issue's note.
+hidden characters reached every page title), of the words files (an alias holding itself was a
+RecursionError, aliases of aliases a walk of 10^9 strings), and of the citation rule (a cited line
+naming its record could state another median or a failure).
 
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
+import os
 import re
 import time
 
@@ -140,4 +141,59 @@ def load_run(tmp_path, run_id, records):
 
 SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_alias_loop", "iframe_srcdoc",
                                    "mkdocs_yml_path_outside", "stale_check_signal_held", "theme_link_nav_outside",
-                                   "reused_from_unknown_commit")}
+                                   "reused_from_unknown_commit", "cited_line_contradicts_record",
+                                   "stale_run_unknown_engine")}
+
+
+@pytest.mark.parametrize("line, said", [
+    ("p50 1.100 ms over 3 samples", "states another median"),   # the record's p50 is 1.1 us
+    ("FAILED result differs (max_rel_err 0.5)", "reports 'failed'"),
+    ("check_failed: differs", "reports 'check_failed'"),
+    ("done", "no cited line prints the record's median"),
+])
+def test_a_bound_record_citing_a_line_that_contradicts_it_is_refused(tmp_path, line, said):
+    """Round 17 #16, #17: the citation rule checked that a cited line names the record, not that it
+    agrees with it; a run under the rule is now refused when a line naming an ok record reports a
+    failure or another median, or when no cited line prints a timed record's median."""
+    from helpers import record, write_run
+    from test_hostile_round15_rules import CASE, HOST, NEW
+    results = tmp_path / "results"
+    rec = record(run_id=NEW, case_id=CASE, samples=[1.1e-6, 1.1e-6, 1.1e-6])
+    rec["log"]["lines"] = [1, 1]
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: {line}\n", environment=HOST)
+    with pytest.raises(ReportError) as err:
+        load.read_runs(results)
+    problems = err.value.problems
+    assert all("records.jsonl:1: log.lines" in p and _expect("cited_line_contradicts_record") in p for p in problems)
+    assert any(said in p for p in problems)
+
+
+def test_a_bound_record_whose_line_states_its_median_loads(tmp_path):
+    from helpers import record, write_run
+    from test_hostile_round15_rules import CASE, HOST, NEW
+    results = tmp_path / "results"
+    rec = record(run_id=NEW, case_id=CASE, samples=[1.1e-6, 1.1e-6, 1.1e-6])
+    rec["log"]["lines"] = [1, 1]
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50 1.100 us, error median 0\n", environment=HOST)
+    assert [r.run_id for r in load.read_runs(results)] == [NEW]
+
+
+def test_a_stale_run_the_build_would_refuse_is_not_published(tmp_path, capsys):
+    """Round 17 #18: clean_stale published a leftover run that passed load.read_runs but named an
+    unknown engine, which the build refuses; every build then stopped until it was removed by hand.
+    Both now apply plugin.checked_runs."""
+    from helpers import record, write_run
+    from test_hostile_round15_rules import HOST, NEW
+    from reportgen.commands import retest
+    case_id = "e2e/model=resnet18_v1/size=224/engine=zz/batch=1/threads=2"
+    rec = record(NEW, case_id=case_id, case={"model": "resnet18_v1", "input_size": 224, "engine": "zz",
+                                             "batch": 1, "threads": 2}, extra={})
+    rec["log"]["lines"] = [1, 1]
+    results = tmp_path / "results"
+    write_run(results, NEW, [rec], log_text=f"[e2e] {case_id}: p50 1.100 ms\n", environment=HOST)
+    assert load.read_runs(results)   # valid alone: only the build's engine check refuses it
+    runs = results / "runs"
+    os.rename(runs / NEW, runs / f".tmp-{NEW}")
+    (runs / f".tmp-{NEW}.lock").write_text("")
+    assert retest.clean_stale(runs) == [runs / f".tmp-{NEW}"]
+    assert not os.path.lexists(runs / NEW) and _expect("stale_run_unknown_engine") in capsys.readouterr().out

@@ -105,20 +105,26 @@ def test_code_hash_changes_with_a_transitive_import(project):
 
 def _name_cited_lines(results, recs):
     """What today's harness does for a run dated after study.citation.NAMED_FROM: a record whose cited
-    lines do not name it cites a line appended to its log that does (the committed run copied here
-    predates the rule)."""
+    lines do not name it, or do not agree with it (an ok one's median unprinted or misprinted), cites
+    a line appended to its log that does (the committed run copied here predates the rule)."""
     from study import citation
     touched = set()
     for rec in recs:
         log = results / rec["log"]["path"]
         lines = log.read_bytes().split(b"\n")
         first, last = rec["log"]["lines"]
-        if rec["reused_from"] is None and not citation.names_record(
-                rec["id"], b"\n".join(lines[first - 1:last]).decode("utf-8", "replace")):
-            with open(log, "ab") as fh:
-                fh.write(f"[{rec['experiment']}] {rec['id']}: {rec['status']}\n".encode())
-            rec["log"]["lines"] = [len(lines), len(lines)]   # the file ended with "\n": its last line is new
-            touched.add(rec["log"]["path"])
+        cited = b"\n".join(lines[first - 1:last]).decode("utf-8", "replace")
+        timed = rec["status"] == "ok" and rec["samples"]
+        if rec["reused_from"] is not None:
+            continue
+        if citation.names_record(rec["id"], cited) and not citation.statement_problems(rec, cited.split("\n")):
+            continue
+        said = (f"{rec['id']}: p50 {rec['stats']['p50'] * 1e3:.4g} ms over {len(rec['samples'])} samples" if timed
+                else f"{rec['id']}: {rec['status']}")   # the new range is this line alone
+        with open(log, "ab") as fh:
+            fh.write(f"[{rec['experiment']}] {said}\n".encode())
+        rec["log"]["lines"] = [len(lines), len(lines)]   # the file ended with "\n": its last line is new
+        touched.add(rec["log"]["path"])
     for rec in recs:
         if rec["log"]["path"] in touched:
             rec["log"]["sha256"] = hashlib.sha256((results / rec["log"]["path"]).read_bytes()).hexdigest()

@@ -5,7 +5,6 @@ when it is complete, so a killed or failed retest never touches earlier runs or
 the published site.  A SIGTERM publishes the cases finished so far (the stopped family is
 marked ``stopped``, the families after it are not run); a SIGKILL publishes nothing.
 """
-import contextlib
 import datetime as _dt
 import fcntl
 import functools
@@ -29,7 +28,7 @@ from study import cases, identity, leftovers, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
 from reportgen.data import load, plainfile, runfacts, safeyaml
-from reportgen.commands import lockfile
+from reportgen.commands import lockfile, stops
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.render import cells
 
@@ -330,15 +329,6 @@ class Terminated(ReportError):
 
 
 STOPPED = "stopped"   # a family's status in run.json when SIGTERM stopped it midway
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-
-def _ignore_stop_signals():
-    try:
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-    except ValueError:  # not the main thread: leave signals alone
-        pass
 
 
 def _whole_lines(path):
@@ -379,28 +369,24 @@ def _is_live(lock):
 
 
 def _publish_complete(runs_dir, tmp):
-    """Put a stale .tmp-<run id> into place when a retest killed (-9) between writing run.json and its
-    one rename left it whole (this removed it). Only a folder a retest made (its lock beside it, nothing
-    in it tracked by git: a committed .tmp- folder is hidden from review), only when the run passes a
-    build's checks, alone and against the other runs; stop signals are held meanwhile. True if published."""
+    """Put in place a .tmp-<run id> left whole by a retest killed between run.json and its rename: only
+    a folder a retest made (its lock beside it, nothing in it tracked by git), only when the runs then
+    pass the build's own check (plugin.checked_runs); stop signals are held meanwhile. True if published."""
     from reportgen.commands.build import committed_problem
+    from reportgen.publish import plugin
     run_id = tmp.name[len(".tmp-"):]
     final = runs_dir / run_id
     if (not schema._RUN_ID.match(run_id) or os.path.lexists(final) or tmp.is_symlink()
             or not (tmp / "run.json").is_file() or not _lock_path(tmp).is_file() or committed_problem(tmp)):
         return False
-    # held, not dropped: a Ctrl-C or kill during the check lands once the folder is back or kept
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
+    with stops.held():   # not dropped: a Ctrl-C or kill during the check lands once the folder is back or kept
         os.rename(tmp, final)
         try:
-            load.read_runs(runs_dir.parent)
+            plugin.checked_runs(runs_dir.parent)   # the build's own check, not a part of it
         except Exception:  # noqa: BLE001 - anything short of a valid run goes back, to be removed as before
             os.rename(final, tmp)
             return False
         return True
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def clean_stale(runs_dir):
@@ -429,22 +415,12 @@ def clean_stale(runs_dir):
     return removed
 
 
-@contextlib.contextmanager
 def _sigterm_raises():
     """SIGTERM and SIGINT (Ctrl-C) become an exception, so the running family's group is killed on
     the way out and the cases it finished are published."""
     def handler(signum, _frame):
         raise Terminated(f"retest: stopped by signal {signal.Signals(signum).name}")
-    try:
-        previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+    return stops.handled(handler)
 
 
 def _unique_run_id(runs_dir, base):
@@ -635,7 +611,7 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
         except Terminated as exc:
             stopped = exc
             status, code, seconds = STOPPED, -signal.SIGTERM, time.monotonic() - family_start
-            _ignore_stop_signals()   # publishing takes a moment; kill -9 still stops it, publishing nothing
+            stops.ignored()   # publishing takes a moment; kill -9 still stops it, publishing nothing
             if part.exists():
                 _whole_lines(part)
         fam_records = load.read_jsonl(part, pending_log=True) if part.exists() else []

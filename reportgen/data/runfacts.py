@@ -57,7 +57,9 @@ def order(runs):
 def unnamed_problems(run, lines_of):
     """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
     lines that name the record (the harness writes such a line when a case printed none); older runs
-    are published with a marker on the record's evidence instead. ``lines_of(rec)``: its log's lines."""
+    are published with a marker on the record's evidence instead. The lines of an ok record also agree
+    with it: none reports a failure, and a timed one prints its median (citation.statement_problems).
+    ``lines_of(rec)``: its log's lines."""
     if not citation.bound(run.run_id):
         return []
     out, logs = [], {}
@@ -67,9 +69,14 @@ def unnamed_problems(run, lines_of):
         path, (first, last) = rec["log"]["path"], rec["log"]["lines"]
         if path not in logs:
             logs[path] = lines_of(rec)
-        if not citation.names_record(rec["id"], "\n".join(logs[path][first - 1:last])):
+        cited = logs[path][first - 1:last]
+        if not citation.names_record(rec["id"], "\n".join(cited)):
             out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "
                        f"{rec['id']!r} (runs from {citation.NAMED_FROM} on cite lines about their own record)")
+            continue
+        out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
+                   f"{citation.NAMED_FROM} on cite lines that agree with their record)"
+                   for problem in citation.statement_problems(rec, cited))
     return out
 
 

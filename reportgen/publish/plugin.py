@@ -47,17 +47,25 @@ class ReportgenConfig(Config):
     machine = c.Type(str, default="")   # publication machine (id or prefix); "" = merge.DEFAULT_RULE
 
 
+def checked_runs(results_dir):
+    """(runs, campaigns) as a build accepts them, or ReportError naming each problem: every run
+    valid alone and against the others (load.read_runs), every engine one the pages can name, the
+    campaigns valid as runs are. The build and retest's clean_stale (before it publishes a run a
+    stopped retest left) apply this one check, so a run the one accepts the other never refuses."""
+    loaded = load.read_runs(results_dir)
+    unknown_engines = labels.engine_problems(loaded)
+    if unknown_engines:
+        raise ReportError(unknown_engines)
+    return loaded, load.read_campaigns(results_dir, loaded)
+
+
 class Data:
     """Everything the templates may use, computed once per build."""
 
     def __init__(self, root, results_dir, archive_dir, machine=""):
         self.results_dir = root / results_dir
         self.archive_dir = root / archive_dir
-        loaded = load.read_runs(self.results_dir)
-        unknown_engines = labels.engine_problems(loaded)
-        if unknown_engines:
-            raise ReportError(unknown_engines)
-        self.campaigns = load.read_campaigns(self.results_dir, loaded)   # validated, as runs are
+        loaded, self.campaigns = checked_runs(self.results_dir)
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
         self.unknown_commits = runfacts.unknown_commits(root, loaded)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
