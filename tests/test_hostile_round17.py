@@ -58,6 +58,22 @@ def test_an_iframe_srcdoc_is_an_inline_script(tmp_path):
     assert len(found) == 1 and "srcdoc" in found[0] and _expect("iframe_srcdoc") in found[0]
 
 
+@pytest.mark.parametrize("name, text, said", [
+    ("a.html.map", "<script>alert(1)</script>", "an inline script"),            # round 17 #12: Apache types it HTML
+    ("b.htm.jsonl", "<body onload=alert(1)>", "an event attribute"),
+    ("x.htm", '<script src="https://evil.example/x.js"></script>', "content policy"),   # no CSP on .htm
+    ("i.svg", '<svg xmlns="http://www.w3.org/2000/svg"><script src="//e.example/x.js"/></svg>', "content policy"),
+])
+def test_a_document_without_the_pages_policy_runs_no_script(tmp_path, name, text, said):
+    from reportgen.publish import sitecheck
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "bundle.f55a23d4.min.js").write_text('var s = "<script>";', encoding="utf-8")   # inert: script
+    [found] = sitecheck.other_markup_problems(tmp_path, lambda rel: False)
+    assert found.startswith(str(tmp_path / name)) and said in found
+    if said == "content policy":
+        assert _expect("document_without_policy") in found
+
+
 @pytest.mark.parametrize("line", ["  results_dir: /", "  base_path: ../..", "  results_dir: ~/elsewhere"])
 def test_mkdocs_yml_names_no_path_outside_the_project(line, tmp_path):
     (tmp_path / "mkdocs.yml").write_text(SOURCE.replace("extra:\n", "extra:\n" + line.replace(":", "_x:", 1) + "\n", 1),
@@ -142,7 +158,7 @@ def load_run(tmp_path, run_id, records):
 SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_alias_loop", "iframe_srcdoc",
                                    "mkdocs_yml_path_outside", "stale_check_signal_held", "theme_link_nav_outside",
                                    "reused_from_unknown_commit", "cited_line_contradicts_record",
-                                   "stale_run_unknown_engine")}
+                                   "stale_run_unknown_engine", "document_without_policy")}
 
 
 @pytest.mark.parametrize("line, said", [

@@ -132,7 +132,7 @@ class Markup(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.events, self.inline, self.urls = [], [], []
+        self.events, self.inline, self.urls, self.sources = [], [], [], []
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
@@ -148,6 +148,8 @@ class Markup(HTMLParser):
             kind = (attrs.get("type") or "").strip().lower()
             if "src" not in attrs and kind not in DATA_SCRIPT_TYPES:
                 self.inline.append(f"<script{' type=' + repr(kind) if kind else ''}>")
+            elif "src" in attrs:
+                self.sources.append(f"<{tag} src={str(attrs['src'])[:60]!r}>")
         elif tag.endswith((":element", ":attribute")):   # XSLT making a <script> or an onload=
             made = (dict(attrs).get("name") or "").strip().lower()
             if made.endswith("script") or made.startswith("on"):
@@ -181,19 +183,30 @@ image, font, plain text, download).  Every other file of the site, docs/ ones in
 scripts: a list of the active types (.html, .svg, .xml...) missed their kin (.xsd and .rng are
 application/xml, .kml, .xspf and .mathml are +xml), each a document a browser runs script in."""
 PACKED_DOCUMENT_TYPES = (".svgz",)
+DOCUMENT_TYPES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".xml", ".xsl", ".xslt", ".mathml", ".mht",
+                  ".mhtml")
+"""Suffixes a host may type as a document wherever they stand in a name: Apache's mod_mime reads every
+suffix and skips those it does not know, so a.html.map (.map is not in its stock types) is HTML."""
+
+
+def _inert(rel):
+    """True when a site file is served as no document: its last suffix is inert and no earlier one
+    names a document (trailing dots and spaces dropped: Apache types b.html. as HTML)."""
+    suffixes = Path(rel.lower().rstrip(". ")).suffixes
+    last = suffixes[-1] if suffixes else ""
+    return last in INERT_TYPES and not any(s in DOCUMENT_TYPES for s in suffixes[:-1])
 
 
 def other_markup_problems(site_dir, parsed):
     """markup_problems of every HTML or SVG file of the site that verify's page parse did not read
-    (``parsed(rel)`` is true for those it read)."""
+    (``parsed(rel)`` is true for those it read), and any script they load: they carry no policy."""
     out = []
     for rel, path in sorted(_files(Path(site_dir)).items()):
         if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
             continue
-        # trailing dots and spaces dropped: Apache types b.html. as HTML, while its suffix reads as none
-        if parsed(rel) or Path(rel.lower().rstrip(". ")).suffix in INERT_TYPES:
+        if parsed(rel) or _inert(rel):
             continue
         parser = Markup()
         try:
@@ -202,6 +215,9 @@ def other_markup_problems(site_dir, parsed):
             out.extend(exc.problems)
             continue
         out.extend(markup_problems(path, parser))
+        out.extend(f"{path}: {s}: a script loaded by a document without the pages' content policy (only the "
+                   "site's .html pages carry one; an .htm, .svg or .xml file would run it on the site's origin)"
+                   for s in parser.sources)
     return out
 
 
