@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from study import citation, schema, stats
+from study import citation, ids, schema, stats
 from study.spec import Spec
 
 
@@ -147,10 +147,10 @@ class Harness:
         committed): one with ``..``, or reached through a symlink, is refused (ValueError naming it),
         so no family compiles with, or copies into its run, a folder outside a run's artifacts/.
         """
+        problem = ids.artifact_ref_problem(ref)   # runs/.x/artifacts: a hidden folder no build reads
+        if problem:
+            raise ValueError(problem)
         parts = Path(ref).parts
-        if (len(parts) < 3 or parts[0] != "runs" or parts[2] != "artifacts" or any(p in (".", "..") for p in parts)
-                or not schema._RUN_ID.match(parts[1])):   # runs/.x/artifacts: a hidden folder no build reads
-            raise ValueError(f"not an artifact reference: {ref!r:.200} (runs/<run>/artifacts/..., no '..')")
         if parts[1] == self.run_id:
             return self.artifacts_dir.parent.joinpath(*parts[3:])
         here = self.results_root

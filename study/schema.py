@@ -7,7 +7,7 @@ import json
 import math
 import re
 
-from study import manifest, stats as _stats, work as _work
+from study import ids, manifest, stats as _stats, work as _work
 
 SCHEMA_VERSION = 1
 
@@ -84,7 +84,7 @@ MAX_SAMPLES = 100_000
 """Samples one record may carry (a million built a 92 MB page)."""
 
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
-_RUN_ID = re.compile(r"^([0-9]{8}T[0-9]{6}Z)-([a-z]+)-([A-Za-z0-9_.+\-]{1,64})\Z")
+_RUN_ID = ids.RUN_ID
 FUTURE_SLACK_S = 86400
 """A run may not be dated later than now plus this (clocks differ; a run dated 9999 must not win)."""
 

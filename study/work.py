@@ -11,6 +11,8 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
+from study import ids
+
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
 """Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
 
@@ -290,6 +292,8 @@ def extra_problems(rec, campaign_rules=None):
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules)
+    out.extend(f"extra.artifacts.{name!s:.40}: {problem}" for name, ref in (extra.get("artifacts") or {}).items()
+               if (problem := ids.artifact_ref_problem(ref)))
     claimed = extra.get("flops_per_call")
     if claimed is not None and not claimed > 0:
         out.append(f"extra.flops_per_call: {claimed!r} is not a count of operations > 0")

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from conftest import ROOT
 from test_hostile_round4 import _expect, _one_line
-from test_hostile_round15_rules import HOST, NAMED, NEW, _run
+from test_hostile_round15_rules import CASE, HOST, NAMED, NEW, _run
 
 from reportgen.commands import build, retest
 from reportgen.data import load
@@ -45,6 +45,22 @@ def test_an_artifact_reference_into_a_hidden_runs_folder_is_refused(tmp_path):
         with pytest.raises(ValueError) as err:
             h.artifact_path(ref)
         assert _expect("artifact_ref_hidden_run") in str(err.value)
+
+
+@pytest.mark.parametrize("ref", ["runs/../../etc/artifacts/x", f"runs/{NEW}/artifacts/../../../etc/passwd",
+                                 f"runs/{NEW}/artifacts/a\\..\\b", "/etc/passwd", f"runs/{NEW}/artifacts"])
+def test_a_record_naming_an_artifact_outside_the_runs_is_refused_at_load(tmp_path, ref):
+    """Refused where it was followed before (harness.artifact_path, load.read_artifact); now a record
+    holding one is refused when its run is read, naming the field (the same rule, study.ids)."""
+    from helpers import record, write_run
+    results = tmp_path / "results"
+    rec = record(run_id=NEW, case_id=CASE, extra={"artifacts": {"tir": ref}})
+    rec["log"]["lines"] = [1, 1]
+    write_run(results, NEW, [rec], log_text=NAMED, environment=HOST)
+    with pytest.raises(ReportError) as err:
+        load.read_runs(results)
+    [problem] = err.value.problems
+    assert "records.jsonl:1: extra.artifacts.tir: " in problem and _expect("artifact_ref_hidden_run") in problem
 
 
 @pytest.mark.parametrize("text, what", [("INHERIT: ../outside.yml", "INHERIT"),
