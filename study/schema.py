@@ -95,11 +95,12 @@ EXPERIMENT_OPTIONAL = ("load_average",)
 
 # Labels (ids, case values, units) reach pages in many places: besides markup and control
 # characters, refuse the Markdown specials that make links, attribute lists and table cells.
-_INVISIBLE = ("\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff\x80-\x9f"
-              "\u061c\u115f\u1160\u180e\u3164\uffa0\U000e0000-\U000e007f")
-"""Zero-width, bidi-override and C1 control characters: they make two different strings look the
-same (two machines displayed with one name) or reorder what a reader sees; so do the Arabic letter
-mark (bidi), the blank Hangul and Mongolian fillers and the tag characters (text no one sees)."""
+_INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029"
+              "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\x80-\x9f\U0001bca0-\U0001bca3"
+              "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+"""Unicode's default-ignorable code points (zero-width, bidi, soft hyphen, variation selectors, fillers,
+tags), interlinear annotation marks and C1 controls: each makes two strings look the same or hides
+what a reader sees. A list picked one by one missed its kin (U+00AD, U+206A-F, U+FE0F...)."""
 # (\Z, never $: $ also matches before a final newline, so "id\n" would pass every pattern here)
 _SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f" + _INVISIBLE + r"]*\Z")
 _VISIBLE = re.compile(r"^[^\x00-\x08\x0a-\x1f\x7f" + _INVISIBLE + r"]*\Z")   # one line: a tab at most

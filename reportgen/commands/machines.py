@@ -17,8 +17,7 @@ def this_machine():
 def report(root):
     """The command's text: a table of machines, then where this machine stands."""
     loaded = load.read_runs(root / "results")
-    unknown = runfacts.unknown_commits(root, loaded)   # as the site: runs of code not in this history are left out
-    runs = [run for run in loaded if run.run_id not in unknown]
+    runs, unknown = runfacts.standing(root, loaded)   # as the site: runs of code not in this history are left out
     here, hw = this_machine()
     table = merge.summaries(runs)
     lines = [f"{'machine':<13} {'cpu':<28} {'isa':<12} {'cores':>5} {'GiB':>4}  {'runs':<24} {'families':>8}  newest"]

@@ -202,8 +202,7 @@ def _valid_runs(runs_dir):
                 raise
             print(cells.visible(f"retest: not reusing records from {path.name}: {broken_check(path, exc)}"),
                   file=sys.stderr)
-    unknown = runfacts.unknown_commits(Path(runs_dir).parent.parent, valid)   # as a build leaves them out
-    valid = [run for run in valid if run.run_id not in unknown]
+    valid, _unknown = runfacts.standing(Path(runs_dir).parent.parent, valid)   # as a build leaves them out
     return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
 
 
@@ -220,16 +219,27 @@ def _runs_that_measured(runs_dir, machine_id, family):
             yield run
 
 
-def _previous_records(runs_dir, machine_id, family):
-    """records.jsonl of the newest complete run on this machine that measured family."""
+def _records_file(runs_dir, path, tmp):
+    """The records of the run at ``path`` a family may read: its records.jsonl, or, when the run
+    carries records of a run left out (runfacts.standing), a copy without them in this retest's parts/."""
+    run = next(r for r in _valid_runs(str(runs_dir)) if r.path == path)
+    if len(run.records) == sum(1 for line in (path / "records.jsonl").read_bytes().split(b"\n") if line.strip()):
+        return path / "records.jsonl"
+    kept = tmp / "parts" / f"standing-{run.run_id}.jsonl"
+    kept.write_text("".join(schema.dumps(rec) + "\n" for rec in run.records), encoding="utf-8")
+    return kept
+
+
+def _previous_records(runs_dir, tmp, machine_id, family):
+    """The records of the newest complete run on this machine that measured family."""
     run = next(_runs_that_measured(runs_dir, machine_id, family), None)
-    return run / "records.jsonl" if run is not None else None
+    return _records_file(runs_dir, run, tmp) if run is not None else None
 
 
 def _upstream_records(runs_dir, tmp, machine_id, families):
     """Record files of the families a family uses, newest first: this run's, then earlier runs'."""
     return {family: [str(tmp / "parts" / f"{family}.jsonl")]
-            + [str(run / "records.jsonl") for run in _runs_that_measured(runs_dir, machine_id, family)]
+            + [str(_records_file(runs_dir, run, tmp)) for run in _runs_that_measured(runs_dir, machine_id, family)]
             for family in families}
 
 
@@ -593,7 +603,7 @@ def _retest_into(root, profile, families, selected, force, argv, rpc, host, star
         base = hashlib.sha256(json.dumps(
             [family["params"], code_hash(root, family), environment.fingerprint(host)],
             sort_keys=True).encode()).hexdigest()
-        previous = _previous_records(runs_dir, host["machine_id"], name)
+        previous = _previous_records(runs_dir, tmp, host["machine_id"], name)
         spec = Spec(experiment=name, run_id=run_id, params=family["params"],
                     log_file=str(log_path), log_ref=log_rel, records_file=str(part),
                     artifacts_dir=str(tmp / "artifacts" / name), fingerprint=base,

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from reportgen.data import load, merge, plainfile
+from reportgen.data import load, merge, plainfile, runfacts
 from reportgen.render import cells, provenance
 from reportgen.errors import ReportError
 from study import schema
@@ -15,7 +15,7 @@ def trace(root, figure_id, site_dir=None, machine=None):
     an id measured on several machines is refused with their list, never resolved by chance."""
     root = Path(root)
     record_id = figure_id.split("#", 1)[0]
-    runs = load.read_runs(root / "results")
+    runs, _unknown = runfacts.standing(root, load.read_runs(root / "results"))   # the runs the site may show
     found = merge.machines(runs)
     head, _, rest = record_id.partition("/")
     if rest and head in found:   # "<machine>/<record id>": a figure of that machine's runs

@@ -201,3 +201,11 @@ def without_reused_from(run, excluded):
         return run
     return dataclasses.replace(run, records=[run.records[i] for i in keep],
                                line_numbers=[run.line_numbers[i] for i in keep if i < len(run.line_numbers)])
+
+
+def standing(root, runs):
+    """(runs, {run id: commit}): the runs that may stand for a case, as every command decides it
+    (the build, retest's reuse, trace, machines): those whose commit this repository holds, each
+    without the records it carries from one that it does not (without_reused_from)."""
+    unknown = unknown_commits(root, runs)
+    return [without_reused_from(run, unknown) for run in runs if run.run_id not in unknown], unknown

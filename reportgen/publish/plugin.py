@@ -67,10 +67,8 @@ class Data:
         self.archive_dir = root / archive_dir
         loaded, self.campaigns = checked_runs(self.results_dir)
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
-        self.unknown_commits = runfacts.unknown_commits(root, loaded)
+        self.all_runs, self.unknown_commits = runfacts.standing(root, loaded)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
-        self.all_runs = [runfacts.without_reused_from(run, self.unknown_commits) for run in loaded
-                         if run.run_id not in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
         self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None)
