@@ -35,7 +35,7 @@ def test_a_page_that_breaks_on_its_records_is_named(monkeypatch):
     monkeypatch.setattr(plugin, "Templates", lambda *_a: SimpleNamespace(names=lambda: {"table": _boom}))
     me = plugin.ReportgenPlugin.__new__(plugin.ReportgenPlugin)
     me.book = SimpleNamespace(set_page=lambda _uri: None)
-    me.data, me.names_used = None, set()
+    me.data, me.names_used, me.generated = None, set(), set()
     import jinja2
     me.jinja = jinja2.Environment()
     from conftest import ROOT

@@ -190,7 +190,7 @@ def test_a_words_text_holding_a_bidi_or_zero_width_character_is_refused(text, tm
 
 def test_a_docs_page_holding_a_bidi_character_is_refused():
     from reportgen.publish import plugin
-    me = SimpleNamespace(book=SimpleNamespace(set_page=lambda uri: None))
+    me = SimpleNamespace(book=SimpleNamespace(set_page=lambda uri: None), generated=set())
     page = SimpleNamespace(file=SimpleNamespace(src_uri="gemm.md"))
     with pytest.raises(ReportError) as err:
         plugin.ReportgenPlugin.on_page_markdown(me, "# GEMM\n\nfixed \u202eexif\u202c here\n", page, None, None)

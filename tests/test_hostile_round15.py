@@ -217,7 +217,7 @@ def test_a_docs_page_front_matter_with_a_key_twice_is_refused(tmp_path):
     from types import SimpleNamespace
 
     from reportgen.publish.plugin import ReportgenPlugin
-    plugin = SimpleNamespace(book=SimpleNamespace(set_page=lambda uri: None))
+    plugin = SimpleNamespace(book=SimpleNamespace(set_page=lambda uri: None), generated=set())
     for source, expect in (("---\ntitle: A\ntitle: B\n---\nbody\n", _expect("docs_front_matter_key_twice")),
                            ("---\ntitle: A\u202e\n---\nbody\n", "U+202E")):
         (tmp_path / "p.md").write_text(source, encoding="utf-8")

@@ -172,6 +172,7 @@ CONFIG_KEYS = ("site_name", "site_description", "docs_dir", "exclude_docs", "not
 """The top-level settings of mkdocs.yml a build accepts: what the project uses, nothing that reads or
 runs a file from elsewhere (INHERIT, hooks, watch)."""
 CORE_TAGS = tuple(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq"))
+NULL_TAG = "tag:yaml.org,2002:null"
 
 
 def _config_problems(root):
@@ -203,6 +204,8 @@ def _config_problems(root):
             raise ReportError(f"{path}:{key.start_mark.line + 1}: {name!r:.40}: not a setting this project uses "
                               f"({', '.join(CONFIG_KEYS)}); INHERIT, hooks:, watch: and the like would read or run "
                               "files outside the reviewed configuration")
+        if name == "markdown_extensions":
+            _extensions_problem(path, value)
         where = [value] if name == "docs_dir" else [
             v for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ())
             if getattr(k, "value", None) == "custom_dir"]
@@ -211,8 +214,12 @@ def _config_problems(root):
             if os.path.isabs(text) or ".." in Path(text).parts or not text:
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
                                   "of the project (a relative path without '..')")
+    walked = set()   # an alias is walked once: a: &x [*x] looped for ever, aliases of aliases 10^9 nodes
     while stack:
         node = stack.pop()
+        if id(node) in walked:
+            continue
+        walked.add(id(node))
         if node.tag not in CORE_TAGS:
             # !ENV publishes an environment variable, !relative a path of the machine that builds,
             # !!python/object/apply runs a command when MkDocs loads the file
@@ -225,16 +232,61 @@ def _config_problems(root):
                     raise ReportError(f"{path}:{key.start_mark.line + 1}: {key.value!r:.60} given twice in one "
                                       "mapping (the second silently replaces the first)")
                 seen.add(getattr(key, "value", None) if isinstance(key, yaml.ScalarNode) else id(key))
-                stack.append(value)
+                stack.extend((key, value))   # a key's tag too: `? !!python/object/apply:...` ran a command
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+        elif hidden := plainfile.hidden_text_problem("", str(node.value)):   # a YAML escape ("\\u202e") loaded
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: {hidden.split(': ', 1)[1]}")
         elif id(node) not in patterns and _OUTSIDE.search(str(node.value)):   # a plugin's results_dir: /, ../..
             raise ReportError(f"{path}:{node.start_mark.line + 1}: {str(node.value)!r:.60} names a path outside "
                               "the project (absolute, ~ or '..'); every path mkdocs.yml gives is one of the project")
 
 
+MARKDOWN_EXTENSIONS = {"attr_list": (), "md_in_html": (), "admonition": (), "tables": (), "toc": ("permalink",),
+                       "pymdownx.details": (), "pymdownx.superfences": (), "pymdownx.highlight": ("use_pygments",)}
+"""The Markdown extensions mkdocs.yml may name, each with the options it may set: those the project
+uses. Another is code to review first: pymdownx.snippets with base_path: ['.'] put .git/config (a
+token) into a page, and an option may name a path or a function (toc's slugify)."""
+
+
+def _extensions_problem(path, node):
+    """Raise ReportError for markdown_extensions naming an extension or option outside MARKDOWN_EXTENSIONS."""
+    import yaml
+    pairs = []
+    for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
+        pairs += item.value if isinstance(item, yaml.MappingNode) else [(item, None)]
+    for name, options in pairs:
+        allowed = MARKDOWN_EXTENSIONS.get(name.value) if isinstance(name, yaml.ScalarNode) else None
+        if allowed is None:
+            raise ReportError(f"{path}:{name.start_mark.line + 1}: markdown_extensions: {(name.value if isinstance(name, yaml.ScalarNode) else name.id)!r:.60}: "
+                              f"not an extension this project uses ({', '.join(MARKDOWN_EXTENSIONS)})")
+        if options is not None and not isinstance(options, yaml.MappingNode) and options.tag != NULL_TAG:
+            raise ReportError(f"{path}:{options.start_mark.line + 1}: markdown_extensions: {name.value}: "
+                              "its options are a mapping of option: value")
+        for key, value in options.value if isinstance(options, yaml.MappingNode) else ():
+            if getattr(key, "value", None) not in allowed or not isinstance(value, yaml.ScalarNode):
+                raise ReportError(f"{path}:{key.start_mark.line + 1}: markdown_extensions: {name.value}: "
+                                  f"{getattr(key, 'value', '')!r:.40}: not an option this project sets "
+                                  f"({', '.join(allowed) or 'none'}, each a plain value)")
+
+
 _OUTSIDE = re.compile(r"^\s*[/~]|(^|[/\\])\.\.([/\\]|$)")
 """A value of mkdocs.yml that is an absolute, home or parent path."""
+
+
+def _raised_on_a_setting(exc):
+    """True when ``exc`` was raised inside an installed package (MkDocs, Markdown, an extension, the
+    theme's templates) with no frame of reportgen's own code on the way: a value of mkdocs.yml they
+    do not validate (toc's slugify: nope was an "internal error TypeError"). Ours stays a bug."""
+    import sysconfig
+    ours = Path(__file__).resolve().parents[1]
+    installed = {Path(sysconfig.get_paths()[k]).resolve() for k in ("purelib", "platlib")}
+    frames, tb = [], exc.__traceback__.tb_next   # past _build's own frame
+    while tb is not None:
+        frames.append(Path(tb.tb_frame.f_code.co_filename).resolve())
+        tb = tb.tb_next
+    return (bool(frames) and not any(f.is_relative_to(ours) for f in frames)
+            and any(frames[-1].is_relative_to(folder) for folder in installed))
 
 
 def _remove_quietly(path):
@@ -332,6 +384,13 @@ def _build(root, site_dir, strict, machine):
     except ReportError as exc:
         _remove_quietly(tmp)
         raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
+    except Exception as exc:   # noqa: BLE001 - MkDocs, Markdown or the theme broke on a setting: not ours
+        _remove_quietly(tmp)
+        if not _raised_on_a_setting(exc):
+            raise
+        raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [
+            f"{root / 'mkdocs.yml'}: MkDocs stopped on a setting ({type(exc).__name__}: {str(exc)[:200]})"],
+            hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
     from reportgen.publish import sitecheck

@@ -218,16 +218,20 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             files.append(File.generated(config, f"assets/charts/{name}.svg", content=charts.svg(spec)))
             files.append(File.generated(config, f"assets/charts/{name}.print.svg",
                                         content=charts.svg(spec, text=charts.PRINT_TEXT)))
+        # the pages this build wrote itself (File.generated marks them), never a docs page whose text
+        # starts with the GENERATED comment: that line skipped the hidden-character and placeholder checks
+        self.generated = {f.src_uri for f in files if f.generated_by is not None}
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
-        hidden = None if markdown.startswith(GENERATED) else (plainfile.hidden_text_problem(
+        generated = page.file.src_uri in self.generated
+        hidden = None if generated else (plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri}", markdown) or plainfile.front_matter_problem(
             f"docs/{page.file.src_uri}", page.file.abs_src_path))
         if hidden:
             raise ReportError(hidden)
-        if markdown.startswith(GENERATED):
+        if generated:
             # a case group's entries (generated after every docs page, so the book already holds the
             # derived figures of all of them): formula and operands of each figure derived from its records
             uri = page.file.src_uri

@@ -9,9 +9,11 @@ With ``strict``, also for every acceptance item of the coverage page that is not
 import hashlib
 import json
 import os
+import posixpath
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 from reportgen.data import archive, load, plainfile
 from reportgen.publish import coverage, sitecheck
@@ -49,6 +51,7 @@ class _Nums(sitecheck.Markup):
         super().__init__()
         self.nums, self.ids, self._open, self.forged, self.schemes, self.outside = [], set(), None, [], [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
+        self.scripts = []    # every <script src>, as written: _script_problems resolves it against the page
 
     def handle_starttag(self, tag, attrs):
         url_count, said, inline = len(self.urls), len(self.schemes) + len(self.outside), len(self.inline)
@@ -58,6 +61,8 @@ class _Nums(sitecheck.Markup):
             del self.inline[inline:]
         if "id" in attrs:
             self.ids.add(attrs["id"])
+        if (tag == "script" or tag.endswith(":script")) and attrs.get("src") is not None:
+            self.scripts.append(attrs["src"])
         for name in URL_ATTRIBUTES:
             scheme = _SCHEME.match(attrs.get(name) or "")
             if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
@@ -161,6 +166,50 @@ def _parse_pages(site_dir, problems):
         except ReportError as exc:
             problems.extend(exc.problems)
     return pages
+
+
+_TEMPLATE_SCRIPT = re.compile(r"""<script\b[^>]*\bsrc=["']\{\{\s*['"]([^'"]+)['"]\s*\|\s*url\s*\}\}""")
+"""A theme template's own script: <script src="{{ 'assets/javascripts/bundle.a5f9d56c.min.js' | url }}">."""
+
+
+def shipped_scripts(root):
+    """The site paths of every script a built page loads: the theme's own (Material's bundle, and the
+    custom_dir's files standing in for its inline scripts) and mkdocs.yml's extra.polyfills and
+    extra_javascript (charts.js, which loads the vendored chart libraries itself)."""
+    import yaml
+    from mkdocs.utils import get_theme_dir
+    path = Path(root) / "mkdocs.yml"
+    try:
+        config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+        theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
+        folders = [Path(get_theme_dir(theme["name"]))] + ([Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+        scripts = {found for folder in folders for template in _tree(folder, ".html")
+                   for found in _TEMPLATE_SCRIPT.findall(template.read_text(encoding="utf-8", errors="replace"))}
+        for item in list((config.get("extra") or {}).get("polyfills") or []) + list(config.get("extra_javascript") or []):
+            scripts.add(item["path"] if isinstance(item, dict) else item)
+        return {posixpath.normpath(str(script)) for script in scripts}
+    except (OSError, ValueError, yaml.YAMLError, AttributeError, KeyError, TypeError) as exc:
+        raise ReportError(f"{path}: cannot tell the scripts the build ships ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _script_problems(root, site_dir):
+    """A page loads only the scripts the build ships: a file planted in docs/assets/js, or a cited log,
+    loaded with <script src> ran on the site's origin, which the policy's 'self' allows."""
+    try:
+        shipped = shipped_scripts(root)
+    except ReportError as exc:
+        return exc.problems
+    out = []
+    for rel, parsed in _parse_pages(site_dir, []).items():
+        for src in parsed.scripts:
+            if _OUTSIDE.match(src) or _SCHEME.match(src):   # said as another origin or scheme
+                continue
+            path = unquote(re.split(r"[?#]", src.strip().replace("\\", "/"))[0])
+            path = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(posixpath.dirname(rel), path))
+            if path not in shipped:
+                out.append(f"{site_dir / rel}: <script src={src[:80]!r}>: not a script the build ships (the theme's, "
+                           "mkdocs.yml's extra_javascript and polyfills); a page loads no other file as a script")
+    return out
 
 
 _INDEX_FIELDS = {"id": str, "page": str, "kind": str}
@@ -457,6 +506,7 @@ def verify(root, site_dir=None, strict=False, runs=None):
             problems.extend(sitecheck.manifest_problems(site_dir))
             problems.extend(_check_site(site_dir, tables, records))
             problems.extend(sitecheck.other_markup_problems(site_dir, _is_page))
+            problems.extend(_script_problems(root, site_dir))
             problems.extend(_published_data_problems(site_dir, runs))
             problems.extend(_published_records_problems(site_dir, runs))
             problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))
