@@ -55,8 +55,9 @@ def printed_numbers(text):
         decimals = len(match.group(2) or "")
         exponent = int(match.group(3) or 0) if len(match.group(3) or "") <= 6 else 10**6
         # 0e400 is 0, but 10.0 ** 400 overflows: the place is bounded to what a float can hold
-        # and never wider than half the figure: "0e400" (or "0") states no median at all
-        out.append((value, min(0.5 * 10.0 ** max(-330, min(300, exponent - decimals)), 0.5 * abs(value))))
+        # a zero's exponent widens nothing: "0e400" is read as "0", not as a figure of any size
+        place = -decimals if value == 0 else max(-330, min(300, exponent - decimals))
+        out.append((value, 0.5 * 10.0 ** place))
     return out
 
 

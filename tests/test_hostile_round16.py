@@ -104,9 +104,11 @@ def test_a_stale_run_failing_the_cross_run_checks_is_not_published(tmp_path, cap
     results, runs, tmp = _stale(tmp_path)
     from helpers import record, write_run
     other = NEW[:9] + "120000Z-standard-" + HOST["machine_id"]   # the same second, another profile
-    write_run(results, other, [record(run_id=other, case_id="numpy_gemm/dtype=float32/n=64/threads=1/blas=configured")],
+    rec = record(run_id=other, case_id="numpy_gemm/dtype=float32/n=64/threads=1/blas=configured")
+    rec["log"]["lines"] = [1, 1]
+    write_run(results, other, [rec],
               log_text=f"[numpy_gemm] numpy_gemm/dtype=float32/n=64/threads=1/blas=configured: p50 1 ms\n",
-              environment=HOST)
+              environment=HOST, profile="standard")
     with pytest.raises(ReportError):   # the two runs together are refused (which ran first?)
         os.rename(tmp, runs / NEW)
         try:

@@ -6,7 +6,6 @@ the published site.  A SIGTERM publishes the cases finished so far (the stopped 
 marked ``stopped``, the families after it are not run); a SIGKILL publishes nothing.
 """
 import datetime as _dt
-import fcntl
 import functools
 import hashlib
 import json
@@ -24,11 +23,12 @@ import yaml
 
 from study import environment
 
-from study import cases, identity, leftovers, schema
+from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
 from study.spec import Spec
 from reportgen.data import load, plainfile, runfacts, safeyaml
-from reportgen.commands import lockfile, stops
+from reportgen.commands import stops
+from reportgen.commands.stale import _hold_lock, _is_live, _lock_path, clean_stale  # noqa: F401 - retest's names
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.render import cells
 
@@ -348,81 +348,6 @@ def _whole_lines(path):
     if len(keep) < len(data):
         path.write_bytes(keep)
         print(f"    dropped {len(data) - len(keep)} bytes of a record cut off by the stop", flush=True)
-
-
-def _lock_path(tmp):
-    return tmp.with_name(tmp.name + ".lock")
-
-
-def _hold_lock(path):
-    """Create and flock path (held until this process ends); a live retest holds its tmp's lock."""
-    fd = lockfile.open_lock(path)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
-    return fd
-
-
-def _is_live(lock):
-    """True while another retest holds this lock file."""
-    try:
-        fd = lockfile.open_lock(lock, create=False)
-    except (FileNotFoundError, ReportError):   # missing, or a planted symlink: nothing holds it
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-
-
-def _publish_complete(runs_dir, tmp):
-    """Put in place a .tmp-<run id> left whole by a retest killed between run.json and its rename: only
-    a folder a retest made (its lock beside it, nothing in it tracked by git), only when the runs then
-    pass the build's own check (plugin.checked_runs); stop signals are held meanwhile. True if published."""
-    from reportgen.commands.build import committed_problem
-    from reportgen.publish import plugin
-    run_id = tmp.name[len(".tmp-"):]
-    final = runs_dir / run_id
-    if (not schema._RUN_ID.match(run_id) or os.path.lexists(final) or tmp.is_symlink()
-            or not (tmp / "run.json").is_file() or not _lock_path(tmp).is_file() or committed_problem(tmp)):
-        return False
-    with stops.held():   # not dropped: a Ctrl-C or kill during the check lands once the folder is back or kept
-        os.rename(tmp, final)
-        try:
-            plugin.checked_runs(runs_dir.parent)   # the build's own check, not a part of it
-        except Exception:  # noqa: BLE001 - anything short of a valid run goes back, to be removed as before
-            os.rename(final, tmp)
-            return False
-        return True
-
-
-def clean_stale(runs_dir):
-    """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
-    removed = []
-    for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
-        if tmp.name.endswith(".lock"):
-            if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
-                leftovers.remove(tmp, strict=False)
-            continue
-        if _is_live(_lock_path(tmp)):
-            continue
-        name = ascii(tmp.name)[1:-1]   # one line whatever the name holds (a newline forged a status line)
-        if _publish_complete(runs_dir, tmp):
-            leftovers.remove(_lock_path(tmp), strict=False)
-            print(f"published {name[len('.tmp-'):]}: a complete run left by a retest stopped while publishing",
-                  flush=True)
-            continue
-        if not leftovers.remove(tmp, strict=False):   # a link or file planted under the name included
-            print(f"could not remove {name}: left by a retest that is no longer running; remove it by hand",
-                  file=sys.stderr, flush=True)
-            continue
-        leftovers.remove(_lock_path(tmp), strict=False)
-        removed.append(tmp)
-        print(f"removed {name}: left by a retest that is no longer running", flush=True)
-    return removed
 
 
 def _sigterm_raises():
