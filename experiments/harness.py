@@ -322,25 +322,22 @@ class Harness:
         return rec
 
     def _named_range(self, case_id, first_line, status, samples=(), extra=None):
-        """The last line of the range the record cites, which always names the record and, for a
-        timed ok record, prints its median (study.citation): a line saying what is missing is
-        added. A range that contradicts the record (a failure reported, another median) is a
-        contract violation, as the record schema's are."""
+        """The last line of the range the record cites: always its summary (study.citation.summary:
+        the id with the median and count of a timed ok record, the status of any other), said here
+        when the case's own last line is not one. A range that contradicts the record (a failure
+        reported, another median) is a contract violation, as the record schema's are."""
         data = self._log_bytes()
         since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines counted at "\n" only
+        cited = since.split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
         p50 = float(stats.summarize(samples)["p50"]) if status == "ok" and samples else None
-        said = None
-        if p50 is not None and not citation.cites_value({"extra": extra or {}}, p50, since):
-            said = f"{case_id}: p50 {p50 * 1e3:.4g} ms over {len(samples)} samples"
-        elif not citation.names_record(case_id, since):
-            said = f"{case_id}: {status}"
-        if said is not None:
+        rec = {"id": case_id, "experiment": self.experiment, "status": status, "samples": list(samples),
+               "extra": extra or {}, "stats": {"p50": p50} if p50 is not None else None}
+        if not cited or citation.summary_problem(rec, cited[-1]):
+            said = citation.summary(case_id, status, samples, p50)
             self.say(said)
             data = self._log_bytes()
-            since += "\n" + said
-        rec = {"id": case_id, "status": status, "samples": list(samples), "extra": extra or {},
-               "stats": {"p50": p50} if p50 is not None else None}
-        problems = citation.statement_problems(rec, since.split("\n"))
+            cited.append(said)
+        problems = citation.statement_problems(rec, cited)
         if problems:
             raise ValueError(f"{self.log_file}: record {case_id!r}: " + "; ".join(problems))
         return max(data.count(b"\n"), first_line)

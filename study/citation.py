@@ -37,9 +37,18 @@ def bound(run_id):
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.(\d*))?|\.\d+)(?:[eE]([-+]?\d+))?")
 SCALES = (1.0, 1e3, 1e6)   # s, ms, us per call
 RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is within this
-FAILURE_WORDS = ("compile_failed", "run_failed", "timeout", "check_failed", "skipped", "stopped", "error")
-"""A line "<id>: <word>..." with one of these words (or any word starting "fail") reports an
-outcome other than ok: the harness writes failures as "<id>: <status>: <error>"."""
+FAILURE = re.compile(r"[\s:\uff1a,;=\-]*(?:(?:check|run|compile)[ _-]?)?(?:fail|wrong|mismatch|segmentation|abort|"
+                     r"crash|traceback|exception|error\b|differs|timeout|timed out|skipped|stopped|killed)", re.I)
+"""What, right after a record's id, reports an outcome other than ok (the harness writes failures as
+"<id>: <status>: <error>"; a case's own words may be "<id> FAILED", "<id>: wrong result", ...)."""
+MEDIAN = re.compile(r"\b(?:p50|median)\s*[:=]?\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+                    r"(s|sec|secs|seconds|ms|msec|us|\u00b5s|usec|ns|nsec)\b", re.I)
+"""A median stated with its unit: "p50 1.1 ms", "p50: 1.1ms", "median=1100 us"."""
+UNITS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e3, "msec": 1e3, "us": 1e6, "\u00b5s": 1e6,
+         "usec": 1e6, "ns": 1e9, "nsec": 1e9}
+_SEPARATORS = " :,;=-\uff1a"
+_OTHER_ID = re.compile(r"[A-Za-z0-9_]+/[A-Za-z0-9_+\-/=.]*=")
+"""Another case id (family/key=value...): a statement after it is about that case."""
 
 
 def printed_numbers(text):
@@ -84,35 +93,64 @@ def cites_value(rec, p50, text):
     return any(_matches(value, half, target) for value, half in printed_numbers(text) for target in wanted)
 
 
-def _stated(case_id, line):
-    """What ``line`` says right after "<case_id>:" (the id whole, as names_record reads it): (its
-    first word in lower case, the text after that word), or None."""
-    match = re.search(rf"(?<!{_BEFORE}){re.escape(case_id)}:\s*([A-Za-z_][A-Za-z0-9_]*)(.*)", line)
-    return (match.group(1).lower(), match.group(2)) if match else None
+def _said_about(case_id, line):
+    """The text a line says about ``case_id``: after each whole occurrence of the id, up to the next
+    case id (a line comparing two cases says something about each)."""
+    for match in re.finditer(rf"(?<!{_BEFORE}){re.escape(case_id)}(?!{_ID_CHAR}|\.{_ID_CHAR})", line):
+        rest = line[match.end():]
+        other = _OTHER_ID.search(rest)
+        yield rest[:other.start()] if other else rest
 
 
 def statement_problems(rec, lines):
-    """Why the cited ``lines`` contradict an ok record (runs bound by NAMED_FROM): a line naming it
-    reports a failure, its own summary "<id>: p50 <v> ms" states another median, or no line prints
-    the median of a timed record. Empty when they agree."""
+    """Why the cited ``lines`` contradict an ok record (runs bound by NAMED_FROM): what a line says
+    right after its id reports a failure, or the first median it states after the id (with its unit;
+    a paired peer's may follow) is not the record's. Empty when they agree."""
     if rec.get("status") != "ok":
         return []
-    out, case_id = [], rec["id"]
+    out = []
     stats = rec.get("stats") or {}
     p50 = float(stats["p50"]) if isinstance(stats.get("p50"), (int, float)) else None
     for line in lines:
-        said = _stated(case_id, line)
-        if said is None:
-            continue
-        word, rest = said
-        if word in FAILURE_WORDS or word.startswith("fail"):
-            out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
-        elif word == "p50" and p50 is not None:
-            head = re.match(r"\s*(\S+)\s*(s|ms|us|µs)\b", rest)   # a median with its unit
-            numbers = printed_numbers(head.group(1)) if head else []
-            scale = {"s": 1.0, "ms": 1e3}.get(head.group(2), 1e6) if head else 1.0
-            if numbers and not _matches(*numbers[0], p50 * scale):
-                out.append(f"a cited line states another median ({line.strip()[:80]!r}) than the record's p50 {p50:.4g} s")
-    if p50 is not None and rec.get("samples") and not cites_value(rec, p50, "\n".join(lines)):
-        out.append(f"no cited line prints the record's median ({p50 * 1e3:.4g} ms)")
+        for said in _said_about(rec["id"], line):
+            failed = FAILURE.match(said)
+            if failed:
+                word = failed.group(0).strip(_SEPARATORS)
+                out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
+            median = MEDIAN.search(said) if p50 is not None else None   # the first: a peer's may follow
+            if median:
+                numbers = printed_numbers(median.group(1))
+                if numbers and not _matches(*numbers[0], p50 * UNITS[median.group(2).lower()]):
+                    out.append(f"a cited line states another median ({median.group(0)[:40]!r}) than the record's "
+                               f"p50 {p50:.4g} s")
     return out
+
+
+def summary(rec_id, status, samples=(), p50=None):
+    """The harness's last line for a record (without the "[family] " its say() adds): the median and
+    the sample count of a timed ok record, the status of any other."""
+    if status == "ok" and samples and p50 is not None:
+        return f"{rec_id}: p50 {p50 * 1e3:.4g} ms over {len(samples)} samples"
+    return f"{rec_id}: {status}"
+
+
+def summary_problem(rec, line):
+    """Why ``line``, the last line a record of a bound run cites, is not its summary, or None:
+    "[family] <id>: p50 <v> ms over <n> samples" (its median at the printed precision, its count)
+    for a timed ok record, "[family] <id>: <status>" (then ": <why>" or nothing) for any other."""
+    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line.rstrip("\r"))
+    head = f"{rec['id']}: "
+    if not text.startswith(head):
+        return f"the last cited line is not the record's summary ('{head}...')"
+    rest = text[len(head):]
+    stats = rec.get("stats") or {}
+    if rec.get("status") == "ok" and rec.get("samples") and isinstance(stats.get("p50"), (int, float)):
+        said = re.fullmatch(r"p50 (\S+) ms over (\d+) samples", rest)
+        numbers = printed_numbers(said.group(1)) if said else []
+        if not numbers or not _matches(*numbers[0], float(stats["p50"]) * 1e3) or int(said.group(2)) != len(rec["samples"]):
+            return (f"the last cited line does not state the record's median and count ('{head}p50 "
+                    f"{float(stats['p50']) * 1e3:.4g} ms over {len(rec['samples'])} samples')")
+        return None
+    if not re.fullmatch(re.escape(str(rec.get("status"))) + r"(: .*)?", rest):
+        return f"the last cited line does not state the record's status ('{head}{rec.get('status')}')"
+    return None

@@ -88,8 +88,11 @@ def test_log_range_covers_the_case(tmp_path):
         return PASSED
 
     rec = h.measure("fam/x=1", {"x": 1}, check=check, call=lambda _: lambda: None, time="fixed",
-                    note=lambda o: f"fam/x=1: p50 {o.p50()}")
-    assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]
+                    note=lambda o: f"fam/x=1: p50 {o.p50() * 1e3:.4g} ms over {len(o.samples)} samples")
+    assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]   # its note is its summary
+    other = h.measure("fam/x=2", {"x": 2}, check=check, call=lambda _: lambda: None, time="fixed",
+                      note=lambda o: f"fam/x=2: p50 {o.p50()}")   # not a summary: the harness says one
+    assert other["log"]["lines"] == [4, 6]
 
 
 def _cited(h, rec):
@@ -118,11 +121,11 @@ def test_the_cited_lines_always_name_the_record(tmp_path):
     for rec in recs:
         assert citation.names_record(rec["id"], _cited(h, rec)), rec["id"]
     lines = h.log_file.read_text(encoding="utf-8").split("\n")
-    assert lines.count("fam/x=1: ok") == 1 and recs[0]["log"]["lines"][0] == 2
+    assert [line.startswith("fam/x=1: p50 ") for line in lines].count(True) == 1 and recs[0]["log"]["lines"][0] == 2
     before = len(lines)
     named = h.measure("fam/n", {"n": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                      note=lambda o: f"fam/n: p50 {o.p50() * 1e6:.3f} us")
-    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note names it and its figure
+                      note=lambda o: f"fam/n: p50 {o.p50() * 1e3:.4g} ms over {len(o.samples)} samples")
+    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note is its summary
     assert _cited(h, named).startswith("fam/n: p50 ")
     bare = h.measure("fam/d", {"d": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
                      note=lambda o: "fam/d: done")   # names it, but not its figure: the harness prints it

@@ -104,10 +104,10 @@ def test_sigterm_of_retest_kills_family_and_says_so(mini_root, tmp_path):
 FINISHING_FAMILY = """
     import json, os, sys, time
     spec = json.load(open(sys.argv[sys.argv.index("--spec") + 1]))
-    print("[fake] fake/n=1: one case done, p50 1.100 ms over 3 samples", flush=True)
+    print("[fake] fake/n=1: p50 1.1 ms over 3 samples", flush=True)
     print("[fake] still going", flush=True)
     record = json.loads(os.environ["RECORD_JSON"])
-    record.update(run_id=spec["run_id"], log={"path": spec["log_ref"], "lines": [1, 2], "sha256": "pending"})
+    record.update(run_id=spec["run_id"], log={"path": spec["log_ref"], "lines": [1, 1], "sha256": "pending"})
     with open(spec["records_file"], "a") as fh:
         fh.write(json.dumps(record) + "\\n")
         fh.write('{"id": "cut off mid-wri')   # the stop lands in the middle of the next record

@@ -107,7 +107,7 @@ def test_a_stale_run_failing_the_cross_run_checks_is_not_published(tmp_path, cap
     rec = record(run_id=other, case_id="numpy_gemm/dtype=float32/n=64/threads=1/blas=configured")
     rec["log"]["lines"] = [1, 1]
     write_run(results, other, [rec],
-              log_text=f"[numpy_gemm] numpy_gemm/dtype=float32/n=64/threads=1/blas=configured: p50 1 ms\n",
+              log_text="[numpy_gemm] numpy_gemm/dtype=float32/n=64/threads=1/blas=configured: p50 1.1 ms over 3 samples\n",
               environment=HOST, profile="standard")
     with pytest.raises(ReportError):   # the two runs together are refused (which ran first?)
         os.rename(tmp, runs / NEW)

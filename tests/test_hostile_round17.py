@@ -165,9 +165,9 @@ SPECIAL = {case: None for case in ("mkdocs_yml_runs_or_reads_elsewhere", "words_
 
 @pytest.mark.parametrize("line, said", [
     ("p50 1.100 ms over 3 samples", "states another median"),   # the record's p50 is 1.1 us
-    ("FAILED result differs (max_rel_err 0.5)", "reports 'failed'"),
-    ("check_failed: differs", "reports 'check_failed'"),
-    ("done", "no cited line prints the record's median"),
+    ("FAILED result differs (max_rel_err 0.5)", "reports 'FAIL"),
+    ("check_failed: differs", "reports 'check_fail'"),
+    ("done", "does not state the record's median and count"),
 ])
 def test_a_bound_record_citing_a_line_that_contradicts_it_is_refused(tmp_path, line, said):
     """Round 17 #16, #17: the citation rule checked that a cited line names the record, not that it
@@ -192,7 +192,9 @@ def test_a_bound_record_whose_line_states_its_median_loads(tmp_path):
     results = tmp_path / "results"
     rec = record(run_id=NEW, case_id=CASE, samples=[1.1e-6, 1.1e-6, 1.1e-6])
     rec["log"]["lines"] = [1, 1]
-    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50 1.100 us, error median 0\n", environment=HOST)
+    rec["log"]["lines"] = [1, 2]
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50 1.100 us, error median 0\n"
+              f"[numpy_gemm] {CASE}: p50 0.0011 ms over 3 samples\n", environment=HOST)
     assert [r.run_id for r in load.read_runs(results)] == [NEW]
 
 
@@ -208,7 +210,7 @@ def test_a_stale_run_the_build_would_refuse_is_not_published(tmp_path, capsys):
                                              "batch": 1, "threads": 2}, extra={})
     rec["log"]["lines"] = [1, 1]
     results = tmp_path / "results"
-    write_run(results, NEW, [rec], log_text=f"[e2e] {case_id}: p50 1.100 ms\n", environment=HOST)
+    write_run(results, NEW, [rec], log_text=f"[e2e] {case_id}: p50 1.100 ms over 3 samples\n", environment=HOST)
     assert load.read_runs(results)   # valid alone: only the build's engine check refuses it
     runs = results / "runs"
     os.rename(runs / NEW, runs / f".tmp-{NEW}")

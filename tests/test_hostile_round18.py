@@ -74,8 +74,9 @@ def test_a_number_too_large_for_a_float_in_a_cited_line_is_read_not_raised(tmp_p
     from study import citation
     results = tmp_path / "results"
     rec = record(run_id=NEW, case_id=CASE)
-    rec["log"]["lines"] = [1, 1]
-    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50 1.100 ms {tail}\n", environment=HOST)
+    rec["log"]["lines"] = [1, 2]
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: {tail}\n[numpy_gemm] {CASE}: p50 1.100 ms over 3 "
+              "samples\n", environment=HOST)
     assert [r.run_id for r in load.read_runs(results)] == [NEW], _expect("number_beyond_float")
     assert citation.printed_numbers(tail)   # read, not raised
 
@@ -128,5 +129,61 @@ def test_a_run_whose_publishing_was_killed_during_its_check_is_judged_again(tmp_
     assert _expect("publishing_killed_during_check") in out and "removed" in out
 
 
+@pytest.mark.parametrize("line, said", [
+    ("p50: 1.100 ms over 3 samples", "another median"),            # the record's p50 is 1.1 us
+    ("median 1.100 ms over 3 samples", "another median"),
+    ("p50 1.100 sec", "another median"),
+    ("p50 1.100 ns", "another median"),
+    ("wrong result, max_rel_err 0.5", "reports 'wrong'"),
+    ("check failed: result differs", "reports 'check fail"),
+    ("Segmentation fault (core dumped) 1.100", "reports 'Segmentation'"),
+])
+def test_a_cited_line_contradicting_its_record_in_other_words_is_refused(tmp_path, line, said):
+    """Round 18 #12-16: the rule read only "<id>: p50 <v> ms" and a first word that was a status."""
+    _refused(tmp_path, f"[numpy_gemm] {CASE}: {line}\n", said)
+
+
+@pytest.mark.parametrize("text", [f"[numpy_gemm] {CASE} FAILED (segfault) p50 0.0011 ms\n",
+                                  f"[numpy_gemm] {CASE}\uff1a FAILED\n",
+                                  f"[numpy_gemm] {CASE}: ok; {CASE}: FAILED: result differs\n"])
+def test_a_failure_said_without_an_ascii_colon_or_second_on_a_line_is_refused(tmp_path, text):
+    """Round 18 #16, #17: "<id> FAILED", a fullwidth colon, or a second "<id>:" on the line."""
+    _refused(tmp_path, text, "reports 'FAIL")
+
+
+def test_the_last_cited_line_is_the_records_summary(tmp_path):
+    """The harness ends every range with the record's summary; a bound run whose range ends
+    elsewhere (here a peer's line after it) is refused, naming what the line should read."""
+    _refused(tmp_path, f"[numpy_gemm] {CASE}: p50 0.0011 ms over 3 samples\n[numpy_gemm] other: p50 9 ms\n",
+             "is not the record's summary", samples=(1.1e-6,) * 3)
+
+
+def _refused(tmp_path, text, said, samples=(1.1e-6,) * 3):
+    results = tmp_path / "results"
+    rec = record(run_id=NEW, case_id=CASE, samples=samples)
+    rec["log"]["lines"] = [1, text.count("\n")]
+    if "summary" not in said:   # the range ends with a proper summary: the contradiction alone refuses it
+        text += f"[numpy_gemm] {CASE}: p50 0.0011 ms over 3 samples\n"
+        rec["log"]["lines"] = [1, text.count("\n")]
+    write_run(results, NEW, [rec], log_text=text, environment=HOST)
+    with pytest.raises(ReportError) as err:
+        load.read_runs(results)
+    problems = err.value.problems
+    assert any(said in p for p in problems), problems
+    assert all(_expect("cited_line_contradicts_record") in p for p in problems)
+
+
+def test_a_shortened_excerpt_keeps_the_lines_about_its_record():
+    """Round 18 #19: a 100-line range with the record's line at 50 showed the first and last 20 lines
+    (another case's median, its failures) and elided the one line about the record."""
+    from reportgen.render import provenance
+    lines = ([f"other/case: p50 9.990 ms"] * 49 + [f"{CASE}: p50 0.0011 ms over 3 samples"]
+             + ["other/case: FAILED: result differs"] * 50)
+    shown = provenance.shown_lines(lines, 40, CASE)
+    assert f"{CASE}: p50 0.0011 ms" in shown and shown.count("\n") == 42, _expect("excerpt_keeps_named_line")
+    assert provenance.shown_lines(lines, 40).count(CASE) == 0   # without the id: as before
+
+
 SPECIAL = {case: None for case in ("carrier_of_unknown_commit", "number_beyond_float", "default_ignorable_characters",
-                                   "leftover_kept_for_another_run", "publishing_killed_during_check")}
+                                   "leftover_kept_for_another_run", "publishing_killed_during_check",
+                                   "excerpt_keeps_named_line")}

@@ -453,8 +453,9 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     shutil.copy(source / family_log, run / family_log)
     rec.update(run_id=new_id, samples=[s / 25 for s in rec["samples"]])
     rec["stats"] = stats.summarize(rec["samples"])
+    from study import citation
     with open(run / family_log, "a", encoding="utf-8") as fh:   # a forger's lines agree with the forgery
-        fh.write(f"[{rec['experiment']}] {rec['id']}: p50 {rec['stats']['p50'] * 1e3:.4g} ms\n")
+        fh.write(f"[{rec['experiment']}] {citation.summary(rec['id'], 'ok', rec['samples'], rec['stats']['p50'])}\n")
     line = (run / family_log).read_text(encoding="utf-8").count("\n")
     rec["log"]["lines"] = [line, line]
     rec["log"]["sha256"] = hashlib.sha256((run / family_log).read_bytes()).hexdigest()

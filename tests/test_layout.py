@@ -89,6 +89,8 @@ OTHER_READERS = {
     "reportgen/commands/lockfile.py": "the lock files of build and retest (never through a symlink)",
     "reportgen/commands/retest.py": "profiles, the code it fingerprints, and the log and records it is writing",
     "reportgen/commands/serve.py": "the built site",
+    "reportgen/commands/stale.py": "the names in results/runs/ (a stopped retest's .tmp- folders, locks and markers);\n"
+                                   "the runs in them through data/load",
     "reportgen/publish/wordsplit.py": "the search's word cache in this user's cache folder (a plain file, size-bounded)",
     "reportgen/publish/nofollow.py": "nothing: it opens the site files it writes (never through a symlink)",
     "reportgen/commands/trace.py": "the built site's numbers.json (a derived figure's formula and operands) and\n"

@@ -105,8 +105,8 @@ def test_code_hash_changes_with_a_transitive_import(project):
 
 def _name_cited_lines(results, recs):
     """What today's harness does for a run dated after study.citation.NAMED_FROM: a record whose cited
-    lines do not name it, or do not agree with it (an ok one's median unprinted or misprinted), cites
-    a line appended to its log that does (the committed run copied here predates the rule)."""
+    lines do not end with its summary or do not agree with it, cites its summary line appended to its
+    log (the committed run copied here predates the rule)."""
     from study import citation
     touched = set()
     for rec in recs:
@@ -117,10 +117,11 @@ def _name_cited_lines(results, recs):
         timed = rec["status"] == "ok" and rec["samples"]
         if rec["reused_from"] is not None:
             continue
-        if citation.names_record(rec["id"], cited) and not citation.statement_problems(rec, cited.split("\n")):
+        if not (citation.statement_problems(rec, cited.split("\n"))
+                or citation.summary_problem(rec, cited.split("\n")[-1])):
             continue
-        said = (f"{rec['id']}: p50 {rec['stats']['p50'] * 1e3:.4g} ms over {len(rec['samples'])} samples" if timed
-                else f"{rec['id']}: {rec['status']}")   # the new range is this line alone
+        said = citation.summary(rec["id"], rec["status"], rec["samples"],   # the new range is this line alone
+                                rec["stats"]["p50"] if timed else None)
         with open(log, "ab") as fh:
             fh.write(f"[{rec['experiment']}] {said}\n".encode())
         rec["log"]["lines"] = [len(lines), len(lines)]   # the file ended with "\n": its last line is new

@@ -202,7 +202,10 @@ def _valid_runs(runs_dir):
                 raise
             print(cells.visible(f"retest: not reusing records from {path.name}: {broken_check(path, exc)}"),
                   file=sys.stderr)
+    loaded = {run.run_id: run for run in valid}
     valid, _unknown = runfacts.standing(Path(runs_dir).parent.parent, valid)   # as a build leaves them out
+    _TRIMMED.clear()
+    _TRIMMED.update(run.path for run in valid if run is not loaded[run.run_id])
     return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
 
 
@@ -219,11 +222,15 @@ def _runs_that_measured(runs_dir, machine_id, family):
             yield run
 
 
+_TRIMMED = set()
+"""Folders of the valid runs that carry records of a run left out (filled by _valid_runs)."""
+
+
 def _records_file(runs_dir, path, tmp):
     """The records of the run at ``path`` a family may read: its records.jsonl, or, when the run
     carries records of a run left out (runfacts.standing), a copy without them in this retest's parts/."""
     run = next(r for r in _valid_runs(str(runs_dir)) if r.path == path)
-    if len(run.records) == sum(1 for line in (path / "records.jsonl").read_bytes().split(b"\n") if line.strip()):
+    if path not in _TRIMMED:
         return path / "records.jsonl"
     kept = tmp / "parts" / f"standing-{run.run_id}.jsonl"
     kept.write_text("".join(schema.dumps(rec) + "\n" for rec in run.records), encoding="utf-8")

@@ -57,8 +57,9 @@ def order(runs):
 def unnamed_problems(run, lines_of):
     """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
     lines that name the record (the harness writes such a line when a case printed none); older runs
-    are published with a marker on the record's evidence instead. The lines of an ok record also agree
-    with it: none reports a failure, and a timed one prints its median (citation.statement_problems).
+    are published with a marker on the record's evidence instead. The lines also agree with it: none
+    about an ok record reports a failure or another median, and the last is the record's summary
+    (citation.statement_problems, summary_problem).
     ``lines_of(rec)``: its log's lines."""
     if not citation.bound(run.run_id):
         return []
@@ -74,9 +75,9 @@ def unnamed_problems(run, lines_of):
             out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "
                        f"{rec['id']!r} (runs from {citation.NAMED_FROM} on cite lines about their own record)")
             continue
+        problems = citation.statement_problems(rec, cited) + [citation.summary_problem(rec, cited[-1])]
         out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
-                   f"{citation.NAMED_FROM} on cite lines that agree with their record)"
-                   for problem in citation.statement_problems(rec, cited))
+                   f"{citation.NAMED_FROM} on cite lines that agree with their record)" for problem in problems if problem)
     return out
 
 

@@ -26,15 +26,26 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
     "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
     shown as ␍."""
-    return shown_lines(load.cited_lines(load.log_lines(results_dir, rec), rec, context), limit)
+    return shown_lines(load.cited_lines(load.log_lines(results_dir, rec), rec, context), limit, rec["id"])
 
 
-def shown_lines(lines, limit=40):
-    """Cited log ``lines`` as an excerpt shows them: at most ``limit``, each cut and with ␍ visible."""
+def shown_lines(lines, limit=40, record_id=None):
+    """Cited log ``lines`` as an excerpt shows them: each cut and with ␍ visible; over ``limit``, the
+    first and last ``limit // 2``, and between them the lines that name ``record_id`` (at most
+    ``limit // 2``): a shortened excerpt must not drop what the range says about its own record."""
     chosen = [cut_line(line.replace("\r", "␍")) for line in lines]
-    if len(chosen) > limit:
-        chosen = chosen[:limit // 2] + [W("provenance.log_excerpt.elided", chosen=len(chosen) - limit)] + chosen[-limit // 2:]
-    return "\n".join(chosen)
+    if len(chosen) <= limit:
+        return "\n".join(chosen)
+    half = limit // 2
+    middle = [i for i in range(half, len(chosen) - half)
+              if record_id is not None and citation.names_record(record_id, lines[i])][:half]
+    out, last = [], -1
+    for i in list(range(half)) + middle + list(range(len(chosen) - half, len(chosen))):
+        if i > last + 1:
+            out.append(W("provenance.log_excerpt.elided", chosen=i - last - 1))
+        out.append(chosen[i])
+        last = i
+    return "\n".join(out)
 
 
 def _since(second):
@@ -86,7 +97,7 @@ def entry(results_dir, cur, data_prefix, full_log=True):
               "", W("provenance.entry.samples_title"), "",
               _fence(json.dumps(rec["samples"]), "json") if full_log else
               W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
-              "", W("provenance.entry.log_excerpt_title"), "", _fence(shown_lines(cited), "text"),
+              "", W("provenance.entry.log_excerpt_title"), "", _fence(shown_lines(cited, record_id=rec["id"]), "text"),
               "", W("provenance.entry.reproduce_title"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
 
