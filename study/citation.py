@@ -10,6 +10,9 @@ published with a visible marker instead.
 """
 import math
 import re
+import unicodedata
+
+from study.schema import _INVISIBLE as INVISIBLE
 
 NAMED_FROM = "20261205T120000Z"
 """Runs started at or after this second (their id's time) cite only ranges that name the record."""
@@ -37,18 +40,40 @@ def bound(run_id):
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.(\d*))?|\.\d+)(?:[eE]([-+]?\d+))?")
 SCALES = (1.0, 1e3, 1e6)   # s, ms, us per call
 RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is within this
-FAILURE = re.compile(r"[\s:\uff1a,;=\-]*(?:(?:check|run|compile)[ _-]?)?(?:fail|wrong|mismatch|segmentation|abort|"
-                     r"crash|traceback|exception|error\b|differs|timeout|timed out|skipped|stopped|killed)", re.I)
-"""What, right after a record's id, reports an outcome other than ok (the harness writes failures as
-"<id>: <status>: <error>"; a case's own words may be "<id> FAILED", "<id>: wrong result", ...)."""
-MEDIAN = re.compile(r"\b(?:p50|median)\s*[:=]?\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
-                    r"(s|sec|secs|seconds|ms|msec|us|\u00b5s|usec|ns|nsec)\b", re.I)
-"""A median stated with its unit: "p50 1.1 ms", "p50: 1.1ms", "median=1100 us"."""
-UNITS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e3, "msec": 1e3, "us": 1e6, "\u00b5s": 1e6,
-         "usec": 1e6, "ns": 1e9, "nsec": 1e9}
-_SEPARATORS = " :,;=-\uff1a"
-_OTHER_ID = re.compile(r"[A-Za-z0-9_]+/[A-Za-z0-9_+\-/=.]*=")
-"""Another case id (family/key=value...): a statement after it is about that case."""
+STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|killed)", re.I)
+"""Right after a record's id, a status other than ok (the harness writes failures as "<id>: <status>:
+<error>"; "error" further on is a statistic: "error median 0.000")."""
+FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
+                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4", re.I)
+"""Anywhere in the rest of a line after a record's id, a word of failure ("<id>: ok, but result
+differs", "[<id>] FAILED", the Chinese for failed, wrong, inconsistent)."""
+_NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
+_UNIT = r"(s|secs?|seconds?|ms|msecs?|milliseconds?|us|\u03bcs|usecs?|microseconds?|ns|nsecs?|nanoseconds?)\b"
+_STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99)\b"
+STATISTIC = re.compile(_STAT + r"[^\w.,+-]{0,4}(?:(?:of|is|at|about|was)\b[^\w.,+-]{0,4})?(?:\(" + _UNIT
+                       + r"\)[^\w.,+-]{0,4})?" + _NUMBER + r"\s*" + r"(?:" + _UNIT + r")?", re.I)
+"""A statistic stated with its unit, before or after the figure: "p50 1.1 ms", "p50: 1.1ms",
+"median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "mean 1,1 ms"."""
+STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
+             "max": "max", "p95": "p95", "p99": "p99"}
+UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
+_LONG_UNITS = (("milli", "ms"), ("msec", "ms"), ("micro", "us"), ("usec", "us"), ("nano", "ns"), ("nsec", "ns"),
+               ("sec", "s"))
+
+
+def _unit(word):
+    """The scale of a unit as a line may spell it (NFKC, any case, long forms), or None."""
+    word = unicodedata.normalize("NFKC", word).lower()
+    for long, short in _LONG_UNITS:
+        if word.startswith(long):
+            return UNITS[short]
+    return UNITS.get(word)
+
+
+def _plain(line):
+    """A line as its words read: compatibility forms folded (NFKC: a fullwidth colon, a Greek mu),
+    invisible characters dropped (a zero-width space inside "p50" hid it from the check)."""
+    return unicodedata.normalize("NFKC", re.sub("[" + INVISIBLE + "]", "", line))
 
 
 def printed_numbers(text):
@@ -94,35 +119,41 @@ def cites_value(rec, p50, text):
 
 
 def _said_about(case_id, line):
-    """The text a line says about ``case_id``: after each whole occurrence of the id, up to the next
-    case id (a line comparing two cases says something about each)."""
+    """The text a line says about ``case_id``: the rest of the line after each whole occurrence of
+    the id (in the line as its words read)."""
+    line = _plain(line)
     for match in re.finditer(rf"(?<!{_BEFORE}){re.escape(case_id)}(?!{_ID_CHAR}|\.{_ID_CHAR})", line):
-        rest = line[match.end():]
-        other = _OTHER_ID.search(rest)
-        yield rest[:other.start()] if other else rest
+        yield line[match.end():]
 
 
 def statement_problems(rec, lines):
     """Why the cited ``lines`` contradict an ok record (runs bound by NAMED_FROM): what a line says
-    right after its id reports a failure, or the first median it states after the id (with its unit;
-    a paired peer's may follow) is not the record's. Empty when they agree."""
+    after its id reports a failure, or the first of each statistic it states after the id with a time
+    unit (p50/median, mean, min, max, p95, p99; a paired peer's may follow) is not the record's.
+    Empty when they agree. A case's free words are not read for every meaning: the provenance page
+    says that the summary line is the checked statement."""
     if rec.get("status") != "ok":
         return []
     out = []
     stats = rec.get("stats") or {}
-    p50 = float(stats["p50"]) if isinstance(stats.get("p50"), (int, float)) else None
     for line in lines:
         for said in _said_about(rec["id"], line):
-            failed = FAILURE.match(said)
+            failed = STATUS_WORD.match(said) or FAILURE.search(said)
             if failed:
-                word = failed.group(0).strip(_SEPARATORS)
+                word = re.sub(r"^\W+", "", failed.group(0))
                 out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
-            median = MEDIAN.search(said) if p50 is not None else None   # the first: a peer's may follow
-            if median:
-                numbers = printed_numbers(median.group(1))
-                if numbers and not _matches(*numbers[0], p50 * UNITS[median.group(2).lower()]):
-                    out.append(f"a cited line states another median ({median.group(0)[:40]!r}) than the record's "
-                               f"p50 {p50:.4g} s")
+            seen = set()
+            for stat in STATISTIC.finditer(said):
+                key = STAT_KEYS[stat.group(1).lower()]
+                scale = _unit(stat.group(2) or stat.group(4) or "")
+                value = stats.get(key)
+                if key in seen or scale is None or not isinstance(value, (int, float)):
+                    continue
+                seen.add(key)   # the first: a paired peer's may follow
+                numbers = printed_numbers(stat.group(3).replace(",", "."))
+                if numbers and not _matches(*numbers[0], float(value) * scale):
+                    out.append(f"a cited line states another {stat.group(1)} ({stat.group(0)[:40]!r}) than the "
+                               f"record's {key} {float(value):.4g} s")
     return out
 
 
@@ -145,7 +176,7 @@ def summary_problem(rec, line):
     rest = text[len(head):]
     stats = rec.get("stats") or {}
     if rec.get("status") == "ok" and rec.get("samples") and isinstance(stats.get("p50"), (int, float)):
-        said = re.fullmatch(r"p50 (\S+) ms over (\d+) samples", rest)
+        said = re.fullmatch(r"p50 ((?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?) ms over (\d+) samples", rest)   # one figure
         numbers = printed_numbers(said.group(1)) if said else []
         if not numbers or not _matches(*numbers[0], float(stats["p50"]) * 1e3) or int(said.group(2)) != len(rec["samples"]):
             return (f"the last cited line does not state the record's median and count ('{head}p50 "

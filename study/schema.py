@@ -93,17 +93,17 @@ EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reu
 EXPERIMENT_OPTIONAL = ("load_average",)
 """run.json's nested objects are closed too (load_average came later: optional)."""
 
-# Labels (ids, case values, units) reach pages in many places: besides markup and control
-# characters, refuse the Markdown specials that make links, attribute lists and table cells.
 _INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029"
               "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\x80-\x9f\U0001bca0-\U0001bca3"
-              "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
-"""Unicode's default-ignorable code points (zero-width, bidi, soft hyphen, variation selectors, fillers,
-tags), interlinear annotation marks and C1 controls: each makes two strings look the same or hides
-what a reader sees. A list picked one by one missed its kin (U+00AD, U+206A-F, U+FE0F...)."""
-# (\Z, never $: $ also matches before a final newline, so "id\n" would pass every pattern here)
+              "\U0001d173-\U0001d17a\U000e0000-\U000e0fff\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u2800"
+              "\U000110bd\U000110cd\U00013430-\U0001343f")
+"""Default-ignorable code points (zero-width, bidi, soft hyphen, variation selectors, fillers, tags), the
+other format characters, the blank braille cell, C1 controls: each makes two strings look the same or
+hides what a reader sees (a list picked one by one missed U+00AD, U+206A-F, U+FE0F, U+2800...). Labels
+(ids, case values, units) refuse them, markup and Markdown specials; one-line texts, spaces but U+0020.
+\\Z, never $: $ also matches before a final newline, so "id\\n" would pass every pattern here."""
 _SAFE_TEXT = re.compile(r"^[^<>&\"'`\[\]{}|\\\x00-\x1f\x7f" + _INVISIBLE + r"]*\Z")
-_VISIBLE = re.compile(r"^[^\x00-\x08\x0a-\x1f\x7f" + _INVISIBLE + r"]*\Z")   # one line: a tab at most
+_VISIBLE = re.compile(r"^[^\x00-\x08\x0a-\x1f\x7f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000" + _INVISIBLE + r"]*\Z")
 _ID = re.compile(r"^[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+(=[A-Za-z0-9_.+\-x]+)?)*\Z")
 _SHA = re.compile(r"^[0-9a-f]{64}\Z")
 _FAMILY = re.compile(r"^[a-z][a-z0-9_]*\Z")

@@ -204,8 +204,8 @@ def _config_problems(root):
             raise ReportError(f"{path}:{key.start_mark.line + 1}: {name!r:.40}: not a setting this project uses "
                               f"({', '.join(CONFIG_KEYS)}); INHERIT, hooks:, watch: and the like would read or run "
                               "files outside the reviewed configuration")
-        if name == "markdown_extensions":
-            _extensions_problem(path, value)
+        if name in ALLOWED_ITEMS:
+            _extensions_problem(path, value, name)
         where = [value] if name == "docs_dir" else [
             v for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ())
             if getattr(k, "value", None) == "custom_dir"]
@@ -247,25 +247,31 @@ MARKDOWN_EXTENSIONS = {"attr_list": (), "md_in_html": (), "admonition": (), "tab
 """The Markdown extensions mkdocs.yml may name, each with the options it may set: those the project
 uses. Another is code to review first: pymdownx.snippets with base_path: ['.'] put .git/config (a
 token) into a page, and an option may name a path or a function (toc's slugify)."""
+PLUGINS = {"search": ("separator",), "reportgen": ("results_dir", "archive_dir", "machine"), "offline": ()}
+"""The plugins mkdocs.yml may name, with their options: material/projects built nested mkdocs.yml
+files that none of these checks read, and any other plugin is code that runs at every build."""
+ALLOWED_ITEMS = {"markdown_extensions": MARKDOWN_EXTENSIONS, "plugins": PLUGINS}
 
 
-def _extensions_problem(path, node):
-    """Raise ReportError for markdown_extensions naming an extension or option outside MARKDOWN_EXTENSIONS."""
+def _extensions_problem(path, node, section="markdown_extensions"):
+    """Raise ReportError for a ``section`` (markdown_extensions or plugins) naming an item or an option
+    outside ALLOWED_ITEMS."""
+    table = ALLOWED_ITEMS[section]
     import yaml
     pairs = []
     for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
         pairs += item.value if isinstance(item, yaml.MappingNode) else [(item, None)]
     for name, options in pairs:
-        allowed = MARKDOWN_EXTENSIONS.get(name.value) if isinstance(name, yaml.ScalarNode) else None
+        allowed = table.get(name.value) if isinstance(name, yaml.ScalarNode) else None
         if allowed is None:
-            raise ReportError(f"{path}:{name.start_mark.line + 1}: markdown_extensions: {(name.value if isinstance(name, yaml.ScalarNode) else name.id)!r:.60}: "
-                              f"not an extension this project uses ({', '.join(MARKDOWN_EXTENSIONS)})")
+            raise ReportError(f"{path}:{name.start_mark.line + 1}: {section}: {(name.value if isinstance(name, yaml.ScalarNode) else name.id)!r:.60}: "
+                              f"not one this project uses ({', '.join(table)})")
         if options is not None and not isinstance(options, yaml.MappingNode) and options.tag != NULL_TAG:
-            raise ReportError(f"{path}:{options.start_mark.line + 1}: markdown_extensions: {name.value}: "
+            raise ReportError(f"{path}:{options.start_mark.line + 1}: {section}: {name.value}: "
                               "its options are a mapping of option: value")
         for key, value in options.value if isinstance(options, yaml.MappingNode) else ():
             if getattr(key, "value", None) not in allowed or not isinstance(value, yaml.ScalarNode):
-                raise ReportError(f"{path}:{key.start_mark.line + 1}: markdown_extensions: {name.value}: "
+                raise ReportError(f"{path}:{key.start_mark.line + 1}: {section}: {name.value}: "
                                   f"{getattr(key, 'value', '')!r:.40}: not an option this project sets "
                                   f"({', '.join(allowed) or 'none'}, each a plain value)")
 

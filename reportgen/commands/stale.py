@@ -91,12 +91,27 @@ def _publish_complete(runs_dir, tmp):
         return "published"
 
 
+def _tracked(path):
+    """True when git tracks the file ``path`` (False outside a checkout, or without git)."""
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-z", "--", path.name], capture_output=True,
+                             timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout)
+
+
 def _unfinished_publishing(runs_dir):
     """Runs a killed clean_stale left in place unchecked (their marker is still there) go back to
     .tmp-<run id>, to be judged again below; a marker alone is removed."""
     for marker in sorted(Path(runs_dir).glob(PUBLISHING + "*")):
         run_id = marker.name[len(PUBLISHING):]
         final, tmp = Path(runs_dir) / run_id, Path(runs_dir) / f".tmp-{run_id}"
+        if _tracked(marker) or _tracked(_lock_path(tmp)):   # only ones a retest left, never a commit's
+            print(f"ignored {ascii(marker.name)[1:-1]}: tracked by git; a retest writes its markers, never a "
+                  "commit (git rm --cached it)", file=sys.stderr, flush=True)
+            continue
         if (schema._RUN_ID.match(run_id) and final.is_dir() and not final.is_symlink() and not os.path.lexists(tmp)
                 and _lock_path(tmp).is_file() and not _is_live(_lock_path(tmp))):
             os.rename(final, tmp)

@@ -5,7 +5,7 @@ from pathlib import Path
 from reportgen.data import load, merge, plainfile, runfacts
 from reportgen.render import cells, provenance
 from reportgen.errors import ReportError
-from study import schema
+from study import citation, schema
 
 
 def trace(root, figure_id, site_dir=None, machine=None):
@@ -50,6 +50,8 @@ def trace(root, figure_id, site_dir=None, machine=None):
         f"check    {json.dumps(rec['check'], sort_keys=True)}",
         f"log      results/{rec['log']['path']} lines {rec['log']['lines'][0]}-{rec['log']['lines'][1]}"
         f" sha256 {rec['log']['sha256']}",
+        *([f"summary  line {rec['log']['lines'][1]} (checked against the record when the run was read)"]
+          if citation.bound(rec["run_id"]) else []),
         "--- log excerpt ---",
         provenance.log_excerpt(root / "results", rec),
         "--- reproduce ---",

@@ -132,9 +132,13 @@ class Markup(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.events, self.inline, self.urls, self.sources = [], [], [], []
+        self.events, self.inline, self.urls, self.sources, self.repeated = [], [], [], [], []
 
     def handle_starttag(self, tag, attrs):
+        names = [name.lower() for name, _value in attrs]
+        if len(set(names)) < len(names):   # a browser reads the first, a dict of them the last
+            twice = sorted({n for n in names if names.count(n) > 1})
+            self.repeated.append(f"<{tag} {' '.join(twice)[:60]}>")
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
@@ -167,7 +171,9 @@ _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
 
 def markup_problems(where, parsed):
     """The one-line problems of a parsed file (a Markup)."""
-    return ([f"{where}: {e}: an event attribute (a built page has none; its policy runs no inline script)"
+    return ([f"{where}: {r}: an attribute given twice (a browser keeps the first, a check may read the last)"
+             for r in parsed.repeated]
+            + [f"{where}: {e}: an event attribute (a built page has none; its policy runs no inline script)"
              for e in parsed.events]
             + [f"{where}: {u}: a javascript: URL (a built page has none; it runs script on the site's origin)"
                for u in parsed.urls]

@@ -97,9 +97,20 @@ def entry(results_dir, cur, data_prefix, full_log=True):
               "", W("provenance.entry.samples_title"), "",
               _fence(json.dumps(rec["samples"]), "json") if full_log else
               W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
-              "", W("provenance.entry.log_excerpt_title"), "", _fence(shown_lines(cited, record_id=rec["id"]), "text"),
+              *_excerpt(rec, cited),
               "", W("provenance.entry.reproduce_title"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
     return "\n".join(parts)
+
+
+def _excerpt(rec, cited):
+    """The cited lines under their title; for a record of a run under the citation rule, its checked
+    summary line first (load refused the run unless the range ends with it), then the case's own
+    output, said to be checked only as far as it is (a case's free words are not parsed for meaning)."""
+    excerpt = _fence(shown_lines(cited, record_id=rec["id"]), "text")
+    if not (citation.bound(rec["run_id"]) and cited):
+        return ["", W("provenance.entry.log_excerpt_title"), "", excerpt]
+    return ["", W("provenance.entry.summary_title", line=rec["log"]["lines"][1]), "", _fence(cut_line(cited[-1]), "text"),
+            "", W("provenance.entry.log_excerpt_title_checked"), "", excerpt]
 
 
 def page(results_dir, family, currents, data_prefix="../data", full_log=True):
