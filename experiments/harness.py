@@ -329,9 +329,10 @@ class Harness:
         data = self._log_bytes()
         since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines counted at "\n" only
         cited = since.split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
-        p50 = float(stats.summarize(samples)["p50"]) if status == "ok" and samples else None
+        summary = stats.summarize(samples) if samples else None   # as the record will hold it
+        p50 = float(summary["p50"]) if status == "ok" and summary else None
         rec = {"id": case_id, "experiment": self.experiment, "status": status, "samples": list(samples),
-               "extra": extra or {}, "stats": {"p50": p50} if p50 is not None else None}
+               "extra": extra or {}, "stats": summary}
         if not cited or citation.summary_problem(rec, cited[-1]):
             said = citation.summary(case_id, status, samples, p50)
             self.say(said)

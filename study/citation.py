@@ -166,22 +166,23 @@ def summary(rec_id, status, samples=(), p50=None):
 
 
 def summary_problem(rec, line):
-    """Why ``line``, the last line a record of a bound run cites, is not its summary, or None:
-    "[family] <id>: p50 <v> ms over <n> samples" (its median at the printed precision, its count)
-    for a timed ok record, "[family] <id>: <status>" (then ": <why>" or nothing) for any other."""
+    """Why ``line``, the last line a record of a bound run cites, is not its summary, or None: exactly
+    what ``summary`` writes for it (after an optional "[family] "), "<id>: p50 <v> ms over <n> samples"
+    for a timed ok record (compared as text: a figure read at its own printed precision let "1e1 ms"
+    stand for 14.9 ms, and other scripts' digits read as numbers), "<id>: ok" for an untimed ok record,
+    "<id>: <status>" (then ": <why>" or nothing) for any other."""
     text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line.rstrip("\r"))
     head = f"{rec['id']}: "
     if not text.startswith(head):
         return f"the last cited line is not the record's summary ('{head}...')"
-    rest = text[len(head):]
     stats = rec.get("stats") or {}
     if rec.get("status") == "ok" and rec.get("samples") and isinstance(stats.get("p50"), (int, float)):
-        said = re.fullmatch(r"p50 ((?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?) ms over (\d+) samples", rest)   # one figure
-        numbers = printed_numbers(said.group(1)) if said else []
-        if not numbers or not _matches(*numbers[0], float(stats["p50"]) * 1e3) or int(said.group(2)) != len(rec["samples"]):
-            return (f"the last cited line does not state the record's median and count ('{head}p50 "
-                    f"{float(stats['p50']) * 1e3:.4g} ms over {len(rec['samples'])} samples')")
+        wanted = summary(rec["id"], "ok", rec["samples"], float(stats["p50"]))
+        if text != wanted:
+            return f"the last cited line does not state the record's median and count ('{wanted[:160]}')"
         return None
-    if not re.fullmatch(re.escape(str(rec.get("status"))) + r"(: .*)?", rest):
+    if rec.get("status") == "ok":
+        return None if text == head + "ok" else f"the last cited line is not the record's summary ('{head}ok')"
+    if not re.fullmatch(re.escape(str(rec.get("status"))) + r"(: .*)?", text[len(head):]):
         return f"the last cited line does not state the record's status ('{head}{rec.get('status')}')"
     return None

@@ -22,7 +22,7 @@ from reportgen.render import provenance
 from study import citation, identity
 
 CASE = "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"
-NAMED = f"[numpy_gemm] {CASE}: p50 1.100 ms over 3 samples\n"
+NAMED = f"[numpy_gemm] {CASE}: p50 1.1 ms over 3 samples\n"
 NEIGHBOUR = "[numpy_gemm] numpy_gemm/dtype=float32/n=320/threads=1/blas=configured: p50 1.100 ms\n"
 HOST = dict(ENV, machine_id=identity.machine_id(ENV))   # a run after 1 Dec carries today's machine id
 NEW = f"{citation.NAMED_FROM}-quick-{HOST['machine_id']}"

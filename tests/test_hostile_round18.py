@@ -75,7 +75,7 @@ def test_a_number_too_large_for_a_float_in_a_cited_line_is_read_not_raised(tmp_p
     results = tmp_path / "results"
     rec = record(run_id=NEW, case_id=CASE)
     rec["log"]["lines"] = [1, 2]
-    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: {tail}\n[numpy_gemm] {CASE}: p50 1.100 ms over 3 "
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: {tail}\n[numpy_gemm] {CASE}: p50 1.1 ms over 3 "
               "samples\n", environment=HOST)
     assert [r.run_id for r in load.read_runs(results)] == [NEW], _expect("number_beyond_float")
     assert citation.printed_numbers(tail)   # read, not raised

@@ -63,14 +63,16 @@ def nav_pages(root):
     out = []
 
     def walk(items):
-        for item in items:
-            for title, value in item.items():
+        for item in items if isinstance(items, list) else ():
+            # "- index.md" (a page titled by MkDocs) or "- Title: page.md" / "- Section: [...]"
+            for title, value in (item.items() if isinstance(item, dict) else [(Path(str(item)).stem, item)]):
                 if isinstance(value, list):
                     walk(value)
-                elif value.endswith(".md") and not value.startswith(("/", "~")) and ".." not in Path(value).parts:
+                elif (isinstance(value, str) and value.endswith(".md") and not value.startswith(("/", "~"))
+                      and ".." not in Path(value).parts):
                     out.append((title, value))   # a page of docs/ only: print.html copies each page's HTML
-    walk(config.get("nav", []))
-    return out, config.get("site_name", "")
+    walk(config.get("nav", []) if isinstance(config, dict) else [])
+    return out, config.get("site_name", "") if isinstance(config, dict) else ""
 
 
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*)</article>', re.S)

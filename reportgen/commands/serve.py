@@ -51,7 +51,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         path through a symlink, or one that resolves outside the site, is not found: a link planted
         in site/ never serves a file (or lists a folder) from elsewhere."""
         try:
-            if not _inside_site(Path(self.directory), Path(self.translate_path(self.path))):
+            path = Path(self.translate_path(self.path))
+            # a folder is answered with its index.html: that file is checked too (a link or a hard
+            # link planted as sub/index.html served a file from outside)
+            if not all(_inside_site(Path(self.directory), p) for p in (path, path / "index.html")):
                 self.send_error(404, "not found")
                 return None
             return super().send_head()

@@ -122,9 +122,14 @@ def _unfinished_publishing(runs_dir):
 
 def clean_stale(runs_dir):
     """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
+    from reportgen.commands.build import committed_problem
     _unfinished_publishing(runs_dir)
     removed = []
     for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
+        if _tracked(tmp) or committed_problem(tmp):   # a commit's, not a retest's: never removed by one
+            print(f"ignored {ascii(tmp.name)[1:-1]}: tracked by git; a retest leaves such folders, never a commit "
+                  "(git rm -r --cached it)", file=sys.stderr, flush=True)
+            continue
         if tmp.name.endswith(".lock"):
             if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):
                 leftovers.remove(tmp, strict=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from reportgen.data import plainfile, safeyaml
 from reportgen.errors import ReportError
 
 PATH = Path("tests") / "data" / "hostile" / "cases.yaml"
@@ -15,11 +16,20 @@ OUTCOMES = ("refused", "text", "handled")
 """refused: an error naming the file; text: shown as inert text; handled: a fault cleaned up."""
 
 def read(root):
+    """The corpus's cases, each a mapping with an id, a class and an outcome: read as the project's
+    other data files are (plainfile, safeyaml: a key given twice is refused, not the last one kept,
+    which turned a published case into 'refused' on the page), its shape checked, naming the case."""
     path = Path(root) / PATH
     try:
-        cases = yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
-        raise ReportError(f"{path}: cannot read the hostile corpus: {exc}") from exc
+        data = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+    except yaml.YAMLError as exc:
+        raise ReportError(f"{path}: cannot read the hostile corpus: {safeyaml.describe(exc)}") from exc
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list):
+        raise ReportError(f"{path}: cases: expected a list of cases")
+    for index, case in enumerate(cases):
+        if not (isinstance(case, dict) and all(isinstance(case.get(k), str) for k in ("id", "class", "outcome"))):
+            raise ReportError(f"{path}: cases[{index}]: expected a mapping with id, class and outcome as text")
     return cases
 
 

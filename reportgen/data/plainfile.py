@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import stat
+from pathlib import Path
 
 from reportgen.errors import ReportError
 from study.schema import _INVISIBLE
@@ -164,3 +165,14 @@ def front_matter_problem(where, path):
     except yaml.YAMLError as exc:
         return f"{where}: front matter: {safeyaml.describe(exc)}"
     return None
+
+
+def linked_folder_problem(folder, root, what):
+    """One line when a folder below ``root`` on the way to ``folder`` (``folder`` included) is a
+    symlink, or None: mkdocs.yml's docs_dir: lnk/docs, or results_dir: lnk/results, read a tree
+    elsewhere through a committed link while only the last part was checked."""
+    here, top = Path(os.path.abspath(folder)), Path(os.path.abspath(root))
+    chain = [p for p in (here, *here.parents) if p.is_relative_to(top) and p != top]
+    link = next((p for p in reversed(chain) if os.path.islink(p)), None)
+    return None if link is None else (f"{link}: is a symlink on the way to {what} ({here}); the project's folders "
+                                      "are reached through no link")

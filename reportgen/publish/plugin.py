@@ -160,6 +160,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
         if planted:
             raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
+        linked = [p for p in (plainfile.linked_folder_problem(folder, self.root, what) for folder, what in (
+            (config.docs_dir, "docs_dir"), (theme, "theme.custom_dir"), (self.root / self.config.results_dir, "results_dir"),
+            (self.root / self.config.archive_dir, "archive_dir")) if folder) if p]
+        if linked:
+            raise ReportError(linked, hint="remove the link")
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()

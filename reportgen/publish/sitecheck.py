@@ -132,7 +132,12 @@ class Markup(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.events, self.inline, self.urls, self.sources, self.repeated = [], [], [], [], []
+        self.events, self.inline, self.urls, self.sources, self.repeated, self.otherwise = [], [], [], [], [], []
+
+    def feed(self, data):
+        """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
+        self.otherwise.extend(f"{found.group(0)[:20]!r}" for found in _PARSED_OTHERWISE.finditer(data))
+        super().feed(data)
 
     def handle_starttag(self, tag, attrs):
         names = [name.lower() for name, _value in attrs]
@@ -164,6 +169,11 @@ class Markup(HTMLParser):
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
 
 
+_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:noembed|noscript|noframes|xmp|"
+                               r"plaintext|style|math|template)\b", re.I)
+"""Markup that a browser and Python's HTMLParser read differently (a comment closed by --!> or <!-->,
+CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math): each
+hid a script from the checks. A built page holds none of them (its styles are linked files)."""
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 """What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
 _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
@@ -173,6 +183,8 @@ def markup_problems(where, parsed):
     """The one-line problems of a parsed file (a Markup)."""
     return ([f"{where}: {r}: an attribute given twice (a browser keeps the first, a check may read the last)"
              for r in parsed.repeated]
+            + [f"{where}: {o}: markup a browser reads otherwise than the checks do (comments closed early, CDATA, "
+               "entities, raw-text elements, inline styles); a built page holds none" for o in parsed.otherwise]
             + [f"{where}: {e}: an event attribute (a built page has none; its policy runs no inline script)"
              for e in parsed.events]
             + [f"{where}: {u}: a javascript: URL (a built page has none; it runs script on the site's origin)"
