@@ -65,10 +65,15 @@ def test_a_committed_publishing_marker_moves_no_run(tmp_path, capsys):
 ])
 def test_an_attribute_given_twice_is_refused(tmp_path, name, text):
     """Round 19 #16, #18: browsers keep the first of a repeated attribute, the checks kept the last."""
+    _site_file_refused(tmp_path, name, text, "attribute_given_twice")
+
+
+def _site_file_refused(tmp_path, name, text, case):
+    """A site file ``name`` holding ``text`` is refused by the markup check with the case's words."""
     from reportgen.publish import sitecheck
     (tmp_path / name).write_text(text, encoding="utf-8")
     found = sitecheck.other_markup_problems(tmp_path, lambda rel: False)
-    assert any(_expect("attribute_given_twice") in p for p in found), found
+    assert any(_expect(case) in p for p in found), found
 
 
 @pytest.mark.parametrize("char", ["\u2800", "\u00a0", "\u2007", "\u3000", "\u0600", "\u06dd", "\U00013430"])
