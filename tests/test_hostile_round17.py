@@ -55,7 +55,7 @@ def test_an_iframe_srcdoc_is_an_inline_script(tmp_path):
     from reportgen.publish import sitecheck
     (tmp_path / "x.htm").write_text('<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>', encoding="utf-8")
     found = sitecheck.other_markup_problems(tmp_path, lambda rel: False)
-    assert len(found) == 1 and "srcdoc" in found[0] and _expect("iframe_srcdoc") in found[0]
+    assert any("srcdoc" in p and _expect("iframe_srcdoc") in p for p in found)   # (and, since round 21, the iframe)
 
 
 @pytest.mark.parametrize("name, text, said", [

@@ -290,8 +290,9 @@ def test_verify_refuses_a_page_that_loads_from_another_origin(case, tmp_path):
     (tmp_path / "index.html").write_text(f"<html><head>{PAGES[case]}</head><body>"
                                          '<a href="https://tvm.apache.org/">TVM</a></body></html>', encoding="utf-8")
     problems = verify._check_site(tmp_path, {}, {})
-    assert len(problems) == 1 and problems[0].startswith(str(tmp_path / "index.html")) \
-        and _expect(case) in problems[0], problems
+    # one problem (an iframe, since round 21, is also refused as markup parsed otherwise)
+    assert problems and all(p.startswith(str(tmp_path / "index.html")) for p in problems) \
+        and any(_expect(case) in p for p in problems) and len(problems) <= 2, problems
 
 
 SPECIAL = {**{case: None for case in NESTED}, **{case: None for case in NEWLINES},

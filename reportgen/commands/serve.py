@@ -52,9 +52,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         in site/ never serves a file (or lists a folder) from elsewhere."""
         try:
             path = Path(self.translate_path(self.path))
-            # a folder is answered with its index.html: that file is checked too (a link or a hard
-            # link planted as sub/index.html served a file from outside)
-            if not all(_inside_site(Path(self.directory), p) for p in (path, path / "index.html")):
+            # a folder is answered with its index.html or index.htm: those are checked too (a link or
+            # a hard link planted as sub/index.html served a file from outside)
+            if not all(_inside_site(Path(self.directory), p) for p in (path, path / "index.html", path / "index.htm")):
                 self.send_error(404, "not found")
                 return None
             return super().send_head()

@@ -80,8 +80,10 @@ def _publish_complete(runs_dir, tmp):
         return "kept: " + before
     run_id = tmp.name[len(".tmp-"):]
     final, marker = runs_dir / run_id, runs_dir / (PUBLISHING + run_id)
+    if os.path.lexists(marker):   # one clean_stale did not settle (a commit's, or a link): never written through
+        return f"kept: {marker.name} is in the way"
     with stops.held():   # not dropped: a Ctrl-C or kill during the check lands once the folder is back or kept
-        marker.write_bytes(b"")
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
         os.rename(tmp, final)
         if _check(runs_dir) is not None:   # anything short of a valid run goes back, to be removed as before
             os.rename(final, tmp)
@@ -92,14 +94,18 @@ def _publish_complete(runs_dir, tmp):
 
 
 def _tracked(path):
-    """True when git tracks the file ``path`` (False outside a checkout, or without git)."""
+    """True when git tracks ``path`` (a file, or files in a folder), or when git cannot tell inside a
+    checkout (GIT_DIR pointing elsewhere, a checkout of another user): such a folder is left alone, not
+    removed; False outside a checkout, or without git."""
     import subprocess
     try:
         out = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-z", "--", path.name], capture_output=True,
                              timeout=30)
     except (OSError, subprocess.SubprocessError):
-        return False
-    return out.returncode == 0 and bool(out.stdout)
+        out = None
+    if out is not None and out.returncode == 0:
+        return bool(out.stdout)
+    return any((folder / ".git").exists() for folder in path.resolve().parents)
 
 
 def _unfinished_publishing(runs_dir):
@@ -127,8 +133,8 @@ def clean_stale(runs_dir):
     removed = []
     for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
         if _tracked(tmp) or committed_problem(tmp):   # a commit's, not a retest's: never removed by one
-            print(f"ignored {ascii(tmp.name)[1:-1]}: tracked by git; a retest leaves such folders, never a commit "
-                  "(git rm -r --cached it)", file=sys.stderr, flush=True)
+            print(f"ignored {ascii(tmp.name)[1:-1]}: tracked by git, or git cannot tell; a retest leaves such "
+                  "folders, never a commit (git rm -r --cached it)", file=sys.stderr, flush=True)
             continue
         if tmp.name.endswith(".lock"):
             if not tmp.with_name(tmp.name[:-5]).exists() and not _is_live(tmp):

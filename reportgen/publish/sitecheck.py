@@ -137,6 +137,8 @@ class Markup(HTMLParser):
     def feed(self, data):
         """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
         self.otherwise.extend(f"{found.group(0)[:20]!r}" for found in _PARSED_OTHERWISE.finditer(data))
+        if "\x00" in data or data.startswith("\ufffd\ufffd"):   # UTF-16/32 (a browser follows its mark)
+            self.otherwise.append("UTF-16, UTF-32 or NUL bytes")
         super().feed(data)
 
     def handle_starttag(self, tag, attrs):
@@ -144,6 +146,8 @@ class Markup(HTMLParser):
         if len(set(names)) < len(names):   # a browser reads the first, a dict of them the last
             twice = sorted({n for n in names if names.count(n) > 1})
             self.repeated.append(f"<{tag} {' '.join(twice)[:60]}>")
+        if "</" in (self.get_starttag_text() or ""):   # <title><img alt="</title><script>">: a browser ends
+            self.otherwise.append(f"<{tag} ...</...>")      # the title there (as written: &lt;/ is text)
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
@@ -170,10 +174,11 @@ class Markup(HTMLParser):
 
 
 _PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:noembed|noscript|noframes|xmp|"
-                               r"plaintext|style|math|template)\b", re.I)
+                               r"plaintext|style|math|template|textarea|iframe)\b|</(?:script|title)(?!\s*>)", re.I)
 """Markup that a browser and Python's HTMLParser read differently (a comment closed by --!> or <!-->,
-CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math): each
-hid a script from the checks. A built page holds none of them (its styles are linked files)."""
+CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math, an end
+tag </script/> or </title x>; also "</" in an attribute, UTF-16 or NUL bytes): each hid a script
+from the checks. A built page holds none of them (its styles are linked files)."""
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 """What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
 _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
@@ -215,6 +220,21 @@ def _inert(rel):
     return last in INERT_TYPES and not any(s in DOCUMENT_TYPES for s in suffixes[:-1])
 
 
+def _gunzip(path, data):
+    """The content of a gzip site file (at most FILE_LIMIT bytes), or ReportError naming it."""
+    import gzip
+    import io
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            content = fh.read(FILE_LIMIT + 1)
+    except (OSError, EOFError, ValueError) as exc:
+        raise ReportError(f"{path}: not a readable gzip file ({type(exc).__name__}); a host may send it as the "
+                          "document its inner suffix names") from exc
+    if len(content) > FILE_LIMIT:
+        raise ReportError(f"{path}: more than {FILE_LIMIT} bytes once decompressed")
+    return content
+
+
 def other_markup_problems(site_dir, parsed):
     """markup_problems of every HTML or SVG file of the site that verify's page parse did not read
     (``parsed(rel)`` is true for those it read), and any script they load: they carry no policy."""
@@ -228,7 +248,10 @@ def other_markup_problems(site_dir, parsed):
             continue
         parser = Markup()
         try:
-            parser.feed(plainfile.read_bytes(path, FILE_LIMIT).decode("utf-8", errors="replace"))
+            data = plainfile.read_bytes(path, FILE_LIMIT)
+            if rel.lower().endswith(".gz"):   # x.xml.gz: a host sends the XML with Content-Encoding: gzip
+                data = _gunzip(path, data)
+            parser.feed(data.decode("utf-8", errors="replace"))
         except ReportError as exc:
             out.extend(exc.problems)
             continue
