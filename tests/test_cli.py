@@ -27,7 +27,7 @@ def test_trace_prints_samples_log_and_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"run      {run_id} (quick)" in result.output
     assert "samples  [0.001, 0.0011, 0.0012]" in result.output
-    assert "line one\nline two" in result.output
+    assert "  | line one\n  | line two" in result.output   # each log line behind a mark
     assert "reportgen retest --profile quick --only numpy_gemm --force" in result.output
 
 

@@ -86,7 +86,8 @@ def test_an_untimed_records_summary_is_its_status_and_its_own_error_only():
     rec = {"id": CASE, "experiment": "numpy_gemm", "status": "check_failed", "samples": [], "stats": None,
            "error": "result differs"}
     assert citation.summary_problem(rec, f"{CASE}: check_failed: none; retried, ok, p50 1 ms over 3 samples")
-    assert citation.summary_problem(rec, f"{CASE}: check_failed: result differs") is None
+    # round 22: even its own error is not part of the checked line ("none; rerun ok, p50 ..." stood there)
+    assert citation.summary_problem(rec, f"{CASE}: check_failed: result differs")
     assert citation.summary_problem(rec, f"[numpy_gemm] {CASE}: check_failed") is None
 
 
@@ -97,18 +98,21 @@ def test_a_stated_figure_beyond_a_float_is_another_figure():
     assert citation.statement_problems(rec, [f"{CASE}: mean {'9' * 5000} ms"])
 
 
-def test_a_committed_folder_is_left_alone_when_git_cannot_tell(tmp_path, monkeypatch, capsys):
-    """Round 21 #12: with git failing inside a checkout (GIT_DIR elsewhere), clean_stale read 'not
-    tracked' and removed a committed .tmp- folder."""
+@pytest.mark.parametrize("variable", ["GIT_DIR", "GIT_INDEX_FILE"])
+def test_a_committed_folder_is_left_alone_whatever_git_variables_say(tmp_path, monkeypatch, capsys, variable):
+    """Round 21 #12, round 22 #16, #17: with GIT_DIR elsewhere git failed, with GIT_INDEX_FILE missing it
+    listed nothing: either way clean_stale read 'not tracked' and removed a committed .tmp- folder (and
+    committed_problem passed a committed site/). git is now asked without the GIT_* variables."""
     import subprocess
-    from reportgen.commands import retest
+    from reportgen.commands import build, retest
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     runs = tmp_path / "results" / "runs"
     (runs / ".tmp-notes").mkdir(parents=True)
     (runs / ".tmp-notes" / "a.txt").write_text("kept")
-    monkeypatch.setenv("GIT_DIR", str(tmp_path / "nowhere"))
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-f", "results/runs/.tmp-notes/a.txt"], check=True)
+    monkeypatch.setenv(variable, str(tmp_path / "nowhere"))
     assert retest.clean_stale(runs) == [] and (runs / ".tmp-notes" / "a.txt").exists()
-    assert "git cannot tell" in capsys.readouterr().err
+    assert "tracked by git" in capsys.readouterr().err and build.committed_problem(runs / ".tmp-notes")
 
 
 def test_the_publishing_marker_is_never_written_through_a_link(tmp_path):

@@ -86,6 +86,13 @@ def link_problem(site_dir, root=None):
             "through a link (a committed one would send the build outside the project): remove it")
 
 
+def git_env():
+    """The environment for asking git what the checkout tracks, without GIT_DIR, GIT_INDEX_FILE and the
+    other GIT_* variables: GIT_INDEX_FILE=<missing> made git list nothing, so a committed folder read as
+    a build's or a retest's own leftover (and was published, or removed)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def committed_problem(folder):
     """Why ``folder`` may not be published or restored, or None: it holds files git tracks.  A site is
     what a build wrote here; one committed (git add -f site/ or site.old/) was restored by the next
@@ -94,7 +101,8 @@ def committed_problem(folder):
     if not os.path.isdir(folder) or os.path.islink(folder):
         return None
     try:
-        out = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True, timeout=30)
+        out = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True, timeout=30,
+                             env=git_env())
     except (OSError, subprocess.SubprocessError):
         return None   # no git, or not a checkout: nothing can be committed there
     if out.returncode != 0 or not out.stdout:

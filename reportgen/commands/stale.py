@@ -99,8 +99,9 @@ def _tracked(path):
     removed; False outside a checkout, or without git."""
     import subprocess
     try:
+        from reportgen.commands.build import git_env
         out = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-z", "--", path.name], capture_output=True,
-                             timeout=30)
+                             timeout=30, env=git_env())
     except (OSError, subprocess.SubprocessError):
         out = None
     if out is not None and out.returncode == 0:

@@ -53,7 +53,8 @@ def trace(root, figure_id, site_dir=None, machine=None):
         *([f"summary  line {rec['log']['lines'][1]} (checked against the record when the run was read)"]
           if citation.bound(rec["run_id"]) else []),
         "--- log excerpt ---",
-        provenance.log_excerpt(root / "results", rec),
+        # every log line behind a mark: a line of the log cannot pass for a section of this output
+        "\n".join("  | " + line for line in provenance.log_excerpt(root / "results", rec).split("\n")),
         "--- reproduce ---",
         provenance.reproduce_command(rec, cur.run.manifest["profile"]),
     ]

@@ -3,6 +3,8 @@
 The tests run every case of that file and assert its outcome; the page reports the same
 file, so the count on the site is the count the test suite enforces.
 """
+import os
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from reportgen.errors import ReportError
 
 PATH = Path("tests") / "data" / "hostile" / "cases.yaml"
 OUTCOMES = ("refused", "text", "handled")
+KEYS = {"id", "class", "outcome", "expect", "field", "payload"}
 """refused: an error naming the file; text: shown as inert text; handled: a fault cleaned up."""
 
 def read(root):
@@ -23,6 +26,8 @@ def read(root):
     linked = plainfile.linked_folder_problem(path.parent, root, "the hostile corpus")
     if linked:
         raise ReportError(linked)
+    if os.path.isfile(path) and os.lstat(path).st_nlink > 1:   # a second name of a file elsewhere
+        raise ReportError(f"{path}: a hard link; the corpus is a plain file of the project")
     try:
         data = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
     except yaml.YAMLError as exc:
@@ -36,10 +41,18 @@ def read(root):
     for index, case in enumerate(cases):
         if not (isinstance(case, dict) and all(isinstance(case.get(k), str) for k in ("id", "class", "outcome"))):
             raise ReportError(f"{path}: cases[{index}]: expected a mapping with id, class and outcome as text")
-        if case["outcome"] not in OUTCOMES or case["id"] in seen:
-            raise ReportError(f"{path}: cases[{index}]: {case['id']!r:.60}: an outcome other than "
-                              f"{', '.join(OUTCOMES)}, or an id given before")
-        seen.add(case["id"])
+        where = f"{path}: cases[{index}]"
+        odd = set(case) - KEYS   # "outcome\u200b": published beside outcome: refused read as outcome twice
+        hidden = next(filter(None, (plainfile.hidden_text_problem(where, str(text)) for text in
+                                    (*case, case["id"], case["class"]))), None)
+        if odd or hidden:
+            raise ReportError(hidden or f"{where}: {sorted(map(ascii, odd))[0]:.60}: not a field of a case "
+                              f"({', '.join(sorted(KEYS))})")
+        key = unicodedata.normalize("NFKC", case["id"]).casefold()
+        if case["outcome"] not in OUTCOMES or key in seen:
+            raise ReportError(f"{where}: {case['id']!r:.60}: an outcome other than {', '.join(OUTCOMES)}, or an "
+                              "id given before")
+        seen.add(key)
     return cases
 
 

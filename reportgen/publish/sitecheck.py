@@ -139,6 +139,8 @@ class Markup(HTMLParser):
         self.otherwise.extend(f"{found.group(0)[:20]!r}" for found in _PARSED_OTHERWISE.finditer(data))
         if "\x00" in data or data.startswith("\ufffd\ufffd"):   # UTF-16/32 (a browser follows its mark)
             self.otherwise.append("UTF-16, UTF-32 or NUL bytes")
+        if "\x1b" in data or _OTHER_CHARSET.search(data):   # ISO-2022-JP's escapes swallow a quote
+            self.otherwise.append("a charset other than UTF-8, or an ESC byte")
         super().feed(data)
 
     def handle_starttag(self, tag, attrs):
@@ -168,6 +170,16 @@ class Markup(HTMLParser):
             if made.endswith("script") or made.startswith("on"):
                 self.inline.append(f"<{tag} name={made[:40]!r}>")
 
+    def handle_comment(self, data):
+        if "</" in data:   # <title><!--</title><script>: a browser ends the title inside the "comment"
+            self.otherwise.append("<!-- ...</... -->")
+
+    def handle_decl(self, decl):
+        self.handle_comment(decl)
+
+    def unknown_decl(self, data):
+        self.handle_comment(data)
+
     def handle_pi(self, data):
         if data.strip().lower().startswith("xml-stylesheet"):   # an XSLT that writes a script at view time
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
@@ -179,6 +191,12 @@ _PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\
 CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math, an end
 tag </script/> or </title x>; also "</" in an attribute, UTF-16 or NUL bytes): each hid a script
 from the checks. A built page holds none of them (its styles are linked files)."""
+_OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]+", re.I)
+"""A declared charset other than UTF-8 (a meta charset, an XML declaration's encoding)."""
+_XML_TYPES = (".svg", ".xml", ".xsl", ".xslt", ".xhtml", ".xht", ".mathml", ".rng", ".xsd", ".kml")
+_ODD_TAG = re.compile(r"<(?![A-Za-z/!?])")
+"""In an XML file, a tag whose name does not start with an ASCII letter (<_:script xmlns:_=...>, a
+non-ASCII prefix): an XML parser reads a tag the HTML parser here reads as text."""
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 """What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
 _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
@@ -224,10 +242,11 @@ def _gunzip(path, data):
     """The content of a gzip site file (at most FILE_LIMIT bytes), or ReportError naming it."""
     import gzip
     import io
+    import zlib
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             content = fh.read(FILE_LIMIT + 1)
-    except (OSError, EOFError, ValueError) as exc:
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
         raise ReportError(f"{path}: not a readable gzip file ({type(exc).__name__}); a host may send it as the "
                           "document its inner suffix names") from exc
     if len(content) > FILE_LIMIT:
@@ -251,7 +270,10 @@ def other_markup_problems(site_dir, parsed):
             data = plainfile.read_bytes(path, FILE_LIMIT)
             if rel.lower().endswith(".gz"):   # x.xml.gz: a host sends the XML with Content-Encoding: gzip
                 data = _gunzip(path, data)
-            parser.feed(data.decode("utf-8", errors="replace"))
+            text = data.decode("utf-8", errors="replace")
+            parser.feed(text)
+            if Path(rel.lower().removesuffix(".gz")).suffix in _XML_TYPES and _ODD_TAG.search(text):
+                parser.otherwise.append("a tag name not starting with an ASCII letter")
         except ReportError as exc:
             out.extend(exc.problems)
             continue
