@@ -71,7 +71,8 @@ def test_the_archive_reseal_never_writes_through_a_link(tmp_path, link):
 @pytest.mark.parametrize("text, said", [
     ("cases:\n  - {id: a, class: x, outcome: refused, \"outcome\\u200b\": published}\n", "U+200B"),
     ("cases:\n  - {id: a, class: x, outcome: refused, note: y}\n", "not a field of a case"),
-    ("cases:\n  - {id: a, class: x, outcome: text}\n  - {id: \"\\uff41\", class: x, outcome: text}\n", "given before"),
+    ("cases:\n  - {id: a, class: x, outcome: text}\n  - {id: \"\\uff41\", class: x, outcome: text}\n", "ASCII letters"),
+    ("cases:\n  - {id: a, class: x, outcome: text}\n  - {id: A, class: x, outcome: text}\n", "given before"),
 ])
 def test_the_corpus_refuses_look_alike_keys_and_ids(tmp_path, text, said):
     """Round 22 #21, #22: 'a' and 'a\\u200b' both counted; an extra 'outcome\\u200b' key was ignored."""

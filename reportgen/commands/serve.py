@@ -144,6 +144,12 @@ def open_server(site_dir, port):
 
 
 def serve(site_dir, port):
+    """Serve a built site whose files are those its build listed (site-files.json, sha256 each): a page
+    and a script planted after the build would run on the site's origin ('self' allows it)."""
+    from reportgen.publish import sitecheck
+    problems = sitecheck.manifest_problems(site_dir)
+    if problems:
+        raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
     with open_server(site_dir, port) as httpd:
         bound = httpd.server_address[1]
         print(f"serving {site_dir} on http://127.0.0.1:{bound}/ (Ctrl-C to stop)", flush=True)

@@ -1,5 +1,6 @@
 """`reportgen trace ID`: from a figure or record id to its samples, log lines and command."""
 import json
+import os
 from pathlib import Path
 
 from reportgen.data import load, merge, plainfile, runfacts
@@ -43,7 +44,7 @@ def trace(root, figure_id, site_dir=None, machine=None):
         f"record   {rec['id']}",
         f"run      {rec['run_id']} ({cur.run.manifest['profile']})"
         + (f", reused from {rec['reused_from']}" if rec["reused_from"] else ""),
-        f"status   {rec['status']}" + (f": {rec['error']}" if rec["error"] else ""),
+        f"status   {rec['status']}" + (f": {_one_line(rec['error'])}" if rec["error"] else ""),
         f"case     {json.dumps(rec['case'], sort_keys=True)}",
         f"stats    {json.dumps(rec['stats'], sort_keys=True)} ({rec['unit']})",
         f"samples  {json.dumps(rec['samples'])}",
@@ -78,6 +79,10 @@ def _site_json(site_dir, name):
     is as untrusted as results/: a FIFO there blocked trace, a list of numbers ended it in an internal
     error). None when the site has no such file; ReportError naming it when it is not JSON."""
     path = Path(site_dir) / name
+    from reportgen.commands.build import link_problem
+    linked = link_problem(site_dir, Path(site_dir).parent)   # site -> a folder elsewhere
+    if linked or (path.is_file() and os.lstat(path).st_nlink > 1):   # or a second name of a file elsewhere
+        raise ReportError(linked or f"{path}: a hard link; a built site's files have one name")
     try:
         return schema.loads(plainfile.read_text(path, NUMBERS_LIMIT))
     except FileNotFoundError:
@@ -111,10 +116,17 @@ def derived_lines(site_dir, figure_id):
         raise ReportError(f"{path}: entry {figure_id!r}: derived: expected formula, result and operands "
                           f"({', '.join(OPERAND_KEYS)} each), as a build writes them")
     pages = sorted({str(e.get("page")) for e in index if e.get("id") == figure_id})
-    out = ["--- derived figure ---", f"formula  {d['formula']} = {d['result']}", f"shown on {', '.join(pages)}"]
-    out += [f"operand  {o['name']} = {o['value']} {o['unit']}  record {o['record']}  run {o['run']}"
+    out = ["--- derived figure ---", f"formula  {_one_line(d['formula'])} = {_one_line(d['result'])}",
+           f"shown on {_one_line(', '.join(pages))}"]
+    out += [_one_line(f"operand  {o['name']} = {o['value']} {o['unit']}  record {o['record']}  run {o['run']}")
             for o in operands]
     return out
+
+
+def _one_line(value):
+    """A field of a record or of the site's index as one line of this output: a newline in an error or
+    a formula forged a section ('--- reproduce ---' with a command under it)."""
+    return str(value).replace("\r", "\\r").replace("\n", "\\n")
 
 
 OPERAND_KEYS = ("name", "value", "unit", "record", "run")

@@ -4,6 +4,7 @@ The tests run every case of that file and assert its outcome; the page reports t
 file, so the count on the site is the count the test suite enforces.
 """
 import os
+import re
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,7 @@ from reportgen.errors import ReportError
 PATH = Path("tests") / "data" / "hostile" / "cases.yaml"
 OUTCOMES = ("refused", "text", "handled")
 KEYS = {"id", "class", "outcome", "expect", "field", "payload"}
+_NAME = re.compile(r"[A-Za-z0-9_]+")
 """refused: an error naming the file; text: shown as inert text; handled: a fault cleaned up."""
 
 def read(root):
@@ -45,6 +47,8 @@ def read(root):
         odd = set(case) - KEYS   # "outcome\u200b": published beside outcome: refused read as outcome twice
         hidden = next(filter(None, (plainfile.hidden_text_problem(where, str(text)) for text in
                                     (*case, case["id"], case["class"]))), None)
+        if not hidden and not (_NAME.fullmatch(case["id"]) and _NAME.fullmatch(case["class"])):
+            hidden = f"{where}: {case['id']!r:.60}: an id and a class are ASCII letters, digits and _"   # a Cyrillic o
         if odd or hidden:
             raise ReportError(hidden or f"{where}: {sorted(map(ascii, odd))[0]:.60}: not a field of a case "
                               f"({', '.join(sorted(KEYS))})")

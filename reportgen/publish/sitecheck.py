@@ -170,6 +170,10 @@ class Markup(HTMLParser):
             if made.endswith("script") or made.startswith("on"):
                 self.inline.append(f"<{tag} name={made[:40]!r}>")
 
+    def handle_data(self, data):
+        if self.cdata_elem and "</" in data:   # <title><script type=application/json></title><script>...:
+            self.otherwise.append(f"<{self.cdata_elem}>...</...")   # a browser ended the title there
+
     def handle_comment(self, data):
         if "</" in data:   # <title><!--</title><script>: a browser ends the title inside the "comment"
             self.otherwise.append("<!-- ...</... -->")
@@ -193,10 +197,9 @@ tag </script/> or </title x>; also "</" in an attribute, UTF-16 or NUL bytes): e
 from the checks. A built page holds none of them (its styles are linked files)."""
 _OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]+", re.I)
 """A declared charset other than UTF-8 (a meta charset, an XML declaration's encoding)."""
-_XML_TYPES = (".svg", ".xml", ".xsl", ".xslt", ".xhtml", ".xht", ".mathml", ".rng", ".xsd", ".kml")
 _ODD_TAG = re.compile(r"<(?![A-Za-z/!?])")
-"""In an XML file, a tag whose name does not start with an ASCII letter (<_:script xmlns:_=...>, a
-non-ASCII prefix): an XML parser reads a tag the HTML parser here reads as text."""
+"""In a document other than a page, a tag whose name does not start with an ASCII letter (<_:script
+xmlns:_=...>, a non-ASCII prefix): an XML parser reads a tag the HTML parser here reads as text."""
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 """What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
 _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
@@ -272,7 +275,7 @@ def other_markup_problems(site_dir, parsed):
                 data = _gunzip(path, data)
             text = data.decode("utf-8", errors="replace")
             parser.feed(text)
-            if Path(rel.lower().removesuffix(".gz")).suffix in _XML_TYPES and _ODD_TAG.search(text):
+            if _ODD_TAG.search(text):   # any file read here: a.svg., b.svg.foo and .atom are XML to some host
                 parser.otherwise.append("a tag name not starting with an ASCII letter")
         except ReportError as exc:
             out.extend(exc.problems)

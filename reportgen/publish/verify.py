@@ -88,6 +88,7 @@ class _Nums(sitecheck.Markup):
             del self.urls[url_count:]
 
     def handle_data(self, data):
+        super().handle_data(data)   # a script's data holding "</" (Markup)
         if self._open is not None:
             self._open["text"] += data
         if self._plain is not None:
