@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 import jinja2.nodes
+import jinja2.sandbox
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
@@ -169,9 +170,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
         # "{#" starts a Markdown heading id ({#anchor}); Jinja comments use "{##" instead.
-        self.jinja = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                                        keep_trailing_newline=True,
-                                        comment_start_string="{##", comment_end_string="##}")
+        # sandboxed, with no globals: docs pages are reviewed input, and Jinja's own lipsum and cycler
+        # reached Python's builtins (lipsum.__globals__), which opened and wrote files anywhere
+        self.jinja = jinja2.sandbox.ImmutableSandboxedEnvironment(
+            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+            comment_start_string="{##", comment_end_string="##}")
+        self.jinja.globals.clear()
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()

@@ -71,9 +71,17 @@ def _sha256(path):
 
 
 def _write(site_dir, files):
+    """Write the manifest whole or not at all: a new file renamed over the old one (pdf adds to a
+    published site's manifest; a write cut by a full disk left it cut, and every check refused the site)."""
     import json
     from reportgen.publish import nofollow
-    nofollow.write_text(site_dir, MANIFEST, json.dumps({"files": dict(sorted(files.items()))}, indent=0) + "\n")
+    tmp = f".{MANIFEST}.{os.getpid()}.tmp"
+    try:
+        nofollow.write_text(site_dir, tmp, json.dumps({"files": dict(sorted(files.items()))}, indent=0) + "\n")
+        os.replace(Path(site_dir) / tmp, Path(site_dir) / MANIFEST)
+    finally:
+        if os.path.lexists(Path(site_dir) / tmp):
+            os.unlink(Path(site_dir) / tmp)
 
 
 def write_manifest(site_dir):
@@ -227,6 +235,8 @@ image, font, plain text, download).  Every other file of the site, docs/ ones in
 scripts: a list of the active types (.html, .svg, .xml...) missed their kin (.xsd and .rng are
 application/xml, .kml, .xspf and .mathml are +xml), each a document a browser runs script in."""
 PACKED_DOCUMENT_TYPES = (".svgz",)
+HOST_CONTROL_FILES = ("_worker.js", "_redirects", "_headers", "_routes.json", ".htaccess", "web.config",
+                      "staticwebapp.config.json", "vercel.json", "netlify.toml", "firebase.json")
 DOCUMENT_TYPES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".xml", ".xsl", ".xslt", ".mathml", ".mht",
                   ".mhtml")
 """Suffixes a host may type as a document wherever they stand in a name: Apache's mod_mime reads every
@@ -265,6 +275,10 @@ def other_markup_problems(site_dir, parsed):
         if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
+            continue
+        if Path(rel).name.lower() in HOST_CONTROL_FILES:
+            out.append(f"{path}: a file a static host reads as its own settings or server code (Cloudflare's "
+                       "_worker.js, Netlify's _redirects, Apache's .htaccess...); a built site holds none")
             continue
         if parsed(rel) or _inert(rel):
             continue
