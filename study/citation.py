@@ -23,11 +23,15 @@ _BEFORE = _ID_CHAR[:-1] + ".]"
 """An id character or "." before an id: the tail of a longer id."""
 
 
+def _whole_id(case_id):
+    """``case_id`` as a whole id: not inside a longer id (``n=64`` is not named by a line about
+    ``n=640``); a full stop right after it ends a sentence."""
+    return re.compile(rf"(?<!{_BEFORE}){re.escape(case_id)}(?!{_ID_CHAR}|\.{_ID_CHAR})")
+
+
 def names_record(case_id, text):
-    """True when ``text`` holds ``case_id`` as a whole id: not inside a longer id (``n=64`` is not
-    named by a line about ``n=640``); a full stop right after it ends a sentence."""
-    pattern = rf"(?<!{_BEFORE}){re.escape(case_id)}(?!{_ID_CHAR}|\.{_ID_CHAR})"
-    return re.search(pattern, text) is not None
+    """True when ``text`` holds ``case_id`` as a whole id (_whole_id)."""
+    return _whole_id(case_id).search(text) is not None
 
 
 def bound(run_id):
@@ -122,7 +126,7 @@ def _said_about(case_id, line):
     """The text a line says about ``case_id``: the rest of the line after each whole occurrence of
     the id (in the line as its words read)."""
     line = _plain(line)
-    for match in re.finditer(rf"(?<!{_BEFORE}){re.escape(case_id)}(?!{_ID_CHAR}|\.{_ID_CHAR})", line):
+    for match in _whole_id(case_id).finditer(line):
         yield line[match.end():]
 
 
@@ -176,13 +180,9 @@ def summary_problem(rec, line):
     if not text.startswith(head):
         return f"the last cited line is not the record's summary ('{head}...')"
     stats = rec.get("stats") or {}
-    if rec.get("status") == "ok" and rec.get("samples") and isinstance(stats.get("p50"), (int, float)):
-        wanted = summary(rec["id"], "ok", rec["samples"], float(stats["p50"]))
-        if text != wanted:
-            return f"the last cited line does not state the record's median and count ('{wanted[:160]}')"
+    timed = rec.get("status") == "ok" and rec.get("samples") and isinstance(stats.get("p50"), (int, float))
+    # an untimed record's line is its status alone: an error "none; rerun ok, p50 ..." stood in the checked line
+    wanted = summary(rec["id"], str(rec.get("status")), rec.get("samples"), float(stats["p50"]) if timed else None)
+    if text == wanted:
         return None
-    if rec.get("status") == "ok":
-        return None if text == head + "ok" else f"the last cited line is not the record's summary ('{head}ok')"
-    if text != head + str(rec.get("status")):   # an error "none; rerun ok, p50 ..." stood in the checked line
-        return f"the last cited line does not state the record's status ('{head}{rec.get('status')}')"
-    return None
+    return f"the last cited line does not state the record's {'median and count' if timed else 'status'} ('{wanted[:160]}')"

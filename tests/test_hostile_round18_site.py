@@ -115,9 +115,9 @@ def test_a_page_loads_only_the_scripts_the_build_ships(tmp_path):
     (tmp_path / "provenance").mkdir()
     (tmp_path / "provenance" / "gemm.html").write_text("".join(f'<script src="../{s}"></script>' for s in sorted(shipped))
                                                        + '<script src="/assets/js/charts.js"></script>', encoding="utf-8")
-    assert verify._script_problems(ROOT, tmp_path) == []
+    assert verify._script_problems(ROOT, tmp_path, verify._parse_pages(tmp_path, [])) == []
     planted = ["assets/js/notes.js", "data/logs/20261205T130000Z-quick-x/numpy_gemm.log", "assets/vendor/../js/a.mjs"]
     (tmp_path / "index.html").write_text("".join(f'<script src="{s}"></script>' for s in planted), encoding="utf-8")
-    found = verify._script_problems(ROOT, tmp_path)
+    found = verify._script_problems(ROOT, tmp_path, verify._parse_pages(tmp_path, []))
     assert len(found) == 3 and all("\n" not in line and line.startswith(str(tmp_path / "index.html")) for line in found)
     assert all(src in line and _expect("same_origin_script_src") in line for src, line in zip(planted, found))

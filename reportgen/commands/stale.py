@@ -63,11 +63,11 @@ def _check(runs_dir):
 
 
 def _made_by_retest(runs_dir, tmp):
-    """A whole run in a folder a retest made: its lock beside it, nothing in it tracked by git."""
-    from reportgen.commands.build import committed_problem
+    """A whole run in a folder a retest made: its lock beside it (clean_stale has left tracked folders
+    alone before it asks)."""
     run_id = tmp.name[len(".tmp-"):]
     return (schema._RUN_ID.match(run_id) and not os.path.lexists(runs_dir / run_id) and not tmp.is_symlink()
-            and (tmp / "run.json").is_file() and _lock_path(tmp).is_file() and not committed_problem(tmp))
+            and (tmp / "run.json").is_file() and _lock_path(tmp).is_file())
 
 
 def _publish_complete(runs_dir, tmp):
@@ -129,11 +129,10 @@ def _unfinished_publishing(runs_dir):
 
 def clean_stale(runs_dir):
     """Remove .tmp-* folders no live retest holds (a killed retest's leftovers); say so."""
-    from reportgen.commands.build import committed_problem
     _unfinished_publishing(runs_dir)
     removed = []
     for tmp in sorted(Path(runs_dir).glob(".tmp-*")):
-        if _tracked(tmp) or committed_problem(tmp):   # a commit's, not a retest's: never removed by one
+        if _tracked(tmp):   # a commit's (a folder's files, or a file), not a retest's: never removed by one
             print(f"ignored {ascii(tmp.name)[1:-1]}: tracked by git, or git cannot tell; a retest leaves such "
                   "folders, never a commit (git rm -r --cached it)", file=sys.stderr, flush=True)
             continue

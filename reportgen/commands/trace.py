@@ -1,6 +1,5 @@
 """`reportgen trace ID`: from a figure or record id to its samples, log lines and command."""
 import json
-import os
 from pathlib import Path
 
 from reportgen.data import load, merge, plainfile, runfacts
@@ -81,10 +80,10 @@ def _site_json(site_dir, name):
     path = Path(site_dir) / name
     from reportgen.commands.build import link_problem
     linked = link_problem(site_dir, Path(site_dir).parent)   # site -> a folder elsewhere
-    if linked or (path.is_file() and os.lstat(path).st_nlink > 1):   # or a second name of a file elsewhere
-        raise ReportError(linked or f"{path}: a hard link; a built site's files have one name")
-    try:
-        return schema.loads(plainfile.read_text(path, NUMBERS_LIMIT))
+    if linked:
+        raise ReportError(linked)
+    try:   # one_name: a hard link is a second name of a file elsewhere
+        return schema.loads(plainfile.read_text(path, NUMBERS_LIMIT, one_name=True))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

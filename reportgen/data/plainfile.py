@@ -32,9 +32,10 @@ def size_problem(path, st, limit):
     return None
 
 
-def read_bytes(path, limit=MAX_RUN_FILE_BYTES):
+def read_bytes(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
     """The bytes of ``path``, refused (ReportError naming it) unless it is a regular file, not a
-    symlink, of at most ``limit`` bytes.  A missing file raises FileNotFoundError as open() does."""
+    symlink, of at most ``limit`` bytes (and, with ``one_name``, not a hard link: a second name of a
+    file elsewhere).  A missing file raises FileNotFoundError as open() does."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -46,6 +47,9 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES):
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ReportError(f"{path}: is not a plain file (a FIFO, device or folder); only plain files are read")
+        if one_name and st.st_nlink > 1:
+            raise ReportError(f"{path}: a hard link ({st.st_nlink} names for one file); only a file of one name "
+                              "is read here")
         too_big = size_problem(path, st, limit)
         if too_big:
             raise ReportError(too_big)
@@ -55,9 +59,9 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES):
     return data
 
 
-def read_text(path, limit=MAX_RUN_FILE_BYTES):
+def read_text(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
     """read_bytes decoded as UTF-8 (UnicodeDecodeError as bytes.decode raises it)."""
-    return read_bytes(path, limit).decode("utf-8")
+    return read_bytes(path, limit, one_name).decode("utf-8")
 
 
 MAX_FOLDER_DEPTH = 32

@@ -193,7 +193,7 @@ def shipped_scripts(root):
         raise ReportError(f"{path}: cannot tell the scripts the build ships ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
-def _script_problems(root, site_dir):
+def _script_problems(root, site_dir, pages):
     """A page loads only the scripts the build ships: a file planted in docs/assets/js, or a cited log,
     loaded with <script src> ran on the site's origin, which the policy's 'self' allows."""
     try:
@@ -201,7 +201,7 @@ def _script_problems(root, site_dir):
     except ReportError as exc:
         return exc.problems
     out = []
-    for rel, parsed in _parse_pages(site_dir, []).items():
+    for rel, parsed in pages.items():   # the pages _check_site read (_parse_pages), parsed once
         for src in parsed.scripts:
             if _OUTSIDE.match(src) or _SCHEME.match(src):   # said as another origin or scheme
                 continue
@@ -236,7 +236,9 @@ def _index_problems(index_path, index):
     return []
 
 
-def _check_site(site_dir, tables, records):
+def _check_site(site_dir, tables, records, read_pages=None):
+    """The pages against the figure index and the records. ``read_pages``: (pages, read problems) of
+    _parse_pages when the caller has read them already (else they are read here)."""
     problems = []
     index_path = site_dir / "numbers.json"
     try:
@@ -249,9 +251,13 @@ def _check_site(site_dir, tables, records):
     indexed = {(_html_page(e["page"]), e["id"]): e for e in index}
     by_id = {e["id"]: e for e in index}
     cells = {c.id: c for t in tables.values() for c in t.figures()}
-    pages = _parse_pages(site_dir, problems)
-    for rel, parsed in pages.items():
-        problems.extend(sitecheck.markup_problems(site_dir / rel, parsed))
+    if read_pages is None:
+        pages = _parse_pages(site_dir, problems)
+    else:
+        pages, read = read_pages
+        problems.extend(read)
+    for rel, page in pages.items():
+        problems.extend(sitecheck.markup_problems(site_dir / rel, page))
     for (rel, figure_id), entry in sorted(indexed.items()):   # numbers.json -> pages
         if rel not in pages or figure_id not in {n["id"] for n in pages[rel].nums}:
             problems.append(f"{index_path}: figure {figure_id!r} is listed for {entry['page']} but that page "
@@ -505,9 +511,11 @@ def verify(root, site_dir=None, strict=False, runs=None):
             problems.append(f"{site_dir}: no built site; run `reportgen build`")
         else:
             problems.extend(sitecheck.manifest_problems(site_dir))
-            problems.extend(_check_site(site_dir, tables, records))
+            read = []
+            pages = _parse_pages(site_dir, read)
+            problems.extend(_check_site(site_dir, tables, records, (pages, read)))
             problems.extend(sitecheck.other_markup_problems(site_dir, _is_page))
-            problems.extend(_script_problems(root, site_dir))
+            problems.extend(_script_problems(root, site_dir, pages))
             problems.extend(_published_data_problems(site_dir, runs))
             problems.extend(_published_records_problems(site_dir, runs))
             problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))
