@@ -117,7 +117,7 @@ def serve_command(root, port, site_dir):
     Example: reportgen serve --port 8000
     """
     from reportgen.commands import serve
-    serve.serve(site_dir or root / "site", port)
+    serve.serve(site_dir or root / "site", port, root)
 
 
 @cli.command(name="verify")

@@ -19,6 +19,7 @@ from test_hostile_round4 import _expect
 from reportgen.commands import serve
 from reportgen.data import load, plainfile
 from reportgen.errors import ReportError
+from reportgen.publish import sitecheck
 from reportgen.publish import nofollow
 from reportgen.pages import gemm
 from study import schema
@@ -63,6 +64,7 @@ def test_hard_link_in_a_campaign_is_refused(case, name, tmp_path):
 
 
 def _get(site, path):
+    sitecheck.write_manifest(site)   # serve answers only what a build listed
     httpd = serve.open_server(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

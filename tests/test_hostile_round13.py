@@ -127,6 +127,7 @@ def test_serve_prints_a_request_line_with_its_escapes_escaped(tmp_path, capsys):
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("ok")
+    sitecheck.write_manifest(site)   # serve answers only what a build listed
     httpd = serve.open_server(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

@@ -24,6 +24,7 @@ from experiments import harness
 from reportgen.commands import build, retest, serve
 from reportgen.data import load, runfacts
 from reportgen.errors import ReportError
+from reportgen.publish import sitecheck
 from reportgen.render import provenance
 from study import schema, stats
 
@@ -367,6 +368,7 @@ def _server(tmp_path):
     site.mkdir()
     (site / "index.html").write_text("<p>home</p>")
     (site / "404.html").write_text("<p>not here</p>")
+    sitecheck.write_manifest(site)   # serve answers only what a build listed
     server = serve.open_server(site, 0)
     import threading
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -76,7 +76,7 @@ def test_serve_refuses_a_site_with_files_its_build_did_not_write(tmp_path):
     sitecheck.write_manifest(site)
     (site / "x.js").write_text("alert(1)")
     with pytest.raises(ReportError) as err:
-        serve.serve(site, 0)
+        serve.serve(site, 0, tmp_path)
     assert any("x.js" in p and _expect("serve_unlisted_file") in p for p in err.value.problems)
 
 

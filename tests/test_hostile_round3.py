@@ -23,6 +23,7 @@ from helpers import record, write_run
 from reportgen.commands import build, pdf, retest, trace
 from reportgen.data import archive, load, safeyaml
 from reportgen.errors import ReportError
+from reportgen.publish import sitecheck
 from reportgen.pages import history
 from reportgen.publish import nofollow, plugin, verify
 from reportgen.render import provenance
@@ -191,6 +192,7 @@ def test_serve_follows_no_link_planted_in_the_site(tmp_path):
     (site / "index.html").write_text("<p>home</p>")
     (site / "leak.txt").symlink_to(secret)
     (site / "outside").symlink_to(tmp_path)
+    sitecheck.write_manifest(site)   # serve answers only what a build listed
     server = serve.open_server(site, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -27,6 +27,7 @@ from test_hostile_round4 import CASES, RUN, _expect
 from reportgen.commands import serve
 from reportgen.data import archive, load, plainfile, runfacts, words
 from reportgen.errors import ReportError
+from reportgen.publish import sitecheck
 from reportgen.publish import plugin, verify
 
 
@@ -209,6 +210,7 @@ def test_serve_lists_no_folder(tmp_path):
     (site / "index.html").write_text("<html>home</html>", encoding="utf-8")
     (site / "404.html").write_text("<html>not here</html>", encoding="utf-8")
     (site / "data" / "runs" / "a.log").write_text("x\n", encoding="utf-8")
+    sitecheck.write_manifest(site)   # serve answers only what a build listed
     httpd = serve.open_server(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

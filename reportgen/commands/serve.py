@@ -1,7 +1,9 @@
 """`reportgen serve`: the built site on localhost (it needs nothing from outside)."""
 import errno
 import functools
+import hashlib
 import http.server
+import io
 import os
 import re
 from pathlib import Path
@@ -34,8 +36,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         """A missing page gets the site's own 404 page, not a bare 'Error response'."""
-        page = Path(self.directory) / "404.html"
-        body = _own_file(page) if code == 404 else None
+        body = self._listed_bytes("404.html") if code == 404 else None
         if body is not None:
             self.send_response(404, message)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -47,9 +48,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().send_error(code, message, explain)
 
     def send_head(self):
-        """A path the file system cannot name (a %00 in it) is a bad request, not a traceback; a
-        path through a symlink, or one that resolves outside the site, is not found: a link planted
-        in site/ never serves a file (or lists a folder) from elsewhere."""
+        """Only a file the build listed, with the bytes it listed (site-files.json, read at start): a
+        page or script planted or changed while the server runs is not found.  A path the file system
+        cannot name (a %00 in it) is a bad request, not a traceback; a path through a symlink, or one
+        that resolves outside the site, is not found."""
         try:
             path = Path(self.translate_path(self.path))
             # a folder is answered with its index.html or index.htm: those are checked too (a link or
@@ -57,10 +59,33 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if not all(_inside_site(Path(self.directory), p) for p in (path, path / "index.html", path / "index.htm")):
                 self.send_error(404, "not found")
                 return None
-            return super().send_head()
+            if path.is_dir():
+                if not self.path.split("?", 1)[0].split("#", 1)[0].endswith("/"):
+                    return super().send_head()   # the redirect to the folder's own URL
+                path = next((path / name for name in ("index.html", "index.htm") if (path / name).is_file()), path)
+            body = self._listed_bytes(path.relative_to(self.directory).as_posix())
         except ValueError:
             self.send_error(400, "bad path")
             return None
+        if body is None:
+            self.send_error(404, "not found")
+            return None
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def _listed_bytes(self, rel):
+        """The bytes of site file ``rel`` if the build listed it and they still hash to what it listed
+        (and it is a plain file of one name: _own_file), else None."""
+        want = self.server.listed.get(rel)
+        body = _own_file(Path(self.directory) / rel) if want else None
+        if body is not None and hashlib.sha256(body).hexdigest() == want:
+            return body
+        if body is not None:
+            self.log_message("%s: changed since the build listed it; not served", rel)
+        return None
 
     def list_directory(self, path):
         """A folder without an index.html is not found, as on a static host: the built site links
@@ -130,9 +155,13 @@ def open_server(site_dir, port):
         raise ReportError(f"{site_dir}: no built site; run `reportgen build` first")
     if not 0 <= int(port) <= 65535:
         raise ReportError(f"--port {port}: not a TCP port (0-65535; 0 picks a free one)")
+    from reportgen.publish import sitecheck
+    listed = sitecheck.read_manifest(site_dir)   # what the build wrote: nothing else is served
     handler = functools.partial(Handler, directory=str(site_dir))
     try:
-        return Server(("127.0.0.1", int(port)), handler)
+        server = Server(("127.0.0.1", int(port)), handler)
+        server.listed = listed
+        return server
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ReportError(f"--port {port}: already in use on 127.0.0.1; choose another, "
@@ -143,11 +172,15 @@ def open_server(site_dir, port):
         raise ReportError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror}") from exc
 
 
-def serve(site_dir, port):
+def serve(site_dir, port, root):
     """Serve a built site whose files are those its build listed (site-files.json, sha256 each): a page
-    and a script planted after the build would run on the site's origin ('self' allows it)."""
-    from reportgen.publish import sitecheck
+    and a script planted after the build would run on the site's origin ('self' allows it).  The list
+    sits in the folder it vouches for, so the pages are also read as verify reads them (scripts the
+    build ships, no inline script or event, the theme's own settings), against the project ``root``."""
+    from reportgen.publish import sitecheck, verify
     problems = sitecheck.manifest_problems(site_dir)
+    if not problems:
+        problems = verify.script_problems(root, site_dir)
     if problems:
         raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
     with open_server(site_dir, port) as httpd:

@@ -52,6 +52,9 @@ class _Nums(sitecheck.Markup):
         self.nums, self.ids, self._open, self.forged, self.schemes, self.outside = [], set(), None, [], [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
         self.scripts = []    # every <script src>, as written: _script_problems resolves it against the page
+        self._data = None    # the open JSON script
+        self.twice = []      # ids given to two elements: a script reads the first (Material's #__config)
+        self.data = []       # [tag, id, text] of every JSON <script> and every element with id __config
 
     def handle_starttag(self, tag, attrs):
         url_count, said, inline = len(self.urls), len(self.schemes) + len(self.outside), len(self.inline)
@@ -60,7 +63,13 @@ class _Nums(sitecheck.Markup):
         if "srcdoc" in attrs:   # said once below, as a page's inline frame
             del self.inline[inline:]
         if "id" in attrs:
+            if attrs["id"] in self.ids:
+                self.twice.append(attrs["id"])
             self.ids.add(attrs["id"])
+        kind = (attrs.get("type") or "").strip().lower() if tag == "script" else None
+        if kind in sitecheck.DATA_SCRIPT_TYPES or attrs.get("id") == CONFIG_ID:
+            self.data.append([tag if kind is None else "script", str(attrs.get("id")), ""])
+            self._data = self.data[-1] if tag == "script" else None   # a non-script's text is not read
         if (tag == "script" or tag.endswith(":script")) and attrs.get("src") is not None:
             self.scripts.append(attrs["src"])
         for name in URL_ATTRIBUTES:
@@ -89,12 +98,16 @@ class _Nums(sitecheck.Markup):
 
     def handle_data(self, data):
         super().handle_data(data)   # a script's data holding "</" (Markup)
+        if self._data is not None and self.cdata_elem == "script":
+            self._data[2] += data
         if self._open is not None:
             self._open["text"] += data
         if self._plain is not None:
             self._plain["text"] += data
 
     def handle_endtag(self, tag):
+        if tag == "script":
+            self._data = None
         if self._plain is not None and tag == self._plain["tag"]:
             if any(c.isdigit() for c in self._plain["text"]):
                 self.forged.append(self._plain["element"] + f" showing {self._plain['text'][:40]!r}")
@@ -171,12 +184,21 @@ def _parse_pages(site_dir, problems):
 
 _TEMPLATE_SCRIPT = re.compile(r"""<script\b[^>]*\bsrc=["']\{\{\s*['"]([^'"]+)['"]\s*\|\s*url\s*\}\}""")
 """A theme template's own script: <script src="{{ 'assets/javascripts/bundle.a5f9d56c.min.js' | url }}">."""
+_TEMPLATE_WORKER = re.compile(r"""["']search["']\s*:\s*["']([^"']+)["']\s*\|\s*url""")
+"""The search worker a theme names in its #__config: "search": "assets/javascripts/workers/search.a7633da7.min.js" | url."""
+CONFIG_ID = "__config"
+"""The element Material's bundle reads its settings from (the first of that id), the search worker's URL among them."""
+_SPEC_ID = re.compile(r"spec-[A-Za-z0-9_]+")
+"""A chart's Vega-Lite spec (charts.embed_html), read by charts.js as the data of div.vchart."""
+_BASE = re.compile(r"/|\.|\.\.(?:/\.\.)*")
+"""The #__config base of a built page: / (the 404 page), . or ../.. (a page's way up to the site's root)."""
 
 
-def shipped_scripts(root):
+def shipped_scripts(root, workers=False):
     """The site paths of every script a built page loads: the theme's own (Material's bundle, and the
     custom_dir's files standing in for its inline scripts) and mkdocs.yml's extra.polyfills and
-    extra_javascript (charts.js, which loads the vendored chart libraries itself)."""
+    extra_javascript (charts.js, which loads the vendored chart libraries itself).  ``workers``: the
+    paths of the search workers the theme's templates name in #__config instead."""
     import yaml
     from mkdocs.utils import get_theme_dir
     path = Path(root) / "mkdocs.yml"
@@ -184,13 +206,21 @@ def shipped_scripts(root):
         config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
         theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
         folders = [Path(get_theme_dir(theme["name"]))] + ([Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+        pattern = _TEMPLATE_WORKER if workers else _TEMPLATE_SCRIPT
         scripts = {found for folder in folders for template in _tree(folder, ".html")
-                   for found in _TEMPLATE_SCRIPT.findall(template.read_text(encoding="utf-8", errors="replace"))}
-        for item in list((config.get("extra") or {}).get("polyfills") or []) + list(config.get("extra_javascript") or []):
+                   for found in pattern.findall(template.read_text(encoding="utf-8", errors="replace"))}
+        for item in [] if workers else (list((config.get("extra") or {}).get("polyfills") or [])
+                                        + list(config.get("extra_javascript") or [])):
             scripts.add(item["path"] if isinstance(item, dict) else item)
         return {posixpath.normpath(str(script)) for script in scripts}
     except (OSError, ValueError, yaml.YAMLError, AttributeError, KeyError, TypeError) as exc:
         raise ReportError(f"{path}: cannot tell the scripts the build ships ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _site_path(rel, src):
+    """The site path a URL of page ``rel`` names (query and fragment dropped, %-escapes decoded)."""
+    path = unquote(re.split(r"[?#]", src.strip().replace("\\", "/"))[0])
+    return posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(posixpath.dirname(rel), path))
 
 
 def _script_problems(root, site_dir, pages):
@@ -198,6 +228,7 @@ def _script_problems(root, site_dir, pages):
     loaded with <script src> ran on the site's origin, which the policy's 'self' allows."""
     try:
         shipped = shipped_scripts(root)
+        workers = shipped_scripts(root, workers=True)
     except ReportError as exc:
         return exc.problems
     out = []
@@ -205,11 +236,41 @@ def _script_problems(root, site_dir, pages):
         for src in parsed.scripts:
             if _OUTSIDE.match(src) or _SCHEME.match(src):   # said as another origin or scheme
                 continue
-            path = unquote(re.split(r"[?#]", src.strip().replace("\\", "/"))[0])
-            path = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(posixpath.dirname(rel), path))
-            if path not in shipped:
+            if _site_path(rel, src) not in shipped:
                 out.append(f"{site_dir / rel}: <script src={src[:80]!r}>: not a script the build ships (the theme's, "
                            "mkdocs.yml's extra_javascript and polyfills); a page loads no other file as a script")
+        out.extend(f"{site_dir / rel}: id {name[:60]!r}: given to two elements (a script reads the first: a page's own "
+                   f"#{CONFIG_ID} came before the theme's)" for name in dict.fromkeys(parsed.twice))
+        out.extend(_data_problems(site_dir / rel, rel, parsed.data, workers))
+    return out
+
+
+def _data_problems(where, rel, data, workers):
+    """The JSON a page holds is the theme's #__config, naming the search worker it ships, and the charts'
+    specs: Material starts a Worker from the config's "search" URL, and vega-embed takes options
+    (loader, expression functions) from a spec's "usermeta"."""
+    out = []
+    for tag, name, text in data:
+        said = f"{where}: <{tag} id={name[:60]!r}>: JSON data the build does not write"
+        if name != CONFIG_ID and not _SPEC_ID.fullmatch(name):
+            out.append(f"{said} (only the theme's #{CONFIG_ID} and the charts' spec-<name>)")
+            continue
+        try:
+            value = schema.loads(text) if tag == "script" else None
+        except ValueError as exc:
+            out.append(f"{said}: not valid JSON ({str(exc)[:80]})")
+            continue
+        if not isinstance(value, dict):
+            out.append(f"{said}: not a JSON object in a <script type=application/json>")
+        elif name == CONFIG_ID:
+            search, base = value.get("search"), value.get("base")
+            if not (isinstance(base, str) and _BASE.fullmatch(base)):
+                out.append(f"{said}: base {str(base)[:60]!r} is not the way up to the site's root")
+            if not (isinstance(search, str) and _site_path(rel, search) in workers):
+                out.append(f"{said}: search {str(search)[:60]!r} is not the theme's search worker (Material "
+                           "starts a Worker from it, on the site's origin)")
+        elif "usermeta" in value:
+            out.append(f"{said}: a chart spec with usermeta (vega-embed reads its options from it)")
     return out
 
 
@@ -477,6 +538,24 @@ def _csp_problems(site_dir):
     return out
 
 
+def _running_problems(root, site_dir, pages):
+    """What could make a browser run script from the site, besides the pages' own markup: other
+    documents, scripts and JSON settings the build does not ship, a page without the content policy."""
+    return (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
+            + _csp_problems(site_dir))
+
+
+def script_problems(root, site_dir):
+    """Every check of what a browser runs from the site (`reportgen serve` makes them at start: the
+    manifest proves a file unchanged since the build only if nobody rewrote the manifest too)."""
+    site_dir = Path(site_dir)
+    problems = []
+    pages = _parse_pages(site_dir, problems)
+    for rel, page in pages.items():
+        problems.extend(sitecheck.markup_problems(site_dir / rel, page))
+    return problems + _running_problems(root, site_dir, pages)
+
+
 def verify(root, site_dir=None, strict=False, runs=None):
     """Raise ReportError listing every problem; return quietly when all is well.
 
@@ -514,13 +593,11 @@ def verify(root, site_dir=None, strict=False, runs=None):
             read = []
             pages = _parse_pages(site_dir, read)
             problems.extend(_check_site(site_dir, tables, records, (pages, read)))
-            problems.extend(sitecheck.other_markup_problems(site_dir, _is_page))
-            problems.extend(_script_problems(root, site_dir, pages))
+            problems.extend(_running_problems(root, site_dir, pages))
             problems.extend(_published_data_problems(site_dir, runs))
             problems.extend(_published_records_problems(site_dir, runs))
             problems.extend(_published_excerpts_problems(site_dir, runs, root / "results"))
             problems.extend(_size_problems(site_dir))
-            problems.extend(_csp_problems(site_dir))
             if strict:
                 problems.extend(coverage.strict_problems(site_dir / "coverage.json"))
     if problems:
@@ -528,4 +605,4 @@ def verify(root, site_dir=None, strict=False, runs=None):
     return True
 
 
-__all__ = ["verify", "typed_figures", "schema"]
+__all__ = ["verify", "script_problems", "typed_figures", "schema"]
