@@ -55,17 +55,32 @@ def test_a_host_control_file_in_the_site_is_refused(tmp_path, name):
 
 def test_the_manifest_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     """Round 24 #9: a write cut by a full disk left site-files.json cut."""
-    from reportgen.publish import nofollow, sitecheck
+    import os
+    from reportgen.data import plainfile
+    from reportgen.publish import sitecheck
     (tmp_path / "index.html").write_text("<p>x</p>")
     sitecheck.write_manifest(tmp_path)
     before = (tmp_path / sitecheck.MANIFEST).read_text()
-    real = nofollow.write_text
+    real = os.fdopen
 
-    def cut(top, rel, text):
-        real(top, rel, text[:10])
-        raise OSError(28, "No space left on device")
+    def cut(fd, mode="r", *args, **kwargs):
+        fh = real(fd, mode, *args, **kwargs)
+        if "w" not in mode:
+            return fh
 
-    monkeypatch.setattr(nofollow, "write_text", cut)
+        class Cut:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                fh.close()
+
+            def write(self, data):
+                fh.write(data[:10])
+                raise OSError(28, "No space left on device")
+        return Cut()
+
+    monkeypatch.setattr(plainfile.os, "fdopen", cut)
     with pytest.raises(OSError):
         sitecheck.add_to_manifest(tmp_path, ["index.html"])
     assert (tmp_path / sitecheck.MANIFEST).read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == \

@@ -93,22 +93,31 @@ def git_env():
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
+def git_tracked(path):
+    """The names git tracks at ``path`` (a file, or a folder's files): [] when none, None when git
+    cannot tell (no git, not a checkout, GIT_DIR pointing elsewhere, a checkout of another user)."""
+    import subprocess
+    path = Path(path)
+    try:
+        out = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-z", "--", path.name], capture_output=True,
+                             timeout=30, env=git_env())
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return [name.decode("utf-8", "backslashreplace") for name in out.stdout.split(b"\0") if name]
+
+
 def committed_problem(folder):
     """Why ``folder`` may not be published or restored, or None: it holds files git tracks.  A site is
     what a build wrote here; one committed (git add -f site/ or site.old/) was restored by the next
     build as the published site, and `serve` served it, pages and scripts no build checked."""
-    import subprocess
     if not os.path.isdir(folder) or os.path.islink(folder):
         return None
-    try:
-        out = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True, timeout=30,
-                             env=git_env())
-    except (OSError, subprocess.SubprocessError):
-        return None   # no git, or not a checkout: nothing can be committed there
-    if out.returncode != 0 or not out.stdout:
+    tracked = git_tracked(folder)   # no git, or not a checkout: nothing can be committed there
+    if not tracked:
         return None
-    first = out.stdout.split(b"\0")[0].decode("utf-8", "backslashreplace")
-    return (f"{folder}: holds files git tracks ({first!r:.80}, ...); a site is written by `reportgen build`, "
+    return (f"{folder}: holds files git tracks ({tracked[0]!r:.80}, ...); a site is written by `reportgen build`, "
             "never committed: remove them from git (git rm -r --cached) and build again")
 
 

@@ -97,15 +97,10 @@ def _tracked(path):
     """True when git tracks ``path`` (a file, or files in a folder), or when git cannot tell inside a
     checkout (GIT_DIR pointing elsewhere, a checkout of another user): such a folder is left alone, not
     removed; False outside a checkout, or without git."""
-    import subprocess
-    try:
-        from reportgen.commands.build import git_env
-        out = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-z", "--", path.name], capture_output=True,
-                             timeout=30, env=git_env())
-    except (OSError, subprocess.SubprocessError):
-        out = None
-    if out is not None and out.returncode == 0:
-        return bool(out.stdout)
+    from reportgen.commands.build import git_tracked
+    tracked = git_tracked(path)
+    if tracked is not None:
+        return bool(tracked)
     return any((folder / ".git").exists() for folder in path.resolve().parents)
 
 

@@ -6,7 +6,6 @@ archive deliberately, edit it, then run ``python -m reportgen.data.archive --res
 both (the diff of SHA256SUMS shows which files changed).
 """
 import hashlib
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -199,23 +198,8 @@ def reseal(archive_dir):
     if links:
         raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
     text = "".join(f"{_sha256(p)}  {p.relative_to(archive_dir).as_posix()}\n" for p in files)
-    _replace_plain(archive_dir / SEAL, text.encode("utf-8"))
+    plainfile.replace_whole(archive_dir / SEAL, text.encode("utf-8"))
     return len(files)
-
-
-def _replace_plain(path, data):
-    """Write ``path`` as a new plain file: a temporary file created beside it (O_EXCL|O_NOFOLLOW) and
-    renamed over it, so a SHA256SUMS committed as a link (or a hard link) to a file elsewhere is
-    replaced, never written through."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _load_yaml(path, what):

@@ -59,6 +59,23 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
     return data
 
 
+def replace_whole(path, data):
+    """Write ``path`` whole or not at all, as a new plain file: a temporary file created beside it
+    (O_EXCL|O_NOFOLLOW) and renamed over it.  A name committed as a link (or a hard link) to a file
+    elsewhere is replaced, never written through, and a write cut by a full disk or a kill leaves the
+    old file as it was (the archive's SHA256SUMS, a site's site-files.json)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def read_text(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
     """read_bytes decoded as UTF-8 (UnicodeDecodeError as bytes.decode raises it)."""
     return read_bytes(path, limit, one_name).decode("utf-8")

@@ -49,15 +49,33 @@ class ReportgenConfig(Config):
 
 
 def checked_runs(results_dir):
-    """(runs, campaigns) as a build accepts them, or ReportError naming each problem: every run
-    valid alone and against the others (load.read_runs), every engine one the pages can name, the
-    campaigns valid as runs are. The build and retest's clean_stale (before it publishes a run a
-    stopped retest left) apply this one check, so a run the one accepts the other never refuses."""
-    loaded = load.read_runs(results_dir)
-    unknown_engines = labels.engine_problems(loaded)
-    if unknown_engines:
-        raise ReportError(unknown_engines)
-    return loaded, load.read_campaigns(results_dir, loaded)
+    """(runs, campaigns) as a build accepts them, or ReportError naming each problem (run_problems).
+    The build and retest's clean_stale (before it publishes a run a stopped retest left) apply this
+    one check, so a run the one accepts the other never refuses."""
+    runs, campaigns, problems = run_problems(results_dir)
+    if problems:
+        raise ReportError(problems)
+    return runs, campaigns
+
+
+def run_problems(results_dir, runs=None):
+    """(runs, campaigns, problems): every run valid alone and against the others (load.read_runs;
+    ``runs`` when the caller has read them), every engine one the pages can name, the campaigns valid
+    as runs are.  verify collects the problems with the others it finds; a build stops at them."""
+    problems = []
+    if runs is None:
+        try:
+            runs = load.read_runs(results_dir)
+        except ReportError as exc:
+            problems.extend(exc.problems)
+            runs = []
+    problems.extend(labels.engine_problems(runs))
+    try:
+        campaigns = load.read_campaigns(results_dir, runs)
+    except ReportError as exc:
+        problems.extend(exc.problems)
+        campaigns = None
+    return runs, campaigns, problems
 
 
 class Data:

@@ -71,17 +71,11 @@ def _sha256(path):
 
 
 def _write(site_dir, files):
-    """Write the manifest whole or not at all: a new file renamed over the old one (pdf adds to a
-    published site's manifest; a write cut by a full disk left it cut, and every check refused the site)."""
+    """Write the manifest whole or not at all (pdf adds to a published site's manifest; a write cut by
+    a full disk left it cut, and every check refused the site)."""
     import json
-    from reportgen.publish import nofollow
-    tmp = f".{MANIFEST}.{os.getpid()}.tmp"
-    try:
-        nofollow.write_text(site_dir, tmp, json.dumps({"files": dict(sorted(files.items()))}, indent=0) + "\n")
-        os.replace(Path(site_dir) / tmp, Path(site_dir) / MANIFEST)
-    finally:
-        if os.path.lexists(Path(site_dir) / tmp):
-            os.unlink(Path(site_dir) / tmp)
+    text = json.dumps({"files": dict(sorted(files.items()))}, indent=0) + "\n"
+    plainfile.replace_whole(Path(site_dir) / MANIFEST, text.encode("utf-8"))
 
 
 def write_manifest(site_dir):

@@ -17,7 +17,6 @@ from urllib.parse import unquote
 
 from reportgen.data import archive, load, plainfile
 from reportgen.publish import coverage, sitecheck
-from reportgen.render import labels
 from study import schema
 from reportgen.errors import ReportError
 
@@ -564,19 +563,9 @@ def verify(root, site_dir=None, strict=False, runs=None):
     `reportgen verify` and `reportgen pdf` also compare the site with a fresh build
     (commands.build.verify_site).
     """
+    from reportgen.publish.plugin import run_problems
     root = Path(root)
-    problems = []
-    if runs is None:
-        try:
-            runs = load.read_runs(root / "results")
-        except ReportError as exc:
-            problems.extend(exc.problems)
-            runs = []
-    problems.extend(labels.engine_problems(runs))
-    try:
-        load.read_campaigns(root / "results", runs)
-    except ReportError as exc:
-        problems.extend(exc.problems)
+    runs, _campaigns, problems = run_problems(root / "results", runs)
     tables = {}
     try:
         tables, _envs = archive.read_archive(root / "archive")
