@@ -39,7 +39,7 @@ def test_a_page_that_breaks_on_its_records_is_named(monkeypatch):
     import jinja2
     me.jinja = jinja2.Environment()
     from conftest import ROOT
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="int8.md", abs_src_path=str(ROOT / "docs" / "int8.md")))
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="int8.md", abs_src_path=str(ROOT / "docs" / "int8.md")), meta={})
     with pytest.raises(ReportError) as caught:
         me.on_page_markdown("# x\n\n{{ table() }}\n", page, None, None)
     assert str(caught.value).startswith("docs/int8.md: cannot be checked or shown (TypeError: ")

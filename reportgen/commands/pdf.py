@@ -25,36 +25,9 @@ from reportgen.publish.verify import PRINT_PAGE
 PDF_NAME = "study.pdf"
 SKIP = "reportgen pdf: skipped, {why}; the site itself is complete (install Debian's chromium for site/study.pdf)"
 
-PRINT_CSS = """
-@page { size: A4; margin: 14mm 12mm 16mm 12mm; }
-html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { margin: 0; background: #fff; }
-.md-typeset { font-size: .72rem; line-height: 1.55; }
-.print-cover { text-align: center; padding-top: 30vh; }
-.print-cover h1 { font-size: 1.6rem; margin-bottom: 1em; }
-.print-page { break-before: page; }
-.print-page h1 { font-size: 1.3rem; }
-.md-typeset h1, .md-typeset h2, .md-typeset h3 { break-after: avoid; }
-.md-typeset .headerlink { display: none; }
-.md-typeset__scrollwrap { overflow: visible; margin: 1em 0; }
-.md-typeset__table { padding: 0; }
-.md-typeset table:not([class]) { font-size: .56rem; }
-.md-typeset table:not([class]) th, .md-typeset table:not([class]) td { padding: .3em .35em; }
-.md-typeset table:not([class]) tr { break-inside: avoid; }
-.md-typeset table:not([class]) thead { display: table-header-group; }
-.md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
-.md-typeset .md-clipboard { display: none; }
-.vchart { overflow: visible; break-inside: avoid; }
-.vchart img, .vchart svg { max-width: 100%; height: auto; }
-.num.cur { text-decoration: none; color: #1a237e; }
-.print-toc { break-before: page; }
-.md-typeset p.csv { display: none; }
-.print-toc ol { columns: 2; font-size: .72rem; }
-/* blocks print open; their summary line keeps its text clear of the (hidden) toggle icons */
-.md-typeset details > summary::before, .md-typeset details > summary::after,
-.md-typeset .admonition-title::before { display: none; }
-.md-typeset details > summary, .md-typeset .admonition-title { padding-left: .6rem; padding-right: .6rem; }
-"""
+PRINT_CSS = "assets/css/print.css"
+"""The print page's own styles, a file every build ships (docs/assets/css/print.css): an inline
+<style> is markup verify refuses in a page."""
 
 
 def nav_pages(root):
@@ -123,7 +96,7 @@ def assemble(site_dir, pages, site_name):
                     f"{_rewrite(content, stem, stems)}</section>")
     from reportgen.publish.plugin import CSP_META   # the print page is a page of the site: the same policy
     return ('<!doctype html>\n<html lang="zh"><head><meta charset="utf-8">'
-            f"{CSP_META}<title>{site_name}</title>\n{styles}\n<style>{PRINT_CSS}</style></head>\n"
+            f"{CSP_META}<title>{site_name}</title>\n{styles}\n<link rel=\"stylesheet\" href=\"{PRINT_CSS}\"></head>\n"
             '<body class="md-typeset">\n' + "\n".join(body) + "\n</body></html>\n")
 
 
@@ -168,14 +141,18 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     from playwright.sync_api import Error as PlaywrightError
     from reportgen.commands import build
     from reportgen.publish import sitecheck
+    # the outputs of an earlier pdf go first, files and entries: they are written again below, and a
+    # run stopped while it replaced them (a kill, a full disk) left a file its list did not name
+    sitecheck.drop_from_manifest(site_dir, [PRINT_PAGE, PDF_NAME])
     try:
         build.verify_site(root, site_dir)
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
                                              "(run `reportgen build`)") from None
-    # both files are written without following a link planted in their place (nofollow)
-    printable = nofollow.write_text(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name))
-    sitecheck.add_to_manifest(site_dir, [PRINT_PAGE])   # the site's list of files names what pdf writes too
+    # both files are new files renamed into place (never written through a link planted there, never
+    # left cut), then listed: the site's list of files names what pdf writes too
+    printable = _replace(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name).encode("utf-8", "replace"))
+    sitecheck.add_to_manifest(site_dir, [PRINT_PAGE])
     out = site_dir / PDF_NAME
     if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
         raise nofollow.refuse(out)
@@ -185,10 +162,22 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"reportgen pdf: the browser {exe!r} failed: {first[:200]!r}; {out} was not written "
                           "(check the browser: REPORTGEN_CHROMIUM, or Debian's chromium)") from None
-    nofollow.write_bytes(site_dir, PDF_NAME, data)
+    _replace(site_dir, PDF_NAME, data)
     sitecheck.add_to_manifest(site_dir, [PDF_NAME])
     say(f"wrote {out}")
     return out
+
+
+def _replace(site_dir, name, data):
+    """site_dir/name written whole (plainfile.replace_whole); its path."""
+    from reportgen.data import plainfile
+    path = Path(site_dir) / name
+    try:
+        plainfile.replace_whole(path, data)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot write ({exc.strerror or exc}); free space or fix the folder, then run "
+                          "`reportgen pdf` again (the site keeps serving without it)") from None
+    return path
 
 
 def allowed(url, origin):

@@ -67,6 +67,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         except ValueError:
             self.send_error(400, "bad path")
             return None
+        except OSError as exc:   # a name too long for the file system (ENAMETOOLONG), a path through a file
+            self.log_message("%s: %s; not found", self.path[:200], exc.strerror or type(exc).__name__)
+            self.send_error(404, "not found")
+            return None
         if body is None:
             self.send_error(404, "not found")
             return None
@@ -144,19 +148,27 @@ class Server(http.server.ThreadingHTTPServer):
         print(f"{client_address[0]}: request failed: {type(exc).__name__}", flush=True)
 
 
-def open_server(site_dir, port):
-    """The bound server (port 0: a free one), or a ReportError saying why not."""
-    site_dir = Path(site_dir)
+def _site_problem(site_dir):
     from reportgen.commands.build import committed_problem, link_problem
     problem = link_problem(site_dir) or committed_problem(site_dir)
     if problem:
+        return problem
+    if not (Path(site_dir) / "index.html").exists():
+        return f"{site_dir}: no built site; run `reportgen build` first"
+    return None
+
+
+def open_server(site_dir, port, listed=None):
+    """The bound server (port 0: a free one), or a ReportError saying why not.  It answers only the
+    files ``listed`` ({relative path: sha256}; default: the site's site-files.json, read now)."""
+    site_dir = Path(site_dir)
+    problem = _site_problem(site_dir)
+    if problem:
         raise ReportError(problem)
-    if not (site_dir / "index.html").exists():
-        raise ReportError(f"{site_dir}: no built site; run `reportgen build` first")
     if not 0 <= int(port) <= 65535:
         raise ReportError(f"--port {port}: not a TCP port (0-65535; 0 picks a free one)")
     from reportgen.publish import sitecheck
-    listed = sitecheck.read_manifest(site_dir)   # what the build wrote: nothing else is served
+    listed = sitecheck.read_manifest(site_dir) if listed is None else listed   # nothing else is served
     handler = functools.partial(Handler, directory=str(site_dir))
     try:
         server = Server(("127.0.0.1", int(port)), handler)
@@ -172,21 +184,52 @@ def open_server(site_dir, port):
         raise ReportError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror}") from exc
 
 
+def _snapshot(site_dir, copy):
+    """Copy every file site-files.json lists into ``copy``, each read once and compared with its listed
+    sha256 (ReportError naming it otherwise); return the list.  What is checked and served is this
+    copy: a page changed between the checks and the first request (or swapped back and forth while
+    they read it) is not what a visitor gets."""
+    import hashlib
+    from reportgen.publish import sitecheck
+    listed = sitecheck.read_manifest(site_dir)
+    for rel, want in listed.items():
+        data = plainfile.read_bytes(Path(site_dir) / rel, sitecheck.FILE_LIMIT, one_name=True)
+        if hashlib.sha256(data).hexdigest() != want:
+            raise ReportError(f"{Path(site_dir) / rel}: differs from the sha256 site-files.json lists for it "
+                              "(changed after the build)")
+        target = Path(copy) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return listed
+
+
 def serve(site_dir, port, root):
     """Serve a built site whose files are those its build listed (site-files.json, sha256 each): a page
     and a script planted after the build would run on the site's origin ('self' allows it).  The list
     sits in the folder it vouches for, so the pages are also read as verify reads them (scripts the
-    build ships, no inline script or event, the theme's own settings), against the project ``root``."""
+    build ships, no inline script or event, the theme's own settings), against the project ``root``;
+    both checks, and every answer, read one private copy of the listed files (_snapshot)."""
+    import tempfile
     from reportgen.publish import sitecheck, verify
-    problems = sitecheck.manifest_problems(site_dir)
-    if not problems:
-        problems = verify.script_problems(root, site_dir)
+    site_dir = Path(site_dir)
+    problems = [p for p in [_site_problem(site_dir)] if p] or sitecheck.manifest_problems(site_dir)
     if problems:
         raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
-    with open_server(site_dir, port) as httpd:
-        bound = httpd.server_address[1]
-        print(f"serving {site_dir} on http://127.0.0.1:{bound}/ (Ctrl-C to stop)", flush=True)
-        try:
-            httpd.serve_forever()
-        except KeyboardInterrupt:
-            print("stopped")
+    from reportgen.commands import stops
+
+    def stop(_signum, _frame):   # SIGTERM as Ctrl-C: the copy is removed either way
+        raise KeyboardInterrupt
+
+    with stops.handled(stop), tempfile.TemporaryDirectory(prefix="reportgen-serve-") as scratch:
+        copy = Path(scratch) / "site"
+        listed = _snapshot(site_dir, copy)
+        problems = [p.replace(str(copy), str(site_dir), 1) for p in verify.script_problems(root, copy)]
+        if problems:
+            raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
+        with open_server(copy, port, listed) as httpd:
+            bound = httpd.server_address[1]
+            print(f"serving {site_dir} on http://127.0.0.1:{bound}/ (a checked copy; Ctrl-C to stop)", flush=True)
+            try:
+                httpd.serve_forever()
+            except KeyboardInterrupt:
+                print("stopped")

@@ -288,6 +288,9 @@ def main(argv=None):
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:   # a full disk, a folder not writable: one line naming the file, no traceback
+        print(f"error: {exc.filename or archive_dir}: cannot write the seal: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"sealed {count} files of {archive_dir} into {archive_dir / SEAL}; commit it")
     return 0
 

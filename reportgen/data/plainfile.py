@@ -60,19 +60,23 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
 
 
 def replace_whole(path, data):
-    """Write ``path`` whole or not at all, as a new plain file: a temporary file created beside it
-    (O_EXCL|O_NOFOLLOW) and renamed over it.  A name committed as a link (or a hard link) to a file
-    elsewhere is replaced, never written through, and a write cut by a full disk or a kill leaves the
-    old file as it was (the archive's SHA256SUMS, a site's site-files.json)."""
+    """Write ``path`` whole or not at all, as a new plain file: a temporary file (tempfile.mkstemp:
+    O_EXCL|O_NOFOLLOW, a name no earlier run can hold) renamed over it.  The temporary file lies beside
+    the target's folder, not in it: one left by a kill -9 is never a file of the archive or the site,
+    which their checks would refuse as unlisted (or a reseal would seal).  A name committed as a link
+    (or a hard link) to a file elsewhere is replaced, never written through, and a write cut by a full
+    disk leaves the old file as it was (the archive's SHA256SUMS, a site's site-files.json, the PDF)."""
+    import tempfile
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    folder = Path(os.path.abspath(path.parent))
+    fd, tmp = tempfile.mkstemp(dir=folder.parent, prefix=f".{folder.name}-{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)
         raise
 
 

@@ -58,6 +58,20 @@ def checked_runs(results_dir):
     return runs, campaigns
 
 
+def theme_shadow_problem(files, docs_dir, theme_dirs):
+    """A docs file at the path of a theme file, or None: MkDocs lets docs/ win without a word, so a
+    docs/assets/javascripts/bundle.<hash>.min.js (or the search worker) became the script every page
+    runs as the theme's, a file no reviewer reads as one."""
+    import os
+    for file in files:
+        if file.abs_src_path and Path(file.abs_src_path).is_relative_to(docs_dir):
+            theirs = next((d for d in theme_dirs if os.path.isfile(os.path.join(d, file.src_uri))), None)
+            if theirs is not None:
+                return (f"docs/{file.src_uri}: stands in for the theme's own file of that path ({theirs}); "
+                        "a docs file never replaces the theme's: give it another name")
+    return None
+
+
 def run_problems(results_dir, runs=None):
     """(runs, campaigns, problems): every run valid alone and against the others (load.read_runs;
     ``runs`` when the caller has read them), every engine one the pages can name, the campaigns valid
@@ -220,6 +234,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return {"commit": out[0], "date": out[1]} if len(out) == 2 else {"commit": "unknown", "date": "unknown"}
 
     def on_files(self, files, config):
+        shadow = theme_shadow_problem(files, config.docs_dir, config.theme.dirs)
+        if shadow:
+            raise ReportError(shadow)
         for family in self.data.families():
             grouped = provenance.groups(merge.family(self.data.current, family))
             files.append(File.generated(config, f"provenance/{family}.md",
@@ -255,7 +272,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         generated = page.file.src_uri in self.generated
         hidden = None if generated else (plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri}", markdown) or plainfile.front_matter_problem(
-            f"docs/{page.file.src_uri}", page.file.abs_src_path))
+            f"docs/{page.file.src_uri}", page.file.abs_src_path) or plainfile.hidden_text_problem(
+            f"docs/{page.file.src_uri} front matter (escapes decoded)", json.dumps(page.meta, ensure_ascii=False, default=str)))
         if hidden:
             raise ReportError(hidden)
         if generated:
@@ -301,6 +319,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
 
     def on_post_page(self, output, page, config):
+        # the page as a reader gets it: a bidi or zero-width character written as an entity (&#x202E;),
+        # made by a placeholder ({{ "\u202e" }}) or given in the front matter's title passed the check of
+        # the docs text (on_page_markdown)
+        hidden = plainfile.hidden_text_problem(f"docs/{page.file.src_uri} (as built, entities decoded)",
+                                               html.unescape(output))
+        if hidden:
+            raise ReportError(hidden)
         return with_csp(output)
 
     def on_post_template(self, output_content, template_name, config):

@@ -92,6 +92,18 @@ def add_to_manifest(site_dir, names):
     _write(site_dir, files)
 
 
+def drop_from_manifest(site_dir, names):
+    """Remove the files ``names`` (`reportgen pdf`'s outputs, never a link's target) and their entries,
+    the list first: a stop in between leaves a file the list does not name, which the next pdf removes."""
+    site_dir = Path(site_dir)
+    files = read_manifest(site_dir)
+    if any(name in files for name in names):
+        _write(site_dir, {rel: sha for rel, sha in files.items() if rel not in names})
+    for name in names:
+        if os.path.lexists(site_dir / name) and not os.path.isdir(site_dir / name):
+            os.unlink(site_dir / name)
+
+
 def read_manifest(site_dir):
     path = Path(site_dir) / MANIFEST
     data = read_json(path)
@@ -177,6 +189,8 @@ class Markup(HTMLParser):
             self.otherwise.append(f"<{self.cdata_elem}>...</...")   # a browser ended the title there
 
     def handle_comment(self, data):
+        if data.startswith("#"):   # <!--#exec cmd="..." -->: a server-side include, run by a host that parses them
+            self.otherwise.append(f"<!--{data[:20]}")
         if "</" in data:   # <title><!--</title><script>: a browser ends the title inside the "comment"
             self.otherwise.append("<!-- ...</... -->")
 
@@ -187,6 +201,8 @@ class Markup(HTMLParser):
         self.handle_comment(data)
 
     def handle_pi(self, data):
+        if re.match(r"(?i)php\b|=", data.strip()):   # <?php ... ?> or <?= ... ?>: a host running PHP runs it
+            self.inline.append(f"<?{data.strip()[:40]} (PHP)")
         if data.strip().lower().startswith("xml-stylesheet"):   # an XSLT that writes a script at view time
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
 
@@ -231,7 +247,12 @@ application/xml, .kml, .xspf and .mathml are +xml), each a document a browser ru
 PACKED_DOCUMENT_TYPES = (".svgz",)
 HOST_CONTROL_FILES = ("_worker.js", "_redirects", "_headers", "_routes.json", ".htaccess", "web.config",
                       "staticwebapp.config.json", "vercel.json", "netlify.toml", "firebase.json")
-DOCUMENT_TYPES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".xml", ".xsl", ".xslt", ".mathml", ".mht",
+SERVER_TYPES = (".php", ".php3", ".php4", ".php5", ".php7", ".php8", ".phtml", ".pht", ".phps", ".phar", ".shtml",
+                ".shtm", ".stm", ".ssi", ".cgi", ".fcgi", ".pl", ".asp", ".aspx", ".ashx", ".asmx", ".jsp", ".jspx",
+                ".cfm", ".cfml")
+"""Suffixes a web server may run as a program wherever they stand in a name (Apache's AddHandler reads
+a.php.txt as PHP): a static site has none."""
+DOCUMENT_TYPES = (".html", ".htm", ".xhtml", ".xht", ".svg", ".xml", ".xsl", ".xslt", ".mathml", ".mht",
                   ".mhtml")
 """Suffixes a host may type as a document wherever they stand in a name: Apache's mod_mime reads every
 suffix and skips those it does not know, so a.html.map (.map is not in its stock types) is HTML."""
@@ -270,9 +291,14 @@ def other_markup_problems(site_dir, parsed):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
             continue
-        if Path(rel).name.lower() in HOST_CONTROL_FILES:
+        if any(part.lower().rstrip(". ") in HOST_CONTROL_FILES for part in Path(rel).parts):   # _worker.js/ is a folder too
             out.append(f"{path}: a file a static host reads as its own settings or server code (Cloudflare's "
                        "_worker.js, Netlify's _redirects, Apache's .htaccess...); a built site holds none")
+            continue
+        server = [s for s in Path(rel.lower().rstrip(". ")).suffixes if s in SERVER_TYPES]
+        if server:
+            out.append(f"{path}: a {server[0]} file, which a host may run as a program (PHP, server-side includes, "
+                       "CGI); a built site holds none")
             continue
         if parsed(rel) or _inert(rel):
             continue

@@ -41,6 +41,12 @@ _OUTSIDE = re.compile(r"^[\s\x00-\x1f]*(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|[/\\][/\\])"
 """A URL of another origin: a scheme (https:, data:) or a protocol-relative //host."""
 
 
+NAMED_ON_DOCUMENT = ("img", "form", "iframe", "embed", "object")
+"""Elements whose name (and, for embed and object, id) becomes a property of document that hides the
+built-in one: <img name="currentScript"> is document.currentScript to every script of the page (a
+script that finds its own URL there loads its neighbours from the image's folder)."""
+
+
 class _Nums(sitecheck.Markup):
     """Collect data-num elements (id, kind, text, href), element ids, elements dressed as figures
     without a data-num, and links or resources with a scheme outside SAFE_SCHEMES, of one page
@@ -52,6 +58,7 @@ class _Nums(sitecheck.Markup):
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
         self.scripts = []    # every <script src>, as written: _script_problems resolves it against the page
         self._data = None    # the open JSON script
+        self.clobber = []    # elements that name a property of document (<img name=currentScript>)
         self.twice = []      # ids given to two elements: a script reads the first (Material's #__config)
         self.data = []       # [tag, id, text] of every JSON <script> and every element with id __config
 
@@ -66,7 +73,7 @@ class _Nums(sitecheck.Markup):
                 self.twice.append(attrs["id"])
             self.ids.add(attrs["id"])
         kind = (attrs.get("type") or "").strip().lower() if tag == "script" else None
-        if kind in sitecheck.DATA_SCRIPT_TYPES or attrs.get("id") == CONFIG_ID:
+        if kind in sitecheck.DATA_SCRIPT_TYPES or attrs.get("id") == CONFIG_ID or _SPEC_ID.fullmatch(attrs.get("id") or ""):
             self.data.append([tag if kind is None else "script", str(attrs.get("id")), ""])
             self._data = self.data[-1] if tag == "script" else None   # a non-script's text is not read
         if (tag == "script" or tag.endswith(":script")) and attrs.get("src") is not None:
@@ -79,6 +86,9 @@ class _Nums(sitecheck.Markup):
             urls = (attrs.get(name) or "").split(",") if name == "srcset" else [attrs.get(name) or ""]
             if any(_OUTSIDE.match(url) for url in urls):
                 self.outside.append(f"<{tag} {name}={str(attrs[name])[:80]!r}>")
+        if tag in NAMED_ON_DOCUMENT and ("name" in attrs or tag in ("embed", "object")) and \
+                (tag, attrs.get("name")) != ("form", "search"):   # the theme's search form is document.search
+            self.clobber.append(f"<{tag} {' '.join(f'{k}={v!r:.40}' for k, v in attrs.items() if k in ('name', 'id'))}>")
         if tag == "base" or "srcdoc" in attrs or (tag == "meta" and str(attrs.get("http-equiv")).lower() == "refresh"):
             self.outside.append(f"<{tag} {' '.join(attrs)[:60]}>")   # another base, an inline frame, a redirect
         classes = set((attrs.get("class") or "").split())
@@ -241,6 +251,9 @@ def _script_problems(root, site_dir, pages):
         out.extend(f"{site_dir / rel}: id {name[:60]!r}: given to two elements (a script reads the first: a page's own "
                    f"#{CONFIG_ID} came before the theme's)" for name in dict.fromkeys(parsed.twice))
         out.extend(_data_problems(site_dir / rel, rel, parsed.data, workers))
+        out.extend(f"{site_dir / rel}: {element}: names a property of document (a script reading document.currentScript "
+                   "or document.head would read this element); a built page has no named image, frame, embed or "
+                   "object, and one named form (search)" for element in parsed.clobber)
     return out
 
 

@@ -4,15 +4,21 @@
 // most pages have none, and parsing them cost every page about half a second.
 (function () {
   var VENDOR = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
-  // the vendored libraries sit beside this script's folder: resolve them from its own URL
-  var me = document.currentScript || document.querySelector('script[src$="js/charts.js"]');
-  var here = me ? me.src : document.baseURI;
+  // the vendored libraries sit beside this script's folder: resolve them from its own URL, read
+  // through Document.prototype (a page's <img name="currentScript"> hides document.currentScript)
+  var me = Object.getOwnPropertyDescriptor(Document.prototype, "currentScript").get.call(document);
+  if (!(me instanceof HTMLScriptElement)) return;
+  var here = me.src;
 
   function render(div) {
     var specNode = document.getElementById("spec-" + div.dataset.chart);
-    if (!specNode || typeof vegaEmbed !== "function") return;
+    // a spec is the JSON of a data <script>, never another element's text; its usermeta could
+    // set vega-embed's options (actions, loader), so it is dropped
+    if (!(specNode instanceof HTMLScriptElement) || specNode.type !== "application/json" ||
+        typeof vegaEmbed !== "function") return;
     var fallback = div.innerHTML;
     var spec = JSON.parse(specNode.textContent);
+    delete spec.usermeta;
     div.innerHTML = "";
     vegaEmbed(div, spec, { renderer: "svg", actions: false, ast: true })
       .then(function () { div.dataset.rendered = "1"; })
