@@ -248,6 +248,21 @@ def test_the_print_page_links_its_styles():
     assert (ROOT / "docs" / pdf.PRINT_CSS).is_file()
 
 
-SPECIAL = {case: None for case in ("clobber_current_script", "spec_in_a_div", "server_side_document",
+@pytest.mark.parametrize("custom", ["docs/overrides", "."])
+def test_a_theme_folder_in_docs_is_refused(tmp_path, custom):
+    """Round 25 (low, mkdocs.yml): theme.custom_dir: docs/overrides made docs files the theme's templates,
+    which MkDocs renders with its own unsandboxed Jinja (a main.html there wrote outside the project)."""
+    from reportgen.publish import plugin
+    (tmp_path / "docs" / "overrides").mkdir(parents=True)
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
+    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(tmp_path / "docs"),
+                             theme=SimpleNamespace(custom_dir=str(tmp_path / custom)))
+    me = SimpleNamespace(config=SimpleNamespace(results_dir="results", archive_dir="archive"))
+    with pytest.raises(ReportError) as err:
+        plugin.ReportgenPlugin.on_config(me, config)
+    assert _expect("custom_dir_in_docs") in _one_line(err.value)
+
+
+SPECIAL = {case: None for case in ("custom_dir_in_docs", "clobber_current_script", "spec_in_a_div", "server_side_document",
                                    "docs_shadow_theme", "bidi_as_built", "serve_one_copy", "serve_long_path",
                                    "tmp_outside_folder", "reseal_one_line", "pdf_replaced_whole")}

@@ -198,6 +198,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             (self.root / self.config.archive_dir, "archive_dir")) if folder) if p]
         if linked:
             raise ReportError(linked, hint="remove the link")
+        if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
+                      or Path(config.docs_dir).resolve().is_relative_to(Path(theme).resolve())):
+            # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
+            raise ReportError(f"{config.config_file_path}: theme.custom_dir {theme!r:.80} lies in docs_dir (or holds "
+                              "it): its files would be both the theme's templates, run unsandboxed, and pages")
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
