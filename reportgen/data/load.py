@@ -498,7 +498,8 @@ def _read_run(results_dir, run_path, cache):
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough
-        problems.extend(runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
+        problems.extend(runfacts.spelling_problems(run)
+                        + runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
     return run, problems
 
 

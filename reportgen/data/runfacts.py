@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from study import citation, identity
+from study import cases, citation, identity
 
 _NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
 """<id>-2, <id>-3, ...: what retest names a second run started within the same second."""
@@ -78,6 +78,21 @@ def unnamed_problems(run, lines_of):
         problems = citation.statement_problems(rec, cited) + [citation.summary_problem(rec, cited[-1])]
         out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
                    f"{citation.NAMED_FROM} on cite lines that agree with their record)" for problem in problems if problem)
+    return out
+
+
+def spelling_problems(run):
+    """A run bound by the citation rule (from study.citation.NAMED_FROM on) writes each record's id as
+    cases.case_id spells its case (cases.canonical_id): another spelling of one case (fields in another
+    order, an optional field its case holds left out) made two current records of it."""
+    if not citation.bound(run.run_id):
+        return []
+    out = []
+    for index, rec in enumerate(run.records):
+        wanted = cases.canonical_id(rec["id"], rec["case"])
+        if wanted != rec["id"]:
+            out.append(f"{run.where(index)}: id: {rec['id']!r:.160} is not the spelling of its case "
+                       f"({wanted!r:.160}, fields in declared order; runs from {citation.NAMED_FROM} on)")
     return out
 
 

@@ -1,0 +1,63 @@
+"""The twenty-fifth round of the hostile corpus (issue #29), attack only, then fixed (the data side):
+two spellings of one case were both current and the oldest won the lookups by case field; a run
+dated before study.citation.NAMED_FROM escaped the citation rule whatever its commit; a truncated
+log's marker named lines the copy did not show; the statement check read only the text after the
+record's id; a docs page's power was computed by Jinja's constant folding before any check.
+
+Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
+has a test here or in the other rounds.
+"""
+import pytest
+from helpers import ENV, record, write_run
+from test_hostile_round4 import _expect
+
+from reportgen.data import frame, load, merge, queries
+from reportgen.errors import ReportError
+from study import citation, identity
+
+MUTATIONS = {}
+MID = identity.machine_id(ENV)
+E2E_CASE = {"model": "resnet18_v1", "engine": "tvm_c", "batch": 1, "threads": 1, "input_size": 224, "seed": 0}
+
+
+def _e2e(run_id, case_id, seconds):
+    return record(run_id, case_id=case_id, experiment="e2e", samples=(seconds,) * 3, case=dict(E2E_CASE), extra={})
+
+
+@pytest.mark.parametrize("case, older, newer", [
+    ("e2e_permuted_id_older_wins", "e2e/engine=tvm_c/model=resnet18_v1/batch=1/threads=1",
+     "e2e/model=resnet18_v1/engine=tvm_c/batch=1/threads=1"),
+    ("e2e_optional_field_older_wins", "e2e/model=resnet18_v1/size=224/engine=tvm_c/batch=1/threads=1",
+     "e2e/model=resnet18_v1/engine=tvm_c/batch=1/threads=1"),
+])
+def test_the_newest_record_of_a_case_stands_whatever_its_ids_spelling(tmp_path, case, older, newer):
+    """Round 25 #1, #2: current_records kept one record per id text, so a case spelled twice had two
+    current records, and frame.first / frame.grid took the one inserted first: the oldest run's."""
+    from reportgen.pages import e2e as e2e_page
+    env = dict(ENV, machine_id=MID)
+    old, new = f"20261201T000000Z-standard-{MID}", f"20261204T000000Z-standard-{MID}"
+    write_run(tmp_path, old, [_e2e(old, older, 0.0001)], profile="standard", environment=env)
+    write_run(tmp_path, new, [_e2e(new, newer, 0.01)], profile="standard", environment=env)
+    current = merge.current_records(load.read_runs(tmp_path))
+    assert [cur.run.run_id for cur in current.values()] == [new], _expect(case)
+    assert e2e_page._get(current, "resnet18_v1", "tvm_c").run.run_id == new
+    assert queries.e2e(current, "resnet18_v1", "tvm_c").stat("p50") == 0.01
+    grid = frame.grid(frame.select(current, "e2e"), model=["resnet18_v1"], engine=["tvm_c"], batch=[1])
+    assert [cur.run.run_id for cur in frame.currents(grid)] == [new]
+
+
+@pytest.mark.parametrize("spelled", ["e2e/engine=tvm_c/model=resnet18_v1/size=224/batch=1/threads=1",
+                                     "e2e/model=resnet18_v1/engine=tvm_c/batch=1/threads=1"])
+def test_a_bound_run_writes_the_one_spelling_of_its_case(tmp_path, spelled):
+    run_id = f"{citation.NAMED_FROM}-standard-{MID}"
+    write_run(tmp_path, run_id, [_e2e(run_id, spelled, 0.01)], profile="standard",
+              environment=dict(ENV, machine_id=MID))
+    with pytest.raises(ReportError) as err:
+        load.read_runs(tmp_path)
+    assert any(_expect("e2e_canonical_id") in p and "e2e/model=resnet18_v1/size=224/engine=tvm_c" in p
+               for p in err.value.problems), err.value.problems
+
+
+SPECIAL = {case: None for case in (
+    "e2e_permuted_id_older_wins", "e2e_optional_field_older_wins", "e2e_canonical_id",
+)}
