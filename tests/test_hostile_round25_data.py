@@ -58,6 +58,45 @@ def test_a_bound_run_writes_the_one_spelling_of_its_case(tmp_path, spelled):
                for p in err.value.problems), err.value.problems
 
 
+def _committed(root, when):
+    """A git repository at ``root`` with one commit made at ``when`` (ISO); its hash."""
+    import os
+    import subprocess
+    env = dict({k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, GIT_AUTHOR_NAME="a",
+               GIT_AUTHOR_EMAIL="a@b", GIT_COMMITTER_NAME="a", GIT_COMMITTER_EMAIL="a@b",
+               GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    (root / "f.txt").write_text("x")
+    subprocess.run(["git", "-C", str(root), "add", "f.txt"], check=True, env=env)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "c"], check=True, env=env)
+    return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True, env=env).stdout.strip()
+
+
+@pytest.mark.parametrize("finished, said", [
+    (None, "committed after it"),   # ten minutes after its id's start, days before the commit
+    ("2026-12-05T14:00:00Z", "backdated run id"),   # finished after the commit, its id before NAMED_FROM
+])
+def test_a_run_dated_before_its_commit_is_refused(tmp_path, finished, said):
+    """Round 25 #4: a run id dated before NAMED_FROM switched the statement and summary checks off,
+    though its git.commit was made days after the start it claimed."""
+    import json
+    from reportgen.data import runfacts
+    commit = _committed(tmp_path, "2026-12-05T13:00:00Z")
+    run_id = f"20261201T000000Z-standard-{MID}"
+    run = write_run(tmp_path / "results", run_id, [record(run_id)], profile="standard",
+                    environment=dict(ENV, machine_id=MID), finished_at=finished)
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["git"]["commit"] = commit
+    (run / "run.json").write_text(json.dumps(manifest))
+    runs = load.read_runs(tmp_path / "results")
+    with pytest.raises(ReportError) as err:
+        runfacts.standing(tmp_path, runs)
+    assert [p for p in err.value.problems if "run.json: git.commit: " in p and said in p] == err.value.problems
+    assert said != "backdated run id" or _expect("backdated_run_unchecked_evidence") in err.value.problems[0]
+
+
 SPECIAL = {case: None for case in (
     "e2e_permuted_id_older_wins", "e2e_optional_field_older_wins", "e2e_canonical_id",
+    "backdated_run_unchecked_evidence",
 )}
