@@ -96,7 +96,40 @@ def test_a_run_dated_before_its_commit_is_refused(tmp_path, finished, said):
     assert said != "backdated run id" or _expect("backdated_run_unchecked_evidence") in err.value.problems[0]
 
 
+@pytest.mark.parametrize("page", ["{{ 9**(9**9) }}", "{{ 99999**(99999**2) }}", "{{ 'ab' * 2000000000 }}",
+                                  "{% set x = 9 %}{{ x ** (x ** x) }}", "{{ '%02000000000d' % 1 }}",
+                                  "{{ 'a\\nb'|indent(2000000000) }}"])
+def test_a_docs_pages_arithmetic_is_refused_before_jinja_folds_it(monkeypatch, page):
+    """Round 25 #13: jinja2.meta.find_undeclared_variables compiles the page, and Jinja's code
+    generator folds constant expressions: 9**(9**9) ran for minutes inside the placeholder check."""
+    import threading
+    from types import SimpleNamespace
+    import jinja2.sandbox
+    from conftest import ROOT
+    from reportgen.publish import plugin
+    monkeypatch.setattr(plugin, "Templates", lambda *_a: SimpleNamespace(names=dict))
+    me = plugin.ReportgenPlugin.__new__(plugin.ReportgenPlugin)
+    me.book = SimpleNamespace(set_page=lambda _uri: None)
+    me.data, me.names_used, me.generated = None, set(), set()
+    me.jinja = jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined,
+                                                            comment_start_string="{##", comment_end_string="##}")
+    me.jinja.globals.clear()
+    where = SimpleNamespace(file=SimpleNamespace(src_uri="gemm.md", abs_src_path=str(ROOT / "docs" / "gemm.md")))
+    found = []
+
+    def check():
+        try:
+            me.on_page_markdown(f"# GEMM\n\n{page}\n", where, None, None)
+        except ReportError as exc:
+            found.append(str(exc))
+    worker = threading.Thread(target=check, daemon=True)   # without the check it would not return
+    worker.start()
+    worker.join(20)
+    assert found and found[0].startswith("docs/gemm.md:3: ") and "\n" not in found[0], found
+    assert _expect("docs_jinja_pow_hang") in found[0]
+
+
 SPECIAL = {case: None for case in (
     "e2e_permuted_id_older_wins", "e2e_optional_field_older_wins", "e2e_canonical_id",
-    "backdated_run_unchecked_evidence",
+    "backdated_run_unchecked_evidence", "docs_jinja_pow_hang",
 )}
