@@ -158,7 +158,7 @@ def test_the_harness_summary_and_a_paired_peer_after_it_still_pass():
     (b"start\n" + b"x" * 100 + b"\n" + b"p" * 2_100_000 + b" <id>: p50 1.1 ms", "lines 1-2 above and no line below"),
     (b"start\n" + b"y" * 1_600_000 + b"\n" + b"p" * 600_000 + b"\n", "lines 1-1 above and no line below"),
     (b"a\rb\r" * 1_200_000, "no line above and no line below"),
-    (b"line\n" * 500_000, "lines 1-200000 above and lines 400002-500000 below"),
+    (b"line\n" * 500_000, "lines 1-200000 above and 400002-500000 below"),
 ])
 def test_a_truncated_logs_marker_names_the_lines_it_shows(tmp_path, data, shown):
     """Round 25 #5: a last line longer than a quarter of the limit left the copy's tail empty, and the
@@ -171,6 +171,7 @@ def test_a_truncated_logs_marker_names_the_lines_it_shows(tmp_path, data, shown)
     marker, _nl, tail = tail.partition(b"\n")
     assert f"shown here: {shown} this line]" in marker.decode(), (marker[-80:], _expect("shipped_log_marker_wrong_lines"))
     above, below = shown.split(" above and ")
+    above = above.replace("lines ", "")
     assert head.count(b"\n") == (0 if above == "no line" else int(above.split("-")[1]))
     assert tail.count(b"\n") == (0 if below == "no line below" else 99999)
 

@@ -671,7 +671,7 @@ def shipped_bytes(run, rel, limit=SHIP_LIMIT_BYTES):
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     head_lines, tail_first = data[:head_end].count(b"\n"), data[:tail_start].count(b"\n") + 1
     shown = (f"lines 1-{head_lines}" if head_lines else "no line") + " above and " + (   # a part may be empty:
-        f"lines {tail_first}-{lines}" if tail_start < len(data) else "no line") + " below this line"   # a long last line
+        f"{tail_first}-{lines}" if tail_start < len(data) else "no line") + " below this line"   # a long last line
     marker = (f"[reportgen: this copy is truncated. The whole file, results/runs/{run.run_id}/{rel}, is "
               f"{len(data)} bytes and {lines} lines, sha256 {hashlib.sha256(data).hexdigest()} (its run.json "
               f"lists it); shown here: {shown}]\n")
