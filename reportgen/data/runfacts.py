@@ -234,6 +234,11 @@ def unknown_commits(root, runs, facts=False):
             if str(run.manifest["git"].get("commit")) not in facts[0]}
 
 
+COMMIT_SLACK_S = 600
+"""How far a commit's time may lie after the finish of a run that names it: the clock of the machine that
+made the commit against the one that ran (days, as a backdated run id claims, are refused)."""
+
+
 def backdated_problems(runs, facts):
     """A run ran code that existed: retest reads git.commit as the run finishes, so the commit was made
     by finished_at, and a run of code committed from study.citation.NAMED_FROM on started then too. A
@@ -250,7 +255,7 @@ def backdated_problems(runs, facts):
             continue
         when = _dt.datetime.fromtimestamp(made, _dt.timezone.utc)
         where = f"{run.path / 'run.json'}: git.commit: {commit[:12]} was committed at {when:%Y%m%dT%H%M%SZ}"
-        if when > schema._parse_time(run.manifest["finished_at"]):
+        if when > schema._parse_time(run.manifest["finished_at"]) + _dt.timedelta(seconds=COMMIT_SLACK_S):
             out.append(f"{where}, after the run's finished_at {run.manifest['finished_at']!r:.40}: a run "
                        "cannot have measured code committed after it (retest reads the commit as it finishes)")
         elif f"{when:%Y%m%dT%H%M%SZ}" >= citation.NAMED_FROM and not citation.bound(run.run_id):

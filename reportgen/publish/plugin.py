@@ -175,7 +175,7 @@ UNBOUNDED = {jinja2.nodes.Pow: "'**'", jinja2.nodes.Mul: "'*'", jinja2.nodes.Mod
 """Operators whose result can outgrow any page (a power, a string repeated, "%0999999999d" % 1): Jinja
 folds them while it compiles a page, before any render, and the sandbox intercepts none of them. No
 docs page uses them."""
-LARGEST_LITERAL = 10**6   # a number a page writes: "a\nb"|indent(2000000000) was folded into 2 GB
+LARGEST_LITERAL = 10**4   # a number a page writes: "a\nb"|indent(2000000000) was folded into 2 GB
 
 
 def _unbounded_node(tree):
