@@ -104,3 +104,25 @@ def case_problems(record_id: str, case: dict) -> list[str]:
                 out.append(f"case.{key}: {str(case[key])!r:.40} differs from the id's {name}={value!r:.40} "
                            "(a record's case and id name one problem)")
     return out
+
+
+def canonical_id(record_id: str, case: dict) -> str:
+    """The id ``case_id`` writes for the case a record names: its id's fields in declared order, and
+    each declared field the id leaves out that the case holds (under its own name or CASE_KEYS),
+    such as ``size`` for an e2e case with its input_size. Two spellings of one case (fields in another
+    order, an optional field left out) are one case: merge keeps one current record of it, and a
+    run bound by the citation rule writes only this spelling. ``record_id`` itself for a family of
+    free labels, an undeclared family or field, or a value no id can hold."""
+    family, named = fields(record_id)
+    if family not in ID_FIELDS or family in FREE or not isinstance(case, dict):
+        return record_id
+    values = dict(named)
+    for name in order(family):
+        found = [case[k] for k in ONLY_CASE_KEYS.get(name, (name,) + CASE_KEYS.get(name, ()))
+                 if isinstance(case.get(k), (str, int)) and not isinstance(case.get(k), bool)]
+        if name not in values and found:
+            values[name] = found[0]
+    try:
+        return case_id(family, **values)
+    except ValueError:
+        return record_id

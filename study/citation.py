@@ -49,8 +49,8 @@ STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|ki
 <error>"; "error" further on is a statistic: "error median 0.000")."""
 FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
                      r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4", re.I)
-"""Anywhere in the rest of a line after a record's id, a word of failure ("<id>: ok, but result
-differs", "[<id>] FAILED", the Chinese for failed, wrong, inconsistent)."""
+"""Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
+differs", "[<id>] FAILED", "FAILED: <id>", the Chinese for failed, wrong, inconsistent)."""
 _NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
 _UNIT = r"(s|secs?|seconds?|ms|msecs?|milliseconds?|us|\u03bcs|usecs?|microseconds?|ns|nsecs?|nanoseconds?)\b"
 _STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99)\b"
@@ -122,27 +122,38 @@ def cites_value(rec, p50, text):
     return any(_matches(value, half, target) for value, half in printed_numbers(text) for target in wanted)
 
 
+_TAG = re.compile(r"^\s*\[[A-Za-z0-9_]+\]\s*")
+"""The harness's "[family] " before each line it writes."""
+
+
 def _said_about(case_id, line):
-    """The text a line says about ``case_id``: the rest of the line after each whole occurrence of
-    the id (in the line as its words read)."""
+    """(before, after) for each whole occurrence of ``case_id`` in a line (as its words read): the
+    line before the id, from its start (after its "[family] " tag), without the record's other
+    occurrences; and the rest of the line after it. A failure or a median stated before the id
+    ("FAILED: <id>", "p50 9.99 ms <- <id>") was never read; another id before it is no end to what
+    the line says (a made-up one would hide the words before it)."""
     line = _plain(line)
+    tag = _TAG.match(line)
+    start = tag.end() if tag else 0
     for match in _whole_id(case_id).finditer(line):
-        yield line[match.end():]
+        yield _whole_id(case_id).sub(" ", line[start:match.start()]), line[match.end():]
 
 
 def statement_problems(rec, lines):
     """Why the cited ``lines`` contradict an ok record (runs bound by NAMED_FROM): what a line says
-    after its id reports a failure, or the first of each statistic it states after the id with a time
-    unit (p50/median, mean, min, max, p95, p99; a paired peer's may follow) is not the record's.
-    Empty when they agree. A case's free words are not read for every meaning: the provenance page
-    says that the summary line is the checked statement."""
+    about its id (before it, back to the line's start or another id, and after it) reports a failure,
+    or the first of each statistic it states there with a time unit (p50/median, mean, min, max, p95,
+    p99; a paired peer's may follow) is not the record's. Empty when they agree. A case's free words
+    are not read for every meaning: the provenance page says that the summary line is the checked
+    statement."""
     if rec.get("status") != "ok":
         return []
     out = []
     stats = rec.get("stats") or {}
     for line in lines:
-        for said in _said_about(rec["id"], line):
-            failed = STATUS_WORD.match(said) or FAILURE.search(said)
+        for before, after in _said_about(rec["id"], line):
+            said = f"{before} {after}"   # the line without the id, read as one statement
+            failed = STATUS_WORD.match(after) or FAILURE.search(said)
             if failed:
                 word = re.sub(r"^\W+", "", failed.group(0))
                 out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")

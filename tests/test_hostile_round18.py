@@ -24,10 +24,13 @@ MUTATIONS = {}
 
 
 def _known_commit(root):
-    """A git repository at ``root`` with one commit; its hash (a run naming it is of known code)."""
+    """A git repository at ``root`` with one commit, made before the runs that name it (a run cannot
+    have measured code committed after it: round 25 #4); its hash (a run naming it is of known code)."""
+    import os
+    dated = dict(os.environ, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
-                    "--allow-empty", "-m", "x"], check=True)
+                    "--allow-empty", "-m", "x"], check=True, env=dated)
     return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
 

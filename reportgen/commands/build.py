@@ -18,6 +18,7 @@ from pathlib import Path
 from study import leftovers
 from reportgen.commands import lockfile
 from reportgen.data import plainfile
+from reportgen.data.runfacts import git_env   # noqa: F401 - build.git_env, as the commands call it
 from reportgen.publish import nofollow
 from reportgen.errors import ReportError
 
@@ -84,13 +85,6 @@ def link_problem(site_dir, root=None):
         return None
     return (f"--site-dir {here}: {link} is a symlink (to {os.readlink(link)}); a site folder is never reached "
             "through a link (a committed one would send the build outside the project): remove it")
-
-
-def git_env():
-    """The environment for asking git what the checkout tracks, without GIT_DIR, GIT_INDEX_FILE and the
-    other GIT_* variables: GIT_INDEX_FILE=<missing> made git list nothing, so a committed folder read as
-    a build's or a retest's own leftover (and was published, or removed)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
 def git_tracked(path):

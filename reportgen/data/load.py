@@ -498,7 +498,8 @@ def _read_run(results_dir, run_path, cache):
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough
-        problems.extend(runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
+        problems.extend(runfacts.spelling_problems(run)
+                        + runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
     return run, problems
 
 
@@ -669,9 +670,11 @@ def shipped_bytes(run, rel, limit=SHIP_LIMIT_BYTES):
     tail_start = data.find(b"\n", len(data) - limit // 4) + 1 or len(data)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     head_lines, tail_first = data[:head_end].count(b"\n"), data[:tail_start].count(b"\n") + 1
+    shown = (f"lines 1-{head_lines}" if head_lines else "no line") + " above and " + (   # a part may be empty:
+        f"{tail_first}-{lines}" if tail_start < len(data) else "no line") + " below this line"   # a long last line
     marker = (f"[reportgen: this copy is truncated. The whole file, results/runs/{run.run_id}/{rel}, is "
               f"{len(data)} bytes and {lines} lines, sha256 {hashlib.sha256(data).hexdigest()} (its run.json "
-              f"lists it); shown here: lines 1-{head_lines} above and {tail_first}-{lines} below this line]\n")
+              f"lists it); shown here: {shown}]\n")
     return data[:head_end] + marker.encode("ascii") + data[tail_start:]
 
 

@@ -4,12 +4,13 @@ A site is built for one publication machine (see ``publication_machine``): only 
 machine's runs are merged, and of those only the runs of its most thorough profile class
 (standard/full when it has any, else quick smoke tests), so a page never mixes machines and
 a quick run never mixes with standard figures.  Current = for each case id, the record of the
-newest run of the most thorough profile that measured it (full > standard > quick).
+newest run of the most thorough profile that measured it (full > standard > quick), a case being
+what its id names in any spelling (cases.canonical_id).
 Historical values are never touched here: they stay strings in archive.Table.
 """
 from dataclasses import dataclass, field
 
-from study import identity, work
+from study import cases, identity, work
 from reportgen.data import frame, runfacts
 from reportgen.errors import ReportError
 
@@ -53,10 +54,13 @@ def current_records(runs):
         # have finished months after it started, and would stay current over every run in between
         rank = (PROFILE_RANK.get(run.manifest["profile"], -1), runfacts.order_key(run))
         for rec in run.records:
-            best = chosen.get(rec["id"])
+            # one case, one current record: two spellings of its id (fields in another order, an optional
+            # field left out) were two "current" records, and the lookups by case field took the older
+            key = cases.canonical_id(rec["id"], rec["case"])
+            best = chosen.get(key)
             if best is None or rank >= best[0]:
-                chosen[rec["id"]] = (rank, Current(rec, run))
-    return frame.Records((key, cur) for key, (_rank, cur) in chosen.items())
+                chosen[key] = (rank, Current(rec, run))
+    return frame.Records((cur.record["id"], cur) for _rank, cur in chosen.values())
 
 
 def family(current, name):

@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from study import citation, identity
+from study import cases, citation, identity
+from reportgen.errors import ReportError
 
 _NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
 """<id>-2, <id>-3, ...: what retest names a second run started within the same second."""
@@ -78,6 +79,21 @@ def unnamed_problems(run, lines_of):
         problems = citation.statement_problems(rec, cited) + [citation.summary_problem(rec, cited[-1])]
         out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
                    f"{citation.NAMED_FROM} on cite lines that agree with their record)" for problem in problems if problem)
+    return out
+
+
+def spelling_problems(run):
+    """A run bound by the citation rule (from study.citation.NAMED_FROM on) writes each record's id as
+    cases.case_id spells its case (cases.canonical_id): another spelling of one case (fields in another
+    order, an optional field its case holds left out) made two current records of it."""
+    if not citation.bound(run.run_id):
+        return []
+    out = []
+    for index, rec in enumerate(run.records):
+        wanted = cases.canonical_id(rec["id"], rec["case"])
+        if wanted != rec["id"]:
+            out.append(f"{run.where(index)}: id: {rec['id']!r:.160} is not the spelling of its case "
+                       f"({wanted!r:.160}, fields in declared order; runs from {citation.NAMED_FROM} on)")
     return out
 
 
@@ -172,24 +188,80 @@ def reuse_problems(runs):
     return out
 
 
-def unknown_commits(root, runs):
-    """{run id: commit} of the runs whose git commit is not in this repository's history: the code
-    that measured them cannot be checked out (a forged or all-zero commit, or one lost to a
-    rewritten branch). Outside a git checkout (a release tarball) nothing is known: {}."""
+def git_env():
+    """The environment for asking git about the checkout, without GIT_DIR, GIT_INDEX_FILE and the
+    other GIT_* variables: GIT_INDEX_FILE=<missing> made git list nothing, so a committed folder read as
+    a build's or a retest's own leftover (and was published, or removed)."""
+    import os
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def _git(root, args, stdin=""):
+    """git's output in the checkout ``root``, or None when git cannot answer."""
     import subprocess
+    try:
+        return subprocess.run(["git", "-C", str(Path(root)), *args], capture_output=True, text=True, timeout=60,
+                              check=True, input=stdin, env=git_env()).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _commits(root, runs):
+    """({commit this repository holds: its committer time, seconds UTC}, every well-formed commit the
+    runs name), or None outside a git checkout (a release tarball) or when git cannot tell."""
     if not (Path(root) / ".git").exists():
-        return {}
+        return None
     from study.manifest import COMMIT   # one commit a line: a newline in one would shift every later answer
     commits = sorted(c for c in {str(run.manifest["git"].get("commit")) for run in runs} if COMMIT.match(c))
-    try:
-        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch-check"], capture_output=True,
-                             text=True, timeout=60, check=True,
-                             input="".join(f"{c}^{{commit}}\n" for c in commits)).stdout.split("\n")
-    except (OSError, subprocess.SubprocessError):
+    out = _git(root, ["cat-file", "--batch-check"], "".join(f"{c}^{{commit}}\n" for c in commits))
+    if out is None:
+        return None
+    known = [c for c, line in zip(commits, out.split("\n")) if line.split()[:2] == [c, "commit"]]
+    times = _git(root, ["show", "-s", "--format=%H %ct", *known]) if known else ""
+    found = dict(line.split() for line in (times or "").splitlines() if len(line.split()) == 2)
+    return {c: int(found[c]) if found.get(c, "").isdigit() else None for c in known}, commits
+
+
+def unknown_commits(root, runs, facts=False):
+    """{run id: commit} of the runs whose git commit is not in this repository's history: the code
+    that measured them cannot be checked out (a forged or all-zero commit, or one lost to a
+    rewritten branch). Outside a git checkout (a release tarball) nothing is known: {}.
+    ``facts``: _commits(root, runs) when the caller asked git already."""
+    facts = _commits(root, runs) if facts is False else facts
+    if facts is None:
         return {}
-    known = {c for c, line in zip(commits, out) if line.split()[:2] == [c, "commit"]}
     return {run.run_id: str(run.manifest["git"].get("commit")) for run in runs
-            if str(run.manifest["git"].get("commit")) not in known}
+            if str(run.manifest["git"].get("commit")) not in facts[0]}
+
+
+COMMIT_SLACK_S = 600
+"""How far a commit's time may lie after the finish of a run that names it: the clock of the machine that
+made the commit against the one that ran (days, as a backdated run id claims, are refused)."""
+
+
+def backdated_problems(runs, facts):
+    """A run ran code that existed: retest reads git.commit as the run finishes, so the commit was made
+    by finished_at, and a run of code committed from study.citation.NAMED_FROM on started then too. A
+    run id dated before NAMED_FROM escaped the citation rule whatever code it ran (its id alone said
+    when it started). ``facts``: _commits(root, runs); commits this repository does not hold are
+    unknown_commits' (left off the site)."""
+    import datetime as _dt
+    from study import schema
+    out = []
+    for run in runs if facts else ():
+        commit = str(run.manifest["git"].get("commit"))
+        made = facts[0].get(commit)
+        if made is None:
+            continue
+        when = _dt.datetime.fromtimestamp(made, _dt.timezone.utc)
+        where = f"{run.path / 'run.json'}: git.commit: {commit[:12]} was committed at {when:%Y%m%dT%H%M%SZ}"
+        if when > schema._parse_time(run.manifest["finished_at"]) + _dt.timedelta(seconds=COMMIT_SLACK_S):
+            out.append(f"{where}, after the run's finished_at {run.manifest['finished_at']!r:.40}: a run "
+                       "cannot have measured code committed after it (retest reads the commit as it finishes)")
+        elif f"{when:%Y%m%dT%H%M%SZ}" >= citation.NAMED_FROM and not citation.bound(run.run_id):
+            out.append(f"{where}, but run_id names a start before {citation.NAMED_FROM}: a run of code from "
+                       "then on is bound by the citation rule (a backdated run id)")
+    return out
 
 
 def without_reused_from(run, excluded):
@@ -208,5 +280,9 @@ def standing(root, runs):
     """(runs, {run id: commit}): the runs that may stand for a case, as every command decides it
     (the build, retest's reuse, trace, machines): those whose commit this repository holds, each
     without the records it carries from one that it does not (without_reused_from)."""
-    unknown = unknown_commits(root, runs)
+    facts = _commits(root, runs)
+    backdated = backdated_problems(runs, facts)
+    if backdated:
+        raise ReportError(backdated, hint="a run's id is the second it started: fix or remove the run")
+    unknown = unknown_commits(root, runs, facts)
     return [without_reused_from(run, unknown) for run in runs if run.run_id not in unknown], unknown

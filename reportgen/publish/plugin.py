@@ -185,6 +185,27 @@ class Templates:
         return family in self.data.families()
 
 
+UNBOUNDED = {jinja2.nodes.Pow: "'**'", jinja2.nodes.Mul: "'*'", jinja2.nodes.Mod: "'%'"}
+"""Operators whose result can outgrow any page (a power, a string repeated, "%0999999999d" % 1): Jinja
+folds them while it compiles a page, before any render, and the sandbox intercepts none of them. No
+docs page uses them."""
+LARGEST_LITERAL = 10**4   # a number a page writes: "a\nb"|indent(2000000000) was folded into 2 GB
+
+
+def _unbounded_node(tree):
+    """The first node of a parsed docs page whose work has no bound (UNBOUNDED, or a number beyond
+    LARGEST_LITERAL), with ``what`` set to name it; None when there is none."""
+    for node in tree.find_all((*UNBOUNDED, jinja2.nodes.Const)):
+        if type(node) in UNBOUNDED:
+            node.what = f"the operator {UNBOUNDED[type(node)]}"
+            return node
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= LARGEST_LITERAL:
+            node.what = f"a number beyond {LARGEST_LITERAL}"   # never printed: str() of 5000 digits raises
+            return node
+    return None
+
+
 class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
@@ -293,6 +314,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             names = Templates(self.data, self.book).names()
             self.names_defined = set(names)
             tree = self.jinja.parse(markdown)
+            unbounded = _unbounded_node(tree)   # before find_undeclared_variables: its code generator folds constants
+            if unbounded:
+                raise ReportError(f"docs/{page.file.src_uri}:{unbounded.lineno}: {unbounded.what}: a docs page holds "
+                                  "placeholders, not arithmetic (Jinja computes it while checking the page, with no "
+                                  "bound: 9**(9**9) stopped the build); compute it in a reportgen/pages module")
             # names the template sets itself ({% set %}, {% for %}) are not placeholders, even where
             # Jinja's own analysis cannot prove them set (a {% set %} inside an {% if %})
             local = {n.name for n in tree.find_all(jinja2.nodes.Name) if n.ctx in ("store", "param")}
