@@ -114,7 +114,7 @@ def test_a_docs_pages_arithmetic_is_refused_before_jinja_folds_it(monkeypatch, p
     me.jinja = jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined,
                                                             comment_start_string="{##", comment_end_string="##}")
     me.jinja.globals.clear()
-    where = SimpleNamespace(file=SimpleNamespace(src_uri="gemm.md", abs_src_path=str(ROOT / "docs" / "gemm.md")))
+    where = SimpleNamespace(file=SimpleNamespace(src_uri="gemm.md", abs_src_path=str(ROOT / "docs" / "gemm.md")), meta={})
     found = []
 
     def check():
