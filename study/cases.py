@@ -86,14 +86,22 @@ def _positive_problems(case: dict) -> list[str]:
             if case.get(key) is not None and not (type(case[key]) is int and case[key] >= 1)]
 
 
-def case_problems(record_id: str, case: dict) -> list[str]:
+def case_problems(record_id: str, case: dict, status: str | None = None) -> list[str]:
     """A record's case must say what its id says: each id field the case also holds (under its own
     name or CASE_KEYS) has the same value, so that a page never labels one problem with another's
-    figures (n=2048 in the id, 8192 in the case the GFLOPS are computed from)."""
+    figures (n=2048 in the id, 8192 in the case the GFLOPS are computed from).  The id names only
+    its family's declared fields, and an ok record no ``scope`` (a family that failed as a whole):
+    a field of no meaning (``/zz=1``) spelled one case a second way, and the older spelling stayed a
+    current record the pages' lookups took (cases.canonical_id cannot fold a field it does not know)."""
     family, named = fields(record_id)
     if family in FREE:
         return _positive_problems(case)
     out = _positive_problems(case)
+    if family in ID_FIELDS:
+        out.extend(f"id: {name!r:.40} is not a field of {family} ids ({', '.join(order(family))}; study/cases.py)"
+                   for name in named if name not in order(family))
+    if status == "ok" and "scope" in named:
+        out.append("id: scope= names a family that failed as a whole; an ok record measures a case")
     for name, value in named.items():
         if value is True:
             continue

@@ -47,19 +47,27 @@ RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is
 STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|killed)", re.I)
 """Right after a record's id, a status other than ok (the harness writes failures as "<id>: <status>:
 <error>"; "error" further on is a statistic: "error median 0.000")."""
+STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]? ?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
+                             r"|\berror\b(?!\s*(?:median|mean|max|min|p\d\d|rel|abs|of|is|[:=]?\s*[-+]?[\d.]))", re.I)
+"""Before the id, or anywhere else on a line naming it, a status other than ok: "timed out: <id>",
+"killed <id>", "error in <id>", "<id> -- status: timeout" (not "rel err", "error median 0.0")."""
 FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
                      r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4", re.I)
 """Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
 differs", "[<id>] FAILED", "FAILED: <id>", the Chinese for failed, wrong, inconsistent)."""
 _NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
-_UNIT = r"(s|secs?|seconds?|ms|msecs?|milliseconds?|us|\u03bcs|usecs?|microseconds?|ns|nsecs?|nanoseconds?)\b"
-_STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99)\b"
-STATISTIC = re.compile(_STAT + r"[^\w.,+-]{0,4}(?:(?:of|is|at|about|was)\b[^\w.,+-]{0,4})?(?:\(" + _UNIT
+_UNIT = r"(s|secs?|seconds?|ms|msecs?|milli[a-z]*|us|\u03bcs|usecs?|micro[a-z]*|ns|nsecs?|nano[a-z]*)\b"
+_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call)"
+"""Words a statement may put between a statistic and its figure ("p50 was about 9.99 ms", "median time
+9.99 ms"); no other word (a per-operator profile line "Mean QLinearConv 0.05 ms" is about an operator)."""
+_STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99|50th percentile)\b"
+STATISTIC = re.compile(_STAT + r"[^\w.,+-]{0,4}(?:" + _FILLER + r"\b[^\w.,+-]{0,4}){0,3}(?:\(" + _UNIT
                        + r"\)[^\w.,+-]{0,4})?" + _NUMBER + r"\s*" + r"(?:" + _UNIT + r")?", re.I)
-"""A statistic stated with its unit, before or after the figure: "p50 1.1 ms", "p50: 1.1ms",
-"median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "mean 1,1 ms"."""
+"""A statistic stated with its unit, before or after the figure, up to three _FILLER words between: "p50 1.1 ms",
+"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "mean 1,1 ms", "p50 was about
+9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec"."""
 STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
-             "max": "max", "p95": "p95", "p99": "p99"}
+             "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50"}
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
 _LONG_UNITS = (("milli", "ms"), ("msec", "ms"), ("micro", "us"), ("usec", "us"), ("nano", "ns"), ("nsec", "ns"),
                ("sec", "s"))
@@ -122,21 +130,23 @@ def cites_value(rec, p50, text):
     return any(_matches(value, half, target) for value, half in printed_numbers(text) for target in wanted)
 
 
-_TAG = re.compile(r"^\s*\[[A-Za-z0-9_]+\]\s*")
-"""The harness's "[family] " before each line it writes."""
+_FILE_SUFFIX = r"(?:log|txt|jsonl?|out|err|csv|py|s|ll|c)"
+"""A file's suffix after an id ("<id>.log: FAILED" names the record); other text after a "." may
+continue a longer id (graph/api=relay.expr.const)."""
 
 
-def _said_about(case_id, line):
-    """(before, after) for each whole occurrence of ``case_id`` in a line (as its words read): the
-    line before the id, from its start (after its "[family] " tag), without the record's other
-    occurrences; and the rest of the line after it. A failure or a median stated before the id
-    ("FAILED: <id>", "p50 9.99 ms <- <id>") was never read; another id before it is no end to what
-    the line says (a made-up one would hide the words before it)."""
+def _said_about(rec, line):
+    """(before, after) for each occurrence of the record's id in a line (as its words read), glued to
+    a path or a name or not ("results/<id>: FAILED", "x=<id>"), but not inside a longer id: the line
+    before the id, from its start (after the harness's "[<experiment>] " tag, and no other: "[FAILED]"
+    is words), without the record's other occurrences; and the rest of the line after it. Another id
+    before it is no end to what the line says (a made-up one would hide the words before it)."""
     line = _plain(line)
-    tag = _TAG.match(line)
+    tag = re.match(rf"\s*\[{re.escape(str(rec.get('experiment')))}\]\s*", line)
     start = tag.end() if tag else 0
-    for match in _whole_id(case_id).finditer(line):
-        yield _whole_id(case_id).sub(" ", line[start:match.start()]), line[match.end():]
+    occurrence = re.compile(rf"{re.escape(rec['id'])}(?!{_ID_CHAR}|\.(?!{_FILE_SUFFIX}\b){_ID_CHAR})")
+    for match in occurrence.finditer(line):
+        yield occurrence.sub(" ", line[start:match.start()]), line[match.end():]
 
 
 def statement_problems(rec, lines):
@@ -151,9 +161,9 @@ def statement_problems(rec, lines):
     out = []
     stats = rec.get("stats") or {}
     for line in lines:
-        for before, after in _said_about(rec["id"], line):
+        for before, after in _said_about(rec, line):
             said = f"{before} {after}"   # the line without the id, read as one statement
-            failed = STATUS_WORD.match(after) or FAILURE.search(said)
+            failed = STATUS_WORD.match(after) or FAILURE.search(said) or STATUS_ANYWHERE.search(said)
             if failed:
                 word = re.sub(r"^\W+", "", failed.group(0))
                 out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")

@@ -238,7 +238,7 @@ def record_problems(rec, pending_log=False):
                    f"(GFLOPS, speed-ups) from samples in seconds")
     if not out:
         from study import cases, work
-        out.extend(cases.case_problems(rec["id"], rec["case"]))
+        out.extend(cases.case_problems(rec["id"], rec["case"], rec["status"]))
         out.extend(work.extra_problems(rec, campaign_problems))
     nested = [("check", CHECK_FIELDS), ("log", LOG_FIELDS)]
     if rec["stats"] is not None:

@@ -51,9 +51,17 @@ def _later(when, seconds):
 
 
 def write_run(results_dir, run_id, records, profile="quick", log_text="line one\nline two\nline three\n",
-              finished_at=None, environment=None):
+              finished_at=None, environment=None, sealed=True):
     """A complete, valid run directory (log sha256 and file hashes filled in); started at the time
-    its id names, finished ten minutes later unless ``finished_at`` says otherwise."""
+    its id names, finished ten minutes later unless ``finished_at`` says otherwise.  In a results
+    folder with a list of the runs recorded before the citation rule (a copied project), a run dated
+    before it is added to the list, as the commit of such a run would (``sealed=False``: not)."""
+    from reportgen.data import runfacts
+    from study import citation
+    listed = Path(results_dir) / runfacts.SEALED
+    if sealed and listed.is_file() and not citation.bound(run_id):
+        with open(listed, "a", encoding="utf-8") as fh:
+            fh.write(run_id + "\n")
     run = Path(results_dir) / "runs" / run_id
     (run / "logs").mkdir(parents=True)
     logs = {}

@@ -118,6 +118,26 @@ def test_a_front_matter_value_with_an_escaped_bidi_character_is_refused(tmp_path
     assert "front matter" in _one_line(err.value) and _expect("bidi_as_built") in str(err.value)
 
 
+class Stopped:
+    """serve.open_server's stand-in: notes the folder and list serve would answer from, then stops
+    serving at once (as Ctrl-C does)."""
+    served = {}
+
+    def __init__(self, folder, port, listed=None):
+        Stopped.served = {"folder": Path(folder), "listed": dict(listed or {}), "files": sorted(
+            p.relative_to(folder).as_posix() for p in Path(folder).rglob("*") if p.is_file())}
+        self.server_address = ("127.0.0.1", 1)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def serve_forever(self):
+        raise KeyboardInterrupt
+
+
 def test_serve_checks_and_answers_one_copy(tmp_path, monkeypatch):
     """Round 25: serve read the folder for its checks, then read site-files.json again to serve: a page
     planted and listed in between was served."""
@@ -135,26 +155,10 @@ def test_serve_checks_and_answers_one_copy(tmp_path, monkeypatch):
         sitecheck.write_manifest(site)
         return found
 
-    served = {}
-
-    class Done:
-        def __init__(self, folder, port, listed):
-            served.update(folder=Path(folder), listed=dict(listed), files=sorted(
-                p.relative_to(folder).as_posix() for p in Path(folder).rglob("*") if p.is_file()))
-            self.server_address = ("127.0.0.1", 1)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def serve_forever(self):
-            raise KeyboardInterrupt
-
     monkeypatch.setattr(verify, "script_problems", planting)
-    monkeypatch.setattr(serve, "open_server", Done)
+    monkeypatch.setattr(serve, "open_server", Stopped)
     serve.serve(site, 0, ROOT)
+    served = Stopped.served
     assert served["folder"] != site and "late.html" not in served["listed"], _expect("serve_one_copy")
     assert served["files"] == ["index.html"] and not served["folder"].exists()
 
@@ -238,7 +242,7 @@ def test_pdf_outputs_are_replaced_whole_and_a_cut_one_is_dropped_first(tmp_path,
     monkeypatch.undo()
     (site / pdf.PDF_NAME).write_bytes(b"%PDF cut")   # as a write in place once left it
     assert sitecheck.manifest_problems(site)
-    sitecheck.drop_from_manifest(site, [pdf.PRINT_PAGE, pdf.PDF_NAME])
+    assert sitecheck.drop_broken(site, [pdf.PRINT_PAGE, pdf.PDF_NAME]) == [pdf.PDF_NAME]
     assert sitecheck.manifest_problems(site) == [] and not (site / pdf.PDF_NAME).exists()
 
 

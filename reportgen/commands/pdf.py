@@ -114,6 +114,10 @@ def write_pdf(root, site_dir, quiet=False, wait_s=600):
     publishing the same site is waited for (``wait_s``), then refused in one line."""
     site_dir = Path(site_dir)
     say = (lambda *_: None) if quiet else print
+    from reportgen.commands import build
+    linked = build.link_problem(site_dir, root)   # --site-dir: no link on its way down from the project (out/site,
+    if linked:                                    # out a committed link, sent pdf into another folder's site)
+        raise ReportError(linked)
     if not (site_dir / "index.html").exists():
         say(SKIP.format(why=f"no built site in {site_dir} (run `reportgen build` first)"))
         return None
@@ -127,12 +131,9 @@ def write_pdf(root, site_dir, quiet=False, wait_s=600):
         say(SKIP.format(why="playwright is not installed"))
         return None
     pages, site_name = nav_pages(root)
-    if site_dir.is_symlink():   # --site-dir: the folder written into is a plain folder, never a link
-        raise ReportError(f"{site_dir}: is a symlink; refusing to write the PDF through it")
     for name in (PRINT_PAGE, PDF_NAME):   # a planted output link is named as such, before anything is read
         if (site_dir / name).is_symlink():
             raise nofollow.refuse(site_dir / name)
-    from reportgen.commands import build
     with build._Lock(Path(site_dir).resolve(), wait_s):   # never a site that a build is replacing
         return _verified_pdf(root, site_dir, exe, pages, site_name, say)
 
@@ -141,9 +142,9 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     from playwright.sync_api import Error as PlaywrightError
     from reportgen.commands import build
     from reportgen.publish import sitecheck
-    # the outputs of an earlier pdf go first, files and entries: they are written again below, and a
-    # run stopped while it replaced them (a kill, a full disk) left a file its list did not name
-    sitecheck.drop_from_manifest(site_dir, [PRINT_PAGE, PDF_NAME])
+    # an earlier pdf's output its list does not name as it is (one stopped while it replaced them: a kill,
+    # a full disk) goes first; intact ones stay until they are replaced whole below
+    sitecheck.drop_broken(site_dir, [PRINT_PAGE, PDF_NAME])
     try:
         build.verify_site(root, site_dir)
     except ReportError as exc:

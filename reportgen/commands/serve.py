@@ -184,23 +184,22 @@ def open_server(site_dir, port, listed=None):
         raise ReportError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror}") from exc
 
 
-def _snapshot(site_dir, copy):
-    """Copy every file site-files.json lists into ``copy``, each read once and compared with its listed
-    sha256 (ReportError naming it otherwise); return the list.  What is checked and served is this
-    copy: a page changed between the checks and the first request (or swapped back and forth while
-    they read it) is not what a visitor gets."""
+def _snapshot(site_dir, copy, listed):
+    """Copy every file of ``listed`` (site-files.json as serve read it, once) into ``copy``, each
+    opened name by name without following a link (plainfile.read_under) and compared with its listed
+    sha256 (ReportError naming it otherwise).  What is checked and served is this copy: a page changed
+    between the checks and the first request, or a list rewritten to name ../../x or a folder swapped
+    for a link, is not what a visitor gets or what serve writes."""
     import hashlib
     from reportgen.publish import sitecheck
-    listed = sitecheck.read_manifest(site_dir)
     for rel, want in listed.items():
-        data = plainfile.read_bytes(Path(site_dir) / rel, sitecheck.FILE_LIMIT, one_name=True)
+        data = plainfile.read_under(site_dir, rel, sitecheck.FILE_LIMIT)
         if hashlib.sha256(data).hexdigest() != want:
             raise ReportError(f"{Path(site_dir) / rel}: differs from the sha256 site-files.json lists for it "
                               "(changed after the build)")
-        target = Path(copy) / rel
+        target = Path(copy) / rel   # read_under refused '..', absolute and empty names: inside the copy
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    return listed
 
 
 def serve(site_dir, port, root):
@@ -212,7 +211,12 @@ def serve(site_dir, port, root):
     import tempfile
     from reportgen.publish import sitecheck, verify
     site_dir = Path(site_dir)
-    problems = [p for p in [_site_problem(site_dir)] if p] or sitecheck.manifest_problems(site_dir)
+    problems = [p for p in [_site_problem(site_dir)] if p]
+    try:
+        listed = {} if problems else sitecheck.read_manifest(site_dir)   # read once: checked, copied, served
+    except ReportError as exc:
+        problems = exc.problems
+    problems = problems or sitecheck.manifest_problems(site_dir, listed)
     if problems:
         raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
     from reportgen.commands import stops
@@ -222,7 +226,7 @@ def serve(site_dir, port, root):
 
     with stops.handled(stop), tempfile.TemporaryDirectory(prefix="reportgen-serve-") as scratch:
         copy = Path(scratch) / "site"
-        listed = _snapshot(site_dir, copy)
+        _snapshot(site_dir, copy, listed)
         problems = [p.replace(str(copy), str(site_dir), 1) for p in verify.script_problems(root, copy)]
         if problems:
             raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")

@@ -43,6 +43,11 @@ def read_bytes(path, limit=MAX_RUN_FILE_BYTES, one_name=False):
         if exc.errno == errno.ELOOP:
             raise ReportError(f"{path}: is a symlink; only plain files are read") from None
         raise
+    return _read_open(fd, path, limit, one_name)
+
+
+def _read_open(fd, path, limit, one_name):
+    """read_bytes's checks and read on a file it has opened (``fd`` is closed here)."""
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -78,6 +83,36 @@ def replace_whole(path, data):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_under(top, rel, limit=MAX_RUN_FILE_BYTES):
+    """The bytes of top/rel opened one name at a time, following no link at any step (a folder on the
+    way swapped for a link to /etc after a walk would otherwise be followed: O_NOFOLLOW guards the
+    last name only), of a plain file of one name within ``limit``; ReportError naming it otherwise."""
+    shown = Path(top) / rel
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or "\x00" in str(rel) or any(part in ("", ".", "..") for part in parts):
+        raise ReportError(f"{shown}: not a path inside {top}")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(top, flags | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            try:
+                inner = os.open(part, flags | getattr(os, "O_DIRECTORY", 0), dir_fd=fd)
+            except OSError as exc:
+                raise ReportError(f"{shown}: {part!r} on its way is a link or no folder ({exc.strerror}); only a "
+                                  f"path inside {top} through no link is read") from None
+            os.close(fd)
+            fd = inner
+        try:
+            last = os.open(parts[-1], flags | getattr(os, "O_NONBLOCK", 0), dir_fd=fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ReportError(f"{shown}: is a symlink; only plain files are read") from None
+            raise
+        return _read_open(last, shown, limit, one_name=True)
+    finally:
+        os.close(fd)
 
 
 def read_text(path, limit=MAX_RUN_FILE_BYTES, one_name=False):

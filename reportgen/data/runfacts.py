@@ -82,6 +82,37 @@ def unnamed_problems(run, lines_of):
     return out
 
 
+SEALED = "runs-before-named.txt"
+"""results/<this>: the ids of the runs recorded before study.citation.NAMED_FROM, one per line, the
+only runs dated before it that load: a run made now and dated back (to a real commit of its day)
+fell outside the citation rule, its evidence shown unchecked; listing it is a change a review sees."""
+
+
+def sealed_problems(results_dir, runs):
+    """Runs dated before NAMED_FROM that results/SEALED does not list, and list lines that are no run id
+    of that time.  No list: a results folder of its own (a test's, a new study's), each run as dated."""
+    from reportgen.data import plainfile
+    from study import schema
+    path = Path(results_dir) / SEALED
+    try:
+        text = plainfile.read_text(path, 1 << 20)
+    except FileNotFoundError:
+        return []
+    except (OSError, ReportError, UnicodeDecodeError) as exc:
+        return list(getattr(exc, "problems", None) or [f"{path}: cannot read ({type(exc).__name__})"])
+    out, listed = [], set()
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            if not schema._RUN_ID.fullmatch(line) or citation.bound(line):
+                out.append(f"{path}:{number}: {line[:80]!r} is not the id of a run dated before {citation.NAMED_FROM}")
+            listed.add(line)
+    out.extend(f"{run.path / 'run.json'}: run_id: dated before {citation.NAMED_FROM} (the citation rule) but not one "
+               f"of the runs recorded before it ({path}); a run made now is dated now" for run in runs
+               if not citation.bound(run.run_id) and run.run_id not in listed)
+    return out
+
+
 def spelling_problems(run):
     """A run bound by the citation rule (from study.citation.NAMED_FROM on) writes each record's id as
     cases.case_id spells its case (cases.canonical_id): another spelling of one case (fields in another

@@ -45,6 +45,10 @@ class _Loader(yaml.SafeLoader):
         # 1 and 0x1, yes and true, null and ~ are one key spelled twice; so are two merge keys
         seen = set()
         for key, _value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag == "tag:yaml.org,2002:merge":
+                # <<: {text: a} beside text: b keeps one of the two silently
+                raise Refused(f"line {key.start_mark.line + 1}: a YAML merge key (<<); data files spell every key "
+                              "out (a merged key and one given beside it: one would be dropped without a word)")
             if isinstance(key, yaml.ScalarNode):
                 value = ("<<",) if key.tag == "tag:yaml.org,2002:merge" else (key.tag, self.construct_object(key))
                 if value in seen:

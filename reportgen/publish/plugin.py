@@ -72,6 +72,19 @@ def theme_shadow_problem(files, docs_dir, theme_dirs):
     return None
 
 
+def spec_problem(where, page_html, specs):
+    """A chart spec of a page that is not one the build draws from its records (charts.specs), as it
+    writes it, or None: a page's own <script id="spec-x"> drew any figures, labels or escapes."""
+    from reportgen.publish import sitecheck
+    parsed = sitecheck.Markup()
+    parsed.feed(page_html)
+    for tag, name, text in parsed.data:
+        if name.startswith("spec-") and (name[5:] not in specs or text != charts.payload(specs[name[5:]])):
+            return (f"{where}: <{tag} id={name[:60]!r}>: not a chart the build draws from the records "
+                    "(a page shows only charts.py's charts, with their data, through a chart placeholder)")
+    return None
+
+
 def run_problems(results_dir, runs=None):
     """(runs, campaigns, problems): every run valid alone and against the others (load.read_runs;
     ``runs`` when the caller has read them), every engine one the pages can name, the campaigns valid
@@ -357,6 +370,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                                html.unescape(output))
         if hidden:
             raise ReportError(hidden)
+        drawn = spec_problem(f"docs/{page.file.src_uri}", output, self.data.specs) if "spec-" in output else None
+        if drawn:
+            raise ReportError(drawn)
         return with_csp(output)
 
     def on_post_template(self, output_content, template_name, config):

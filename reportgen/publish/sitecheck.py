@@ -37,6 +37,10 @@ FILE_LIMIT = 64 * 2**20
 _HEX = re.compile(r"[0-9a-f]{64}")
 DATA_SCRIPT_TYPES = ("application/json",)
 """<script> types that are data, never run (Material's __config, the charts' specs)."""
+CONFIG_ID = "__config"
+"""The element Material's bundle reads its settings from (the first of that id), the search worker's URL among them."""
+SPEC_ID = re.compile(r"spec-[A-Za-z0-9_]+")
+"""A chart's Vega-Lite spec (charts.embed_html), read by charts.js as the data of div.vchart."""
 
 
 def read_json(path, limit=JSON_LIMIT):
@@ -92,16 +96,29 @@ def add_to_manifest(site_dir, names):
     _write(site_dir, files)
 
 
-def drop_from_manifest(site_dir, names):
-    """Remove the files ``names`` (`reportgen pdf`'s outputs, never a link's target) and their entries,
-    the list first: a stop in between leaves a file the list does not name, which the next pdf removes."""
+def drop_broken(site_dir, names):
+    """Remove those of the files ``names`` (`reportgen pdf`'s outputs) that differ from their entry, or
+    have none, or an entry without its file: a pdf stopped while it replaced them (a kill, a full disk)
+    left a file its list did not name.  An output intact is kept: a verify that then refuses the site,
+    or a print that fails, leaves the published PDF in place.  The list is written first; a link is
+    removed, never its target."""
     site_dir = Path(site_dir)
     files = read_manifest(site_dir)
-    if any(name in files for name in names):
-        _write(site_dir, {rel: sha for rel, sha in files.items() if rel not in names})
+    broken = []
     for name in names:
+        path = site_dir / name
+        try:
+            intact = name in files and _sha256(path) == files[name]
+        except (OSError, ReportError):
+            intact = False
+        if not intact and (name in files or os.path.lexists(path)):
+            broken.append(name)
+    if any(name in files for name in broken):
+        _write(site_dir, {rel: sha for rel, sha in files.items() if rel not in broken})
+    for name in broken:
         if os.path.lexists(site_dir / name) and not os.path.isdir(site_dir / name):
             os.unlink(site_dir / name)
+    return broken
 
 
 def read_manifest(site_dir):
@@ -114,11 +131,12 @@ def read_manifest(site_dir):
     return files
 
 
-def manifest_problems(site_dir):
-    """Every file of the site is listed with its sha256, and every listed file is there."""
+def manifest_problems(site_dir, listed=None):
+    """Every file of the site is listed with its sha256, and every listed file is there (``listed``:
+    the list as the caller read it, once: serve copies what it checked, never a list read again)."""
     site_dir = Path(site_dir)
     try:
-        listed = read_manifest(site_dir)
+        listed = read_manifest(site_dir) if listed is None else listed
     except ReportError as exc:
         return [f"{p}; `reportgen build` lists every file it writes" for p in exc.problems]
     out = []
@@ -147,6 +165,8 @@ class Markup(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.events, self.inline, self.urls, self.sources, self.repeated, self.otherwise = [], [], [], [], [], []
+        self.script_tags, self.reordered = [], []   # every <script> (a non-page document has none); bidi display
+        self.data, self._data = [], None   # [tag, id, text] of every JSON <script> and element with id __config
 
     def feed(self, data):
         """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
@@ -164,7 +184,13 @@ class Markup(HTMLParser):
             self.repeated.append(f"<{tag} {' '.join(twice)[:60]}>")
         if "</" in (self.get_starttag_text() or ""):   # <title><img alt="</title><script>">: a browser ends
             self.otherwise.append(f"<{tag} ...</...>")      # the title there (as written: &lt;/ is text)
+        if tag == "bdo" or tag.endswith(":bdo"):   # <bdo dir=rtl>gol.exe</bdo> shows exe.log
+            self.reordered.append(f"<{tag}>")
         for name, value in attrs:
+            low, text = name.lower(), _css_text(str(value or "")).lower()
+            if (low == "dir" and text.strip() not in ("ltr", "auto", "")) or low in ("unicode-bidi", "direction") \
+                    or (low == "style" and ("unicode-bidi" in text or "direction" in text)):
+                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
             elif name.lower() == "srcdoc":   # an iframe's document, scripts included, inline in one attribute
@@ -172,7 +198,13 @@ class Markup(HTMLParser):
             elif _SCRIPT_URL.search(_URL_NOISE.sub("", str(value or "")).lower()):
                 # any attribute: an SVG <animate values="...;javascript:..."> sets a link's href too
                 self.urls.append(f"<{tag} {name}={str(value)[:60]!r}>")
+        kind = (dict(attrs).get("type") or "").strip().lower() if tag == "script" else None
+        named = str(dict(attrs).get("id"))
+        if kind in DATA_SCRIPT_TYPES or named == CONFIG_ID or SPEC_ID.fullmatch(named):
+            self.data.append([tag if kind is None else "script", named, ""])
+            self._data = self.data[-1] if tag == "script" else None   # a non-script's text is not read
         if tag == "script" or tag.endswith(":script"):   # <svg:script>, <html:script> run in XML files too
+            self.script_tags.append(f"<{tag}>")
             attrs = dict(attrs)
             kind = (attrs.get("type") or "").strip().lower()
             if "src" not in attrs and kind not in DATA_SCRIPT_TYPES:
@@ -184,8 +216,16 @@ class Markup(HTMLParser):
             if made.endswith("script") or made.startswith("on"):
                 self.inline.append(f"<{tag} name={made[:40]!r}>")
 
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._data = None
+
     def handle_data(self, data):
-        if self.cdata_elem and "</" in data:   # <title><script type=application/json></title><script>...:
+        if self._data is not None and self.cdata_elem == "script":
+            self._data[2] += data
+        if self.cdata_elem == "script" and "<" in data:   # in <svg> (or an XML file) a browser reads a script's
+            self.otherwise.append("<script>...<...")      # text as markup: <script type=application/json><script href=x>
+        elif self.cdata_elem and "</" in data:   # <title><script type=application/json></title><script>...:
             self.otherwise.append(f"<{self.cdata_elem}>...</...")   # a browser ended the title there
 
     def handle_comment(self, data):
@@ -218,6 +258,13 @@ _OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]
 _ODD_TAG = re.compile(r"<(?![A-Za-z/!?])")
 """In a document other than a page, a tag whose name does not start with an ASCII letter (<_:script
 xmlns:_=...>, a non-ASCII prefix): an XML parser reads a tag the HTML parser here reads as text."""
+def _css_text(text):
+    """CSS text with its escapes decoded (\\202E, \\64 irection) and comments dropped, as a browser reads it."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"\\([0-9a-fA-F]{1,6})\s?|\\(.)", lambda m: chr(min(int(m.group(1), 16), 0x10FFFF) or 0xFFFD)
+                  if m.group(1) else m.group(2), text)
+
+
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 """What a browser drops from a URL before reading its scheme (tabs, newlines, spaces, controls)."""
 _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
@@ -234,7 +281,9 @@ def markup_problems(where, parsed):
             + [f"{where}: {u}: a javascript: URL (a built page has none; it runs script on the site's origin)"
                for u in parsed.urls]
             + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
-               for s in parsed.inline])
+               for s in parsed.inline]
+            + [f"{where}: {r}: text shown in another order than it is written (bdo, dir=rtl, unicode-bidi, "
+               "direction); a built page has none" for r in parsed.reordered])
 
 
 INERT_TYPES = ("", ".js", ".mjs", ".css", ".map", ".json", ".jsonl", ".png", ".jpg", ".jpeg", ".gif", ".webp",
@@ -287,6 +336,15 @@ def other_markup_problems(site_dir, parsed):
     (``parsed(rel)`` is true for those it read), and any script they load: they carry no policy."""
     out = []
     for rel, path in sorted(_files(Path(site_dir)).items()):
+        if rel.lower().endswith(".css"):   # content: "\202E" reorders the text it is put before
+            try:
+                hidden = plainfile.hidden_text_problem(path, _css_text(plainfile.read_bytes(path, FILE_LIMIT).decode(
+                    "utf-8", errors="replace")))
+            except ReportError as exc:
+                hidden = exc.problems[0]
+            if hidden:
+                out.append(f"{hidden} (CSS escapes decoded)")
+            continue
         if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "
                        "and verify cannot read for scripts; ship it uncompressed (.svg)")
@@ -318,6 +376,9 @@ def other_markup_problems(site_dir, parsed):
         out.extend(f"{path}: {s}: a script loaded by a document without the pages' content policy (only the "
                    "site's .html pages carry one; an .htm, .svg or .xml file would run it on the site's origin)"
                    for s in parser.sources)
+        if parser.script_tags and not parser.sources and not parser.inline:   # a data <script> in an SVG or XML file: none is built
+            out.append(f"{path}: {parser.script_tags[0]}: a script element in a document other than a page "
+                       "(the build writes none: an XML parser reads a data script's text as markup)")
     return out
 
 

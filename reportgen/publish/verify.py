@@ -41,10 +41,11 @@ _OUTSIDE = re.compile(r"^[\s\x00-\x1f]*(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|[/\\][/\\])"
 """A URL of another origin: a scheme (https:, data:) or a protocol-relative //host."""
 
 
-NAMED_ON_DOCUMENT = ("img", "form", "iframe", "embed", "object")
+NAMED_ON_DOCUMENT = ("img", "image", "form", "iframe", "embed", "object")
 """Elements whose name (and, for embed and object, id) becomes a property of document that hides the
 built-in one: <img name="currentScript"> is document.currentScript to every script of the page (a
-script that finds its own URL there loads its neighbours from the image's folder)."""
+script that finds its own URL there loads its neighbours from the image's folder); a browser reads
+<image> as <img>."""
 
 
 class _Nums(sitecheck.Markup):
@@ -57,10 +58,8 @@ class _Nums(sitecheck.Markup):
         self.nums, self.ids, self._open, self.forged, self.schemes, self.outside = [], set(), None, [], [], []
         self._plain = None   # an open "num failed" status or "num legend" sample: words, never digits
         self.scripts = []    # every <script src>, as written: _script_problems resolves it against the page
-        self._data = None    # the open JSON script
         self.clobber = []    # elements that name a property of document (<img name=currentScript>)
         self.twice = []      # ids given to two elements: a script reads the first (Material's #__config)
-        self.data = []       # [tag, id, text] of every JSON <script> and every element with id __config
 
     def handle_starttag(self, tag, attrs):
         url_count, said, inline = len(self.urls), len(self.schemes) + len(self.outside), len(self.inline)
@@ -72,10 +71,6 @@ class _Nums(sitecheck.Markup):
             if attrs["id"] in self.ids:
                 self.twice.append(attrs["id"])
             self.ids.add(attrs["id"])
-        kind = (attrs.get("type") or "").strip().lower() if tag == "script" else None
-        if kind in sitecheck.DATA_SCRIPT_TYPES or attrs.get("id") == CONFIG_ID or _SPEC_ID.fullmatch(attrs.get("id") or ""):
-            self.data.append([tag if kind is None else "script", str(attrs.get("id")), ""])
-            self._data = self.data[-1] if tag == "script" else None   # a non-script's text is not read
         if (tag == "script" or tag.endswith(":script")) and attrs.get("src") is not None:
             self.scripts.append(attrs["src"])
         for name in URL_ATTRIBUTES:
@@ -107,16 +102,13 @@ class _Nums(sitecheck.Markup):
 
     def handle_data(self, data):
         super().handle_data(data)   # a script's data holding "</" (Markup)
-        if self._data is not None and self.cdata_elem == "script":
-            self._data[2] += data
         if self._open is not None:
             self._open["text"] += data
         if self._plain is not None:
             self._plain["text"] += data
 
     def handle_endtag(self, tag):
-        if tag == "script":
-            self._data = None
+        super().handle_endtag(tag)   # a JSON script's end (Markup)
         if self._plain is not None and tag == self._plain["tag"]:
             if any(c.isdigit() for c in self._plain["text"]):
                 self.forged.append(self._plain["element"] + f" showing {self._plain['text'][:40]!r}")
@@ -195,10 +187,7 @@ _TEMPLATE_SCRIPT = re.compile(r"""<script\b[^>]*\bsrc=["']\{\{\s*['"]([^'"]+)['"
 """A theme template's own script: <script src="{{ 'assets/javascripts/bundle.a5f9d56c.min.js' | url }}">."""
 _TEMPLATE_WORKER = re.compile(r"""["']search["']\s*:\s*["']([^"']+)["']\s*\|\s*url""")
 """The search worker a theme names in its #__config: "search": "assets/javascripts/workers/search.a7633da7.min.js" | url."""
-CONFIG_ID = "__config"
-"""The element Material's bundle reads its settings from (the first of that id), the search worker's URL among them."""
-_SPEC_ID = re.compile(r"spec-[A-Za-z0-9_]+")
-"""A chart's Vega-Lite spec (charts.embed_html), read by charts.js as the data of div.vchart."""
+CONFIG_ID, _SPEC_ID = sitecheck.CONFIG_ID, sitecheck.SPEC_ID
 _BASE = re.compile(r"/|\.|\.\.(?:/\.\.)*")
 """The #__config base of a built page: / (the 404 page), . or ../.. (a page's way up to the site's root)."""
 
@@ -272,8 +261,11 @@ def _data_problems(where, rel, data, workers):
         except ValueError as exc:
             out.append(f"{said}: not valid JSON ({str(exc)[:80]})")
             continue
+        hidden = plainfile.hidden_text_problem(said, json.dumps(value, ensure_ascii=False)) if value else None
         if not isinstance(value, dict):
             out.append(f"{said}: not a JSON object in a <script type=application/json>")
+        elif hidden:   # "\u202e" in a spec's labels: an escape no check of the text saw
+            out.append(f"{hidden} (JSON escapes decoded)")
         elif name == CONFIG_ID:
             search, base = value.get("search"), value.get("base")
             if not (isinstance(base, str) and _BASE.fullmatch(base)):

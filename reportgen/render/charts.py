@@ -325,9 +325,13 @@ def svg(spec, text=1.0):
 
 def embed_html(name, spec, svg_href):
     """The page snippet: a div the bundled vega-embed fills, with the SVG as fallback."""
+    return (W("charts.embed_html.text", name=name, svg_href=html.escape(svg_href), payload=payload(spec)))
+
+
+def payload(spec):
+    """A spec as the JSON text of its <script> (verify and the build compare a page's with it)."""
     # Inside <script> entities are not decoded: keep the JSON valid and unbreakable instead.
-    payload = json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
-    return (W("charts.embed_html.text", name=name, svg_href=html.escape(svg_href), payload=payload))
+    return json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
 
 
 ENV_MARKS = ("tvm_version", "numpy_version", "llvm_version", "cpu_model", "blas")
