@@ -152,7 +152,7 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
                                              "(run `reportgen build`)") from None
     # both files are new files renamed into place (never written through a link planted there, never
     # left cut), then listed: the site's list of files names what pdf writes too
-    printable = _replace(site_dir, PRINT_PAGE, assemble(site_dir, pages, site_name).encode("utf-8", "replace"))
+    printable = _replace(site_dir, PRINT_PAGE, print_page(root, site_dir, pages, site_name))
     sitecheck.add_to_manifest(site_dir, [PRINT_PAGE])
     out = site_dir / PDF_NAME
     if out.is_symlink():   # refused before the browser runs; write_bytes refuses it again
@@ -167,6 +167,20 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     sitecheck.add_to_manifest(site_dir, [PDF_NAME])
     say(f"wrote {out}")
     return out
+
+
+def print_page(root, site_dir, pages, site_name):
+    """The bytes of print.html, checked as a page of its own: cutting the pages' headerlinks out joined
+    a docs page's "<<a class=headerlink>x</a>script src=...>" into a <script> the printing browser ran."""
+    from reportgen.publish import sitecheck, verify
+    page = assemble(site_dir, pages, site_name).encode("utf-8", "replace")
+    parsed = verify._parse(page)
+    made = sitecheck.markup_problems(Path(site_dir) / PRINT_PAGE, parsed) + verify._script_problems(
+        root, site_dir, {PRINT_PAGE: parsed})
+    if made:
+        raise ReportError(made, hint="reportgen pdf: the page assembled for printing does not pass the pages' "
+                                     "checks; nothing was printed")
+    return page
 
 
 def _replace(site_dir, name, data):

@@ -11,6 +11,7 @@ from pathlib import Path
 from reportgen.data import plainfile
 from reportgen.errors import ReportError
 from reportgen.publish.plugin import PAGE_CSP
+from reportgen.publish.sitecheck import PDF_OUTPUTS
 
 TEXT_TYPES = {".log": "text/plain; charset=utf-8", ".jsonl": "text/plain; charset=utf-8",
               ".txt": "text/plain; charset=utf-8"}
@@ -217,6 +218,13 @@ def serve(site_dir, port, root):
     except ReportError as exc:
         problems = exc.problems
     problems = problems or sitecheck.manifest_problems(site_dir, listed)
+    # print.html and study.pdf left half-replaced by a stopped `reportgen pdf` are served without, not
+    # the whole site refused: they are what the next pdf writes again
+    printed = [p for p in problems if any(p.startswith(f"{site_dir / name}:") for name in PDF_OUTPUTS)]
+    if printed and len(printed) == len(problems):
+        listed = {rel: sha for rel, sha in listed.items() if rel not in PDF_OUTPUTS}
+        print(f"serving without {', '.join(PDF_OUTPUTS)}: {printed[0]}; run `reportgen pdf` again", flush=True)
+        problems = []
     if problems:
         raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")
     from reportgen.commands import stops

@@ -189,8 +189,8 @@ class Markup(HTMLParser):
         for name, value in attrs:
             low, text = name.lower(), _css_text(str(value or "")).lower()
             if (low == "dir" and text.strip() not in ("ltr", "auto", "")) or low in ("unicode-bidi", "direction") \
-                    or (low == "style" and ("unicode-bidi" in text or "direction" in text)):
-                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")
+                    or low == "style":   # no built page or chart has a style attribute: flex order, font-size:0
+                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")   # and bidi hid or reordered text
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
             elif name.lower() == "srcdoc":   # an iframe's document, scripts included, inline in one attribute
@@ -282,8 +282,8 @@ def markup_problems(where, parsed):
                for u in parsed.urls]
             + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
                for s in parsed.inline]
-            + [f"{where}: {r}: text shown in another order than it is written (bdo, dir=rtl, unicode-bidi, "
-               "direction); a built page has none" for r in parsed.reordered])
+            + [f"{where}: {r}: text shown in another order than it is written, or hidden (bdo, dir=rtl, "
+               "unicode-bidi, direction, any style attribute); a built page has none" for r in parsed.reordered])
 
 
 INERT_TYPES = ("", ".js", ".mjs", ".css", ".map", ".json", ".jsonl", ".png", ".jpg", ".jpeg", ".gif", ".webp",
@@ -315,6 +315,39 @@ def _inert(rel):
     return last in INERT_TYPES and not any(s in DOCUMENT_TYPES for s in suffixes[:-1])
 
 
+def stylesheet_problems(path, rules=False):
+    """A site stylesheet read as a browser reads it: strict UTF-8 (a UTF-16 file or an @charset of
+    another encoding hid a U+202E from a UTF-8 reading), no bidi or zero-width character once its
+    escapes are decoded, and with ``rules`` (a stylesheet not the theme's own) none of the properties
+    that show a page's text otherwise than it is written (CSS_TEXT_RULES)."""
+    try:
+        data = plainfile.read_bytes(path, FILE_LIMIT)
+        text = data.decode("utf-8")
+    except ReportError as exc:
+        return exc.problems
+    except UnicodeDecodeError as exc:
+        return [f"{path}: not UTF-8 at byte {exc.start} (a UTF-16 or other stylesheet); the site's stylesheets are UTF-8"]
+    charset = re.match(r'\ufeff?@charset\s*"([^"]*)"', text)
+    if "\x00" in text or (charset and charset.group(1).lower() not in ("utf-8", "utf8")):
+        return [f"{path}: declares another encoding than UTF-8 (or holds NUL bytes); a browser would read it otherwise"]
+    decoded = _css_text(text)
+    hidden = plainfile.hidden_text_problem(path, decoded)
+    if hidden:
+        return [f"{hidden} (CSS escapes decoded)"]
+    found = CSS_TEXT_RULES.search(decoded) if rules else None
+    if found:
+        return [f"{path}: {found.group(0)[:40]!r}: a rule that shows a page's text otherwise than it is written "
+                "(reordered, replaced or hidden); the project's stylesheets have none"]
+    return []
+
+
+CSS_TEXT_RULES = re.compile(r"unicode-bidi|(?<![-\w])direction\s*:|(?<![-\w])order\s*:|(?<![-\w])float\s*:"
+                            r"|flex(?:-flow|-direction)?\s*:[^;}]*reverse|content\s*:\s*(?:\"[^\"]|'[^'])"
+                            r"|font-size\s*:\s*(?:0+\.?0*|\.0+)[a-z%]*\s*[;}!]|text-indent\s*:\s*-", re.I)
+"""CSS that shows text otherwise than a page writes it: bidi, flex or float order, generated content
+("0.01 ms" after a figure), a figure hidden by font-size:0 or a negative indent."""
+
+
 def _gunzip(path, data):
     """The content of a gzip site file (at most FILE_LIMIT bytes), or ReportError naming it."""
     import gzip
@@ -337,13 +370,7 @@ def other_markup_problems(site_dir, parsed):
     out = []
     for rel, path in sorted(_files(Path(site_dir)).items()):
         if rel.lower().endswith(".css"):   # content: "\202E" reorders the text it is put before
-            try:
-                hidden = plainfile.hidden_text_problem(path, _css_text(plainfile.read_bytes(path, FILE_LIMIT).decode(
-                    "utf-8", errors="replace")))
-            except ReportError as exc:
-                hidden = exc.problems[0]
-            if hidden:
-                out.append(f"{hidden} (CSS escapes decoded)")
+            out.extend(stylesheet_problems(path)[:1])
             continue
         if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "

@@ -7,10 +7,12 @@ digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
 With ``strict``, also for every acceptance item of the coverage page that is not met.
 """
 import hashlib
+import html
 import json
 import os
 import posixpath
 import re
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -124,6 +126,10 @@ def typed_figures(docs_dir):
     for path in [p for p in plainfile.tree(docs_dir) if p.suffix == ".md" and p.is_file()]:
         text = path.read_text(encoding="utf-8")
         masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
+        # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
+        masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
+        masked = unicodedata.normalize("NFKC", html.unescape(masked))
         for number, line in enumerate(masked.splitlines(), 1):
             for match in _TYPED.finditer(line):
                 out.append(f"{path}:{number}: hand-typed figure {match.group(0)!r}: "
@@ -192,18 +198,51 @@ _BASE = re.compile(r"/|\.|\.\.(?:/\.\.)*")
 """The #__config base of a built page: / (the 404 page), . or ../.. (a page's way up to the site's root)."""
 
 
-def shipped_scripts(root, workers=False):
-    """The site paths of every script a built page loads: the theme's own (Material's bundle, and the
-    custom_dir's files standing in for its inline scripts) and mkdocs.yml's extra.polyfills and
-    extra_javascript (charts.js, which loads the vendored chart libraries itself).  ``workers``: the
-    paths of the search workers the theme's templates name in #__config instead."""
+def _theme_folders(root):
+    """The theme's folders mkdocs.yml names (Material's, then its custom_dir)."""
     import yaml
     from mkdocs.utils import get_theme_dir
     path = Path(root) / "mkdocs.yml"
     try:
         config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
         theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
-        folders = [Path(get_theme_dir(theme["name"]))] + ([Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+        return [Path(get_theme_dir(theme["name"]))] + ([Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+    except (OSError, ValueError, yaml.YAMLError, AttributeError, KeyError, TypeError) as exc:
+        raise ReportError(f"{path}: cannot tell the theme's folders ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _stylesheet_problems(root, site_dir):
+    """Every stylesheet of the site but the theme's own (the same bytes at the same path of a theme
+    folder) holds no rule that shows text otherwise than a page writes it (sitecheck.CSS_TEXT_RULES):
+    a docs stylesheet reversed "gol.exe", put "0.01 ms" after a figure it hid with font-size:0."""
+    try:
+        folders = _theme_folders(root)
+    except ReportError as exc:
+        return exc.problems
+    out = []
+    for path in _tree(site_dir, ".css"):
+        rel = path.relative_to(site_dir).as_posix()
+        theirs = next((f / rel for f in folders if (f / rel).is_file()), None)
+        try:
+            own = theirs is not None and plainfile.read_bytes(theirs, sitecheck.FILE_LIMIT) == \
+                plainfile.read_bytes(path, sitecheck.FILE_LIMIT)
+        except (OSError, ReportError):
+            own = False
+        if not own:
+            out.extend(sitecheck.stylesheet_problems(path, rules=True))
+    return out
+
+
+def shipped_scripts(root, workers=False):
+    """The site paths of every script a built page loads: the theme's own (Material's bundle, and the
+    custom_dir's files standing in for its inline scripts) and mkdocs.yml's extra.polyfills and
+    extra_javascript (charts.js, which loads the vendored chart libraries itself).  ``workers``: the
+    paths of the search workers the theme's templates name in #__config instead."""
+    import yaml
+    path = Path(root) / "mkdocs.yml"
+    folders = _theme_folders(root)
+    try:
+        config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
         pattern = _TEMPLATE_WORKER if workers else _TEMPLATE_SCRIPT
         scripts = {found for folder in folders for template in _tree(folder, ".html")
                    for found in pattern.findall(template.read_text(encoding="utf-8", errors="replace"))}
@@ -545,8 +584,25 @@ def _csp_problems(site_dir):
 def _running_problems(root, site_dir, pages):
     """What could make a browser run script from the site, besides the pages' own markup: other
     documents, scripts and JSON settings the build does not ship, a page without the content policy."""
-    return (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
-            + _csp_problems(site_dir))
+    found = (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
+             + _stylesheet_problems(root, site_dir) + _hidden_page_problems(site_dir, pages) + _csp_problems(site_dir))
+    return list(dict.fromkeys(found))   # a stylesheet's hidden character is said by both of its checks
+
+
+def _hidden_page_problems(site_dir, pages):
+    """A page shows no bidi or zero-width character, entities decoded (the build says the same of each
+    page it writes; serve and verify read a site a build may not have written)."""
+    import html
+    out = []
+    for rel in pages:
+        try:
+            text = plainfile.read_bytes(Path(site_dir) / rel, sitecheck.FILE_LIMIT).decode("utf-8", errors="replace")
+        except (OSError, ReportError):
+            continue   # said by _parse_pages
+        hidden = plainfile.hidden_text_problem(Path(site_dir) / rel, html.unescape(text))
+        if hidden:
+            out.append(f"{hidden} (entities decoded)")
+    return out
 
 
 def script_problems(root, site_dir):
