@@ -47,14 +47,24 @@ RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is
 STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|killed)", re.I)
 """Right after a record's id, a status other than ok (the harness writes failures as "<id>: <status>:
 <error>"; "error" further on is a statistic: "error median 0.000")."""
-STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]? ?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
+STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]?[ -]?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
                              r"|\berror\b(?!\s*(?:median|mean|max|min|p\d\d|rel|abs|of|is|[:=]?\s*[-+]?[\d.]))", re.I)
 """Before the id, or anywhere else on a line naming it, a status other than ok: "timed out: <id>",
 "killed <id>", "error in <id>", "<id> -- status: timeout" (not "rel err", "error median 0.0")."""
 FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
-                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4", re.I)
+                     r"|seg ?fault|\bsig(?:segv|abrt|kill|bus|fpe|ill)\b|core dumped|\bassert(?:ion)?\b"
+                     r"|(?-i:[A-Z][A-Za-z]*Error\b|\bERR\b)|\berrored\b|\berrors?\s*[:=]\s*[1-9]"
+                     r"|out of memory|\boom\b|\bnan\b|\bnot ok\b|\bpanic|\bterminated\b|\bcancel+ed\b"
+                     r"|\binterrupted\b|did not pass|\bnot passed\b|\b(?:passed|check|ok)\W{0,3}false\b"
+                     r"|\bexit(?: code| status)?\s*[:=]?\s*[1-9]|\brc\s*[:=]\s*[1-9]|non-?zero|\bbad (?:result|output)"
+                     r"|\binvalid (?:result|output)|>\s*threshold|\bfehler\b|[\u2717\u2718\u274c]"
+                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4|\u8d85\u65f6|[\u672a\u4e0d]\u901a\u8fc7"
+                     r"|\u4e0d\u6b63\u786e|\u5f02\u5e38|\u5d29\u6e83|\u4e2d\u65ad|\u51fa\u9519", re.I)
 """Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
-differs", "[<id>] FAILED", "FAILED: <id>", the Chinese for failed, wrong, inconsistent)."""
+differs", "[<id>] FAILED", "FAILED: <id>"): a crash (segfault, SIGSEGV, core dumped, an exception's
+name such as AssertionError), out of memory (OOM), NaN, "not ok", an exit code or "passed=False", a
+cross mark, and the Chinese for failed, wrong, inconsistent, timed out, did not pass, incorrect,
+exception, crashed, interrupted and went wrong."""
 _NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
 _UNIT = r"(s|secs?|seconds?|ms|msecs?|milli[a-z]*|us|\u03bcs|usecs?|micro[a-z]*|ns|nsecs?|nano[a-z]*)\b"
 _FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call)"

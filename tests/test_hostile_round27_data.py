@@ -16,6 +16,7 @@ from test_hostile_round4 import _expect
 
 from reportgen.data import archive
 from reportgen.errors import ReportError
+from study import citation
 
 MUTATIONS = {}
 
@@ -54,4 +55,40 @@ def test_a_name_the_seal_cannot_list_is_refused_before_resealing(arch, name):
     assert any(_expect("archive_name_unlistable") in line for line in found), found
 
 
-SPECIAL = {case: None for case in ("archive_seal_not_utf8", "archive_name_unlistable")}
+CASE = "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"
+REC = {"id": CASE, "experiment": "numpy_gemm", "status": "ok", "stats": {"p50": 1.1e-3, "mean": 1.1e-3, "min": 1e-3},
+       "extra": {"flops_per_call": 2 * 32 ** 3}}
+HARNESS_LINES = [   # the harness's own summary and note lines (experiments/*.py note=) for an ok record
+    f"[numpy_gemm] {CASE}: p50 1.1 ms over 5 samples",
+    f"[numpy_gemm] {CASE}: ~0.1 GFLOPS, rel err 1.23e-07",
+    f"[numpy_gemm] {CASE}: p50 1.100 ms, 0.06 GFLOPS",
+    f"[numpy_gemm] {CASE}: p50 1.10 ms over 200 calls, top1 1.00, rel err 2.4e-02",
+    f"[numpy_gemm] {CASE}: calls 3, relax 1, tir 4, intermediate 1024 B, changed True, compile 1.2 s, "
+    "max err 0.0, p50 1.10 ms",
+    f"[numpy_gemm] {CASE}: p50 1.10 ms/call, sum check ok",
+    f"[numpy_gemm] {CASE}: p50 1.100 ms over 6 calls, rel err 2.40e-02, accuracy 0.7000, top-1 agreement 0.9800 "
+    "and top-5 overlap 0.9900 with FP32 on 50 crops; in FP32 logit sd: margin p5 0.123, p50 0.456, error median "
+    "0.010, share of margins below it 0.0100, 1 flips on margins up to 0.012",
+]
+
+
+@pytest.mark.parametrize("said", [
+    "segfault", "SIGSEGV (core dumped), rerun", "not ok", "check passed=False", "\u2717", "\u274c result",
+    "NaN in output", "out of memory", "OOM", "assertion", "AssertionError", "RuntimeError: x", "panicked",
+    "bad result", "invalid output", "did not pass", "check: False", "max_rel_err 0.5 > threshold 1e-05",
+    "ok=false", "\u6821\u9a8c\u672a\u901a\u8fc7", "\u7ed3\u679c\u4e0d\u6b63\u786e", "\u8d85\u65f6",
+    "Fehler", "time-out", "errored", "errors: 1", "ERR", "rc=139", "exit code 1", "returned non-zero",
+    "terminated", "cancelled", "interrupted",
+])
+def test_other_words_of_failure_are_read(said):
+    found = citation.statement_problems(REC, [f"[numpy_gemm] {CASE}: {said}"])
+    assert any(_expect("evidence_failure_other_words") in p for p in found), (said, found)
+
+
+@pytest.mark.parametrize("line", HARNESS_LINES)
+def test_the_harness_own_lines_still_pass(line):
+    assert citation.statement_problems(REC, [line]) == []
+
+
+SPECIAL = {case: None for case in ("archive_seal_not_utf8", "archive_name_unlistable",
+                                   "evidence_failure_other_words")}
