@@ -67,15 +67,29 @@ cross mark, and the Chinese for failed, wrong, inconsistent, timed out, did not 
 exception, crashed, interrupted and went wrong."""
 _NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
 _UNIT = r"(s|secs?|seconds?|ms|msecs?|milli[a-z]*|us|\u03bcs|usecs?|micro[a-z]*|ns|nsecs?|nano[a-z]*)\b"
-_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call)"
+_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call" \
+          r"|took|takes|the|samples)"
 """Words a statement may put between a statistic and its figure ("p50 was about 9.99 ms", "median time
-9.99 ms"); no other word (a per-operator profile line "Mean QLinearConv 0.05 ms" is about an operator)."""
-_STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99|50th percentile)\b"
-STATISTIC = re.compile(_STAT + r"[^\w.,+-]{0,4}(?:" + _FILLER + r"\b[^\w.,+-]{0,4}){0,3}(?:\(" + _UNIT
-                       + r"\)[^\w.,+-]{0,4})?" + _NUMBER + r"\s*" + r"(?:" + _UNIT + r")?", re.I)
+9.99 ms", "p50 took 9.99 ms", "p50 of the samples 9.99 ms"); no other word (a per-operator profile line
+"Mean QLinearConv 0.05 ms" is about an operator)."""
+_STAT = (r"(?<![A-Za-z0-9])(?P<stat>p50|median|mean|average|avg|min|max|p95|p99|50th percentile)"
+         r"(?:_?(?P<glued>ms|us|ns)|_(?P<glued_s>s))?(?![A-Za-z0-9])")
+"""A statistic's name, inside an identifier too ("p50_ms", "time_p50", "median_ms", "p50ms"), its unit
+glued to it or not."""
+_SEP = r"[^\w.,+]{0,4}"
+STATISTIC = re.compile(_STAT + _SEP + r"(?:" + _FILLER + r"\b" + _SEP + r"){0,3}(?:[(\[/](?P<paren>" + _UNIT
+                       + r")[)\]]?" + _SEP + r")?(?P<figure>" + _NUMBER + r")\s*" + r"(?:(?P<after>" + _UNIT[1:-3]
+                       + r")\b)?", re.I)
 """A statistic stated with its unit, before or after the figure, up to three _FILLER words between: "p50 1.1 ms",
-"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "mean 1,1 ms", "p50 was about
-9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec"."""
+"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "p50 [ms] 1.1", "mean 1,1 ms",
+"p50 was about 9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec", "p50 -> 9.99 ms",
+"p50_ms=9.99", "{'p50_s': 0.00999}"."""
+FIGURE_FIRST = re.compile(r"(?<![\w.])(?P<figure>" + _NUMBER + r")\s*(?P<after>" + _UNIT[1:-3] + r")\b[\s(\[]{0,3}"
+                          + _STAT + r"(?!" + _SEP + r"[-+]?[\d.,])", re.I)
+"""A figure and its unit before the statistic: "9.99 ms (p50)", "9.99 ms median" (not "1.1 ms (mean 1.2
+ms)": a statistic its own figure follows is read forward)."""
+_UNIT_KEY = re.compile(r"['\"]unit['\"]\s*:\s*['\"](?P<unit>[a-z\u03bc]+)['\"]", re.I)
+"""A harness's printed dict: {'p50': 0.00999, 'unit': 's'} states its unit once, apart."""
 STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
              "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50"}
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
@@ -178,16 +192,18 @@ def statement_problems(rec, lines):
                 word = re.sub(r"^\W+", "", failed.group(0))
                 out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
             seen = set()
-            for stat in STATISTIC.finditer(said):
-                key = STAT_KEYS[stat.group(1).lower()]
-                scale = _unit(stat.group(2) or stat.group(4) or "")
+            apart = _UNIT_KEY.search(said)
+            for stat in sorted([*STATISTIC.finditer(said), *FIGURE_FIRST.finditer(said)], key=lambda m: m.start()):
+                key = STAT_KEYS[stat.group("stat").lower()]
+                unit = stat.group("glued") or stat.group("glued_s") or stat.groupdict().get("paren") or stat.group("after")
+                scale = _unit(unit or (apart.group("unit") if apart else ""))
                 value = stats.get(key)
                 if key in seen or scale is None or not isinstance(value, (int, float)):
                     continue
                 seen.add(key)   # the first: a paired peer's may follow
-                numbers = printed_numbers(stat.group(3).replace(",", ".")) or [(math.inf, 0.0)]   # 1e99999: inf
+                numbers = printed_numbers(stat.group("figure").replace(",", ".")) or [(math.inf, 0.0)]   # 1e99999: inf
                 if not _matches(*numbers[0], float(value) * scale):
-                    out.append(f"a cited line states another {stat.group(1)} ({stat.group(0)[:40]!r}) than the "
+                    out.append(f"a cited line states another {stat.group('stat')} ({stat.group(0)[:40]!r}) than the "
                                f"record's {key} {float(value):.4g} s")
     return out
 

@@ -85,10 +85,28 @@ def test_other_words_of_failure_are_read(said):
     assert any(_expect("evidence_failure_other_words") in p for p in found), (said, found)
 
 
+@pytest.mark.parametrize("said", [
+    "p50_ms=9.99", "p50ms 9.99", "median_ms: 9.99", "p50 -> 9.99 ms", "9.99 ms (p50)", "9.99 ms median",
+    "p50 [ms] 9.99", "p50/ms 9.99", "p50 took 9.99 ms", "p50 of the samples 9.99 ms",
+    "{'p50': 0.00999, 'unit': 's'}", '{"p50_s": 0.00999}', "p50 9.99 ms; p50 1.1 ms",
+])
+def test_other_spellings_of_a_median_are_read(said):
+    found = citation.statement_problems(REC, [f"[numpy_gemm] {CASE}: {said}"])
+    assert any(_expect("evidence_median_other_spellings") in p for p in found), (said, found)
+
+
+@pytest.mark.parametrize("said", [
+    "p50_ms=1.1", "1.1 ms (p50)", "p50 -> 1.10 ms", "{'p50': 0.0011, 'unit': 's'}", "p50 1.1 ms (mean 1.1 ms)",
+    "p50 1.1 ms, margin p5 0.123, p50 0.456",
+])
+def test_the_records_own_median_in_those_spellings_passes(said):
+    assert citation.statement_problems(REC, [f"[numpy_gemm] {CASE}: {said}"]) == []
+
+
 @pytest.mark.parametrize("line", HARNESS_LINES)
 def test_the_harness_own_lines_still_pass(line):
     assert citation.statement_problems(REC, [line]) == []
 
 
 SPECIAL = {case: None for case in ("archive_seal_not_utf8", "archive_name_unlistable",
-                                   "evidence_failure_other_words")}
+                                   "evidence_failure_other_words", "evidence_median_other_spellings")}
