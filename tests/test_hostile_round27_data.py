@@ -16,7 +16,7 @@ from test_hostile_round4 import _expect
 
 from reportgen.data import archive
 from reportgen.errors import ReportError
-from study import citation
+from study import citation, schema
 
 MUTATIONS = {}
 
@@ -108,5 +108,16 @@ def test_the_harness_own_lines_still_pass(line):
     assert citation.statement_problems(REC, [line]) == []
 
 
+@pytest.mark.parametrize("ahead_s, refused", [(20 * 3600, True), (2 * 3600, True), (60, False)])
+def test_a_run_dated_hours_ahead_is_not_a_measurement_yet(ahead_s, refused):
+    import datetime as dt
+    start = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) + dt.timedelta(seconds=ahead_s)
+    run = {"profile": "standard", "run_id": f"{start:%Y%m%dT%H%M%SZ}-standard-f6ab9f827cfd",
+           "started_at": f"{start:%Y-%m-%dT%H:%M:%SZ}", "finished_at": f"{start:%Y-%m-%dT%H:%M:%SZ}"}
+    found = [p for p in schema._time_problems(run) if _expect("run_dated_hours_ahead") in p]
+    assert bool(found) is refused, found
+
+
 SPECIAL = {case: None for case in ("archive_seal_not_utf8", "archive_name_unlistable",
-                                   "evidence_failure_other_words", "evidence_median_other_spellings")}
+                                   "evidence_failure_other_words", "evidence_median_other_spellings",
+                                   "run_dated_hours_ahead")}
