@@ -47,25 +47,49 @@ RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is
 STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|killed)", re.I)
 """Right after a record's id, a status other than ok (the harness writes failures as "<id>: <status>:
 <error>"; "error" further on is a statistic: "error median 0.000")."""
-STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]? ?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
+STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]?[ -]?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
                              r"|\berror\b(?!\s*(?:median|mean|max|min|p\d\d|rel|abs|of|is|[:=]?\s*[-+]?[\d.]))", re.I)
 """Before the id, or anywhere else on a line naming it, a status other than ok: "timed out: <id>",
 "killed <id>", "error in <id>", "<id> -- status: timeout" (not "rel err", "error median 0.0")."""
 FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
-                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4", re.I)
+                     r"|seg ?fault|\bsig(?:segv|abrt|kill|bus|fpe|ill)\b|core dumped|\bassert(?:ion)?\b"
+                     r"|(?-i:[A-Z][A-Za-z]*Error\b|\bERR\b)|\berrored\b|\berrors?\s*[:=]\s*[1-9]"
+                     r"|out of memory|\boom\b|\bnan\b|\bnot ok\b|\bpanic|\bterminated\b|\bcancel+ed\b"
+                     r"|\binterrupted\b|did not pass|\bnot passed\b|\b(?:passed|check|ok)\W{0,3}false\b"
+                     r"|\bexit(?: code| status)?\s*[:=]?\s*[1-9]|\brc\s*[:=]\s*[1-9]|non-?zero|\bbad (?:result|output)"
+                     r"|\binvalid (?:result|output)|>\s*threshold|\bfehler\b|[\u2717\u2718\u274c]"
+                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4|\u8d85\u65f6|[\u672a\u4e0d]\u901a\u8fc7"
+                     r"|\u4e0d\u6b63\u786e|\u5f02\u5e38|\u5d29\u6e83|\u4e2d\u65ad|\u51fa\u9519", re.I)
 """Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
-differs", "[<id>] FAILED", "FAILED: <id>", the Chinese for failed, wrong, inconsistent)."""
+differs", "[<id>] FAILED", "FAILED: <id>"): a crash (segfault, SIGSEGV, core dumped, an exception's
+name such as AssertionError), out of memory (OOM), NaN, "not ok", an exit code or "passed=False", a
+cross mark, and the Chinese for failed, wrong, inconsistent, timed out, did not pass, incorrect,
+exception, crashed, interrupted and went wrong."""
 _NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
 _UNIT = r"(s|secs?|seconds?|ms|msecs?|milli[a-z]*|us|\u03bcs|usecs?|micro[a-z]*|ns|nsecs?|nano[a-z]*)\b"
-_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call)"
+_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call" \
+          r"|took|takes|the|samples)"
 """Words a statement may put between a statistic and its figure ("p50 was about 9.99 ms", "median time
-9.99 ms"); no other word (a per-operator profile line "Mean QLinearConv 0.05 ms" is about an operator)."""
-_STAT = r"\b(p50|median|mean|average|avg|min|max|p95|p99|50th percentile)\b"
-STATISTIC = re.compile(_STAT + r"[^\w.,+-]{0,4}(?:" + _FILLER + r"\b[^\w.,+-]{0,4}){0,3}(?:\(" + _UNIT
-                       + r"\)[^\w.,+-]{0,4})?" + _NUMBER + r"\s*" + r"(?:" + _UNIT + r")?", re.I)
+9.99 ms", "p50 took 9.99 ms", "p50 of the samples 9.99 ms"); no other word (a per-operator profile line
+"Mean QLinearConv 0.05 ms" is about an operator)."""
+_STAT = (r"(?<![A-Za-z0-9])(?P<stat>p50|median|mean|average|avg|min|max|p95|p99|50th percentile)"
+         r"(?:_?(?P<glued>ms|us|ns)|_(?P<glued_s>s))?(?![A-Za-z0-9])")
+"""A statistic's name, inside an identifier too ("p50_ms", "time_p50", "median_ms", "p50ms"), its unit
+glued to it or not."""
+_SEP = r"[^\w.,+]{0,4}"
+STATISTIC = re.compile(_STAT + _SEP + r"(?:" + _FILLER + r"\b" + _SEP + r"){0,3}(?:[(\[/](?P<paren>" + _UNIT
+                       + r")[)\]]?" + _SEP + r")?(?P<figure>" + _NUMBER + r")\s*" + r"(?:(?P<after>" + _UNIT[1:-3]
+                       + r")\b)?", re.I)
 """A statistic stated with its unit, before or after the figure, up to three _FILLER words between: "p50 1.1 ms",
-"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "mean 1,1 ms", "p50 was about
-9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec"."""
+"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "p50 [ms] 1.1", "mean 1,1 ms",
+"p50 was about 9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec", "p50 -> 9.99 ms",
+"p50_ms=9.99", "{'p50_s': 0.00999}"."""
+FIGURE_FIRST = re.compile(r"(?<![\w.])(?P<figure>" + _NUMBER + r")\s*(?P<after>" + _UNIT[1:-3] + r")\b[\s(\[]{0,3}"
+                          + _STAT + r"(?!" + _SEP + r"[-+]?[\d.,])", re.I)
+"""A figure and its unit before the statistic: "9.99 ms (p50)", "9.99 ms median" (not "1.1 ms (mean 1.2
+ms)": a statistic its own figure follows is read forward)."""
+_UNIT_KEY = re.compile(r"['\"]unit['\"]\s*:\s*['\"](?P<unit>[a-z\u03bc]+)['\"]", re.I)
+"""A harness's printed dict: {'p50': 0.00999, 'unit': 's'} states its unit once, apart."""
 STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
              "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50"}
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
@@ -168,16 +192,18 @@ def statement_problems(rec, lines):
                 word = re.sub(r"^\W+", "", failed.group(0))
                 out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
             seen = set()
-            for stat in STATISTIC.finditer(said):
-                key = STAT_KEYS[stat.group(1).lower()]
-                scale = _unit(stat.group(2) or stat.group(4) or "")
+            apart = _UNIT_KEY.search(said)
+            for stat in sorted([*STATISTIC.finditer(said), *FIGURE_FIRST.finditer(said)], key=lambda m: m.start()):
+                key = STAT_KEYS[stat.group("stat").lower()]
+                unit = stat.group("glued") or stat.group("glued_s") or stat.groupdict().get("paren") or stat.group("after")
+                scale = _unit(unit or (apart.group("unit") if apart else ""))
                 value = stats.get(key)
                 if key in seen or scale is None or not isinstance(value, (int, float)):
                     continue
                 seen.add(key)   # the first: a paired peer's may follow
-                numbers = printed_numbers(stat.group(3).replace(",", ".")) or [(math.inf, 0.0)]   # 1e99999: inf
+                numbers = printed_numbers(stat.group("figure").replace(",", ".")) or [(math.inf, 0.0)]   # 1e99999: inf
                 if not _matches(*numbers[0], float(value) * scale):
-                    out.append(f"a cited line states another {stat.group(1)} ({stat.group(0)[:40]!r}) than the "
+                    out.append(f"a cited line states another {stat.group('stat')} ({stat.group(0)[:40]!r}) than the "
                                f"record's {key} {float(value):.4g} s")
     return out
 

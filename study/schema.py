@@ -85,8 +85,8 @@ MAX_SAMPLES = 100_000
 
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
 _RUN_ID = ids.RUN_ID
-FUTURE_SLACK_S = 86400
-"""A run may not be dated later than now plus this (clocks differ; a run dated 9999 must not win)."""
+FUTURE_SLACK_S = 600   # as runfacts.COMMIT_SLACK_S: a day let a run dated ahead outrank every genuine one
+"""A run may not be dated later than now plus this (clocks differ a little; a run dated 9999 must not win)."""
 
 GIT_FIELDS = ("commit", "dirty")
 EXPERIMENT_FIELDS = ("status", "exit_code", "duration_s", "log", "records", "reused")

@@ -204,7 +204,7 @@ def _reused_into(results, origin, run_id, environment=None):
 def _reuse_from_another_machine(results):
     shutil.copytree(ROOT / "results" / "runs" / OTHER_MACHINE_RUN, results / "runs" / OTHER_MACHINE_RUN)
     env = json.loads((ROOT / "results" / "runs" / CAMPAIGN_RUN / "run.json").read_text())["environment"]
-    _reused_into(results, OTHER_MACHINE_RUN, "20261206T000000Z-quick-ab32f168216c", env)
+    _reused_into(results, OTHER_MACHINE_RUN, "20261205T130000Z-quick-ab32f168216c", env)
 
 
 def _reuse_from_a_later_run(results):

@@ -164,8 +164,9 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
 
 
 GEMM_RUN = "20261129T171403Z-standard-f6ab9f827cfd"
-# the clone is the newest run, but not in the future (load refuses a run dated later than now)
-CLONE_TIME = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(minutes=5)
+# the clone is the newest run, but not in the future (load refuses a run dated, or finished, later than now
+# plus schema.FUTURE_SLACK_S): it keeps the kernel run's 20 minutes, so it starts an hour ago
+CLONE_TIME = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(hours=1)
 CLONE_ENV = json.loads((ROOT / "results" / "runs" / GEMM_RUN / "run.json").read_text())["environment"]
 CLONE_RUN = f"{CLONE_TIME:%Y%m%dT%H%M%SZ}-standard-{identity.machine_id(dict(CLONE_ENV, **ZEN5))}"
 

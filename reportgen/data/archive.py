@@ -154,6 +154,17 @@ def _sealed_files(archive_dir, problems=None):
             if (p.is_symlink() or not p.is_dir()) and p.relative_to(archive_dir).as_posix() != SEAL]
 
 
+def _name_problem(archive_dir, rel):
+    """A file name one line of the seal cannot hold (a line break, or bytes that are not UTF-8 text):
+    resealing it wrote a seal its own check refused, or ended in a traceback."""
+    if "\n" in rel or "\r" in rel or any("\udc80" <= ch <= "\udcff" for ch in rel):
+        shown = str(Path(archive_dir) / rel).encode("utf-8", "backslashreplace").decode("utf-8")
+        shown = shown.replace("\n", "\\n").replace("\r", "\\r")
+        return (f"{shown}: "
+                "a file name the seal cannot list (a line break or bytes that are not UTF-8); rename or remove it")
+    return None
+
+
 def seal_problems(archive_dir):
     """Files under archive/ that differ from, are missing from, or were added after its seal."""
     archive_dir = Path(archive_dir)
@@ -162,6 +173,9 @@ def seal_problems(archive_dir):
         lines = plainfile.read_text(seal, plainfile.MAX_ARCHIVE_FILE_BYTES).splitlines()
     except OSError:
         return [f"{seal}: missing: the archive is unsealed; run `{RESEAL}` to seal it deliberately"]
+    except UnicodeDecodeError as exc:   # one stray byte was an "internal error" naming no file
+        return [f"{seal}: not UTF-8 text ({exc.reason} at byte {exc.start}); restore it (git checkout) "
+                f"or run `{RESEAL}`"]
     listed = {}
     for number, line in enumerate(lines, 1):
         sha, sep, rel = line.partition("  ")
@@ -170,6 +184,9 @@ def seal_problems(archive_dir):
         listed[rel] = sha
     out = []
     actual = {p.relative_to(archive_dir).as_posix(): p for p in _sealed_files(archive_dir, out)}
+    named = [_name_problem(archive_dir, rel) for rel in actual if _name_problem(archive_dir, rel)]
+    if named:
+        return out + named
     hint = f"if the change is deliberate, run `{RESEAL}` and commit archive/{SEAL}"
     for rel in sorted(set(listed) | set(actual)):
         path = archive_dir / rel
@@ -194,6 +211,9 @@ def reseal(archive_dir):
     files = _sealed_files(archive_dir, deep)
     if deep:
         raise ReportError(deep)
+    named = [_name_problem(archive_dir, p.relative_to(archive_dir).as_posix()) for p in files]
+    if any(named):
+        raise ReportError([line for line in named if line])
     links = [p for p in files if p.is_symlink()]
     if links:
         raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
@@ -287,6 +307,9 @@ def main(argv=None):
         count = reseal(archive_dir)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except UnicodeError as exc:   # a name or text no check above foresaw: still one line, no traceback
+        print(f"error: {archive_dir}: cannot write the seal: {exc.reason}", file=sys.stderr)
         return 1
     except OSError as exc:   # a full disk, a folder not writable: one line naming the file, no traceback
         print(f"error: {exc.filename or archive_dir}: cannot write the seal: {exc.strerror or exc}", file=sys.stderr)
