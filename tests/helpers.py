@@ -56,12 +56,13 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
     its id names, finished ten minutes later unless ``finished_at`` says otherwise.  In a results
     folder with a list of the runs recorded before the citation rule (a copied project), a run dated
     before it is added to the list, as the commit of such a run would (``sealed=False``: not)."""
-    from reportgen.data import runfacts
+    from reportgen.data import archive, runfacts
     from study import citation
-    listed = Path(results_dir) / runfacts.SEALED
+    listed = runfacts.sealed_list(results_dir)
     if sealed and listed.is_file() and not citation.bound(run_id):
         with open(listed, "a", encoding="utf-8") as fh:
             fh.write(run_id + "\n")
+        archive.reseal(listed.parent)   # as the commit adding such a run would, deliberately
     run = Path(results_dir) / "runs" / run_id
     (run / "logs").mkdir(parents=True)
     logs = {}

@@ -204,7 +204,7 @@ def test_a_yaml_merge_key_is_refused():
 
 def test_a_run_dated_before_the_rule_loads_only_when_listed(tmp_path):
     """Round 26 (#8 of the first set): a run dated before NAMED_FROM, naming a real commit of its day,
-    fell outside the citation rule; such runs are the ones results/runs-before-named.txt lists."""
+    fell outside the citation rule; such runs are the ones archive/runs-before-named.txt lists."""
     from helpers import ENV, write_run
     from reportgen.data import load, runfacts
     from reportgen.errors import ReportError
@@ -214,23 +214,36 @@ def test_a_run_dated_before_the_rule_loads_only_when_listed(tmp_path):
     first, late = f"20261201T000000Z-quick-{mid}", f"20261202T000000Z-quick-{mid}"
     results = tmp_path / "results"
     results.mkdir()
-    (results / runfacts.SEALED).write_text(f"# listed\n{first}\n")
+    (tmp_path / "archive").mkdir()
+    runfacts.sealed_list(results).write_text(f"# listed\n{first}\n")
     write_run(results, first, [record(first)], sealed=False, environment=env)
     assert len(load.read_runs(results)) == 1
     write_run(results, late, [record(late)], sealed=False, environment=env)
     with pytest.raises(ReportError) as err:
         load.read_runs(results)
     assert any(late in p and _expect("run_dated_back") in p for p in err.value.problems)
-    (results / runfacts.SEALED).write_text(f"{late}\n20991231T000000Z-quick-f6ab9f827cfd\n")
+    runfacts.sealed_list(results).write_text(f"{late}\n20991231T000000Z-quick-f6ab9f827cfd\n")
     with pytest.raises(ReportError) as err:
         load.read_runs(results)
     assert any("runs-before-named.txt:2:" in p for p in err.value.problems)
 
 
+def test_the_list_is_sealed_by_the_archive(tmp_path):
+    """Round 27: the list sat in results/, where a pull request could edit or delete it unnoticed (no
+    list: no rule); the archive's seal now covers it."""
+    import shutil
+    from reportgen.data import archive, runfacts
+    shutil.copytree(ROOT / "archive", tmp_path / "archive")
+    assert archive.seal_problems(tmp_path / "archive") == []
+    runfacts.sealed_list(tmp_path / "results").unlink()
+    found = archive.seal_problems(tmp_path / "archive")
+    assert any(runfacts.SEALED in line and _expect("run_list_sealed") in line for line in found), found
+
+
 def test_every_committed_run_dated_before_the_rule_is_listed():
     from reportgen.data import runfacts
     from study import citation
-    listed = set((ROOT / "results" / runfacts.SEALED).read_text().split())
+    listed = set(runfacts.sealed_list(ROOT / "results").read_text().split())
     old = {p.name for p in (ROOT / "results" / "runs").iterdir() if p.is_dir() and not citation.bound(p.name)
            and not p.name.startswith(".")}
     assert old <= listed
@@ -238,7 +251,7 @@ def test_every_committed_run_dated_before_the_rule_is_listed():
 
 SPECIAL = {case: None for case in ("serve_list_read_once", "pdf_site_link_chain", "xml_data_script",
                                    "page_data_script_markup", "text_reordered", "spec_bidi_escape",
-                                   "css_bidi_escape", "page_own_chart", "yaml_merge_key", "run_dated_back",
+                                   "css_bidi_escape", "page_own_chart", "yaml_merge_key", "run_dated_back", "run_list_sealed",
                                    "id_undeclared_field", "id_scope_on_ok", "evidence_tag_shaped_failure",
                                    "evidence_status_before_id", "evidence_median_in_words", "evidence_id_in_a_path",
                                    "pdf_keeps_intact_output")}

@@ -83,17 +83,25 @@ def unnamed_problems(run, lines_of):
 
 
 SEALED = "runs-before-named.txt"
-"""results/<this>: the ids of the runs recorded before study.citation.NAMED_FROM, one per line, the
-only runs dated before it that load: a run made now and dated back (to a real commit of its day)
-fell outside the citation rule, its evidence shown unchecked; listing it is a change a review sees."""
+"""archive/<this> (beside results/): the ids of the runs recorded before study.citation.NAMED_FROM, one
+per line, the only runs dated before it that load: a run made now and dated back (to a real commit of
+its day) fell outside the citation rule, its evidence shown unchecked.  The archive's seal covers the
+list (archive/SHA256SUMS): adding a run to it, or removing it, is a deliberate reseal a review sees;
+in results/ it was a file any run's pull request could edit or delete unnoticed."""
+
+
+def sealed_list(results_dir):
+    """The path of the list for a results folder: archive/SEALED beside it."""
+    return Path(results_dir).parent / "archive" / SEALED
 
 
 def sealed_problems(results_dir, runs):
-    """Runs dated before NAMED_FROM that results/SEALED does not list, and list lines that are no run id
-    of that time.  No list: a results folder of its own (a test's, a new study's), each run as dated."""
+    """Runs dated before NAMED_FROM that the sealed list does not list, and list lines that are no run id
+    of that time.  No archive beside results/ (a test's results folder, a new study's): each run as
+    dated; a project's archive without the list is refused by the archive's seal."""
     from reportgen.data import plainfile
     from study import schema
-    path = Path(results_dir) / SEALED
+    path = sealed_list(results_dir)
     try:
         text = plainfile.read_text(path, 1 << 20)
     except FileNotFoundError:
