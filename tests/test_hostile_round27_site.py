@@ -22,8 +22,9 @@ def test_the_page_assembled_for_printing_is_checked_as_a_page(tmp_path):
     from reportgen.publish import plugin
     site = tmp_path / "site"
     site.mkdir()
-    article = ('<h1>T<a class="headerlink" href="#t">x</a></h1>'
-               '<p><<a class="headerlink" href="#x">x</a>script src="x/evil.js"></script></p>')
+    article = ('<h1>T<a class="headerlink" href="#t">x</a></h1>'   # since round 28 the splice below is inert
+               '<p><<a class="headerlink" href="#x">x</a>script src="x/evil.js"></script></p>'
+               '<p><script src="x/evil.js"></script></p>')
     (site / "index.html").write_text(f'<html><head>{plugin.CSP_META}</head><body><article class="md-content__inner '
                                      f'md-typeset">{article}</article></body></html>', encoding="utf-8")
     with pytest.raises(ReportError) as err:

@@ -17,7 +17,9 @@ import shutil
 from pathlib import Path
 
 import yaml
+from reportgen.data import plainfile
 from reportgen.publish import nofollow
+from reportgen.publish.sitecheck import FILE_LIMIT
 from reportgen.data.words import W
 from reportgen.errors import ReportError
 from reportgen.publish.verify import PRINT_PAGE
@@ -83,11 +85,15 @@ def assemble(site_dir, pages, site_name):
     for title, md in pages:
         stem = Path(md).with_suffix("").as_posix()
         html_path = site_dir / f"{stem}.html"
-        match = _ARTICLE.search(html_path.read_text(encoding="utf-8")) if html_path.exists() else None
+        # read name by name, no link followed: a page swapped for a link after verify printed its target
+        match = _ARTICLE.search(plainfile.read_under(site_dir, f"{stem}.html", FILE_LIMIT).decode(
+            "utf-8", errors="replace")) if html_path.exists() else None
         if match is None:
             continue
         # a collapsed block (the §9 tables, percentiles, calibration tables, IR diffs) prints open
-        content = _CLOSED.sub("<details open", _HEADERLINK.sub("", match.group(1)))
+        # a headerlink is cut out as a space: cut to nothing it joined its neighbours ("&" "#x202E;",
+        # "<" "script ...") into markup the page never held
+        content = _CLOSED.sub("<details open", _HEADERLINK.sub(" ", match.group(1)))
         # charts print from their copy with larger text (the page's SVG would shrink to ~5 pt)
         content = _CHART_SVG.sub(lambda m: m.group(1) + ".print.svg"
                                  if (site_dir / "assets" / "charts" / f"{m.group(2)}.print.svg").exists() else m.group(0),
@@ -174,9 +180,11 @@ def print_page(root, site_dir, pages, site_name):
     a docs page's "<<a class=headerlink>x</a>script src=...>" into a <script> the printing browser ran."""
     from reportgen.publish import sitecheck, verify
     page = assemble(site_dir, pages, site_name).encode("utf-8", "replace")
-    parsed = verify._parse(page)
-    made = sitecheck.markup_problems(Path(site_dir) / PRINT_PAGE, parsed) + verify._script_problems(
-        root, site_dir, {PRINT_PAGE: parsed})
+    parsed, where = verify._parse(page), Path(site_dir) / PRINT_PAGE
+    hidden = plainfile.hidden_text_problem(where, html.unescape(page.decode("utf-8", errors="replace")))
+    made = (sitecheck.markup_problems(where, parsed) + verify._script_problems(root, site_dir, {PRINT_PAGE: parsed})
+            + [f"{where}: {e}: loads or goes to something outside the site" for e in parsed.outside]
+            + [f"{where}: {e}: a scheme a built page never uses" for e in parsed.schemes] + ([hidden] if hidden else []))
     if made:
         raise ReportError(made, hint="reportgen pdf: the page assembled for printing does not pass the pages' "
                                      "checks; nothing was printed")

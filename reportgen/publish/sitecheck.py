@@ -14,6 +14,7 @@
 """
 import contextlib
 import hashlib
+import html
 import io
 import os
 import re
@@ -189,8 +190,8 @@ class Markup(HTMLParser):
         for name, value in attrs:
             low, text = name.lower(), _css_text(str(value or "")).lower()
             if (low == "dir" and text.strip() not in ("ltr", "auto", "")) or low in ("unicode-bidi", "direction") \
-                    or low == "style":   # no built page or chart has a style attribute: flex order, font-size:0
-                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")   # and bidi hid or reordered text
+                    or low in ("style", "hidden"):   # no built page or chart has one: flex order, font-size:0,
+                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")   # bidi and hidden= hid or reordered text
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
             elif name.lower() == "srcdoc":   # an iframe's document, scripts included, inline in one attribute
@@ -283,7 +284,7 @@ def markup_problems(where, parsed):
             + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
                for s in parsed.inline]
             + [f"{where}: {r}: text shown in another order than it is written, or hidden (bdo, dir=rtl, "
-               "unicode-bidi, direction, any style attribute); a built page has none" for r in parsed.reordered])
+               "unicode-bidi, direction, any style or hidden attribute); a built page has none" for r in parsed.reordered])
 
 
 INERT_TYPES = ("", ".js", ".mjs", ".css", ".map", ".json", ".jsonl", ".png", ".jpg", ".jpeg", ".gif", ".webp",
@@ -342,10 +343,13 @@ def stylesheet_problems(path, rules=False):
 
 
 CSS_TEXT_RULES = re.compile(r"unicode-bidi|(?<![-\w])direction\s*:|(?<![-\w])order\s*:|(?<![-\w])float\s*:"
-                            r"|flex(?:-flow|-direction)?\s*:[^;}]*reverse|content\s*:\s*(?:\"[^\"]|'[^'])"
+                            r"|flex(?:-flow|-direction)?\s*:[^;}]*reverse|grid-(?:row|column|area|template-areas)"
+                            r"|(?<![-\w])quotes\s*:|@counter-style|visibility\s*:\s*hidden"
+                            r"|(?<![-\w])content\s*:\s*(?!(?:none|normal|\"\"|'')\s*[;}!])"
                             r"|font-size\s*:\s*(?:0+\.?0*|\.0+)[a-z%]*\s*[;}!]|text-indent\s*:\s*-", re.I)
-"""CSS that shows text otherwise than a page writes it: bidi, flex or float order, generated content
-("0.01 ms" after a figure), a figure hidden by font-size:0 or a negative indent."""
+"""CSS that shows text otherwise than a page writes it: bidi, flex, grid or float order,
+generated content of any kind but none ("0.01 ms", attr(), var(), quotes after a figure), a figure
+hidden by font-size:0, visibility or a negative indent."""
 
 
 def _gunzip(path, data):
@@ -394,6 +398,9 @@ def other_markup_problems(site_dir, parsed):
                 data = _gunzip(path, data)
             text = data.decode("utf-8", errors="replace")
             parser.feed(text)
+            hidden = plainfile.hidden_text_problem(path, html.unescape(text))   # a page's rule, in any document
+            if hidden:
+                parser.otherwise.append(hidden.split(": ", 1)[1][:120])
             if _ODD_TAG.search(text):   # any file read here: a.svg., b.svg.foo and .atom are XML to some host
                 parser.otherwise.append("a tag name not starting with an ASCII letter")
         except ReportError as exc:

@@ -24,7 +24,8 @@ from reportgen.errors import ReportError
 
 # A number followed by a unit, outside placeholders and code: a hand-typed result (the Chinese
 # units milliseconds, seconds and times are written as \u escapes: no CJK in Python).
-_TYPED = re.compile(r"(?<![\w.#§-])\d+(?:\.\d+)?\s*(?:ms|\u6beb\u79d2|\u79d2|s\b|GFLOPS|GHz|%|\u500d(?!\u6570)|×(?!\s*\d))")
+_TYPED = re.compile(r"(?<![\w.#§-])(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*(?:ms|\u6beb\u79d2|\u79d2|s\b|[u\u00b5\u03bc]s\b"
+                    r"|ns\b|[GT]FLOP(?:S|/s)|GHz|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b)")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
@@ -129,11 +130,12 @@ def typed_figures(docs_dir):
         # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
         # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
         masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
-        masked = unicodedata.normalize("NFKC", html.unescape(masked))
-        for number, line in enumerate(masked.splitlines(), 1):
-            for match in _TYPED.finditer(line):
-                out.append(f"{path}:{number}: hand-typed figure {match.group(0)!r}: "
-                           "take it from a record or the archive through a placeholder")
+        masked = re.sub(r"<[^<>]*>", lambda m: "\n" * m.group(0).count("\n"), masked)   # 0.0<b></b>1 ms
+        masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
+        joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
+        for match in _TYPED.finditer(joined):
+            out.append(f"{path}:{masked.count(chr(10), 0, match.start()) + 1}: hand-typed figure "
+                       f"{match.group(0)!r}: take it from a record or the archive through a placeholder")
     return out
 
 
@@ -220,7 +222,7 @@ def _stylesheet_problems(root, site_dir):
     except ReportError as exc:
         return exc.problems
     out = []
-    for path in _tree(site_dir, ".css"):
+    for path in [p for p in _tree(site_dir) if p.name.lower().endswith(".css") and p.is_file()]:   # u.CSS too
         rel = path.relative_to(site_dir).as_posix()
         theirs = next((f / rel for f in folders if (f / rel).is_file()), None)
         try:
