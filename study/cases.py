@@ -72,6 +72,8 @@ ONLY_CASE_KEYS = {"target": ("target_kind",)}
 target's kind (``cuda``), the case's ``target`` the whole target (a dict); compare the kind."""
 SQUARE = {"numpy_gemm": {"n": ("m", "k")}}
 """Families whose id names one dimension of a square problem: the case's other dimensions equal it."""
+SIZED = ("e2e", "e2e_tune")
+"""Families whose every measured case has an input size (its id's size=, from case.input_size)."""
 FREE = ("graph",)
 """Families whose id values are labels of their own (a pass step "03-FoldConstant" for case step 3)."""
 
@@ -102,6 +104,10 @@ def case_problems(record_id: str, case: dict, status: str | None = None) -> list
                    for name in named if name not in order(family))
     if status == "ok" and "scope" in named:
         out.append("id: scope= names a family that failed as a whole; an ok record measures a case")
+    if status == "ok" and family in SIZED and type(case.get("input_size")) is not int:
+        # an id without size= and a case without input_size was a second spelling of a sized case
+        out.append(f"case.input_size: {case.get('input_size')!r:.40} is not an image size; an ok {family} record "
+                   "names the input it measured")
     for name, value in named.items():
         if value is True:
             continue

@@ -59,7 +59,11 @@ FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|
                      r"|\bexit(?: code| status)?\s*[:=]?\s*[1-9]|\brc\s*[:=]\s*[1-9]|non-?zero|\bbad (?:result|output)"
                      r"|\binvalid (?:result|output)|>\s*threshold|\bfehler\b|[\u2717\u2718\u274c]"
                      r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4|\u8d85\u65f6|[\u672a\u4e0d]\u901a\u8fc7"
-                     r"|\u4e0d\u6b63\u786e|\u5f02\u5e38|\u5d29\u6e83|\u4e2d\u65ad|\u51fa\u9519", re.I)
+                     r"|\u4e0d\u6b63\u786e|\u5f02\u5e38|\u5d29\u6e83|\u4e2d\u65ad|\u51fa\u9519"
+                     r"|\u5185\u5b58\u4e0d\u8db3|\u5df2?\u7ec8\u6b62|\u88ab?\u6740\u6b7b|\u5df2?\u8df3\u8fc7|\u5df2?\u53d6\u6d88"
+                     r"|\u62a5\u9519|\u4e0d\u5339\u914d|\u8d85\u51fa|\u65e0\u6548"
+                     r"|\bhung\b|\bhang(?:s|ing)?\b|\bdeadlock|\bdiverged?\b|\bunsupported\b|\bgiving up\b|\bgave up\b"
+                     r"|(?-i:\bKO\b|\bDNF\b)|\binf(?:inity)?\b|[\u2716\U0001f4a5]", re.I)
 """Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
 differs", "[<id>] FAILED", "FAILED: <id>"): a crash (segfault, SIGSEGV, core dumped, an exception's
 name such as AssertionError), out of memory (OOM), NaN, "not ok", an exit code or "passed=False", a
@@ -72,7 +76,8 @@ _FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|ti
 """Words a statement may put between a statistic and its figure ("p50 was about 9.99 ms", "median time
 9.99 ms", "p50 took 9.99 ms", "p50 of the samples 9.99 ms"); no other word (a per-operator profile line
 "Mean QLinearConv 0.05 ms" is about an operator)."""
-_STAT = (r"(?<![A-Za-z0-9])(?P<stat>p50|median|mean|average|avg|min|max|p95|p99|50th percentile)"
+_STAT = (r"(?<![A-Za-z0-9])(?P<stat>p50|median|mean|average|avg|min|max|p95|p99|50th percentile|med|q50|p 50"
+         r"|percentile\(50\)|50%(?=\s*[:=]))"
          r"(?:_?(?P<glued>ms|us|ns)|_(?P<glued_s>s))?(?![A-Za-z0-9])")
 """A statistic's name, inside an identifier too ("p50_ms", "time_p50", "median_ms", "p50ms"), its unit
 glued to it or not."""
@@ -84,14 +89,16 @@ STATISTIC = re.compile(_STAT + _SEP + r"(?:" + _FILLER + r"\b" + _SEP + r"){0,3}
 "p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "p50 [ms] 1.1", "mean 1,1 ms",
 "p50 was about 9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec", "p50 -> 9.99 ms",
 "p50_ms=9.99", "{'p50_s': 0.00999}"."""
-FIGURE_FIRST = re.compile(r"(?<![\w.])(?P<figure>" + _NUMBER + r")\s*(?P<after>" + _UNIT[1:-3] + r")\b[\s(\[]{0,3}"
+FIGURE_FIRST = re.compile(r"(?<![\w.])(?P<figure>" + _NUMBER + r")\s*(?P<after>" + _UNIT[1:-3] + r")\b[\s(\[=]{0,4}"
+                          + r"(?:(?:is|was|at)\s+(?:the\s+)?)?"
                           + _STAT + r"(?!" + _SEP + r"[-+]?[\d.,])", re.I)
 """A figure and its unit before the statistic: "9.99 ms (p50)", "9.99 ms median" (not "1.1 ms (mean 1.2
 ms)": a statistic its own figure follows is read forward)."""
 _UNIT_KEY = re.compile(r"['\"]unit['\"]\s*:\s*['\"](?P<unit>[a-z\u03bc]+)['\"]", re.I)
 """A harness's printed dict: {'p50': 0.00999, 'unit': 's'} states its unit once, apart."""
 STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
-             "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50"}
+             "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50", "med": "p50", "q50": "p50",
+             "p 50": "p50", "percentile(50)": "p50", "50%": "p50"}
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
 _LONG_UNITS = (("milli", "ms"), ("msec", "ms"), ("micro", "us"), ("usec", "us"), ("nano", "ns"), ("nsec", "ns"),
                ("sec", "s"))
@@ -107,8 +114,13 @@ def _unit(word):
 
 
 def _plain(line):
-    """A line as its words read: compatibility forms folded (NFKC: a fullwidth colon, a Greek mu),
-    invisible characters dropped (a zero-width space inside "p50" hid it from the check)."""
+    """A line as its words read: terminal colour codes dropped and backspaces applied (FA<ESC[0m>ILED),
+    compatibility forms folded (NFKC: a fullwidth colon, a Greek mu), invisible characters dropped
+    (a zero-width space inside "p50" hid it from the check)."""
+    line = re.sub(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])", "", line)   # colours, links
+    while "\b" in line:   # a backspace takes back the character before it, as a terminal shows it
+        line = re.sub(r"[^\b]?\b", "", line, count=1)
+    line = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", line)
     return unicodedata.normalize("NFKC", re.sub("[" + INVISIBLE + "]", "", line))
 
 
@@ -201,7 +213,10 @@ def statement_problems(rec, lines):
                 if key in seen or scale is None or not isinstance(value, (int, float)):
                     continue
                 seen.add(key)   # the first: a paired peer's may follow
-                numbers = printed_numbers(stat.group("figure").replace(",", ".")) or [(math.inf, 0.0)]   # 1e99999: inf
+                figure = stat.group("figure")   # 9,990 us is nine thousand; 1,1 ms a decimal comma
+                figure = figure.replace(",", "") if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?", figure) \
+                    else figure.replace(",", ".")
+                numbers = printed_numbers(figure) or [(math.inf, 0.0)]   # 1e99999: inf
                 if not _matches(*numbers[0], float(value) * scale):
                     out.append(f"a cited line states another {stat.group('stat')} ({stat.group(0)[:40]!r}) than the "
                                f"record's {key} {float(value):.4g} s")

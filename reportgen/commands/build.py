@@ -222,9 +222,11 @@ def _config_problems(root):
             if getattr(k, "value", None) == "custom_dir"]
         for folder in where:
             text = str(getattr(folder, "value", ""))
-            if os.path.isabs(text) or ".." in Path(text).parts or not text:
+            if os.path.isabs(text) or ".." in Path(text).parts or not text or \
+                    any(part.startswith(".") and part != "." for part in Path(text).parts):
+                # custom_dir: .git copied .git/config (a token in it) into the site
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
-                                  "of the project (a relative path without '..')")
+                                  "of the project (a relative path without '..' or a hidden folder such as .git)")
     walked = set()   # an alias is walked once: a: &x [*x] looped for ever, aliases of aliases 10^9 nodes
     while stack:
         node = stack.pop()

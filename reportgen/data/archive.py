@@ -84,8 +84,15 @@ def _shape_problems(path, raw):
         if col.get("kind") not in COLUMN_KINDS:
             out.append(f"{where}.kind: expected one of {', '.join(COLUMN_KINDS)}, got {col.get('kind')!r:.40}")
         out += _optional_problems(where, col)
+    if raw.get("environment") is not None and not isinstance(raw.get("environment"), str):
+        out.append(f"{path}: environment: expected a string (an id of environments.yaml) or null, got "
+                   f"{type(raw['environment']).__name__}")
+    seen = set()
     for i, row in enumerate(raw["rows"]):
         where = f"{path}: rows[{i}]"
+        if str(row.get("key")) in seen:   # a second row of one key: lookups took one, the page showed both
+            out.append(f"{where}.key: {str(row.get('key'))[:40]!r} names an earlier row too")
+        seen.add(str(row.get("key")))
         if not isinstance(row.get("key"), (str, int)) or isinstance(row.get("key"), bool):
             out.append(f"{where}.key: expected a string, got {type(row.get('key')).__name__}")
         if not isinstance(row.get("label"), str):
@@ -157,9 +164,9 @@ def _sealed_files(archive_dir, problems=None):
 def _name_problem(archive_dir, rel):
     """A file name one line of the seal cannot hold (a line break, or bytes that are not UTF-8 text):
     resealing it wrote a seal its own check refused, or ended in a traceback."""
-    if "\n" in rel or "\r" in rel or any("\udc80" <= ch <= "\udcff" for ch in rel):
+    if len(rel.splitlines()) != 1 or rel.endswith(("\n", "\r")) or any("\udc80" <= ch <= "\udcff" for ch in rel):
         shown = str(Path(archive_dir) / rel).encode("utf-8", "backslashreplace").decode("utf-8")
-        shown = shown.replace("\n", "\\n").replace("\r", "\\r")
+        shown = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in shown)   # U+2028 breaks lines too
         return (f"{shown}: "
                 "a file name the seal cannot list (a line break or bytes that are not UTF-8); rename or remove it")
     return None

@@ -216,7 +216,12 @@ def front_matter_problem(where, path):
     source = read_text(path, MAX_ARCHIVE_FILE_BYTES)
     found = _FRONT_MATTER.match(source)
     if found is None:
-        return None
+        # MkDocs also reads "Key: value" lines opening a page as its meta (MultiMarkdown style): a first
+        # line "Caveat: ..." vanished from the page, two "Title:" lines were joined
+        from mkdocs.utils import meta
+        _text, unfenced = meta.get_data(source)
+        return (f"{where}:1: opens with 'Key: value' lines MkDocs reads as page meta ({', '.join(unfenced)[:60]}), "
+                "never shown; put them in a '---' front matter or start the page with its heading") if unfenced else None
     hidden = hidden_text_problem(where, source[:found.end()])
     if hidden:
         return hidden

@@ -168,6 +168,7 @@ class Markup(HTMLParser):
         self.events, self.inline, self.urls, self.sources, self.repeated, self.otherwise = [], [], [], [], [], []
         self.script_tags, self.reordered = [], []   # every <script> (a non-page document has none); bidi display
         self.data, self._data = [], None   # [tag, id, text] of every JSON <script> and element with id __config
+        self.titles = 0
 
     def feed(self, data):
         """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
@@ -185,13 +186,19 @@ class Markup(HTMLParser):
             self.repeated.append(f"<{tag} {' '.join(twice)[:60]}>")
         if "</" in (self.get_starttag_text() or ""):   # <title><img alt="</title><script>">: a browser ends
             self.otherwise.append(f"<{tag} ...</...>")      # the title there (as written: &lt;/ is text)
-        if tag == "bdo" or tag.endswith(":bdo"):   # <bdo dir=rtl>gol.exe</bdo> shows exe.log
-            self.reordered.append(f"<{tag}>")
+        if tag.rsplit(":", 1)[-1] in ("bdo", "dialog", "datalist", "audio", "rp"):   # <bdo dir=rtl>gol.exe</bdo> shows
+            self.reordered.append(f"<{tag}>")   # exe.log; the browser's own stylesheet hides the others' text
+        if tag == "title":
+            self.titles += 1
+            if self.titles > 1:   # a second <title> in the body: hidden by the browser
+                self.reordered.append("<title> (a second one)")
         for name, value in attrs:
             low, text = name.lower(), _css_text(str(value or "")).lower()
             if (low == "dir" and text.strip() not in ("ltr", "auto", "")) or low in ("unicode-bidi", "direction") \
-                    or low in ("style", "hidden"):   # no built page or chart has one: flex order, font-size:0,
-                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")   # bidi and hidden= hid or reordered text
+                    or low in ("style", "hidden", "popover", "inert", "data-clipboard-text", "data-clipboard-target"):
+                # no built page or chart has one: flex order, font-size:0, hidden or popover text, and a copy
+                # button that copied another command than the page shows
+                self.reordered.append(f"<{tag} {name}={str(value)[:40]!r}>")
             if name.lower().startswith("on"):
                 self.events.append(f"<{tag} {name}={str(value)[:60]!r}>")
             elif name.lower() == "srcdoc":   # an iframe's document, scripts included, inline in one attribute
@@ -248,7 +255,7 @@ class Markup(HTMLParser):
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
 
 
-_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:noembed|noscript|noframes|xmp|"
+_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:[\w.-]+:)?(?:noembed|noscript|noframes|xmp|"
                                r"plaintext|style|math|template|textarea|iframe)\b|</(?:script|title)(?!\s*>)", re.I)
 """Markup that a browser and Python's HTMLParser read differently (a comment closed by --!> or <!-->,
 CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math, an end
@@ -284,7 +291,8 @@ def markup_problems(where, parsed):
             + [f"{where}: {s}: an inline script (a built page has none; only JSON data sits in <script>)"
                for s in parsed.inline]
             + [f"{where}: {r}: text shown in another order than it is written, or hidden (bdo, dir=rtl, "
-               "unicode-bidi, direction, any style or hidden attribute); a built page has none" for r in parsed.reordered])
+               "unicode-bidi, direction, any style or hidden attribute, popover, a clipboard text, an element the "
+               "browser hides); a built page has none" for r in parsed.reordered])
 
 
 INERT_TYPES = ("", ".js", ".mjs", ".css", ".map", ".json", ".jsonl", ".png", ".jpg", ".jpeg", ".gif", ".webp",
@@ -335,11 +343,44 @@ def stylesheet_problems(path, rules=False):
     hidden = plainfile.hidden_text_problem(path, decoded)
     if hidden:
         return [f"{hidden} (CSS escapes decoded)"]
-    found = CSS_TEXT_RULES.search(decoded) if rules else None
+    found = (CSS_TEXT_RULES.search(decoded) or _css_outside_allowed(decoded)) if rules else None
     if found:
-        return [f"{path}: {found.group(0)[:40]!r}: a rule that shows a page's text otherwise than it is written "
-                "(reordered, replaced or hidden); the project's stylesheets have none"]
+        return [f"{path}: {found.group(0)[:60]!r}: a rule that shows a page's text otherwise than it is written "
+                "(reordered, replaced or hidden); the project's stylesheets use only CSS_PROPERTIES"]
     return []
+
+
+CSS_PROPERTIES = re.compile(
+    r"(?:-webkit-)?print-color-adjust|color|background(?:-color)?|border(?:-(?:top|right|bottom|left))?"
+    r"(?:-(?:width|style|color|radius))?|border-collapse|padding(?:-(?:top|right|bottom|left))?"
+    r"|margin(?:-(?:top|right|bottom|left))?|(?:min-|max-)?(?:width|height)|table-layout|display|font-size"
+    r"|font-weight|font-style|line-height|text-align|text-decoration|vertical-align|white-space|word-break"
+    r"|overflow(?:-wrap|-x|-y)?|hyphens|(?:page-)?break-(?:before|after|inside)|columns|size|cursor")
+"""The properties a stylesheet of the project (docs/assets/css: study.css, print.css) may set: layout,
+colour, type size and breaks.  Everything else (position, transform, opacity, clip-path, list-style
+strings, text-emphasis, content, order...) is refused rather than listed: each new way to move,
+replace or hide a figure was one more entry in a list of refusals."""
+_CSS_VALUES = re.compile(r"(?P<small>font-size\s*:\s*(?:0*\.?0*[0-3]?(?:\.\d*)?px|0*\.[0-3]\d*r?em|0+(?:\.0*)?[a-z%]*"
+                         r"|[0-3]?\d(?:\.\d*)?%)\s*(?:[;}!]|$))|margin[-a-z]*\s*:[^;}]*-\s*\d"
+                         r"|display\s*:\s*(?:contents|flex|inline-flex|grid|inline-grid|ruby)"
+                         r"|(?<![-\w])color\s*:\s*(?:transparent|rgba?\([^)]*[,/]\s*0*\.?0*\s*\)|#[0-9a-f]{3}0\b|#[0-9a-f]{6}00\b)", re.I)
+"""Values of the allowed properties that still hide or move text: a type size too small to read, a
+negative margin, a display that reorders its children, a transparent colour."""
+
+
+def _css_outside_allowed(css):
+    """The first declaration, at-rule or value of ``css`` beyond CSS_PROPERTIES and _CSS_VALUES, or None."""
+    found = re.search(r"@(?!media\b|page\b|charset\b)[a-z-]+", css, re.I)   # @font-face (other glyphs), @counter-style
+    if found:
+        return found
+    for block in re.finditer(r"\{([^{}]*)\}", css):
+        for decl in re.finditer(r"([-a-zA-Z]+)\s*:([^;]*)", block.group(1)):
+            if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()):
+                return decl
+        found = _CSS_VALUES.search(block.group(1))
+        if found:
+            return found
+    return None
 
 
 CSS_TEXT_RULES = re.compile(r"unicode-bidi|(?<![-\w])direction\s*:|(?<![-\w])order\s*:|(?<![-\w])float\s*:"
@@ -426,7 +467,7 @@ def rebuild_problems(root, site_dir, build, limit=20):
     try:
         facts = read_json(site_dir / "machine.json")
         machine = facts["publication_machine"] if facts.get("reason") == "chosen with --machine" else None
-        if machine is not None and not re.fullmatch(r"[0-9a-f]{12}", str(machine)):
+        if machine is not None and not (isinstance(machine, str) and re.fullmatch(r"[0-9a-f]{12}", machine)):
             raise ReportError(f"{site_dir / 'machine.json'}: publication_machine: {machine!r:.40} is not a machine id")
         given = read_manifest(site_dir)
     except (ReportError, AttributeError, KeyError, TypeError) as exc:

@@ -587,8 +587,27 @@ def _running_problems(root, site_dir, pages):
     """What could make a browser run script from the site, besides the pages' own markup: other
     documents, scripts and JSON settings the build does not ship, a page without the content policy."""
     found = (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
-             + _stylesheet_problems(root, site_dir) + _hidden_page_problems(site_dir, pages) + _csp_problems(site_dir))
+             + _stylesheet_problems(root, site_dir) + _hidden_page_problems(site_dir, pages) + _csp_problems(site_dir)
+             + _search_index_problems(site_dir))
     return list(dict.fromkeys(found))   # a stylesheet's hidden character is said by both of its checks
+
+
+def _search_index_problems(site_dir):
+    """The search index's languages are language codes: Material's worker loads lunr.<lang>.min.js from
+    each (config.lang "x/../../evil" ran a file of the site as its script)."""
+    path = Path(site_dir) / "search" / "search_index.json"
+    if not path.exists():
+        return []
+    try:
+        config = sitecheck.read_json(path).get("config") or {}
+    except (ReportError, AttributeError) as exc:
+        return getattr(exc, "problems", None) or [f"{path}: expected an object with a config"]
+    langs = config.get("lang") if isinstance(config, dict) else None
+    if not isinstance(langs, list) or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", x)
+                                              for x in langs):
+        return [f"{path}: config.lang: {str(langs)[:60]!r} is not a list of language codes (the search worker loads "
+                "a script named after each)"]
+    return []
 
 
 def _hidden_page_problems(site_dir, pages):
