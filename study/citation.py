@@ -115,12 +115,18 @@ def _unit(word):
 
 def _plain(line):
     """A line as its words read: terminal colour codes dropped and backspaces applied (FA<ESC[0m>ILED),
+    other control characters read as spaces (their text kept),
     compatibility forms folded (NFKC: a fullwidth colon, a Greek mu), invisible characters dropped
     (a zero-width space inside "p50" hid it from the check)."""
-    line = re.sub(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])", "", line)   # colours, links
-    while "\b" in line:   # a backspace takes back the character before it, as a terminal shows it
-        line = re.sub(r"[^\b]?\b", "", line, count=1)
-    line = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", line)
+    line = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", line)   # colour codes; any other escape's text is kept, read
+    shown = []                                          # (an OSC title "FAILED" shows on the provenance page)
+    for ch in line:   # a backspace takes back the character before it, as a terminal shows it (one pass)
+        if ch == "\x08":
+            if shown:
+                shown.pop()
+        else:
+            shown.append(ch)
+    line = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", "".join(shown))
     return unicodedata.normalize("NFKC", re.sub("[" + INVISIBLE + "]", "", line))
 
 

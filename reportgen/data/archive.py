@@ -77,8 +77,12 @@ def _shape_problems(path, raw):
             out.append(f"{path}: {name}: expected a list of mappings, got {type(raw[name]).__name__} {raw[name]!r:.40}")
     if out:
         return out
+    keys = set()
     for i, col in enumerate(raw["columns"]):
         where = f"{path}: columns[{i}]"
+        if str(col.get("key")) in keys:   # a second column of one key: its figures overwrote the first's
+            out.append(f"{where}.key: {str(col.get('key'))[:40]!r} names an earlier column too")
+        keys.add(str(col.get("key")))
         out += [f"{where}.{name}: expected a string, got {type(col.get(name)).__name__}"
                 for name in ("key", "label") if not isinstance(col.get(name), str)]
         if col.get("kind") not in COLUMN_KINDS:

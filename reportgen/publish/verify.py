@@ -124,7 +124,8 @@ class _Nums(sitecheck.Markup):
 def typed_figures(docs_dir):
     """Hand-typed figures in page templates, as 'path:line: text' problems."""
     out = []
-    for path in [p for p in plainfile.tree(docs_dir) if p.suffix == ".md" and p.is_file()]:
+    from mkdocs.utils import is_markdown_file   # x.markdown, .mdown, .mkd are pages too
+    for path in [p for p in plainfile.tree(docs_dir) if is_markdown_file(p.name) and p.is_file()]:
         text = path.read_text(encoding="utf-8")
         masked = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
         # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
