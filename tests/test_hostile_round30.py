@@ -50,4 +50,60 @@ def test_a_docs_page_of_another_markdown_suffix_is_read_for_typed_figures(tmp_pa
     assert line.startswith(f"{tmp_path / name}:3:") and _expect("typed_figure_spelled") in line
 
 
+@pytest.mark.parametrize("css", [".h { & { color: #f00; } opacity: 0; }", ".h { color: rgb(0 0 0 / 0%); }",
+                                 "p { color: Canvas; }", "p { background: url(\"data:image/svg+xml,x\"); }",
+                                 "p { font-size: 0.1pt; }", "p { font-size: 1e-3em; }", "p { font-size: calc(1px); }",
+                                 "p { height: 0; overflow: hidden; }", "p { font-size: .3rem; }"])
+def test_a_project_stylesheets_values_are_allowed_ones_too(tmp_path, css):
+    from reportgen.publish import sitecheck
+    (tmp_path / "study.css").write_text(css, encoding="utf-8")
+    found = sitecheck.stylesheet_problems(tmp_path / "study.css", rules=True)
+    assert found and _expect("css_allowed_properties") in found[0], found
+
+
+@pytest.mark.parametrize("planted", ["<video>not</video>", "<canvas>not</canvas>", "<meter>not</meter>",
+                                     "<progress>not</progress>", "<select><option>x</option></select>",
+                                     '<input type="hidden" value="not">'])
+def test_fallback_content_elements_are_refused(tmp_path, planted):
+    from conftest import ROOT
+    from reportgen.publish import verify
+    from test_hostile_round24 import _config
+    (tmp_path / "index.html").write_text(f"<html><body>{planted}{_config()}</body></html>", encoding="utf-8")
+    found = verify.script_problems(ROOT, tmp_path)
+    assert any(_expect("ua_hidden_markup") in line for line in found), found
+
+
+@pytest.mark.parametrize("planted", ["<table><tr><td>exe.</td></tr>gol</table>", "<table><tbody>gol<tr><td>x</td></tr>"
+                                     "</tbody></table>"])
+def test_text_the_browser_moves_out_of_a_table_is_refused(tmp_path, planted):
+    from conftest import ROOT
+    from reportgen.publish import verify
+    from test_hostile_round24 import _config
+    (tmp_path / "index.html").write_text(f"<html><body>{planted}{_config()}</body></html>", encoding="utf-8")
+    found = verify.script_problems(ROOT, tmp_path)
+    assert any("right inside <" in line and _expect("ua_hidden_markup") in line for line in found), found
+
+
+def test_a_table_built_by_markdown_passes(tmp_path):
+    from conftest import ROOT
+    from reportgen.publish import verify
+    from test_hostile_round24 import _config
+    table = "<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n</tr>\n</tbody>\n</table>"
+    (tmp_path / "index.html").write_text(f"<html><body>{table}{_config()}</body></html>", encoding="utf-8")
+    assert not [line for line in verify.script_problems(ROOT, tmp_path) if "right inside" in line]
+
+
+def test_a_search_language_needs_the_themes_own_script(tmp_path):
+    import json
+    from conftest import ROOT
+    from reportgen.publish import verify
+    (tmp_path / "search").mkdir()
+    index = tmp_path / "search" / "search_index.json"
+    for lang, refused in ((["en"], False), (["de"], False), (["zz"], True)):
+        index.write_text(json.dumps({"config": {"lang": lang}, "docs": []}))
+        assert bool(verify._search_index_problems(tmp_path, ROOT)) is refused, lang
+    assert _expect("search_lang_script") not in verify._search_index_problems(tmp_path, ROOT)[0]
+    assert "the theme ships no" in verify._search_index_problems(tmp_path, ROOT)[0]
+
+
 SPECIAL = {case: None for case in ("backspace_read_once", "archive_column_twice")}

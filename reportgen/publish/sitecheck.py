@@ -168,7 +168,7 @@ class Markup(HTMLParser):
         self.events, self.inline, self.urls, self.sources, self.repeated, self.otherwise = [], [], [], [], [], []
         self.script_tags, self.reordered = [], []   # every <script> (a non-page document has none); bidi display
         self.data, self._data = [], None   # [tag, id, text] of every JSON <script> and element with id __config
-        self.titles = 0
+        self.titles, self.tables = 0, []   # the open table parts: text right inside one is moved by the browser
 
     def feed(self, data):
         """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
@@ -186,8 +186,11 @@ class Markup(HTMLParser):
             self.repeated.append(f"<{tag} {' '.join(twice)[:60]}>")
         if "</" in (self.get_starttag_text() or ""):   # <title><img alt="</title><script>">: a browser ends
             self.otherwise.append(f"<{tag} ...</...>")      # the title there (as written: &lt;/ is text)
-        if tag.rsplit(":", 1)[-1] in ("bdo", "dialog", "datalist", "audio", "rp"):   # <bdo dir=rtl>gol.exe</bdo> shows
-            self.reordered.append(f"<{tag}>")   # exe.log; the browser's own stylesheet hides the others' text
+        if tag.rsplit(":", 1)[-1] in ("bdo", "dialog", "datalist", "audio", "rp", "video", "canvas", "meter", "progress",
+                                      "select") or (tag == "input" and str(dict(attrs).get("type")).lower() == "hidden"):
+            self.reordered.append(f"<{tag}>")   # <bdo dir=rtl>gol.exe</bdo> shows exe.log; the browser hides the rest
+        if tag in _TABLE_PARTS + ("td", "th", "caption"):
+            self.tables.append(tag)
         if tag == "title":
             self.titles += 1
             if self.titles > 1:   # a second <title> in the body: hidden by the browser
@@ -227,8 +230,12 @@ class Markup(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "script":
             self._data = None
+        if tag in _TABLE_PARTS + ("td", "th", "caption") and tag in self.tables:
+            del self.tables[len(self.tables) - 1 - self.tables[::-1].index(tag):]
 
     def handle_data(self, data):
+        if self.tables and self.tables[-1] in _TABLE_PARTS and data.strip():   # <table>...gol</table> shows gol
+            self.reordered.append(f"text {data.strip()[:20]!r} right inside <{self.tables[-1]}>")   # above the table
         if self._data is not None and self.cdata_elem == "script":
             self._data[2] += data
         if self.cdata_elem == "script" and "<" in data:   # in <svg> (or an XML file) a browser reads a script's
@@ -266,6 +273,10 @@ _OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]
 _ODD_TAG = re.compile(r"<(?![A-Za-z/!?])")
 """In a document other than a page, a tag whose name does not start with an ASCII letter (<_:script
 xmlns:_=...>, a non-ASCII prefix): an XML parser reads a tag the HTML parser here reads as text."""
+_TABLE_PARTS = ("table", "thead", "tbody", "tfoot", "tr")
+"""Table elements whose own text a browser moves out, above the table (foster parenting)."""
+
+
 def _css_text(text):
     """CSS text with its escapes decoded (\\202E, \\64 irection) and comments dropped, as a browser reads it."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
@@ -368,14 +379,50 @@ _CSS_VALUES = re.compile(r"(?P<small>font-size\s*:\s*(?:0*\.?0*[0-3]?(?:\.\d*)?p
 negative margin, a display that reorders its children, a transparent colour."""
 
 
+_COLOUR = re.compile(r"#[0-9a-f]{3}|#[0-9a-f]{6}", re.I)
+"""The colours a project stylesheet writes: opaque hex (an alpha, a system colour or color-mix hid text)."""
+_SIZE = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:r?em|px|%)|0", re.I)
+
+
+def _value_problem(name, value):
+    """Why one declaration of an allowed property still hides or moves text, or None."""
+    value = value.strip().lower().removesuffix("!important").strip()
+    if name in ("color", "background", "background-color"):
+        return None if _COLOUR.fullmatch(value) else "an opaque #hex colour only"
+    if name in ("font-size", "line-height") or name.endswith(("width", "height")):
+        if value in ("auto", "none", "max-content", "min-content", "normal"):
+            return None
+        unitless = name == "line-height" and re.fullmatch(r"\d+(?:\.\d*)?|\.\d+", value)
+        if not (unitless or _SIZE.fullmatch(value)):
+            return "a size in em, rem, px or % (no calc(), vw, pt, exponents...)"
+        number = float(re.sub(r"[a-z%]+", "", value) or 0)
+        if name == "font-size" and number < (6 if value.endswith("px") else 40 if value.endswith("%") else 0.4):
+            return "a type size too small to read"
+        if name in ("width", "height", "max-width", "max-height") and number == 0:
+            return "a zero size"
+    return None
+
+
 def _css_outside_allowed(css):
-    """The first declaration, at-rule or value of ``css`` beyond CSS_PROPERTIES and _CSS_VALUES, or None."""
+    """The first declaration, at-rule, nesting or value of ``css`` beyond CSS_PROPERTIES and the values
+    they may take, or None."""
     found = re.search(r"@(?!media\b|page\b|charset\b)[a-z-]+", css, re.I)   # @font-face (other glyphs), @counter-style
     if found:
         return found
+    depth, nested = [], None
+    for mark in re.finditer(r"[{}]|[^{}]+", css):   # a rule inside a rule (CSS nesting) hid its declarations
+        if mark.group(0) == "{":
+            prelude = css[:mark.start()].rsplit("}", 1)[-1].rsplit("{", 1)[-1].strip().lower()
+            if depth and not depth[-1].startswith(("@media", "@page")):
+                nested = nested or mark
+            depth.append(prelude)
+        elif mark.group(0) == "}" and depth:
+            depth.pop()
+    if nested:
+        return nested
     for block in re.finditer(r"\{([^{}]*)\}", css):
         for decl in re.finditer(r"([-a-zA-Z]+)\s*:([^;]*)", block.group(1)):
-            if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()):
+            if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()) or _value_problem(decl.group(1).lower(), decl.group(2)):
                 return decl
         found = _CSS_VALUES.search(block.group(1))
         if found:

@@ -589,11 +589,11 @@ def _running_problems(root, site_dir, pages):
     documents, scripts and JSON settings the build does not ship, a page without the content policy."""
     found = (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
              + _stylesheet_problems(root, site_dir) + _hidden_page_problems(site_dir, pages) + _csp_problems(site_dir)
-             + _search_index_problems(site_dir))
+             + _search_index_problems(site_dir, root))
     return list(dict.fromkeys(found))   # a stylesheet's hidden character is said by both of its checks
 
 
-def _search_index_problems(site_dir):
+def _search_index_problems(site_dir, root=None):
     """The search index's languages are language codes: Material's worker loads lunr.<lang>.min.js from
     each (config.lang "x/../../evil" ran a file of the site as its script)."""
     path = Path(site_dir) / "search" / "search_index.json"
@@ -608,7 +608,13 @@ def _search_index_problems(site_dir):
                                               for x in langs):
         return [f"{path}: config.lang: {str(langs)[:60]!r} is not a list of language codes (the search worker loads "
                 "a script named after each)"]
-    return []
+    try:
+        folders = _theme_folders(root) if root is not None else []
+    except ReportError as exc:
+        return exc.problems
+    lunr = "assets/javascripts/lunr/min/lunr.{}.min.js"
+    return [f"{path}: config.lang: {x!r}: the theme ships no {lunr.format(x)} (a planted one would run in the worker)"
+            for x in langs if x != "en" and folders and not any((f / lunr.format(x)).is_file() for f in folders)]
 
 
 def _hidden_page_problems(site_dir, pages):
