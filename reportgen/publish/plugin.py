@@ -29,7 +29,7 @@ from reportgen.data import archive, campaigns, compare, derived, frame, load, me
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
-from reportgen.publish import coverage, csvs
+from reportgen.publish import coverage, csvs, pagecontent
 from study import identity
 from reportgen.data.words import W
 from reportgen.render.figures import FigureBook, derived_entries
@@ -274,8 +274,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_files(self, files, config):
         shadow = theme_shadow_problem(files, config.docs_dir, config.theme.dirs)
-        if shadow:
-            raise ReportError(shadow)
+        odd = [pagecontent.docs_file_problem(f.src_uri) for f in files
+               if f.abs_src_path and Path(f.abs_src_path).is_relative_to(config.docs_dir)]
+        if shadow or any(odd):
+            raise ReportError(shadow or [p for p in odd if p])
         for family in self.data.families():
             grouped = provenance.groups(merge.family(self.data.current, family))
             files.append(File.generated(config, f"provenance/{family}.md",
@@ -384,6 +386,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if not uri.startswith("provenance/") and uri != COVERAGE_PAGE:
             html, found = csvs.attach(html, uri.removesuffix(".md"), W("plugin.csv_link"))
             self.csv_files.update(found)
+        odd = pagecontent.content_problem(f"docs/{uri}", html)
+        if odd:
+            raise ReportError(odd)
         self.pages_html[uri] = html
         return html
 

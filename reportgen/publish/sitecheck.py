@@ -403,6 +403,11 @@ def _value_problem(name, value):
     return None
 
 
+_HIDEABLE = re.compile(r"(?:\.headerlink|\.md-clipboard|p\.csv|::?(?:before|after))$")
+"""What a project stylesheet may hide (display: none): the page's furniture, in print (permalinks, copy
+buttons, CSV links, toggle icons), never an element that holds a figure."""
+
+
 def _css_outside_allowed(css):
     """The first declaration, at-rule, nesting or value of ``css`` beyond CSS_PROPERTIES and the values
     they may take, or None."""
@@ -421,8 +426,12 @@ def _css_outside_allowed(css):
     if nested:
         return nested
     for block in re.finditer(r"\{([^{}]*)\}", css):
+        selectors = css[:block.start()].rsplit("}", 1)[-1].split(",")
         for decl in re.finditer(r"([-a-zA-Z]+)\s*:([^;]*)", block.group(1)):
             if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()) or _value_problem(decl.group(1).lower(), decl.group(2)):
+                return decl
+            hides = decl.group(1).lower() == "display" and "none" in decl.group(2).lower()
+            if hides and not all(_HIDEABLE.search(s.strip()) for s in selectors):
                 return decl
         found = _CSS_VALUES.search(block.group(1))
         if found:
