@@ -243,7 +243,7 @@ def measure_case(h, ctx, engine, batch):
     def after(prepared, info):
         if paired:
             info["paired_peer"] = peer.paired_peer("ort", paired)
-            h.say(peer.paired_line(case_id, "ort", paired, 2))
+            h.say(peer.paired_line(case_id, "ort", paired))
         if own or paired:
             info["timing_process"] = peer.timing_process(own or paired)
         if engine.startswith("tvm"):
@@ -258,9 +258,7 @@ def measure_case(h, ctx, engine, batch):
               time=(timed_paired if engine in RULE_ENGINES and batch == 1 and p.get("paired_blocks") else
                     "requests" if engine == "tf" else timed),
               after=after, mismatch="logits disagree with TensorFlow",
-              note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.2f} ms over {len(o.samples)} calls, "
-                              f"top1 {agreement['value']['top1_agree']:.2f}, "
-                              f"rel err {agreement['value']['max_rel_err']:.1e}"))
+              note=lambda o: {"top1": agreement["value"]["top1_agree"], "rel_err": agreement["value"]["max_rel_err"]})
 
 
 def measure_model(h, name, p, threads):

@@ -77,8 +77,7 @@ def _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign):
     work_dir, work_ref = h.artifact(f"tune-{name}-b{batch}-t{threads}-{variant}")
     continued = campaign.seed(work_dir) if campaign else False
     if campaign:
-        h.say(f"{cid}: campaign {campaign.key}: " + (f"continuing after {campaign.trials} trials" if continued
-                                                      else "new campaign"))
+        h.note(cid, campaign=campaign.key, continued=bool(continued), trials=int(campaign.trials if continued else 0))
     with tempfile.TemporaryDirectory() as tmp:
         onnx_path = models.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=batch)
         mod = engines.tvm_import_onnx(onnx_path, (batch, size, size, 3))
@@ -106,9 +105,9 @@ def _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign):
                                 estimate_s=estimate, keep=p.get("keep_records", 4))
         extra_campaign = {"key": campaign.key, "parts": campaign.parts, "cumulative_trials": state["cumulative_trials"],
                           "continued": continued, "steps": state["steps"]}
-        h.say(f"{cid}: campaign {campaign.key} now at {state['cumulative_trials']} trials")
-    h.say(f"{cid}: tuned in {summary['seconds']:.0f} s, {len(coverage['scheduled'])} kernels scheduled, "
-          f"{len(coverage['unscheduled'])} not; rel err vs C {agree['max_rel_err']:.1e}")
+        h.note(cid, campaign=campaign.key, cumulative_trials=int(state["cumulative_trials"]))
+    h.note(cid, tune_s=float(summary["seconds"]), scheduled=len(coverage["scheduled"]),
+           unscheduled=len(coverage["unscheduled"]), rel_err=float(agree["max_rel_err"]))   # rel_err: against variant C
     check = {"reference": "variant C (untuned) logits on the same inputs", "max_abs_err": agree["max_abs_err"],
              "max_rel_err": agree["max_rel_err"], "threshold": p["tolerance"], "passed": bool(passed)}
     return check, {"target": str(target), "tuner": "MetaSchedule (tune_tasks per task, JSON database)",

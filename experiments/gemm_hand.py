@@ -49,8 +49,7 @@ def run(h):
                                                            reference="NumPy float64 C0 + A@B"),
                       call=lambda _: lambda: hand.run(built, name, a, b, c),
                       mismatch="kernel result differs from NumPy",
-                      note=lambda o: (f"{case_id}: ~{2 * n ** 3 / o.p50() / 1e9:.2f} GFLOPS, "
-                                                            f"rel err {o.check['max_rel_err']:.1e}"),
+                      note=lambda o: {"gflops": 2 * n ** 3 / o.p50() / 1e9, "rel_err": o.check["max_rel_err"]},
                       extra=dict(extra, compile_flags=built.flags[name], compiler=built.compiler,
                                  vector_fma_instructions=evidence))
 

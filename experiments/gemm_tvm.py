@@ -112,8 +112,7 @@ def _numpy_case(h, shape, threads, blas, stage, p):
     with threadpool_limits(limits=threads, user_api="blas"):
         return h.measure(case_id, case, build=operands, check=check, call=lambda ops: _matmul_call(*ops),
                          extra=extra, mismatch="NumPy result differs from float64",
-                         note=lambda o: f"{case_id}: p50 {o.p50() * 1e3:.3f} ms, "
-                                        f"{2 * m * n * k / o.p50() / 1e9:.2f} GFLOPS")
+                         note=lambda o: {"gflops": 2 * m * n * k / o.p50() / 1e9})
 
 
 def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None, tiles=None,
@@ -136,7 +135,7 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
 
     def extra(built):
         evidence = tvm_ladder.codegen_evidence(built.asm)
-        summary["text"] = f"vector FMA {evidence.get('fma_packed', {})}"
+        summary.update({f"fma_{width}": int(count) for width, count in sorted(evidence.get("fma_packed", {}).items())})
         out = {"flops_per_call": 2 * m * n * k, "compile_seconds": built.compile_seconds,
                "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False,
                "isa": tvm_ladder.isa_from_evidence(evidence), **(more or {})}
@@ -155,7 +154,7 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
     if impl == "tvm_grid":
         name += "".join(f"_{key}{tiles[key]}" for key in tvm_ladder.GRID_KEYS)
     return _gemm_case(h, case_id, case, lambda: tvm_ladder.build_stage(stage, m, n, k, target, tiles=tiles),
-                      shape, p, extra, lambda: summary["text"], device=device, name=name, failed_extra=dict)
+                      shape, p, extra, lambda: summary, device=device, name=name, failed_extra=dict)
 
 
 def _gemm_case(h, case_id, case, build, shape, p, extra, summary, *, device=None, name=None, failed_extra=dict,
@@ -195,13 +194,13 @@ def _gemm_case(h, case_id, case, build, shape, p, extra, summary, *, device=None
             return _time_module(kernel, args, p)
         return on_device(timed)
 
-    rpc = " (RPC)" if device is not None else ""
+    rpc = {"device": device.key} if device is not None else {}
     return h.measure(case_id, case, build=make, check=lambda made: on_device(check, *made[1:]), call=None,
                      time=time, extra=lambda made: extra(made[0]),
                      mismatch="INT8 result differs from NumPy's int32 product" if exact
                      else "TVM result differs from float64 reference",
-                     note=lambda o: (f"{case_id}: p50 {o.p50() * 1e3:.3f} ms, {summary()}{rpc}" if o.check["passed"]
-                                     else f"{case_id}: CHECK FAILED {o.check}"))
+                     note=lambda o: ({**summary(), **rpc} if o.check["passed"] else {"check": "failed", **{
+                         key[4:]: o.check[key] for key in ("max_abs_err", "max_rel_err") if key in o.check}}))
 
 
 def _device_step(device, failed_extra):
@@ -276,7 +275,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
                                                        f"{type(exc).__name__}: {exc}") from exc
         work_dir, work_ref = h.artifact(f"tune-{m}x{n}x{k}-t{threads}" + ("" if space == "default" else f"-{space}"))
         work_dir.mkdir(parents=True, exist_ok=True)
-        h.say(f"{case_id}: MetaSchedule, {trials} trials" + (f", measured through RPC ({device.key})" if device else ""))
+        h.note(case_id, tuner="MetaSchedule", trials=int(trials), **({"device": device.key} if device else {}))
         if device is not None:
             device.drop()   # hand the device back: the RPC runner requests it from the tracker per trial
         try:
@@ -305,7 +304,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
         extra["artifacts"] = {"trace": h.artifact(f"{stage}-{m}x{n}x{k}-t{threads}.trace.py",
                                                   result.best_trace or "")[1]}
-        done.update(extra=extra, summary=f"tuned after {result.trials_done} trials in {result.tuning_seconds:.0f} s")
+        done.update(extra=extra, summary={"trials": int(result.trials_done), "tune_s": float(result.tuning_seconds)})
         return result
 
     return _gemm_case(h, case_id, case, tune, shape, p, lambda _: done["extra"], lambda: done["summary"],
@@ -389,7 +388,7 @@ def _int8_case(h, shape, threads, p, target):
         return SimpleNamespace(rt_mod=rt_mod, func=rt_mod["main"])
 
     return _gemm_case(h, case_id, case, build, shape, p, lambda _: done["extra"],
-                      lambda: f"vpdpbusd {done['extra']['dot_instructions']['vpdpbusd']}", exact=True)
+                      lambda: {"vpdpbusd": int(done["extra"]["dot_instructions"]["vpdpbusd"])}, exact=True)
 
 
 def run_tvm(h, threads):
@@ -495,7 +494,7 @@ def run_cuda(h, config):
                     "schedule": "dlight gpu.Matmul", "device_name": str(tvm.cuda(0).device_name),
                     "artifacts": {"tensorir": h.artifact(f"cuda-{m}x{n}x{k}.tir.py", built.script)[1]}}
 
-        _gemm_case(h, case_id, case, build, tuple(shape), p, extra, lambda: "CUDA (dlight)", dev=tvm.cuda(0))
+        _gemm_case(h, case_id, case, build, tuple(shape), p, extra, lambda: {"device": "cuda", "schedule": "dlight"}, dev=tvm.cuda(0))
 
 
 def _cuda_config(p):

@@ -85,10 +85,10 @@ def _emit_step(h, rs, p, step, *, case_id, case, ir_name, data, expected, refere
 
     def note(o):
         stats = step.stats
-        return (f"{case_id}: calls {stats['n_calls']}, relax {stats['n_relax_funcs']}, tir {stats['n_tir_funcs']}, "
-                f"intermediate {stats['intermediate_bytes']} B, changed {step.changed}, "
-                f"compile {extra['compile_seconds']:.1f} s, max err {o.check['max_abs_err']}, "
-                f"p50 {o.p50() * 1e3:.2f} ms")
+        return {"calls": int(stats["n_calls"]), "relax_funcs": int(stats["n_relax_funcs"]),
+                "tir_funcs": int(stats["n_tir_funcs"]), "intermediate_bytes": int(stats["intermediate_bytes"]),
+                "changed": bool(step.changed), "compile_s": float(extra["compile_seconds"]),
+                "max_err": float(o.check["max_abs_err"])}
 
     h.measure(case_id, case, build=build, check=check, call=lambda run: lambda: run(data), extra=extra,
               prefix=prefix, note=note, mismatch=f"step output differs from {reference}")
@@ -192,7 +192,7 @@ def pass_map(h, rs, p):
                                     "after": h.artifact(f"pass-{row['relay_pass']}.after.relax.py",
                                                         demo["after_text"])[1]},
                          before_text=demo["before_text"], after_text=demo["after_text"])
-            h.say(f"{case_id}: {demo['passes']} changed={demo['changed']} semantics max err {check['max_abs_err']}")
+            h.note(case_id, passes=",".join(map(str, demo["passes"])), changed=bool(demo["changed"]), max_err=float(check["max_abs_err"]))
             return check, extra
 
         h.evidence(case_id, case, run, unit=UNIT, mismatch="pass did not change the IR or changed the result")

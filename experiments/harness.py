@@ -107,6 +107,12 @@ class Harness:
         """A progress line: goes to the log, and retest echoes it to the terminal."""
         print(f"[{self.experiment}] {message}", flush=True)
 
+    def note(self, case_id, **fields):
+        """A line about a case as the citation grammar has it: ``<id>: key=value ...`` (study.citation.note;
+        a line of a bound run that names a record is its summary, its status or such a note)."""
+        if fields:
+            self.say(citation.note(case_id, **fields))
+
     def progress(self, done, total, unit, **info):
         """A step of a long job: retest draws these as a progress bar (plain lines off a terminal)."""
         extra = "".join(f" {k}={str(v).replace(' ', '_')}" for k, v in info.items() if v is not None)
@@ -206,8 +212,9 @@ class Harness:
         * ``extra``: a dict (every record of the case, failures too) or ``extra(built)``,
           called after the check (records that fail before that get ``{}``).
         * ``after(built, extra)`` adds to extra once timed (op profiles, assembly).
-        * ``note(outcome)`` is the summary line said before the record is written (default: the
-          case id and its median, so the log lines a record cites always contain its figure).
+        * ``note(outcome)`` gives the fields of a note said before the record is written
+          (study.citation.note: ``<id>: key=value ...``, keys of citation.NOTE_KEYS); the record's
+          summary (its median and count) always follows as the last line it cites.
         * A step raising :class:`CaseFailed` records its status, error and extra.
         """
         if reuse:
@@ -235,9 +242,7 @@ class Harness:
             return self._emit_unmeasured(case_id=case_id, case=case, status=failed.status, error=failed.error,
                                          first_line=first, extra=failed.extra if failed.extra is not None else fixed)
         if note is not None:
-            self.say(note(outcome))
-        elif outcome.samples:   # the cited lines always print the figure the record stands for
-            self.say(f"{case_id}: p50 {outcome.p50() * 1e3:.4g} ms over {len(outcome.samples)} samples")
+            self.note(case_id, **note(outcome))
         passed = bool(result["passed"])
         return self._emit(case_id=case_id, case=case, metric=TIME, unit="s", samples=outcome.samples,
                           warmup=self.params["warmup"] if outcome.samples else 0, number=outcome.number,

@@ -119,7 +119,7 @@ def _subject(h, name, p):
 
         def train():
             info = digits.train(model, data, epochs=p["epochs"], seed=seed)
-            h.say(f"{TRAIN_ID}: eval accuracy {info['eval_accuracy']:.4f} in {info['seconds']:.1f} s")
+            h.note(TRAIN_ID, accuracy=float(info["eval_accuracy"]), train_s=float(info["seconds"]))
             return ({"reference": "scikit-learn digits evaluation labels", "max_abs_err": None, "max_rel_err": None,
                      "threshold": p["min_fp32_accuracy"], "passed": bool(info["eval_accuracy"] >= p["min_fp32_accuracy"])},
                     {"training": info})
@@ -369,9 +369,9 @@ def _quant_configs(h, name, subj, mod, target, taps, reference, p, eval_taps, us
                 int8_taps = {n: np.concatenate([o[i + 1].numpy() for o in outs]) for i, n in enumerate(order)}
                 layers = Q.layer_report(eval_taps, int8_taps, Q.shared_scales(mod, acts), order)
                 passed = score["max_rel_err"] <= p["int8_tolerance"] and score["top1_agree"] >= p["int8_min_top1"]
-                acc = f", accuracy {score['accuracy']:.4f} (FP32 {score['fp32_accuracy']:.4f})" if "accuracy" in score else ""
-                h.say(f"{cid}: rel err {score['max_rel_err']:.3f}, top1 agree {score['top1_agree']:.3f}{acc}; "
-                      f"{report['quantize']} quantize / {report['dequantize']} dequantize")
+                acc = {"accuracy": score["accuracy"], "fp32_accuracy": score["fp32_accuracy"]} if "accuracy" in score else {}
+                h.note(cid, rel_err=score["max_rel_err"], top1=score["top1_agree"], **acc,
+                       quantize=int(report["quantize"]), dequantize=int(report["dequantize"]))
                 return ({"reference": "FP32 Keras logits on the evaluation set", "max_abs_err": score["max_abs_err"],
                          "max_rel_err": score["max_rel_err"], "threshold": p["int8_tolerance"], "passed": bool(passed)},
                         {"score": score, "rewrite": {k: v for k, v in report.items() if k != "groups"},
@@ -521,7 +521,7 @@ def _measure(h, ctx, engine, p, threads, target):
             out["timing_process"] = peer.timing_process(own or paired)
         if paired:
             out["paired_peer"] = peer.paired_peer(PAIRED_PEER[engine][0], paired)
-            h.say(peer.paired_line(cid, PAIRED_PEER[engine][0], paired, 3))
+            h.say(peer.paired_line(cid, PAIRED_PEER[engine][0], paired))
         if engine in PROFILED and name in p.get("node_profile_models", []):
             from experiments.int8 import profiles
             if engine == "ort_qdq":
@@ -564,17 +564,15 @@ def _measure(h, ctx, engine, p, threads, target):
 
     def note(o):
         score = scored["score"]
-        acc = f", accuracy {score['accuracy']:.4f}" if "accuracy" in score else ""
+        fields = {"rel_err": score["max_rel_err"], **({"accuracy": score["accuracy"]} if "accuracy" in score else {})}
         agree = scored.get("agree")
-        if agree:
-            acc += (f", top-1 agreement {agree['top1_agree']:.4f} and top-5 overlap {agree['top5_agree']:.4f} "
-                    f"with FP32 on {agree['inputs']} crops")
+        if agree:   # top-1 agreement and top-5 overlap with FP32 on the crops; margins in FP32 logit sd
             mg = agree["margins"]
-            acc += (f"; in FP32 logit sd: margin p5 {mg['margin_quantiles']['5']:.3f}, p50 "
-                    f"{mg['margin_quantiles']['50']:.3f}, error median {mg['error_median']:.3f}, share of "
-                    f"margins below it {mg['share_margin_below_error']:.4f}, {mg['flips']} flips"
-                    + (f" on margins up to {mg['flip_margin_max']:.3f}" if mg["flips"] else ""))
-        return f"{cid}: p50 {o.p50() * 1e3:.3f} ms over {len(o.samples)} calls, rel err {score['max_rel_err']:.2e}{acc}"
+            fields.update(top1=agree["top1_agree"], top5=agree["top5_agree"], inputs=int(agree["inputs"]),
+                          margin_p5=mg["margin_quantiles"]["5"], margin_p50=mg["margin_quantiles"]["50"],
+                          error_median=mg["error_median"], below_share=mg["share_margin_below_error"],
+                          flips=int(mg["flips"]), **({"flip_margin_max": mg["flip_margin_max"]} if mg["flips"] else {}))
+        return fields
 
     # every engine checked here and timed in a process of its own (experiments/e2e/peer.py)
     h.measure(cid, case, build=build, check=check, call=call, time=timed,

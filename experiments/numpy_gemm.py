@@ -73,9 +73,8 @@ def measure(h, blas_env):
                 with threadpool_limits(limits=threads, user_api="blas"):
                     h.measure(case_id, case, check=check, call=lambda _: call,
                               mismatch="result differs from float64 reference",
-                              note=lambda o: (
-                                  f"{case_id}: ~{2.0 * n ** 3 / o.p50() / 1e9:.1f} GFLOPS, "
-                                  f"rel err {o.check['max_rel_err']:.2e}"),
+                              note=lambda o: {"gflops": 2.0 * n ** 3 / o.p50() / 1e9,
+                                              "rel_err": o.check["max_rel_err"]},
                               extra={"flops_per_call": 2 * n ** 3, "blas_kernel": kernel,
                                      "blas_env_vars": {v: os.environ.get(v, "unset") for v in PINNING_VARS}})
 

@@ -44,80 +44,149 @@ def bound(run_id):
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.(\d*))?|\.\d+)(?:[eE]([-+]?\d+))?")
 SCALES = (1.0, 1e3, 1e6)   # s, ms, us per call
 RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is within this
-STATUS_WORD = re.compile(r"[^\w]*(?:error\b|timeout|timed out|skipped|stopped|killed)", re.I)
-"""Right after a record's id, a status other than ok (the harness writes failures as "<id>: <status>:
-<error>"; "error" further on is a statistic: "error median 0.000")."""
-STATUS_ANYWHERE = re.compile(r"\b(?:time[sd]?[ -]?out|skipped|killed|aborted)\b|\bstatus\W{1,3}(?!ok\b)\w+"
-                             r"|\berror\b(?!\s*(?:median|mean|max|min|p\d\d|rel|abs|of|is|[:=]?\s*[-+]?[\d.]))", re.I)
-"""Before the id, or anywhere else on a line naming it, a status other than ok: "timed out: <id>",
-"killed <id>", "error in <id>", "<id> -- status: timeout" (not "rel err", "error median 0.0")."""
-FAILURE = re.compile(r"fail|wrong|mismatch|incorrect|differs|segmentation|abort|crash|traceback|exception"
-                     r"|seg ?fault|\bsig(?:segv|abrt|kill|bus|fpe|ill)\b|core dumped|\bassert(?:ion)?\b"
-                     r"|(?-i:[A-Z][A-Za-z]*Error\b|\bERR\b)|\berrored\b|\berrors?\s*[:=]\s*[1-9]"
-                     r"|out of memory|\boom\b|\bnan\b|\bnot ok\b|\bpanic|\bterminated\b|\bcancel+ed\b"
-                     r"|\binterrupted\b|did not pass|\bnot passed\b|\b(?:passed|check|ok)\W{0,3}false\b"
-                     r"|\bexit(?: code| status)?\s*[:=]?\s*[1-9]|\brc\s*[:=]\s*[1-9]|non-?zero|\bbad (?:result|output)"
-                     r"|\binvalid (?:result|output)|>\s*threshold|\bfehler\b|[\u2717\u2718\u274c]"
-                     r"|\u5931\u8d25|\u9519\u8bef|\u4e0d\u4e00\u81f4|\u8d85\u65f6|[\u672a\u4e0d]\u901a\u8fc7"
-                     r"|\u4e0d\u6b63\u786e|\u5f02\u5e38|\u5d29\u6e83|\u4e2d\u65ad|\u51fa\u9519"
-                     r"|\u5185\u5b58\u4e0d\u8db3|\u5df2?\u7ec8\u6b62|\u88ab?\u6740\u6b7b|\u5df2?\u8df3\u8fc7|\u5df2?\u53d6\u6d88"
-                     r"|\u62a5\u9519|\u4e0d\u5339\u914d|\u8d85\u51fa|\u65e0\u6548"
-                     r"|\bhung\b|\bhang(?:s|ing)?\b|\bdeadlock|\bdiverged?\b|\bunsupported\b|\bgiving up\b|\bgave up\b"
-                     r"|(?-i:\bKO\b|\bDNF\b)|\binf(?:inity)?\b|[\u2716\U0001f4a5]", re.I)
-"""Anywhere in what a line says about a record (_said_about), a word of failure ("<id>: ok, but result
-differs", "[<id>] FAILED", "FAILED: <id>"): a crash (segfault, SIGSEGV, core dumped, an exception's
-name such as AssertionError), out of memory (OOM), NaN, "not ok", an exit code or "passed=False", a
-cross mark, and the Chinese for failed, wrong, inconsistent, timed out, did not pass, incorrect,
-exception, crashed, interrupted and went wrong."""
-_NUMBER = r"([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)"
-_UNIT = r"(s|secs?|seconds?|ms|msecs?|milli[a-z]*|us|\u03bcs|usecs?|micro[a-z]*|ns|nsecs?|nano[a-z]*)\b"
-_FILLER = r"(?:of|is|was|were|at|about|around|approx(?:imately)?|roughly|near|time|latency|runtime|duration|per|call" \
-          r"|took|takes|the|samples)"
-"""Words a statement may put between a statistic and its figure ("p50 was about 9.99 ms", "median time
-9.99 ms", "p50 took 9.99 ms", "p50 of the samples 9.99 ms"); no other word (a per-operator profile line
-"Mean QLinearConv 0.05 ms" is about an operator)."""
-_STAT = (r"(?<![A-Za-z0-9])(?P<stat>p50|median|mean|average|avg|min|max|p95|p99|50th percentile|med|q50|p 50"
-         r"|percentile\(50\)|50%(?=\s*[:=]))"
-         r"(?:_?(?P<glued>ms|us|ns)|_(?P<glued_s>s))?(?![A-Za-z0-9])")
-"""A statistic's name, inside an identifier too ("p50_ms", "time_p50", "median_ms", "p50ms"), its unit
-glued to it or not."""
-_SEP = r"[^\w.,+]{0,4}"
-STATISTIC = re.compile(_STAT + _SEP + r"(?:" + _FILLER + r"\b" + _SEP + r"){0,3}(?:[(\[/](?P<paren>" + _UNIT
-                       + r")[)\]]?" + _SEP + r")?(?P<figure>" + _NUMBER + r")\s*" + r"(?:(?P<after>" + _UNIT[1:-3]
-                       + r")\b)?", re.I)
-"""A statistic stated with its unit, before or after the figure, up to three _FILLER words between: "p50 1.1 ms",
-"p50: 1.1ms", "median=1100 us", "p50 of 1.1 milliseconds", "p50 (ms) 1.1", "p50 [ms] 1.1", "mean 1,1 ms",
-"p50 was about 9.99 ms", "median time 9.99 ms", "50th percentile 9.99 millisec", "p50 -> 9.99 ms",
-"p50_ms=9.99", "{'p50_s': 0.00999}"."""
-FIGURE_FIRST = re.compile(r"(?<![\w.])(?P<figure>" + _NUMBER + r")\s*(?P<after>" + _UNIT[1:-3] + r")\b[\s(\[=]{0,4}"
-                          + r"(?:(?:is|was|at)\s+(?:the\s+)?)?"
-                          + _STAT + r"(?!" + _SEP + r"[-+]?[\d.,])", re.I)
-"""A figure and its unit before the statistic: "9.99 ms (p50)", "9.99 ms median" (not "1.1 ms (mean 1.2
-ms)": a statistic its own figure follows is read forward)."""
-_UNIT_KEY = re.compile(r"['\"]unit['\"]\s*:\s*['\"](?P<unit>[a-z\u03bc]+)['\"]", re.I)
-"""A harness's printed dict: {'p50': 0.00999, 'unit': 's'} states its unit once, apart."""
-STAT_KEYS = {"p50": "p50", "median": "p50", "mean": "mean", "average": "mean", "avg": "mean", "min": "min",
-             "max": "max", "p95": "p95", "p99": "p99", "50th percentile": "p50", "med": "p50", "q50": "p50",
-             "p 50": "p50", "percentile(50)": "p50", "50%": "p50"}
-UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u03bcs": 1e6, "ns": 1e9}
-_LONG_UNITS = (("milli", "ms"), ("msec", "ms"), ("micro", "us"), ("usec", "us"), ("nano", "ns"), ("nsec", "ns"),
-               ("sec", "s"))
+FAILURE = re.compile(r"fail|error|wrong|mismatch|differ|time[d_ -]?out|crash|abort|killed|skipped|segfault"
+                     r"|\bnan\b|\binf\b|exception|traceback|\u5931\u8d25|\u9519\u8bef|\u8d85\u65f6", re.I)
+"""A word of failure in a note's name value (``kernel=FAILED``): a name never reads as an outcome."""
+
+STATS = ("p50", "mean", "min", "max", "p95", "p99")
+UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
+NOTE_KEYS = {
+    # a statistic of the record's own samples, compared with the record (p50_ms=1.23)
+    "stat": re.compile(r"(?:p50|mean|min|max|p95|p99)_(?:s|ms|us|ns)"),
+    # other durations: a compile, a tuning, a profile's kernels, a network tuned or not
+    "time": re.compile(r"(?:compile|tune|train|profile|integer|kernel|node|tuned|default|best|untuned|peer_p50)"
+                       r"_(?:s|ms|us|ns)"),
+    "number": re.compile(r"gflops|rel_err|abs_err|max_err|top1|top5|accuracy|fp32_accuracy|share|p_value|margin_p5"
+                         r"|margin_p50|error_median|below_share|flip_margin_max|ratio|ratio_lo|ratio_hi"),
+    "count": re.compile(r"samples|calls|trials|cumulative_trials|kernels|integer_kernels|nodes|candidates|valid|flips"
+                        r"|relax_funcs|tir_funcs|intermediate_bytes|quantize|dequantize|inputs|scheduled|unscheduled"
+                        r"|rounds|tuned_wins|vpdpbusd|tasks|budget|blocks|calls_per_block|fma_[a-z0-9]{1,12}"),
+    "flag": re.compile(r"changed|continued"),
+    "check": re.compile(r"check|sum_check"),
+    "name": re.compile(r"kernel|op|node|operands|passes|campaign|device|kept|best|tuner|schedule|peer"),
+}
+"""The keys a note may give, by kind: a note is ``<id>: key=value ...`` (``note`` writes it), and a line of
+a bound run that names a record is its summary, its status or such a note, nothing else.  Free words
+were read for every spelling of a median or a failure ("p50 was about", "FA<BS>ILED", "OOM", the
+Chinese for timed out...) and each round of attacks found one more; a grammar has nothing left to read."""
+_NUMBER_VALUE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d{1,3})?")
+_NAME_VALUE = re.compile(r"[\w.:+/,()\[\]*-]{1,200}", re.ASCII)
+_MOST_FIELDS = 40
 
 
-def _unit(word):
-    """The scale of a unit as a line may spell it (NFKC, any case, long forms), or None."""
-    word = unicodedata.normalize("NFKC", word).lower()
-    for long, short in _LONG_UNITS:
-        if word.startswith(long):
-            return UNITS[short]
-    return UNITS.get(word)
+def _value(value):
+    """A note's value as ``note`` writes it: a number to four significant digits, a flag as true/false,
+    any other value as a name (every character outside _NAME_VALUE's as "_")."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.4g}" if math.isfinite(value) else "nan"
+    return re.sub(r"[^\w.:+/,()\[\]*-]", "_", str(value), flags=re.ASCII)[:200] or "-"
+
+
+def note(case_id, **fields):
+    """The harness's note line about a case: ``<id>: key=value key=value`` (NOTE_KEYS, in the order given)."""
+    return f"{case_id}: " + " ".join(f"{key}={_value(value)}" for key, value in fields.items())
+
+
+def _kind(key):
+    return next((kind for kind, keys in NOTE_KEYS.items() if keys.fullmatch(key)), None)
+
+
+def _field_problem(rec, key, value):
+    """Why one field of a note about ``rec`` is not in the grammar or contradicts the record, or None."""
+    kind = _kind(key)
+    if kind is None:
+        return f"a cited line's note gives {key!r:.40}, a key the harness does not write (study.citation.NOTE_KEYS)"
+    if kind in ("stat", "time", "number"):
+        if not _NUMBER_VALUE.fullmatch(value):
+            return f"a cited line's note gives {key}={value!r:.40}, not a number"
+        if kind == "stat":
+            stat, unit = key.rsplit("_", 1)
+            wanted = (rec.get("stats") or {}).get(stat)
+            numbers = printed_numbers(value)
+            if rec.get("status") == "ok" and isinstance(wanted, (int, float)) and not (
+                    numbers and _matches(*numbers[0], float(wanted) * UNITS[unit])):
+                return f"a cited line states another {stat} ({key}={value[:20]}) than the record's {stat} {float(wanted):.4g} s"
+    elif kind == "count" and not re.fullmatch(r"\d{1,12}", value):
+        return f"a cited line's note gives {key}={value!r:.40}, not a count"
+    elif kind == "flag" and value not in ("true", "false"):
+        return f"a cited line's note gives {key}={value!r:.40}, not true or false"
+    elif kind == "check" and value not in ("passed", "failed"):
+        return f"a cited line's note gives {key}={value!r:.40}, not passed or failed"
+    elif kind == "check" and value == "failed" and rec.get("status") == "ok":
+        return f"a cited line reports {key}=failed for a record whose status is ok"
+    elif kind == "name" and (not _NAME_VALUE.fullmatch(value) or FAILURE.search(value)):
+        return f"a cited line's note gives {key}={value!r:.40}, not a name (a name never reads as an outcome)"
+    return None
+
+
+_GRAMMAR = ("a cited line names the record outside the harness's grammar (only '<id>: <summary>', "
+            "'<id>: <status>[: <error>]' or a note '<id>: key=value ...' name a record)")
+
+
+_FILE_SUFFIX = r"(?:log|txt|jsonl?|out|err|csv|py|s|ll|c)"
+"""A file's suffix after an id ("<id>.log: FAILED" names the record); other text after a "." may
+continue a longer id (graph/api=relay.expr.const)."""
+
+
+def _occurs(case_id, text):
+    """True when ``text`` holds ``case_id``, glued to a path or a name or not ("results/<id>: FAILED",
+    "x=<id>"), but not as the head of a longer id."""
+    return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.(?!{_FILE_SUFFIX}\b){_ID_CHAR})", text) is not None
+
+
+def _line_problems(rec, line):
+    """Why one cited line that names the record is not its summary, its status or a note that agrees."""
+    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line.rstrip("\r"))
+    head = f"{rec['id']}: "
+    if _plain(text) != text or not text.startswith(head) or _occurs(rec["id"], text[len(head):]):
+        return [_GRAMMAR]   # control or invisible characters, words before the id, the id twice
+    rest = text[len(head):]
+    status = rec.get("status")
+    said = re.fullmatch(r"(ok|compile_failed|run_failed|timeout|check_failed|skipped)(?:: (.*))?", rest)
+    if said:
+        if said.group(1) != status:
+            return [f"a cited line reports {said.group(1)!r} for a record whose status is {status!r:.20}"]
+        return [] if said.group(2) is None or status != "ok" else [_GRAMMAR]
+    stated = re.fullmatch(r"p50 (\S+) ms over (\d+) samples", rest)
+    if stated:   # the summary, as ``summary`` writes it: compared as text, at its own precision
+        p50, samples = (rec.get("stats") or {}).get("p50"), rec.get("samples")
+        if not isinstance(p50, (int, float)):
+            return ["a cited line states a median for a record that has none"]
+        if stated.group(1) != f"{float(p50) * 1e3:.4g}" or (samples and int(stated.group(2)) != len(samples)):
+            return [f"a cited line states another p50 than the record's ('p50 {float(p50) * 1e3:.4g} ms')"]
+        return []
+    fields = rest.split(" ")
+    if not rest or len(fields) > _MOST_FIELDS or not all(re.fullmatch(r"[a-z][a-z0-9_]{0,39}=\S+", f) for f in fields):
+        return [_GRAMMAR]
+    keys = [f.split("=", 1)[0] for f in fields]
+    if len(set(keys)) < len(keys):
+        return [f"a cited line's note gives {sorted(k for k in keys if keys.count(k) > 1)[0]!r} twice"]
+    return [p for p in (_field_problem(rec, *f.split("=", 1)) for f in fields) if p]
+
+
+def statement_problems(rec, lines):
+    """Why the cited ``lines`` (of a run bound by NAMED_FROM) break the grammar or contradict the
+    record: each line that names the record's id (read as it shows: colour codes dropped, backspaces
+    applied, invisible characters dropped) is exactly its summary, its own status, or a note of
+    NOTE_KEYS whose statistics are the record's and whose checks passed.  Empty when they agree."""
+    if rec.get("status") != "ok":   # only an ok record's figure is published; a failure's lines are its own
+        return []
+    out = []
+    for line in lines:
+        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line):
+            out.extend(p for p in _line_problems(rec, line) if p not in out)
+    return out
 
 
 def _plain(line):
     """A line as its words read: terminal colour codes dropped and backspaces applied (FA<ESC[0m>ILED),
     other control characters read as spaces (their text kept),
     compatibility forms folded (NFKC: a fullwidth colon, a Greek mu), invisible characters dropped
-    (a zero-width space inside "p50" hid it from the check)."""
+    (a zero-width space inside an id hid it from the check)."""
     line = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", line)   # colour codes; any other escape's text is kept, read
     shown = []                                          # (an OSC title "FAILED" shows on the provenance page)
     for ch in line:   # a backspace takes back the character before it, as a terminal shows it (one pass)
@@ -170,63 +239,6 @@ def cites_value(rec, p50, text):
     if isinstance(rec.get("id"), str) and rec["id"]:
         text = text.replace(rec["id"], " ")   # the id's own numbers (n=32, threads=1) are not figures
     return any(_matches(value, half, target) for value, half in printed_numbers(text) for target in wanted)
-
-
-_FILE_SUFFIX = r"(?:log|txt|jsonl?|out|err|csv|py|s|ll|c)"
-"""A file's suffix after an id ("<id>.log: FAILED" names the record); other text after a "." may
-continue a longer id (graph/api=relay.expr.const)."""
-
-
-def _said_about(rec, line):
-    """(before, after) for each occurrence of the record's id in a line (as its words read), glued to
-    a path or a name or not ("results/<id>: FAILED", "x=<id>"), but not inside a longer id: the line
-    before the id, from its start (after the harness's "[<experiment>] " tag, and no other: "[FAILED]"
-    is words), without the record's other occurrences; and the rest of the line after it. Another id
-    before it is no end to what the line says (a made-up one would hide the words before it)."""
-    line = _plain(line)
-    tag = re.match(rf"\s*\[{re.escape(str(rec.get('experiment')))}\]\s*", line)
-    start = tag.end() if tag else 0
-    occurrence = re.compile(rf"{re.escape(rec['id'])}(?!{_ID_CHAR}|\.(?!{_FILE_SUFFIX}\b){_ID_CHAR})")
-    for match in occurrence.finditer(line):
-        yield occurrence.sub(" ", line[start:match.start()]), line[match.end():]
-
-
-def statement_problems(rec, lines):
-    """Why the cited ``lines`` contradict an ok record (runs bound by NAMED_FROM): what a line says
-    about its id (before it, back to the line's start or another id, and after it) reports a failure,
-    or the first of each statistic it states there with a time unit (p50/median, mean, min, max, p95,
-    p99; a paired peer's may follow) is not the record's. Empty when they agree. A case's free words
-    are not read for every meaning: the provenance page says that the summary line is the checked
-    statement."""
-    if rec.get("status") != "ok":
-        return []
-    out = []
-    stats = rec.get("stats") or {}
-    for line in lines:
-        for before, after in _said_about(rec, line):
-            said = f"{before} {after}"   # the line without the id, read as one statement
-            failed = STATUS_WORD.match(after) or FAILURE.search(said) or STATUS_ANYWHERE.search(said)
-            if failed:
-                word = re.sub(r"^\W+", "", failed.group(0))
-                out.append(f"a cited line reports {word!r:.40} for a record whose status is ok")
-            seen = set()
-            apart = _UNIT_KEY.search(said)
-            for stat in sorted([*STATISTIC.finditer(said), *FIGURE_FIRST.finditer(said)], key=lambda m: m.start()):
-                key = STAT_KEYS[stat.group("stat").lower()]
-                unit = stat.group("glued") or stat.group("glued_s") or stat.groupdict().get("paren") or stat.group("after")
-                scale = _unit(unit or (apart.group("unit") if apart else ""))
-                value = stats.get(key)
-                if key in seen or scale is None or not isinstance(value, (int, float)):
-                    continue
-                seen.add(key)   # the first: a paired peer's may follow
-                figure = stat.group("figure")   # 9,990 us is nine thousand; 1,1 ms a decimal comma
-                figure = figure.replace(",", "") if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?", figure) \
-                    else figure.replace(",", ".")
-                numbers = printed_numbers(figure) or [(math.inf, 0.0)]   # 1e99999: inf
-                if not _matches(*numbers[0], float(value) * scale):
-                    out.append(f"a cited line states another {stat.group('stat')} ({stat.group(0)[:40]!r}) than the "
-                               f"record's {key} {float(value):.4g} s")
-    return out
 
 
 def summary(rec_id, status, samples=(), p50=None):

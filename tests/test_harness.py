@@ -87,11 +87,10 @@ def test_log_range_covers_the_case(tmp_path):
         say("checking")
         return PASSED
 
-    rec = h.measure("fam/x=1", {"x": 1}, check=check, call=lambda _: lambda: None, time="fixed",
-                    note=lambda o: f"fam/x=1: p50 {o.p50() * 1e3:.4g} ms over {len(o.samples)} samples")
-    assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]   # its note is its summary
+    rec = h.measure("fam/x=1", {"x": 1}, check=check, call=lambda _: lambda: None, time="fixed")
+    assert rec["log"]["lines"] == [2, 3] and rec["repeat"] == PARAMS["repeat"]   # then its summary
     other = h.measure("fam/x=2", {"x": 2}, check=check, call=lambda _: lambda: None, time="fixed",
-                      note=lambda o: f"fam/x=2: p50 {o.p50()}")   # not a summary: the harness says one
+                      note=lambda o: {"rel_err": 0.0})   # a note, then the summary
     assert other["log"]["lines"] == [4, 6]
 
 
@@ -114,7 +113,7 @@ def test_the_cited_lines_always_name_the_record(tmp_path):
     h.say = say
     say("[fam] fam/x=10: p50 1 ms")   # a longer id is not this record's name
     recs = [h.measure("fam/x=1", {"x": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                      note=lambda o: f"p50 {o.p50()}"),
+                      note=lambda o: {}),   # no fields: no note
             h.evidence("fam/e", {"e": 1}, lambda: (PASSED, {})),
             h.measure("fam/b", {"b": 1}, check=lambda _: FAILED, call=None),
             h.skip("fam/s", {"s": 1}, "not here")]
@@ -123,14 +122,13 @@ def test_the_cited_lines_always_name_the_record(tmp_path):
     lines = h.log_file.read_text(encoding="utf-8").split("\n")
     assert [line.startswith("fam/x=1: p50 ") for line in lines].count(True) == 1 and recs[0]["log"]["lines"][0] == 2
     before = len(lines)
-    named = h.measure("fam/n", {"n": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                      note=lambda o: f"fam/n: p50 {o.p50() * 1e3:.4g} ms over {len(o.samples)} samples")
-    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its note is its summary
+    named = h.measure("fam/n", {"n": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed")
+    assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its summary alone
     assert _cited(h, named).startswith("fam/n: p50 ")
     bare = h.measure("fam/d", {"d": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                     note=lambda o: "fam/d: done")   # names it, but not its figure: the harness prints it
+                     note=lambda o: {"gflops": 1.5})   # a note, then the summary with the figure
     cited = _cited(h, bare).split("\n")
-    assert cited[0] == "fam/d: done" and cited[1].startswith("fam/d: p50 ") and len(cited) == 2
+    assert cited[0] == "fam/d: gflops=1.5" and cited[1].startswith("fam/d: p50 ") and len(cited) == 2
     assert citation.statement_problems(bare, cited) == []
 
 
@@ -144,8 +142,8 @@ def test_a_note_that_contradicts_its_record_is_refused(tmp_path):
             fh.write(line + "\n")
 
     h.say = say
-    for case_id, note in (("fam/f", lambda o: "fam/f: FAILED result differs"),
-                          ("fam/m", lambda o: f"fam/m: p50 {o.p50() * 1e3 + 5:.3f} ms, p50 {o.p50() * 1e3:.6f} ms")):
+    for case_id, note in (("fam/f", lambda o: {"sum_check": "failed"}),
+                          ("fam/m", lambda o: {"p50_ms": o.p50() * 1e3 + 5})):
         with pytest.raises(ValueError, match=case_id):
             h.measure(case_id, {"c": case_id}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
                       note=note)

@@ -46,7 +46,7 @@ def test_the_harness_checks_the_statistics_the_record_will_hold(tmp_path):
     h.say = say
     with pytest.raises(ValueError, match="min"):
         h.measure("fam/m", {"m": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                  note=lambda o: "fam/m: min 5000 ms")
+                  note=lambda o: {"min_ms": 5000})
 
 
 @pytest.mark.parametrize("link", [os.symlink, os.link])

@@ -214,11 +214,14 @@ def paired_peer(peer_engine: str, paired: dict) -> dict:
                    "blocks, so that the machine's drift hits both alike"}
 
 
-def paired_line(case_id: str, peer_engine: str, paired: dict, digits: int) -> str:
-    """The log line that prints a paired timing's medians (``digits`` decimals of ms) and ratio."""
-    return (f"{case_id}: paired with {peer_engine} in {paired['blocks']} blocks of {paired['calls_per_block']}: "
-            f"tvm p50 {paired['p50_s'] * 1e3:.{digits}f} ms, {peer_engine} p50 {paired['peer_p50_s'] * 1e3:.{digits}f} ms, "
-            f"median block ratio {paired['ratio']:.2f} (95% CI {paired['ratio_ci'][0]:.2f}-{paired['ratio_ci'][1]:.2f})")
+def paired_line(case_id: str, peer_engine: str, paired: dict) -> str:
+    """The note that prints a paired timing's medians and ratio (study.citation.note: p50_ms is the case's
+    own median, checked against its record; the ratio is the median block ratio with its 95 % interval)."""
+    from study import citation
+    return citation.note(case_id, peer=peer_engine, blocks=int(paired["blocks"]),
+                         calls_per_block=int(paired["calls_per_block"]), p50_ms=paired["p50_s"] * 1e3,
+                         peer_p50_ms=paired["peer_p50_s"] * 1e3, ratio=float(paired["ratio"]),
+                         ratio_lo=float(paired["ratio_ci"][0]), ratio_hi=float(paired["ratio_ci"][1]))
 
 
 def timing_process(out: dict) -> dict:

@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from study import leftovers
+from study import citation, leftovers
 
 TRIAL_LOG = "trials.jsonl"
 RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built and ran (one rule for every variant)
@@ -324,8 +324,8 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     if variant != "default":   # the profile knows the default module's kernel names
         op_seconds = profile_for(op_seconds, kernel_names(fuse(mod, target, "default"), fused))
     allocation = allocate(tasks, op_seconds, budget, per_iter, min_trials)
-    progress(f"{label}: {len(tasks)} tasks, {sum(r['trials'] for r in allocation)} trials "
-             f"(budget {budget}); untuned kernels {sum(op_seconds.values()) * 1e3:.0f} ms")
+    progress(citation.note(label, tasks=len(tasks), trials=sum(r["trials"] for r in allocation), budget=int(budget),
+                           untuned_ms=sum(op_seconds.values()) * 1e3))
     result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
                   cost_model=cost_model, per_iter=per_iter, retry_rounds=retry_rounds, progress=progress,
                   step=step, vectorize=vectorize)

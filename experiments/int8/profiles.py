@@ -43,10 +43,11 @@ def tvm_profile(h, cid: str, runner, x, kernels: dict[str, dict[str, Any]], out:
     total = sum(r["seconds"] for r in timed)
     integer = sum(r["seconds"] for r in timed if r.get("operands") == INTEGER)
     share = integer / total if total else 0.0
-    h.say(f"{cid}: kernel profile {total * 1e3:.4f} ms, integer kernels {integer * 1e3:.4f} ms "
-          f"({share * 100:.1f} %), {sum(1 for r in timed if r.get('operands') == INTEGER)} of {len(timed)} kernels")
+    h.note(cid, profile_ms=total * 1e3, integer_ms=integer * 1e3, share=share,
+           integer_kernels=sum(1 for r in timed if r.get("operands") == INTEGER), kernels=len(timed))
     for row in timed:
-        h.say(f"{cid} kernel {row['op']} x{row['calls']} ({row.get('operands') or '?'}): {row['seconds'] * 1e3:.4f} ms")
+        h.note(cid, kernel=row["op"], calls=int(row["calls"]), operands=row.get("operands") or "?",
+               kernel_ms=row["seconds"] * 1e3)
 
 
 def ort_profile(h, cid: str, onnx_path, threads: int, x, out: dict[str, Any]) -> None:
@@ -59,7 +60,8 @@ def ort_profile(h, cid: str, onnx_path, threads: int, x, out: dict[str, Any]) ->
     for row in rows:
         by_op[row["op"]] = by_op.get(row["op"], 0.0) + row["seconds"]
     total = sum(by_op.values())
-    h.say(f"{cid}: ORT node profile {total * 1e3:.4f} ms over {len(rows)} nodes; "
-          + ", ".join(f"{op} {s * 1e3:.4f} ms" for op, s in sorted(by_op.items(), key=lambda kv: -kv[1])))
+    h.note(cid, profile_ms=total * 1e3, nodes=len(rows))
+    for op, seconds in sorted(by_op.items(), key=lambda kv: -kv[1]):
+        h.note(cid, op=op, node_ms=seconds * 1e3)
     for row in rows:
-        h.say(f"{cid} node {row['node']} {row['op']}: {row['seconds'] * 1e3:.4f} ms")
+        h.note(cid, node=row["node"], op=row["op"], node_ms=row["seconds"] * 1e3)

@@ -61,16 +61,15 @@ def compile_rules(h, engine: str, ctx, target, threads: int, limit: int = 0):
                   else vnni_rules.tune_network(fused, target, limit))
         cid = f"{ctx['name']}/{engine}"
         for task in tuning["tasks"]:
-            h.say(f"{cid} rules tuning {task['kernel']}: {task['candidates']} candidates "
-                  f"({task['valid']} valid), default {task['default_s'] * 1e3:.3f} ms -> best "
-                  f"{task['best_s'] * 1e3:.3f} ms {task['best']}")
+            h.note(cid, kernel=task["kernel"], candidates=int(task["candidates"]), valid=int(task["valid"]),
+                   default_ms=task["default_s"] * 1e3, best_ms=task["best_s"] * 1e3, best=task["best"])
         knobs = tuning["knobs"]
         tuned, tuned_kernels = nchwc_rules.build_rules(fused, target, knobs_for=lambda name, _shape: knobs.get(name),
                                                        rules=rules)
         choice = nchwc_rules.faster_network(tuned, executable, threads, ctx["shape"])
-        h.say(f"{cid}: tuned network {choice['tuned_ms']:.3f} ms vs default {choice['default_ms']:.3f} ms "
-              f"(median of {choice['calls']} alternating calls; tuned faster in {choice['tuned_wins']} of "
-              f"{choice['calls']} rounds, sign test p = {choice['p_value']:.3g}): keep {choice['kept']}")
+        # medians of alternating calls; tuned_wins of the rounds by a sign test's p_value
+        h.note(cid, tuned_ms=float(choice["tuned_ms"]), default_ms=float(choice["default_ms"]), calls=int(choice["calls"]),
+               tuned_wins=int(choice["tuned_wins"]), p_value=float(choice["p_value"]), kept=choice["kept"])
         if choice["kept"] == "tuned":
             executable, kernels = tuned, tuned_kernels
         info = {"trials": tuning["trials"], "limit": limit,
