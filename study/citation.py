@@ -127,15 +127,12 @@ _GRAMMAR = ("a cited line names the record outside the harness's grammar (only '
             "'<id>: <status>[: <error>]' or a note '<id>: key=value ...' name a record)")
 
 
-_FILE_SUFFIX = r"(?:log|txt|jsonl?|out|err|csv|py|s|ll|c)"
-"""A file's suffix after an id ("<id>.log: FAILED" names the record); other text after a "." may
-continue a longer id (graph/api=relay.expr.const)."""
-
-
 def _occurs(case_id, text):
-    """True when ``text`` holds ``case_id``, glued to a path or a name or not ("results/<id>: FAILED",
-    "x=<id>"), but not as the head of a longer id."""
-    return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.(?!{_FILE_SUFFIX}\b){_ID_CHAR})", text) is not None
+    """True when ``text`` holds ``case_id``, glued to a path, a name or a suffix or not ("results/<id>:
+    FAILED", "x=<id>", "<id>.so: FAILED"), but not as the head of a longer id ("<id>0", "<id>.5": a
+    number goes on).  In a record's own range a line of a longer id with a word after a "."
+    (graph/api=relay.expr.const for graph/api=relay.expr) names it too: the range holds its own case."""
+    return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.\d)", text) is not None
 
 
 def _line_problems(rec, line):

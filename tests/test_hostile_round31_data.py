@@ -34,7 +34,7 @@ def test_a_line_naming_the_record_outside_the_grammar_is_refused(said):
     assert found and all(_expect("evidence_grammar") in p for p in found), (said, found)
 
 
-@pytest.mark.parametrize("line", [f"FAILED {CASE}", f"results/{CASE}.log: FAILED", f"[other] {CASE}: ok",
+@pytest.mark.parametrize("line", [f"FAILED {CASE}", f"results/{CASE}.log: FAILED", f"[other] {CASE}: ok", f"{CASE}.so: FAILED",
                                   f"{CASE}: ok {CASE}", f"x {CASE}: p50 1.1 ms over 3 samples"])
 def test_the_id_anywhere_but_at_the_head_is_refused(line):
     found = citation.statement_problems(REC, [line])

@@ -181,10 +181,9 @@ def print_page(root, site_dir, pages, site_name):
     from reportgen.publish import sitecheck, verify
     page = assemble(site_dir, pages, site_name).encode("utf-8", "replace")
     parsed, where = verify._parse(page), Path(site_dir) / PRINT_PAGE
-    hidden = plainfile.hidden_text_problem(where, html.unescape(page.decode("utf-8", errors="replace")))
     made = (sitecheck.markup_problems(where, parsed) + verify._script_problems(root, site_dir, {PRINT_PAGE: parsed})
             + [f"{where}: {e}: loads or goes to something outside the site" for e in parsed.outside]
-            + [f"{where}: {e}: a scheme a built page never uses" for e in parsed.schemes] + ([hidden] if hidden else []))
+            + [f"{where}: {e}: a scheme a built page never uses" for e in parsed.schemes])
     if made:
         raise ReportError(made, hint="reportgen pdf: the page assembled for printing does not pass the pages' "
                                      "checks; nothing was printed")

@@ -169,9 +169,12 @@ class Markup(HTMLParser):
         self.script_tags, self.reordered = [], []   # every <script> (a non-page document has none); bidi display
         self.data, self._data = [], None   # [tag, id, text] of every JSON <script> and element with id __config
         self.titles, self.tables = 0, []   # the open table parts: text right inside one is moved by the browser
+        self.hidden = None   # ":<line>: holds ..." for the first bidi or zero-width character, entities decoded
 
     def feed(self, data):
-        """Parse ``data``, first refusing what a browser parses otherwise than this parser does."""
+        """Parse ``data``, first refusing what a browser parses otherwise than this parser does, and
+        noting the first bidi or zero-width character it shows (entities decoded: &#x202E; is one)."""
+        self.hidden = self.hidden or plainfile.hidden_text_problem("", html.unescape(data))
         self.otherwise.extend(f"{found.group(0)[:20]!r}" for found in _PARSED_OTHERWISE.finditer(data))
         if "\x00" in data or data.startswith("\ufffd\ufffd"):   # UTF-16/32 (a browser follows its mark)
             self.otherwise.append("UTF-16, UTF-32 or NUL bytes")
@@ -291,7 +294,8 @@ _SCRIPT_URL = re.compile(r"(?:^|[;,])(?:java|vb)script:")
 
 def markup_problems(where, parsed):
     """The one-line problems of a parsed file (a Markup)."""
-    return ([f"{where}: {r}: an attribute given twice (a browser keeps the first, a check may read the last)"
+    return ([f"{where}{parsed.hidden} (entities decoded)"] if parsed.hidden else []) + (
+            [f"{where}: {r}: an attribute given twice (a browser keeps the first, a check may read the last)"
              for r in parsed.repeated]
             + [f"{where}: {o}: markup a browser reads otherwise than the checks do (comments closed early, CDATA, "
                "entities, raw-text elements, inline styles); a built page holds none" for o in parsed.otherwise]
@@ -494,10 +498,7 @@ def other_markup_problems(site_dir, parsed):
             if rel.lower().endswith(".gz"):   # x.xml.gz: a host sends the XML with Content-Encoding: gzip
                 data = _gunzip(path, data)
             text = data.decode("utf-8", errors="replace")
-            parser.feed(text)
-            hidden = plainfile.hidden_text_problem(path, html.unescape(text))   # a page's rule, in any document
-            if hidden:
-                parser.otherwise.append(hidden.split(": ", 1)[1][:120])
+            parser.feed(text)   # a page's rules, bidi and zero-width characters among them, in any document
             if _ODD_TAG.search(text):   # any file read here: a.svg., b.svg.foo and .atom are XML to some host
                 parser.otherwise.append("a tag name not starting with an ASCII letter")
         except ReportError as exc:

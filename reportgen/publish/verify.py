@@ -588,7 +588,7 @@ def _running_problems(root, site_dir, pages):
     """What could make a browser run script from the site, besides the pages' own markup: other
     documents, scripts and JSON settings the build does not ship, a page without the content policy."""
     found = (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
-             + _stylesheet_problems(root, site_dir) + _hidden_page_problems(site_dir, pages) + _csp_problems(site_dir)
+             + _stylesheet_problems(root, site_dir) + _csp_problems(site_dir)
              + _search_index_problems(site_dir, root))
     return list(dict.fromkeys(found))   # a stylesheet's hidden character is said by both of its checks
 
@@ -615,22 +615,6 @@ def _search_index_problems(site_dir, root=None):
     lunr = "assets/javascripts/lunr/min/lunr.{}.min.js"
     return [f"{path}: config.lang: {x!r}: the theme ships no {lunr.format(x)} (a planted one would run in the worker)"
             for x in langs if x != "en" and folders and not any((f / lunr.format(x)).is_file() for f in folders)]
-
-
-def _hidden_page_problems(site_dir, pages):
-    """A page shows no bidi or zero-width character, entities decoded (the build says the same of each
-    page it writes; serve and verify read a site a build may not have written)."""
-    import html
-    out = []
-    for rel in pages:
-        try:
-            text = plainfile.read_bytes(Path(site_dir) / rel, sitecheck.FILE_LIMIT).decode("utf-8", errors="replace")
-        except (OSError, ReportError):
-            continue   # said by _parse_pages
-        hidden = plainfile.hidden_text_problem(Path(site_dir) / rel, html.unescape(text))
-        if hidden:
-            out.append(f"{hidden} (entities decoded)")
-    return out
 
 
 def script_problems(root, site_dir):
