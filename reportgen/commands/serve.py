@@ -83,7 +83,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def _listed_bytes(self, rel):
         """The bytes of site file ``rel`` if the build listed it and they still hash to what it listed
-        (and it is a plain file of one name: _own_file), else None."""
+        (and it is a plain file of one name: _own_file), else None.  serve answers only from its private
+        copy, checked at start; this hash per answer is a second guard, kept because the copy lies in
+        the temporary folder, which another local user's process may write to."""
         want = self.server.listed.get(rel)
         body = _own_file(Path(self.directory) / rel) if want else None
         if body is not None and hashlib.sha256(body).hexdigest() == want:

@@ -469,13 +469,15 @@ def _gunzip(path, data):
     return content
 
 
-def other_markup_problems(site_dir, parsed):
+def other_markup_problems(site_dir, parsed, stylesheets=True):
     """markup_problems of every HTML or SVG file of the site that verify's page parse did not read
-    (``parsed(rel)`` is true for those it read), and any script they load: they carry no policy."""
+    (``parsed(rel)`` is true for those it read), and any script they load: they carry no policy.
+    ``stylesheets``: stylesheet_problems of every .css file too (verify reads them itself, with the
+    project's rules, in _stylesheet_problems)."""
     out = []
     for rel, path in sorted(_files(Path(site_dir)).items()):
         if rel.lower().endswith(".css"):   # content: "\202E" reorders the text it is put before
-            out.extend(stylesheet_problems(path)[:1])
+            out.extend(stylesheet_problems(path)[:1] if stylesheets else [])
             continue
         if rel.lower().endswith(PACKED_DOCUMENT_TYPES):
             out.append(f"{path}: a compressed document ({Path(rel).suffix}), which a static host serves as SVG "

@@ -216,8 +216,9 @@ def _theme_folders(root):
 
 def _stylesheet_problems(root, site_dir):
     """Every stylesheet of the site but the theme's own (the same bytes at the same path of a theme
-    folder) holds no rule that shows text otherwise than a page writes it (sitecheck.CSS_TEXT_RULES):
-    a docs stylesheet reversed "gol.exe", put "0.01 ms" after a figure it hid with font-size:0."""
+    folder) is strict UTF-8 without hidden characters and holds no rule that shows text otherwise than
+    a page writes it (sitecheck.stylesheet_problems with the project's rules): a docs stylesheet reversed
+    "gol.exe", put "0.01 ms" after a figure it hid with font-size:0.  The one reading of each stylesheet."""
     try:
         folders = _theme_folders(root)
     except ReportError as exc:
@@ -587,10 +588,10 @@ def _csp_problems(site_dir):
 def _running_problems(root, site_dir, pages):
     """What could make a browser run script from the site, besides the pages' own markup: other
     documents, scripts and JSON settings the build does not ship, a page without the content policy."""
-    found = (sitecheck.other_markup_problems(site_dir, _is_page) + _script_problems(root, site_dir, pages)
+    found = (sitecheck.other_markup_problems(site_dir, _is_page, stylesheets=False) + _script_problems(root, site_dir, pages)
              + _stylesheet_problems(root, site_dir) + _csp_problems(site_dir)
              + _search_index_problems(site_dir, root))
-    return list(dict.fromkeys(found))   # a stylesheet's hidden character is said by both of its checks
+    return found
 
 
 def _search_index_problems(site_dir, root=None):
