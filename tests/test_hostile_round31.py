@@ -14,7 +14,7 @@ from test_hostile_round4 import _expect
 from reportgen.publish import pagecontent, sitecheck
 
 MUTATIONS = {}
-SPECIAL = {"content_allow_list": None, "docs_file_kinds": None}
+SPECIAL = {"content_allow_list": None, "docs_file_kinds": None, "typed_figure_rendered": None}
 
 
 @pytest.mark.parametrize("planted", [
@@ -90,3 +90,15 @@ def test_the_projects_own_stylesheets_pass():
     from conftest import ROOT
     for name in ("study.css", "print.css"):
         assert sitecheck.stylesheet_problems(ROOT / "docs" / "assets" / "css" / name, rules=True) == []
+
+
+@pytest.mark.parametrize("typed", ["**0.01** ms", "[0.01](#x) ms", "[0.01][r] ms", '<img alt="0.01 ms" src="x">',
+                                   '{{ "0.01 ms" }}', "{% set x = '0.01 ms' %}", "0.01 \u5fae\u79d2", "3 \u7eb3\u79d2",
+                                   "__0.01__ ms", "~~0.01~~ ms"])
+def test_a_figure_typed_in_a_rendered_form_is_found(tmp_path, typed):
+    """Rounds 27 to 29: emphasis, a link, an alt text, a placeholder's string literal or the Chinese
+    for micro- and nanoseconds hid a hand-typed figure from the docs check, not from the reader."""
+    from reportgen.publish import verify
+    (tmp_path / "x.md").write_text(f"# x\n\n{typed}\n", encoding="utf-8")
+    [line] = verify.typed_figures(tmp_path)
+    assert line.startswith(f"{tmp_path / 'x.md'}:3:") and _expect("typed_figure_rendered") in line
