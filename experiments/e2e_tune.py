@@ -85,7 +85,7 @@ def _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign):
     op_seconds = _op_seconds(untuned, batches[0])
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=budget, per_iter=p["per_iter"],
                                    min_trials=p["min_trials"], threads=threads, seed=p["seed"] + (campaign.trials if campaign else 0),
-                                   workers=p["workers"], cost_model=p["cost_model"], label=cid, progress=h.say,
+                                   workers=p["workers"], cost_model=p["cost_model"], progress=h.say,
                                    variant=variant,
                                    step=lambda done, total: h.progress(done, total, "trials", what=f"{name}/{variant}"))
     t0 = time.perf_counter()

@@ -108,10 +108,10 @@ class Harness:
         print(f"[{self.experiment}] {message}", flush=True)
 
     def note(self, case_id, **fields):
-        """A line about a case as the citation grammar has it: ``<id>: key=value ...`` (study.citation.note;
-        a line of a bound run that names a record is its summary, its status or such a note)."""
-        if fields:
-            self.say(citation.note(case_id, **fields))
+        """Lines about a case as the citation grammar has them (study.citation.note): ``<id>: key=value``
+        with the facts its record holds (checked against it), then a context line with the others."""
+        for line in citation.note(case_id, **fields):
+            self.say(line)
 
     def progress(self, done, total, unit, **info):
         """A step of a long job: retest draws these as a progress bar (plain lines off a terminal)."""
@@ -301,7 +301,7 @@ class Harness:
     def _emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
               first_line, status="ok", error=None, extra=None):
         """Validate and append one record; raise on a contract violation."""
-        last_line = self._named_range(case_id, first_line, status, samples, extra)
+        last_line = self._named_range(case_id, first_line, status, samples, extra, check)
         rec = {
             "schema_version": schema.SCHEMA_VERSION,
             "id": case_id,
@@ -326,7 +326,7 @@ class Harness:
         self._write(rec)
         return rec
 
-    def _named_range(self, case_id, first_line, status, samples=(), extra=None):
+    def _named_range(self, case_id, first_line, status, samples=(), extra=None, check=None):
         """The last line of the range the record cites: always its summary (study.citation.summary:
         the id with the median and count of a timed ok record, the status of any other), said here
         when the case's own last line is not one. A range that contradicts the record (a failure
@@ -337,7 +337,7 @@ class Harness:
         summary = stats.summarize(samples) if samples else None   # as the record will hold it
         p50 = float(summary["p50"]) if status == "ok" and summary else None
         rec = {"id": case_id, "experiment": self.experiment, "status": status, "samples": list(samples),
-               "extra": extra or {}, "stats": summary}
+               "extra": extra or {}, "stats": summary, "check": check or {}}
         if not cited or citation.summary_problem(rec, cited[-1]):
             said = citation.summary(case_id, status, samples, p50)
             self.say(said)

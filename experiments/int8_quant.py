@@ -270,7 +270,7 @@ def _tuned_database(h, name, variant, mod, target, p, threads, op_seconds, quant
     tuned_run = tuning.tune_module(mod, target, work_dir, op_seconds, budget=tune["budget"], per_iter=tune["per_iter"],
                                    min_trials=tune["min_trials"], threads=threads, seed=p["seed"],
                                    retry_rounds=key_case["retry_rounds"], vectorize=vectorize,
-                                   label=f"{name}/{variant}", progress=h.say)
+                                   progress=h.say)
     summary = tuned_run["trials"]
     return work_dir, ref, {"source": "int8 family", "key": key, "run_id": h.run_id, "trials": summary["measured"],
                            "valid": summary["valid"], "failures": summary["failures"],

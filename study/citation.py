@@ -44,82 +44,80 @@ def bound(run_id):
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.(\d*))?|\.\d+)(?:[eE]([-+]?\d+))?")
 SCALES = (1.0, 1e3, 1e6)   # s, ms, us per call
 RELATIVE = 0.005           # a printed figure rounded to 3 significant digits is within this
-FAILURE = re.compile(r"fail|error|wrong|mismatch|differ|time[d_ -]?out|crash|abort|killed|skipped|segfault"
-                     r"|\bnan\b|\binf\b|exception|traceback|\u5931\u8d25|\u9519\u8bef|\u8d85\u65f6", re.I)
-"""A word of failure in a note's name value (``kernel=FAILED``): a name never reads as an outcome."""
-
 STATS = ("p50", "mean", "min", "max", "p95", "p99")
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
-NOTE_KEYS = {
-    # a statistic of the record's own samples, compared with the record (p50_ms=1.23)
-    "stat": re.compile(r"(?:p50|mean|min|max|p95|p99)_(?:s|ms|us|ns)"),
-    # other durations: a compile, a tuning, a profile's kernels, a network tuned or not
-    "time": re.compile(r"(?:compile|tune|train|profile|integer|kernel|node|tuned|default|best|untuned|peer_p50)"
-                       r"_(?:s|ms|us|ns)"),
-    "number": re.compile(r"gflops|rel_err|abs_err|max_err|top1|top5|accuracy|fp32_accuracy|share|p_value|margin_p5"
-                         r"|margin_p50|error_median|below_share|flip_margin_max|ratio|ratio_lo|ratio_hi"),
-    "count": re.compile(r"samples|calls|trials|cumulative_trials|kernels|integer_kernels|nodes|candidates|valid|flips"
-                        r"|relax_funcs|tir_funcs|intermediate_bytes|quantize|dequantize|inputs|scheduled|unscheduled"
-                        r"|rounds|tuned_wins|vpdpbusd|tasks|budget|blocks|calls_per_block|fma_[a-z0-9]{1,12}"),
-    "flag": re.compile(r"changed|continued"),
-    "check": re.compile(r"check|sum_check"),
-    "name": re.compile(r"kernel|op|node|operands|passes|campaign|device|kept|best|tuner|schedule|peer"),
-}
-"""The keys a note may give, by kind: a note is ``<id>: key=value ...`` (``note`` writes it), and a line of
+_STAT_KEY = re.compile(r"(p50|mean|min|max|p95|p99)_(s|ms|us|ns)")
+NOTE_KEYS = re.compile(_STAT_KEY.pattern + r"|gflops|rel_err|abs_err|max_err|check|sum_check")
+"""The keys a note about a record may give: facts the record holds, each compared with it (a statistic
+of its samples, its GFLOPS from extra.flops_per_call, its check's errors, its check passed).  A line of
 a bound run that names a record is its summary, its status or such a note, nothing else.  Free words
 were read for every spelling of a median or a failure ("p50 was about", "FA<BS>ILED", "OOM", the
-Chinese for timed out...) and each round of attacks found one more; a grammar has nothing left to read."""
+Chinese for timed out...) and each round of attacks found one more; a note's figures that no record
+holds (a kernel's name, a profile's times, a tuning's trials) are said on a context line that names no
+record (``context``), so nothing about a record is left unread."""
+AGREE = 5e-4
+"""A note's figure agrees with the record's within this share of it: four significant digits, as
+``note`` writes them (the precision the value itself claims was no bound: "1e1" stood for 14.9 ms)."""
 _NUMBER_VALUE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d{1,3})?")
-_NAME_VALUE = re.compile(r"[\w.:+/,()\[\]*-]{1,200}", re.ASCII)
-_MOST_FIELDS = 40
+_MOST_FIELDS = 12
 
 
 def _value(value):
-    """A note's value as ``note`` writes it: a number to four significant digits, a flag as true/false,
-    any other value as a name (every character outside _NAME_VALUE's as "_")."""
+    """A field's value as a line writes it: a number to four significant digits, a flag as true/false,
+    any other value with every character outside [\w.:+/,()*-] as "_"."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
         return f"{value:.4g}" if math.isfinite(value) else "nan"
-    return re.sub(r"[^\w.:+/,()\[\]*-]", "_", str(value), flags=re.ASCII)[:200] or "-"
+    return re.sub(r"[^\w.:+/,()*-]", "_", str(value), flags=re.ASCII)[:200] or "-"
 
 
 def note(case_id, **fields):
-    """The harness's note line about a case: ``<id>: key=value key=value`` (NOTE_KEYS, in the order given)."""
-    return f"{case_id}: " + " ".join(f"{key}={_value(value)}" for key, value in fields.items())
+    """The harness's lines about a case: ``<id>: key=value ...`` with the fields of NOTE_KEYS (checked
+    against the record), then a context line with the others, which names no record.  None, one or two
+    lines, in the order given."""
+    held = {k: v for k, v in fields.items() if NOTE_KEYS.fullmatch(k)}
+    rest = {k: v for k, v in fields.items() if k not in held}
+    return ([f"{case_id}: " + " ".join(f"{k}={_value(v)}" for k, v in held.items())] if held else []) + \
+        ([context(**rest)] if rest else [])
 
 
-def _kind(key):
-    return next((kind for kind, keys in NOTE_KEYS.items() if keys.fullmatch(key)), None)
+def context(**fields):
+    """A line of figures about the case in progress that its record does not hold (a kernel's name and
+    time, a tuning's trials): ``(context) key=value ...``, naming no record and read as no statement."""
+    return "(context) " + " ".join(f"{re.sub(r'[^a-z0-9_]', '_', k.lower())}={_value(v)}" for k, v in fields.items())
+
+
+def _held(rec, key):
+    """The record's own value of a note's key (in the key's unit), or None when it holds none."""
+    def number(v):
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+    stats, check, extra = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("stats", "check", "extra"))
+    stat = _STAT_KEY.fullmatch(key)
+    if stat:
+        value = number(stats.get(stat.group(1)))
+        return None if value is None else value * UNITS[stat.group(2)]
+    if key == "gflops":
+        flops, p50 = number(extra.get("flops_per_call")), number(stats.get("p50"))
+        return flops / p50 / 1e9 if flops and p50 else None
+    return number(check.get({"rel_err": "max_rel_err", "abs_err": "max_abs_err", "max_err": "max_abs_err"}[key]))
 
 
 def _field_problem(rec, key, value):
-    """Why one field of a note about ``rec`` is not in the grammar or contradicts the record, or None."""
-    kind = _kind(key)
-    if kind is None:
-        return f"a cited line's note gives {key!r:.40}, a key the harness does not write (study.citation.NOTE_KEYS)"
-    if kind in ("stat", "time", "number"):
-        if not _NUMBER_VALUE.fullmatch(value):
-            return f"a cited line's note gives {key}={value!r:.40}, not a number"
-        if kind == "stat":
-            stat, unit = key.rsplit("_", 1)
-            wanted = (rec.get("stats") or {}).get(stat)
-            numbers = printed_numbers(value)
-            if rec.get("status") == "ok" and isinstance(wanted, (int, float)) and not (
-                    numbers and _matches(*numbers[0], float(wanted) * UNITS[unit])):
-                return f"a cited line states another {stat} ({key}={value[:20]}) than the record's {stat} {float(wanted):.4g} s"
-    elif kind == "count" and not re.fullmatch(r"\d{1,12}", value):
-        return f"a cited line's note gives {key}={value!r:.40}, not a count"
-    elif kind == "flag" and value not in ("true", "false"):
-        return f"a cited line's note gives {key}={value!r:.40}, not true or false"
-    elif kind == "check" and value not in ("passed", "failed"):
-        return f"a cited line's note gives {key}={value!r:.40}, not passed or failed"
-    elif kind == "check" and value == "failed" and rec.get("status") == "ok":
-        return f"a cited line reports {key}=failed for a record whose status is ok"
-    elif kind == "name" and (not _NAME_VALUE.fullmatch(value) or FAILURE.search(value)):
-        return f"a cited line's note gives {key}={value!r:.40}, not a name (a name never reads as an outcome)"
+    """Why one field of a note about an ok record is not in the grammar or contradicts the record, or None."""
+    if not NOTE_KEYS.fullmatch(key):
+        return f"a cited line's note gives {key!r:.40}, which is no fact of its record (study.citation.NOTE_KEYS)"
+    if key in ("check", "sum_check"):
+        return None if value == "passed" else f"a cited line reports {key}={value[:20]!r} for a record whose status is ok"
+    if not _NUMBER_VALUE.fullmatch(value):
+        return f"a cited line's note gives {key}={value!r:.40}, not a number"
+    held, stated = _held(rec, key), float(value)
+    if held is None:
+        return f"a cited line's note gives {key}, which its record does not hold"
+    if not (abs(stated - held) <= AGREE * abs(held) if held else stated == 0):
+        return f"a cited line states another {key} ({key}={value[:20]}) than the record's {held:.4g}"
     return None
 
 
@@ -132,7 +130,27 @@ def _occurs(case_id, text):
     FAILED", "x=<id>", "<id>.so: FAILED"), but not as the head of a longer id ("<id>0", "<id>.5": a
     number goes on).  In a record's own range a line of a longer id with a word after a "."
     (graph/api=relay.expr.const for graph/api=relay.expr) names it too: the range holds its own case."""
-    return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.\d)", text) is not None
+    return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.\d)", text, re.I) is not None
+
+
+def _slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _spells(rec, text):
+    """True when a word of ``text`` is another spelling of the record's case: its id in other case, as
+    a page anchor (numpy-gemm-dtype-...), or with its fields in another order or an optional field left
+    out (study.cases.canonical_id names one case by them)."""
+    from study import cases   # study.cases does not import this module's users
+    case = rec.get("case") if isinstance(rec.get("case"), dict) else {}
+    own, slug = cases.canonical_id(rec["id"], case), _slug(rec["id"])
+    for word in re.split(r"[\s,;()\[\]{}<>\"'`|]+", text):
+        word = word.rstrip(":.!?")
+        if len(word) < 3:
+            continue
+        if _slug(word) == slug or ("/" in word and cases.canonical_id(word, case) == own):
+            return True
+    return False
 
 
 def _line_problems(rec, line):
@@ -157,7 +175,7 @@ def _line_problems(rec, line):
             return [f"a cited line states another p50 than the record's ('p50 {float(p50) * 1e3:.4g} ms')"]
         return []
     fields = rest.split(" ")
-    if not rest or len(fields) > _MOST_FIELDS or not all(re.fullmatch(r"[a-z][a-z0-9_]{0,39}=\S+", f) for f in fields):
+    if not rest or len(fields) > _MOST_FIELDS or not all(re.fullmatch(r"[a-z][a-z0-9_]{0,19}=\S+", f) for f in fields):
         return [_GRAMMAR]
     keys = [f.split("=", 1)[0] for f in fields]
     if len(set(keys)) < len(keys):
@@ -168,13 +186,15 @@ def _line_problems(rec, line):
 def statement_problems(rec, lines):
     """Why the cited ``lines`` (of a run bound by NAMED_FROM) break the grammar or contradict the
     record: each line that names the record's id (read as it shows: colour codes dropped, backspaces
-    applied, invisible characters dropped) is exactly its summary, its own status, or a note of
-    NOTE_KEYS whose statistics are the record's and whose checks passed.  Empty when they agree."""
+    applied, invisible characters dropped; or another spelling of its case, _spells) is exactly its
+    summary, its own status, or a note of NOTE_KEYS whose every figure is the record's.  Empty when they
+    agree.  A line naming no record is context, read as no statement (the provenance page says which
+    lines were checked)."""
     if rec.get("status") != "ok":   # only an ok record's figure is published; a failure's lines are its own
         return []
     out = []
     for line in lines:
-        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line):
+        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _spells(rec, _plain(line)):
             out.extend(p for p in _line_problems(rec, line) if p not in out)
     return out
 

@@ -126,9 +126,9 @@ def test_the_cited_lines_always_name_the_record(tmp_path):
     assert len(h.log_file.read_text(encoding="utf-8").split("\n")) == before + 1   # its summary alone
     assert _cited(h, named).startswith("fam/n: p50 ")
     bare = h.measure("fam/d", {"d": 1}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed",
-                     note=lambda o: {"gflops": 1.5})   # a note, then the summary with the figure
+                     note=lambda o: {"top1": 1.0})   # no fact of the record: a context line, then the summary
     cited = _cited(h, bare).split("\n")
-    assert cited[0] == "fam/d: gflops=1.5" and cited[1].startswith("fam/d: p50 ") and len(cited) == 2
+    assert cited[0] == "(context) top1=1" and cited[1].startswith("fam/d: p50 ") and len(cited) == 2
     assert citation.statement_problems(bare, cited) == []
 
 

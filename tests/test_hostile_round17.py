@@ -193,7 +193,7 @@ def test_a_bound_record_whose_line_states_its_median_loads(tmp_path):
     rec = record(run_id=NEW, case_id=CASE, samples=[1.1e-6, 1.1e-6, 1.1e-6])
     rec["log"]["lines"] = [1, 1]
     rec["log"]["lines"] = [1, 2]
-    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50_us=1.100 max_err=0\n"
+    write_run(results, NEW, [rec], log_text=f"[numpy_gemm] {CASE}: p50_us=1.1 max_err=1e-06\n"
               f"[numpy_gemm] {CASE}: p50 0.0011 ms over 3 samples\n", environment=HOST)
     assert [r.run_id for r in load.read_runs(results)] == [NEW]
 

@@ -17,10 +17,12 @@ from test_hostile_round4 import _expect
 from study import citation
 
 MUTATIONS = {}
-SPECIAL = {"evidence_grammar": None}
+SPECIAL = {"evidence_grammar": None, "evidence_note_agrees": None}
 CASE = "numpy_gemm/dtype=float32/n=32/threads=1/blas=configured"
 REC = {"id": CASE, "experiment": "numpy_gemm", "status": "ok", "samples": [1.1e-3] * 3,
-       "stats": {"p50": 1.1e-3, "mean": 1.1e-3, "min": 1.0e-3}}
+       "stats": {"p50": 1.1e-3, "mean": 1.1e-3, "min": 1.0e-3}, "extra": {"flops_per_call": 2 * 32 ** 3},
+       "case": {"dtype": "float32", "n": 32, "threads": 1, "blas": "configured"},
+       "check": {"max_rel_err": 1.4e-7, "max_abs_err": 2e-6, "passed": True}}
 
 
 @pytest.mark.parametrize("said", [
@@ -43,8 +45,9 @@ def test_the_id_anywhere_but_at_the_head_is_refused(line):
 
 @pytest.mark.parametrize("line", [
     f"[numpy_gemm] {CASE}: p50 1.1 ms over 3 samples", f"[numpy_gemm] {CASE}: ok",
-    f"[numpy_gemm] {citation.note(CASE, p50_ms=1.1, gflops=59.6, rel_err=1.4e-7)}",
-    citation.note(CASE, kernel="fused conv2d=x", calls=2, kernel_ms=0.25),   # a name as note writes it
+    *(f"[numpy_gemm] {line}" for line in citation.note(CASE, p50_ms=1.1, gflops=2 * 32 ** 3 / 1.1e-3 / 1e9,
+                                                         rel_err=1.4e-7, kernel="conv2d_FAILED", calls=2)),
+    citation.context(kernel="fused conv2d=x", calls=2, kernel_ms=0.25),   # a name as a context line writes it
     f"{CASE}.5: FAILED", "a line about nothing", f"numpy_gemm/dtype=float32/n=320/threads=1/blas=configured: FAILED",
 ])
 def test_the_harness_lines_pass(line):
@@ -52,8 +55,8 @@ def test_the_harness_lines_pass(line):
 
 
 def test_a_note_writes_only_grammar_values():
-    line = citation.note(CASE, kernel="a b=c<d>", flag=True, count=3, number=float("nan"))
-    assert line == f"{CASE}: kernel=a_b_c_d_ flag=true count=3 number=nan"
+    lines = citation.note(CASE, kernel="a b=c<d>", flag=True, count=3, number=float("nan"), p50_ms=1.1)
+    assert lines == [f"{CASE}: p50_ms=1.1", "(context) kernel=a_b_c_d_ flag=true count=3 number=nan"]
 
 
 def test_a_failed_records_lines_are_its_own():
@@ -69,3 +72,34 @@ def test_no_experiment_says_a_free_line_about_its_case():
     found = [f"{path}:{n}" for path in sorted(root.rglob("*.py")) if path.name != "harness.py"
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if free.search(line)]
     assert found == []
+
+
+@pytest.mark.parametrize("said", [
+    "p50_s=0", "min_s=0", "p50_ms=1e1", "p50_ms=1.2",   # F1: within half a printed unit was no bound
+    "samples=999", "gflops=9999", "rel_err=5", "max_err=1e9", "changed=true", "ratio=0.5", "peer_p50_ms=99",   # F2, F3
+    "kernel=OOM", "kernel=deadlock", "kernel=p50:999ms",   # F4: a name is no fact of the record
+])
+def test_a_notes_every_field_is_a_fact_of_its_record(said):
+    """Round 31 (attack) F1 to F4: a note's statistic matched at its own printed precision, its counts,
+    GFLOPS, errors, flags and names were read for form only.  A note now gives only the facts its
+    record holds (NOTE_KEYS), each within four significant digits of the record's."""
+    found = citation.statement_problems(REC, [f"[numpy_gemm] {CASE}: {said}"])
+    assert found and all(_expect("evidence_note_agrees") in p for p in found), (said, found)
+
+
+@pytest.mark.parametrize("line", [
+    "numpy_gemm/n=32/dtype=float32/threads=1/blas=configured: check_failed: result differs",   # fields reordered
+    "numpy-gemm-dtype-float32-n-32-threads-1-blas-configured: p50 99.9 ms over 3 samples",   # the page anchor
+    "NUMPY_GEMM/DTYPE=FLOAT32/N=32/THREADS=1/BLAS=CONFIGURED: FAILED",
+    "note: numpy_gemm/dtype=float32/blas=configured/n=32/threads=1 crashed",
+])
+def test_another_spelling_of_the_records_case_names_it(line):
+    """Round 31 (attack) F5: a line naming the record's case in another spelling (the one case
+    study.cases.canonical_id makes of it, its page anchor, upper case) was read as naming nothing."""
+    found = citation.statement_problems(REC, [line])
+    assert found and _expect("evidence_grammar") in found[0], (line, found)
+
+
+def test_a_longer_ids_line_is_not_another_spelling():
+    assert citation.statement_problems(REC, ["numpy_gemm/dtype=float32/n=320/threads=1/blas=configured: FAILED",
+                                             "numpy-gemm-dtype-float32-n-32-threads-1-blas-best: FAILED"]) == []

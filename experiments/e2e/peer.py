@@ -215,13 +215,13 @@ def paired_peer(peer_engine: str, paired: dict) -> dict:
 
 
 def paired_line(case_id: str, peer_engine: str, paired: dict) -> str:
-    """The note that prints a paired timing's medians and ratio (study.citation.note: p50_ms is the case's
-    own median, checked against its record; the ratio is the median block ratio with its 95 % interval)."""
+    """The context line that prints a paired timing's medians and ratio (study.citation.context: the
+    case's own median is its summary line's; the ratio is the median block ratio with its 95 % interval)."""
     from study import citation
-    return citation.note(case_id, peer=peer_engine, blocks=int(paired["blocks"]),
-                         calls_per_block=int(paired["calls_per_block"]), p50_ms=paired["p50_s"] * 1e3,
-                         peer_p50_ms=paired["peer_p50_s"] * 1e3, ratio=float(paired["ratio"]),
-                         ratio_lo=float(paired["ratio_ci"][0]), ratio_hi=float(paired["ratio_ci"][1]))
+    return citation.context(paired_with=peer_engine, blocks=int(paired["blocks"]),
+                            calls_per_block=int(paired["calls_per_block"]), tvm_p50_ms=paired["p50_s"] * 1e3,
+                            peer_p50_ms=paired["peer_p50_s"] * 1e3, ratio=float(paired["ratio"]),
+                            ratio_lo=float(paired["ratio_ci"][0]), ratio_hi=float(paired["ratio_ci"][1]))
 
 
 def timing_process(out: dict) -> dict:

@@ -310,7 +310,7 @@ def tensorized(log_dir, task: str) -> dict[str, int]:
 
 def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: int, per_iter: int,
                 min_trials: int, threads: int, seed: int, workers: int = 1, cost_model: str = "xgb",
-                label: str = "tune", progress=print, variant: str = "default", step=None,
+                progress=print, variant: str = "default", step=None,
                 retry_rounds: int = RETRY_ROUNDS, vectorize: bool = True) -> dict[str, Any]:
     """Steps 1-4 for one module: fuse, extract, allocate from ``op_seconds``, tune into ``work_dir``.
 
@@ -324,8 +324,8 @@ def tune_module(mod, target, work_dir, op_seconds: dict[str, float], *, budget: 
     if variant != "default":   # the profile knows the default module's kernel names
         op_seconds = profile_for(op_seconds, kernel_names(fuse(mod, target, "default"), fused))
     allocation = allocate(tasks, op_seconds, budget, per_iter, min_trials)
-    progress(citation.note(label, tasks=len(tasks), trials=sum(r["trials"] for r in allocation), budget=int(budget),
-                           untuned_ms=sum(op_seconds.values()) * 1e3))
+    progress(citation.context(tasks=len(tasks), trials=sum(r["trials"] for r in allocation), budget=int(budget),
+                              untuned_ms=sum(op_seconds.values()) * 1e3))
     result = tune(tasks, allocation, target, work_dir, threads=threads, seed=seed, workers=workers,
                   cost_model=cost_model, per_iter=per_iter, retry_rounds=retry_rounds, progress=progress,
                   step=step, vectorize=vectorize)
