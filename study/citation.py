@@ -64,7 +64,7 @@ _MOST_FIELDS = 12
 
 def _value(value):
     """A field's value as a line writes it: a number to four significant digits, a flag as true/false,
-    any other value with every character outside [\w.:+/,()*-] as "_"."""
+    any other value with every character outside [A-Za-z0-9_.:+/,()*-] as "_"."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -14,7 +14,7 @@ from test_hostile_round4 import _expect
 from reportgen.publish import pagecontent, sitecheck
 
 MUTATIONS = {}
-SPECIAL = {"content_allow_list": None, "docs_file_kinds": None, "typed_figure_rendered": None}
+SPECIAL = {"content_allow_list": None, "docs_file_kinds": None, "typed_figure_rendered": None, "built_only_markup": None}
 
 
 @pytest.mark.parametrize("planted", [
@@ -64,9 +64,9 @@ def test_a_docs_page_with_an_svg_stops_the_build(project):
 
 
 @pytest.mark.parametrize("rel", ["x.svg", "assets/x.html", "img/a.png", "assets/css/x.svg", "assets/js/x.mjs",
-                                 "a.markdown", "assets/vendor/x.html", "snippets/x.sh"])
+                                 "a.markdown", "assets/vendor/x.html", "snippets/x.sh", "assets/vendor/LICENSE.html"])
 def test_docs_holds_only_its_kinds_of_file(rel):
-    found = pagecontent.docs_file_problem(rel)
+    found = pagecontent.docs_file_problem(rel, b"<html>x</html>")
     assert found and found.startswith(f"docs/{rel}:") and _expect("docs_file_kinds") in found, found
 
 
@@ -74,7 +74,17 @@ def test_docs_holds_only_its_kinds_of_file(rel):
                                  "assets/vendor/vega.min.js", "assets/vendor/LICENSE.vega", "snippets/s03_debug.py",
                                  "words/plugin.yaml"])
 def test_the_kinds_docs_holds_pass(rel):
-    assert pagecontent.docs_file_problem(rel) is None
+    from conftest import ROOT
+    data = (ROOT / "docs" / rel).read_bytes() if rel.startswith("assets/vendor/") else None
+    assert pagecontent.docs_file_problem(rel, data) is None
+
+
+def test_a_vendored_script_changed_by_one_byte_is_refused():
+    """Round 31 (attack) F8: a line added to a vendored script rewrote every figure in the browser."""
+    from conftest import ROOT
+    data = (ROOT / "docs" / "assets" / "vendor" / "vega.min.js").read_bytes() + b";document.title='x'"
+    found = pagecontent.docs_file_problem("assets/vendor/vega.min.js", data)
+    assert found and "VENDORED" in found and _expect("docs_file_kinds") in found
 
 
 @pytest.mark.parametrize("css", [".num { display: none; }", ".md-typeset .vchart-fallback { display:none }",
@@ -102,3 +112,73 @@ def test_a_figure_typed_in_a_rendered_form_is_found(tmp_path, typed):
     (tmp_path / "x.md").write_text(f"# x\n\n{typed}\n", encoding="utf-8")
     [line] = verify.typed_figures(tmp_path)
     assert line.startswith(f"{tmp_path / 'x.md'}:3:") and _expect("typed_figure_rendered") in line
+
+
+@pytest.mark.parametrize("css", [
+    ".num.cur { display: inline-block; max-width: 1.2em; overflow: hidden; white-space: nowrap; }",
+    ".num.hist { display: table-column; }", ".ok { color: #fff; }", ".x { color: #eeeeee; }",
+    ".md-typeset table:not([class]) tbody tr:last-child { display: table-header-group; }",
+    "p { line-height: 0; }", "p { vertical-align: 9999px; }", "p { margin-left: -.5e9em; }", "p { margin: -.4em 0; }",
+    "p { padding-left: 10em; }", "p { border-left: 9999px solid #fff; }", ".num.cur { text-decoration: line-through; }",
+    "p { font-size: .6em; }", "p { background: #000; }",
+])
+def test_round_31_stylesheet_values_that_hide_or_move_figures_are_refused(tmp_path, css):
+    """Round 31 (attack) F1: allowed properties with values that cut "206" to "20", emptied a column,
+    drew text white on white, moved a row or struck every current figure out."""
+    (tmp_path / "study.css").write_text(css, encoding="utf-8")
+    found = sitecheck.stylesheet_problems(tmp_path / "study.css", rules=True)
+    assert found and _expect("css_allowed_properties") in found[0], found
+
+
+def test_an_image_shows_only_a_chart_the_build_draws():
+    """Round 31 (attack) F3: a missing chart's alt text showed as the page's text."""
+    html = '<img class="vchart-fallback" src="assets/charts/gemm-peak-now.svg" alt="206000 GFLOPS">'
+    found = pagecontent.content_problem("docs/x.md", html, {"history"})
+    assert found and _expect("content_allow_list") in found
+    assert pagecontent.content_problem("docs/x.md", html.replace("gemm-peak-now", "history"), {"history"}) is None
+
+
+@pytest.mark.parametrize("source", [
+    '<span class="verdict" data-conclusion="int8_needs_tuning" data-verdict="supports">x</span>',   # F5
+    '<a class="headerlink" href="#v">not</a> holds',                                                  # F9
+    '<a class="num cur" href="provenance/x.html#y">206</a>',                                          # F11
+    '## note {: data-toc-label="p50 0.01" }', "## note {: .num }", "<p class='csv'>x</p>",            # F6
+    '{{ "<span data-num=x>" }}', '<div data-chart="history"></div>', '<script type="application/json" id="spec-x">',
+])
+def test_markup_only_the_build_writes_is_refused_in_a_docs_pages_own_text(source):
+    """Round 31 (attack) F5, F6, F9, F11: a docs page wrote a verdict, a figure, a permalink hiding a
+    word, or a table-of-contents label by hand; the content allow-list permits them because the build
+    writes them, through placeholders."""
+    found = pagecontent.source_problem("docs/x.md", f"# x\n\n{source}\n")
+    assert found and found.startswith("docs/x.md:") and _expect("built_only_markup") in found, found
+
+
+@pytest.mark.parametrize("source", ['<span class="num hist legend">x</span>', '<div class="finding" id="finding" markdown>',
+                                    "{{ figure('x') }}", "see the data folder", '<p class="admonition-title">x</p>'])
+def test_a_docs_pages_own_markup_passes(source):
+    assert pagecontent.source_problem("docs/x.md", source) is None
+
+
+@pytest.mark.parametrize("source", ['{{ "da" ~ "ta-num" }}', "{{ x|format(1) }}", '{{ ["a", "b"]|join }}', "{{ x[0] }}",
+                                    "{{ x[1:3] }}", "{{ x|replace('a', 'b') }}"])
+def test_a_docs_page_does_not_assemble_text_out_of_pieces(source):
+    import jinja2
+    node = pagecontent.template_problem(jinja2.Environment().parse(source))
+    assert node is not None and node.what
+
+
+@pytest.mark.parametrize("source", ['{{ link("provenance/" ~ family ~ ".md", family) }}', "{{ x.y|indent(2) }}",
+                                    '{{ facts | join("、") }}', '{{ d["key"] }}'])
+def test_the_docs_pages_own_templates_pass(source):
+    import jinja2
+    assert pagecontent.template_problem(jinja2.Environment().parse(source)) is None
+
+
+@pytest.mark.parametrize("typed", ["3 \u5206\u949f", "5 GB/s", "800 TOPS", "99999 img/s", "10<sup>-3</sup> ms",
+                                   '```text title="p50 0.01 ms"\nx\n```'])
+def test_round_31_typed_figures_are_found(tmp_path, typed):
+    """Round 31 (attack) F7, F10: other units, a power of ten, and a code block's caption."""
+    from reportgen.publish import verify
+    (tmp_path / "x.md").write_text(f"# x\n\n{typed}\n", encoding="utf-8")
+    [line] = verify.typed_figures(tmp_path)
+    assert _expect("typed_figure_rendered") in line

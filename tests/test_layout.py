@@ -84,6 +84,7 @@ OTHER_READERS = {
                                 "sha256 sums of the run manifests that data/load read) and the page templates",
     "reportgen/publish/coverage.py": "the rendered pages of the built site",
     "reportgen/publish/sitecheck.py": "every file of the built site (its sha256, bounded JSON, HTML/SVG markup)",
+    "reportgen/publish/pagecontent.py": "the page templates (hand-typed figures) and the vendored scripts (their sha256)",
     "reportgen/commands/pdf.py": "mkdocs.yml and the built site's HTML",
     "reportgen/commands/build.py": "the output folder it replaces (a lock file, is it a site?)",
     "reportgen/commands/lockfile.py": "the lock files of build and retest (never through a symlink)",

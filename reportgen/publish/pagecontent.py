@@ -9,10 +9,15 @@ otherwise than it is written.  An allow-list ends that: whatever the build does 
 with the page and the element named.  The theme's part of a page (header, navigation, footer) comes
 from the pinned theme and reportgen/publish/theme, which are code, not content.
 """
+import hashlib
+import html
 import re
+import unicodedata
 from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES
+
+from reportgen.data import plainfile
 
 _TEXT = frozenset()
 _HEADING = frozenset({"id"})
@@ -49,12 +54,13 @@ _NAME = re.compile(r"\w[\w.:-]{0,199}")
 _KEY = re.compile(r"[\w.:/=+,@%#-]{1,400}")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 LINK_SCHEMES = ("http", "https", "mailto")
-_SOURCE = re.compile(r"(?:\.\./)*assets/charts/[\w.-]+\.svg")
+_SOURCE = re.compile(r"(?:\.\./)*assets/charts/([\w-]+)\.svg")
 """The only images content shows: the build's own static charts."""
 
 
-def _value_problem(tag, name, value):
-    """Why one attribute value is not one the build writes, or None."""
+def _value_problem(tag, name, value, charts=None):
+    """Why one attribute value is not one the build writes, or None (``charts``: the names of the
+    charts the build draws, when known)."""
     if name == "class":
         odd = next((c for c in value.split() if c not in CLASSES or FURNITURE.get(c, tag) != tag), None)
         return None if odd is None else f"the class {odd[:40]!r}"
@@ -68,8 +74,9 @@ def _value_problem(tag, name, value):
         if plain.startswith(("//", "\\", "/\\")) or (scheme and scheme.group(1).lower() not in LINK_SCHEMES):
             return "a link other than a page, an anchor or an http(s) address"
         return None
-    if name == "src":
-        return None if _SOURCE.fullmatch(value) else "an image other than the build's own charts"
+    if name == "src":   # a missing chart's alt text shows as the page's text
+        drawn = _SOURCE.fullmatch(value)
+        return None if drawn and (charts is None or drawn.group(1) in charts) else "an image other than the build's own charts"
     if name == "type":
         return None if value.strip().lower() == "application/json" else "a script that runs"
     if name == "open":
@@ -78,9 +85,9 @@ def _value_problem(tag, name, value):
 
 
 class _Content(HTMLParser):
-    def __init__(self):
+    def __init__(self, charts=None):
         super().__init__(convert_charrefs=True)
-        self.problem, self.furniture = None, []   # the furniture elements open, by tag
+        self.problem, self.furniture, self.charts = None, [], charts   # the furniture elements open, by tag
 
     def handle_starttag(self, tag, attrs):
         if self.problem:
@@ -95,7 +102,7 @@ class _Content(HTMLParser):
             if name not in allowed:
                 self.problem = f"<{tag} {name[:40]}>: an attribute the build does not write on <{tag}>"
                 return
-            why = _value_problem(tag, name, value or "")
+            why = _value_problem(tag, name, value or "", self.charts)
             if why:
                 self.problem = f"<{tag} {name}={str(value)[:60]!r}>: {why}"
                 return
@@ -114,10 +121,11 @@ class _Content(HTMLParser):
                             "it holds no figure")
 
 
-def content_problem(where, page_html):
+def content_problem(where, page_html, charts=None):
     """One line naming the first element, attribute or class of a page's content (its HTML as the
-    Markdown wrote it, before the theme wraps it) outside ELEMENTS and CLASSES, or None."""
-    parser = _Content()
+    Markdown wrote it, before the theme wraps it) outside ELEMENTS and CLASSES, or None (``charts``:
+    the names of the charts the build draws; an image shows only one of them)."""
+    parser = _Content(charts)
     parser.feed(page_html)
     parser.close()
     if parser.problem is None:
@@ -127,16 +135,154 @@ def content_problem(where, page_html):
 
 
 DOCS_FILES = re.compile(r"(?:[\w-]+/)*[\w.-]+\.md|assets/css/[\w.-]+\.css|assets/js/[\w.-]+\.js"
-                        r"|assets/vendor/(?:[\w.-]+\.js|LICENSE\.[\w.-]+)|snippets/[\w.-]+\.py|words/[\w.-]+\.yaml")
+                        r"|snippets/[\w.-]+\.py|words/[\w.-]+\.yaml")
 """The files docs/ holds: pages, the project's stylesheets and scripts, vendored scripts with their
 licences, code snippets the pages show, and the words (not published).  Any other file (an .svg, an
 .html, a .pdf) would be published as written, unread by the page checks."""
 
 
-def docs_file_problem(rel):
-    """One line for a docs file outside DOCS_FILES, or None."""
+VENDORED = {
+    "LICENSE.iframe-worker": "dd69737a4768aab9f934a5aed9efab9561ac4062d4fdbe490d44369a2cf48b6b",
+    "LICENSE.vega": "63727832aaf62004a2b249c933e327f3c90caf49e41a72f4bf436edf632cbda8",
+    "LICENSE.vega-embed": "32df67148f0fc3db0eb9e263a7b75d07f1eb14c61955005a4a39c6918d10d137",
+    "LICENSE.vega-lite": "f618900fd0d64046963b29f40590cdd1e341a2f41449f99110d82fd81fea808c",
+    "iframe-worker-inner.js": "ab0c2fc2883a6df703dd93ba369c1c85fd190a85bbcc1e8d194f6ea1cdfe7131",
+    "iframe-worker-shim.js": "985798267697f0061b91828c9244594a4b122f4e1c892bd9ee8be2fa1bc21b0b",
+    "vega-embed.min.js": "b1455caba2fb1a72fb46025ba0ba1316e2dbc7f0dd40a3f6040172bf9c08ba91",
+    "vega-lite.min.js": "6d5035fdd429b4bc6f91f3754426c3f516f3dbd8e08b105cfc2496bed4ebd254",
+    "vega.min.js": "8f6a3587cf8d4f42c7e08120e3eb05d067e746d554e39d2dcf52acc0bd5ba28f",
+}
+"""docs/assets/vendor/: the vendored scripts (Vega 5, Vega-Lite 5, vega-embed 6, iframe-worker 1.0.4) and
+their licences, each by its sha256.  A change inside a minified file is a byte no reviewer reads: it
+rewrote every figure in the browser.  Vendoring a new version updates this list, in code."""
+
+
+def docs_file_problem(rel, data=None):
+    """One line for a docs file outside DOCS_FILES, or None (``data``: a vendored file's bytes, or its path)."""
+    if rel.startswith("assets/vendor/"):
+        name = rel[len("assets/vendor/"):]
+        if data is not None and not isinstance(data, bytes):
+            data = plainfile.read_bytes(data, plainfile.MAX_ARCHIVE_FILE_BYTES)
+        if name in VENDORED and data is not None and hashlib.sha256(data).hexdigest() == VENDORED[name]:
+            return None
+        return (f"docs/{rel}: not a kind of file docs/ holds: not one of the vendored files, byte for byte (pagecontent.VENDORED lists each by its "
+                "sha256); a vendored script is changed by vendoring a release and updating that list")
     if DOCS_FILES.fullmatch(rel):
         return None
     return (f"docs/{rel}: not a kind of file docs/ holds (pages .md, assets/css/*.css, assets/js/*.js, "
-            "assets/vendor/ scripts and licences, snippets/*.py, words/*.yaml); another file would be published "
-            "as written, unread by the page checks")
+            "the vendored files, snippets/*.py, words/*.yaml); another file would be published as written, unread "
+            "by the page checks")
+
+
+BUILT_ONLY = frozenset({"num", "cur", "failed", "verdict", "today", "vchart", "vchart-fallback", "csv",
+                        "headerlink"})
+"""Classes only the build writes (a figure, a verdict, a chart, the furniture): a docs page that wrote
+one by hand dressed its own words as a checked figure or verdict, or hid them as furniture."""
+_CLASSES = re.compile(r"""class\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))|\{:?([^{}\n]*)\}""", re.I)
+
+
+def source_problem(where, own):
+    """One line for markup only the build writes in a docs page's own text (``own``: its Markdown
+    before placeholders fill in, Jinja's string constants included; template_problem keeps a page
+    from assembling such markup out of pieces): a data- attribute (a figure's key, a chart, a verdict,
+    a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
+    a script; or None."""
+    found = re.search(r"data-[A-Za-z][\w-]*|<\s*script\b|\bspec-\w", own, re.I)
+    if found:
+        return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
+                "verdict, a table-of-contents label); a docs page shows these through placeholders")
+    for match in _CLASSES.finditer(own):
+        names = next(g for g in match.groups() if g is not None)
+        tokens = [t.lstrip(".") for t in names.split() if match.group(4) is None or t.startswith(".")]
+        odd = next((t for t in tokens if t in BUILT_ONLY and not (t == "num" and "legend" in tokens)), None)
+        if odd:
+            return (f"{where}: the class {odd!r}: only the build writes it (a figure, a verdict, a chart or the "
+                    "page's furniture); a docs page shows these through placeholders")
+    return None
+
+
+FILTERS = ("indent", "join")
+"""The Jinja filters a docs page may use (the ones it does): format, replace and the like would build
+markup out of pieces no source check sees."""
+
+
+def template_problem(tree):
+    """The first node of a parsed docs page that assembles text out of constant pieces, with ``what``
+    set to name it, or None: a filter outside FILTERS, a slice or a character taken by its index, a
+    join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
+    that source_problem reads in no piece)."""
+    import jinja2.nodes as nodes
+    for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat)):
+        if isinstance(node, nodes.Filter) and (node.name not in FILTERS or (
+                node.name == "join" and isinstance(node.node, (nodes.List, nodes.Tuple)))):
+            node.what = f"the filter {node.name!r:.40}"
+        elif isinstance(node, nodes.Slice) or (isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const)
+                                               and not isinstance(node.arg.value, str)):
+            node.what = "a slice or an indexed character of a value"
+        elif isinstance(node, nodes.Concat) and all(isinstance(n, nodes.Const) for n in node.nodes):
+            node.what = "a concatenation of constants"
+        else:
+            continue
+        return node
+    return None
+
+
+# -- hand-typed figures in a docs page ---------------------------------------------------------
+
+_TYPED = re.compile(r"(?<![\w.#§-])(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*(?:ms|[\u6beb\u5fae\u7eb3]?\u79d2|s\b|[u\u00b5\u03bc]s\b"
+                    r"|ns\b|[GT]FLOP(?:S|/s)|GHz|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b|\u5206\u949f|\u5c0f\u65f6|min\b|h\b"
+                    r"|[KMGT]i?B/s|[GT]?OPS\b|QPS\b|FPS\b|(?:img|images?|it|samples?|req|requests?)/s)")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+
+def _literals_only(code):
+    """A Jinja expression or statement with only its string literals kept (all else as spaces, lines
+    kept where they are)."""
+    kept = [" "] * len(code)
+    for found in re.finditer(r"\"([^\"\n]*)\"|'([^'\n]*)'", code):
+        start = found.start() + 1
+        kept[start:start + len(found.group(1) or found.group(2) or "")] = found.group(1) or found.group(2) or ""
+    return "".join("\n" if c == "\n" else k for c, k in zip(code, kept))
+
+
+def _caption_only(code):
+    """A code span or fenced block as spaces (lines kept), but for a fence's title="..." caption,
+    which pymdownx shows above the block as text."""
+    kept = re.sub(r"[^\n]", " ", code)
+    caption = re.match(r"(`{3,}|~{3,})[^\n]*?\btitle=(\"[^\"\n]*\"|'[^'\n]*')", code)
+    if caption:
+        start, end = caption.start(2) + 1, caption.end(2) - 1
+        kept = kept[:start] + code[start:end] + kept[end:]
+    return kept
+
+
+def _shown_attributes(tag):
+    """A tag as the text a reader sees of it: its alt, title, value and label attributes (lines kept)."""
+    shown = re.findall(r"\b(?:alt|title|value|label|aria-label|placeholder|content)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')",
+                       tag.group(0), re.I)
+    return " ".join(a or b for a, b in shown) + "\n" * tag.group(0).count("\n")
+
+
+def typed_figures(docs_dir):
+    """Hand-typed figures in page templates, as 'path:line: text' problems."""
+    out = []
+    from mkdocs.utils import is_markdown_file   # x.markdown, .mdown, .mkd are pages too
+    for path in [p for p in plainfile.tree(docs_dir) if is_markdown_file(p.name) and p.is_file()]:
+        text = path.read_text(encoding="utf-8")
+        # code is masked, but a placeholder's string literals are text the page shows ({{ "0.01 ms" }})
+        masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
+                           _caption_only(m.group(0)), text)
+        masked = re.sub(r"<sup\b[^>]*>", "e", masked, flags=re.I)   # 10<sup>-3</sup> ms reads 10e-3 ms
+        # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
+        # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
+        masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
+        masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
+        masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
+        # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
+        masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])", r"\1", masked)
+        masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
+        joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
+        for match in _TYPED.finditer(joined):
+            out.append(f"{path}:{masked.count(chr(10), 0, match.start()) + 1}: hand-typed figure "
+                       f"{match.group(0)!r}: take it from a record or the archive through a placeholder")
+    return out

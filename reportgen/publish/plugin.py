@@ -274,7 +274,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_files(self, files, config):
         shadow = theme_shadow_problem(files, config.docs_dir, config.theme.dirs)
-        odd = [pagecontent.docs_file_problem(f.src_uri) for f in files
+        odd = [pagecontent.docs_file_problem(f.src_uri, f.abs_src_path) for f in files
                if f.abs_src_path and Path(f.abs_src_path).is_relative_to(config.docs_dir)]
         if shadow or any(odd):
             raise ReportError(shadow or [p for p in odd if p])
@@ -330,6 +330,14 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             self.names_defined = set(names)
             tree = self.jinja.parse(markdown)
             unbounded = _unbounded_node(tree)   # before find_undeclared_variables: its code generator folds constants
+            assembled = pagecontent.template_problem(tree)
+            if assembled:
+                raise ReportError(f"docs/{page.file.src_uri}:{assembled.lineno}: {assembled.what}: a docs page fills in "
+                                  "placeholders, it does not assemble text (markup only the build writes could be made "
+                                  "out of pieces no check reads); compute it in a reportgen/pages module")
+            odd = pagecontent.source_problem(f"docs/{page.file.src_uri}", markdown)
+            if odd:
+                raise ReportError(odd)
             if unbounded:
                 raise ReportError(f"docs/{page.file.src_uri}:{unbounded.lineno}: {unbounded.what}: a docs page holds "
                                   "placeholders, not arithmetic (Jinja computes it while checking the page, with no "
@@ -382,7 +390,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if not uri.startswith("provenance/") and uri != COVERAGE_PAGE:
             html, found = csvs.attach(html, uri.removesuffix(".md"), W("plugin.csv_link"))
             self.csv_files.update(found)
-        odd = pagecontent.content_problem(f"docs/{uri}", html)
+        odd = pagecontent.content_problem(f"docs/{uri}", html, set(self.data.specs))
         if odd:
             raise ReportError(odd)
         self.pages_html[uri] = html

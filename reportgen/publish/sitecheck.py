@@ -388,11 +388,60 @@ _COLOUR = re.compile(r"#[0-9a-f]{3}|#[0-9a-f]{6}", re.I)
 _SIZE = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:r?em|px|%)|0", re.I)
 
 
+_KEYWORDS = {
+    "display": "block table none table-header-group", "overflow": "visible auto scroll",
+    "overflow-x": "visible auto scroll", "overflow-y": "visible auto scroll", "overflow-wrap": "normal anywhere break-word",
+    "vertical-align": "baseline top middle bottom text-top text-bottom sub super", "text-decoration": "none underline",
+    "white-space": "normal nowrap pre pre-wrap pre-line", "word-break": "normal break-all keep-all break-word",
+    "hyphens": "none manual auto", "text-align": "left right center justify start end",
+    "font-style": "normal italic", "font-weight": "normal bold bolder lighter 400 500 600 700 800 900",
+    "table-layout": "auto fixed", "border-collapse": "collapse separate", "cursor": "auto default pointer help",
+    "print-color-adjust": "exact economy", "-webkit-print-color-adjust": "exact economy", "size": "a4 a3 letter portrait landscape",
+    "columns": "1 2 3 4 auto",
+}
+"""The values a project stylesheet may give these properties: no hidden overflow (max-width:1.2em with
+overflow:hidden cut "206" to "20"), no table-column or table-caption display, no strike-through."""
+_LUMINANCE_DARK, _LUMINANCE_LIGHT = 0.4, 0.8
+
+
+def _luminance(hex_colour):
+    digits = hex_colour[1:] if len(hex_colour) == 7 else "".join(c * 2 for c in hex_colour[1:])
+    channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _box_problem(name, value):
+    """Why a margin, padding or border value may hide or move text (negative, too wide), or None."""
+    for part in value.split():
+        if part in ("auto", "0", "solid", "dotted", "dashed", "none") or _COLOUR.fullmatch(part):
+            continue
+        size = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)(em|rem|px|%|mm|vh)", part)
+        if not size:
+            return "sizes in em, rem, px, %, mm or vh, not negative (a negative margin moved text over a figure)"
+        most = {"em": 5, "rem": 5, "px": 80, "%": 20, "mm": 30, "vh": 40}[size.group(2)]
+        if name.startswith("border"):
+            most = {"em": .3, "rem": .3, "px": 4}.get(size.group(2), 0)
+        if float(size.group(1)) > most:
+            return "a size beyond what a layout needs (a 9999px border covered the figures beside it)"
+    return None
+
+
 def _value_problem(name, value):
     """Why one declaration of an allowed property still hides or moves text, or None."""
     value = value.strip().lower().removesuffix("!important").strip()
     if name in ("color", "background", "background-color"):
-        return None if _COLOUR.fullmatch(value) else "an opaque #hex colour only"
+        if not _COLOUR.fullmatch(value):
+            return "an opaque #hex colour only"
+        if name == "color" and _luminance(value) > _LUMINANCE_DARK:
+            return "a text colour too light to read on the page (#fff on white hid every verdict)"
+        if name != "color" and _luminance(value) < _LUMINANCE_LIGHT:
+            return "a background too dark for the page's text"
+        return None
+    if name in _KEYWORDS:
+        return None if value in _KEYWORDS[name].split() else f"one of: {_KEYWORDS[name]}"
+    if name.startswith(("margin", "padding", "border")) and name not in ("border-collapse",):
+        return _box_problem(name, value)
     if name in ("font-size", "line-height") or name.endswith(("width", "height")):
         if value in ("auto", "none", "max-content", "min-content", "normal"):
             return None
@@ -400,8 +449,11 @@ def _value_problem(name, value):
         if not (unitless or _SIZE.fullmatch(value)):
             return "a size in em, rem, px or % (no calc(), vw, pt, exponents...)"
         number = float(re.sub(r"[a-z%]+", "", value) or 0)
-        if name == "font-size" and number < (6 if value.endswith("px") else 40 if value.endswith("%") else 0.4):
-            return "a type size too small to read"
+        if name == "font-size" and number < (9 if value.endswith("px") else 70 if value.endswith("%")
+                                             else .5 if value.endswith("rem") else .7):
+            return "a type size too small to read (nested em and % sizes multiply)"
+        if name == "line-height" and number < 1:
+            return "a line height under one line (lines drawn over each other)"
         if name in ("width", "height", "max-width", "max-height") and number == 0:
             return "a zero size"
     return None
@@ -436,6 +488,9 @@ def _css_outside_allowed(css):
                 return decl
             hides = decl.group(1).lower() == "display" and "none" in decl.group(2).lower()
             if hides and not all(_HIDEABLE.search(s.strip()) for s in selectors):
+                return decl
+            heads = decl.group(1).lower() == "display" and "table-header-group" in decl.group(2).lower()
+            if heads and not all(s.strip().endswith("thead") for s in selectors):   # a row moved to the top
                 return decl
         found = _CSS_VALUES.search(block.group(1))
         if found:

@@ -7,26 +7,23 @@ digits, a duplicate id, NaN/inf, and hand-typed figures in page templates.
 With ``strict``, also for every acceptance item of the coverage page that is not met.
 """
 import hashlib
-import html
 import json
 import os
 import posixpath
 import re
-import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
 from reportgen.data import archive, load, plainfile
 from reportgen.publish import coverage, sitecheck
+from reportgen.publish.pagecontent import typed_figures
 from study import schema
 from reportgen.errors import ReportError
 
 # A number followed by a unit, outside placeholders and code: a hand-typed result (the Chinese
 # units milliseconds, seconds and times are written as \u escapes: no CJK in Python).
-_TYPED = re.compile(r"(?<![\w.#§-])(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*(?:ms|[\u6beb\u5fae\u7eb3]?\u79d2|s\b|[u\u00b5\u03bc]s\b"
-                    r"|ns\b|[GT]FLOP(?:S|/s)|GHz|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b)")
-_CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
 
 
 URL_ATTRIBUTES = ("src", "href", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background")
@@ -119,47 +116,6 @@ class _Nums(sitecheck.Markup):
         if self._open is not None and tag in ("a", "span"):
             self.nums.append(self._open)
             self._open = None
-
-
-def _literals_only(code):
-    """A Jinja expression or statement with only its string literals kept (all else as spaces, lines
-    kept where they are)."""
-    kept = [" "] * len(code)
-    for found in re.finditer(r"\"([^\"\n]*)\"|'([^'\n]*)'", code):
-        start = found.start() + 1
-        kept[start:start + len(found.group(1) or found.group(2) or "")] = found.group(1) or found.group(2) or ""
-    return "".join("\n" if c == "\n" else k for c, k in zip(code, kept))
-
-
-def _shown_attributes(tag):
-    """A tag as the text a reader sees of it: its alt, title, value and label attributes (lines kept)."""
-    shown = re.findall(r"\b(?:alt|title|value|label|aria-label|placeholder|content)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')",
-                       tag.group(0), re.I)
-    return " ".join(a or b for a, b in shown) + "\n" * tag.group(0).count("\n")
-
-
-def typed_figures(docs_dir):
-    """Hand-typed figures in page templates, as 'path:line: text' problems."""
-    out = []
-    from mkdocs.utils import is_markdown_file   # x.markdown, .mdown, .mkd are pages too
-    for path in [p for p in plainfile.tree(docs_dir) if is_markdown_file(p.name) and p.is_file()]:
-        text = path.read_text(encoding="utf-8")
-        # code is masked, but a placeholder's string literals are text the page shows ({{ "0.01 ms" }})
-        masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
-                           re.sub(r"[^\n]", " ", m.group(0)), text)
-        # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
-        # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
-        masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
-        masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
-        masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
-        # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
-        masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])", r"\1", masked)
-        masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
-        joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
-        for match in _TYPED.finditer(joined):
-            out.append(f"{path}:{masked.count(chr(10), 0, match.start()) + 1}: hand-typed figure "
-                       f"{match.group(0)!r}: take it from a record or the archive through a placeholder")
-    return out
 
 
 PRINT_PAGE = "print.html"
