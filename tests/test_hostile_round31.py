@@ -154,7 +154,8 @@ def test_markup_only_the_build_writes_is_refused_in_a_docs_pages_own_text(source
 
 
 @pytest.mark.parametrize("source", ['<span class="num hist legend">x</span>', '<div class="finding" id="finding" markdown>',
-                                    "{{ figure('x') }}", "see the data folder", '<p class="admonition-title">x</p>'])
+                                    "{{ figure('x') }}", "see the data folder", '<p class="admonition-title">x</p>',
+                                    "a data-driven, spec-compliant page"])
 def test_a_docs_pages_own_markup_passes(source):
     assert pagecontent.source_problem("docs/x.md", source) is None
 

@@ -187,7 +187,7 @@ def source_problem(where, own):
     from assembling such markup out of pieces): a data- attribute (a figure's key, a chart, a verdict,
     a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
     a script; or None."""
-    found = re.search(r"data-[A-Za-z][\w-]*|<\s*script\b|\bspec-\w", own, re.I)
+    found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
     if found:
         return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
                 "verdict, a table-of-contents label); a docs page shows these through placeholders")
