@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from study import citation, ids, schema, stats
+from study import cases, citation, ids, schema, stats
 from study.spec import Spec
 
 
@@ -301,7 +301,11 @@ class Harness:
     def _emit(self, *, case_id, case, metric, unit, samples, warmup, number, check,
               first_line, status="ok", error=None, extra=None):
         """Validate and append one record; raise on a contract violation."""
-        last_line = self._named_range(case_id, first_line, status, samples, extra, check)
+        spelled = cases.canonical_id(case_id, case)
+        if spelled != case_id:   # load refuses a bound run's other spellings: say so here, not after the run
+            raise ValueError(f"{self.records_file}: record {case_id!r}: not the spelling of its case ({spelled!r}); "
+                             "make the id with study.cases.case_id")
+        last_line = self._named_range(case_id, first_line, status, samples, extra, check, case)
         rec = {
             "schema_version": schema.SCHEMA_VERSION,
             "id": case_id,
@@ -326,23 +330,32 @@ class Harness:
         self._write(rec)
         return rec
 
-    def _named_range(self, case_id, first_line, status, samples=(), extra=None, check=None):
+    def _named_range(self, case_id, first_line, status, samples=(), extra=None, check=None, case=None):
         """The last line of the range the record cites: always its summary (study.citation.summary:
         the id with the median and count of a timed ok record, the status of any other), said here
-        when the case's own last line is not one. A range that contradicts the record (a failure
-        reported, another median) is a contract violation, as the record schema's are."""
-        data = self._log_bytes()
-        since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines counted at "\n" only
-        cited = since.split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
+        when the case's own last line is not one. The lines are read back from the log as load reads
+        them: a library's output without a line break (a progress bar's \\r) had joined the summary
+        there while a clean copy passed here. A range that contradicts the record (a failure reported,
+        another median) is a contract violation, as the record schema's are."""
         summary = stats.summarize(samples) if samples else None   # as the record will hold it
         p50 = float(summary["p50"]) if status == "ok" and summary else None
         rec = {"id": case_id, "experiment": self.experiment, "status": status, "samples": list(samples),
-               "extra": extra or {}, "stats": summary, "check": check or {}}
-        if not cited or citation.summary_problem(rec, cited[-1]):
+               "extra": extra or {}, "stats": summary, "check": check or {}, "case": case or {}}
+        for _attempt in range(3):
+            data = self._log_bytes()
+            since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines at "\n" only
+            cited = since.split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
+            if data.endswith(b"\n") and cited and not citation.summary_problem(rec, cited[-1]):
+                break
+            if data and not data.endswith(b"\n"):   # end the unfinished line first, naming nothing
+                self.say("(context) the output above ended without a line break")
             said = citation.summary(case_id, status, samples, p50)
             self.say(said)
-            data = self._log_bytes()
-            cited.append(said)
+            if self._log_bytes() == data:   # say() does not write this log (a harness under test): as said
+                cited.append(said)
+                break
+        else:
+            raise ValueError(f"{self.log_file}: record {case_id!r}: its summary line could not be written whole")
         problems = citation.statement_problems(rec, cited)
         if problems:
             raise ValueError(f"{self.log_file}: record {case_id!r}: " + "; ".join(problems))

@@ -138,5 +138,5 @@ def canonical_id(record_id: str, case: dict) -> str:
             values[name] = found[0]
     try:
         return case_id(family, **values)
-    except ValueError:
+    except (ValueError, TypeError):   # a field named "family" (numpy_gemm/family=x) is no keyword case_id takes
         return record_id

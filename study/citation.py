@@ -133,24 +133,34 @@ def _occurs(case_id, text):
     return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.\d)", text, re.I) is not None
 
 
-def _slug(text):
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+_LOOKALIKE = str.maketrans("\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u0501"
+                           "\u03b1\u03bf\u03c1\u03bd\u03ba\u03c4\u03b9\u03c5\u03c7\u03b5\u0261",
+                           "abekmhopctyxijsd" "aopvktiuxeg")
+"""Cyrillic and Greek letters that read as Latin ones (numpy_g\u0435mm with a Cyrillic e)."""
 
 
-def _spells(rec, text):
-    """True when a word of ``text`` is another spelling of the record's case: its id in other case, as
-    a page anchor (numpy-gemm-dtype-...), or with its fields in another order or an optional field left
-    out (study.cases.canonical_id names one case by them)."""
-    from study import cases   # study.cases does not import this module's users
-    case = rec.get("case") if isinstance(rec.get("case"), dict) else {}
-    own, slug = cases.canonical_id(rec["id"], case), _slug(rec["id"])
-    for word in re.split(r"[\s,;()\[\]{}<>\"'`|]+", text):
-        word = word.rstrip(":.!?")
-        if len(word) < 3:
-            continue
-        if _slug(word) == slug or ("/" in word and cases.canonical_id(word, case) == own):
-            return True
-    return False
+def _skeleton(text):
+    """``text`` as its letters read: compatibility forms and accents folded, look-alikes as Latin, any
+    case; every run of other characters than letters, digits and "=" as one "/"."""
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9=]+", "/", text.casefold().translate(_LOOKALIKE))
+
+
+def _mentions(rec, line):
+    """True when ``line`` (its "[family] " tag aside) names a case of the record's family in any spelling:
+    the family then one of its id fields with a value (numpy_gemm/n=..., NUMPY_GEMM/DTYPE=..., fields
+    in any order, one left out, values spelled otherwise), or the page anchor's form with two fields
+    ("numpy-gemm-dtype-float32-n-32-..."), separated by anything.  In a record's own range every such
+    line is the record's own grammar line: a line about another case is refused there too."""
+    from study import cases   # study.cases imports nothing of the study's users
+    family = rec["id"].split("/", 1)[0]
+    names = [re.escape(_skeleton(f).strip("/")) for f in cases.ID_FIELDS.get(family, ())]
+    if not names:
+        return False
+    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line)
+    fam, field = re.escape(_skeleton(family).strip("/")), "(?:" + "|".join(names) + ")"
+    return re.search(rf"(?:^|/){fam}/{field}=|(?:^|/){fam}/{field}/[a-z0-9]+/{field}/", "/" + _skeleton(text) + "/") \
+        is not None
 
 
 def _line_problems(rec, line):
@@ -186,7 +196,7 @@ def _line_problems(rec, line):
 def statement_problems(rec, lines):
     """Why the cited ``lines`` (of a run bound by NAMED_FROM) break the grammar or contradict the
     record: each line that names the record's id (read as it shows: colour codes dropped, backspaces
-    applied, invisible characters dropped; or another spelling of its case, _spells) is exactly its
+    applied, invisible characters dropped; or any case of its family in any spelling, _mentions) is exactly its
     summary, its own status, or a note of NOTE_KEYS whose every figure is the record's.  Empty when they
     agree.  A line naming no record is context, read as no statement (the provenance page says which
     lines were checked)."""
@@ -194,7 +204,7 @@ def statement_problems(rec, lines):
         return []
     out = []
     for line in lines:
-        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _spells(rec, _plain(line)):
+        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _mentions(rec, _plain(line)):
             out.extend(p for p in _line_problems(rec, line) if p not in out)
     return out
 

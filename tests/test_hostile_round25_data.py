@@ -149,7 +149,7 @@ def test_a_statement_before_the_records_id_is_read(line, said):
 
 def test_the_harness_summary_and_a_paired_peer_after_it_still_pass():
     rec = record(f"{citation.NAMED_FROM}-standard-{MID}", samples=(0.0011,) * 3)
-    lines = ["[numpy_gemm] numpy_gemm/dtype=float32/n=64/threads=1: p50 9.99 ms over 3 samples",   # the peer's own
+    lines = ["[numpy_gemm] (context) paired_with=ort tvm_p50_ms=1.1 peer_p50_ms=9.99",   # the peer's figures
              "[numpy_gemm] " + citation.summary(rec["id"], "ok", rec["samples"], rec["stats"]["p50"])]
     assert citation.statement_problems(rec, lines) == []
 

@@ -206,6 +206,29 @@ _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOT
 """The YAML front matter MkDocs reads as a page's meta (mkdocs.utils.meta.YAML_RE)."""
 
 
+def front_matter(text):
+    """The values of a page's front matter as YAML decodes them ("\\u0020" a space), one per line, or ""
+    without one or when it does not load (front_matter_problem says why)."""
+    import yaml
+
+    from reportgen.data import safeyaml
+    found = _FRONT_MATTER.match(text)
+    try:
+        data = safeyaml.loads(found.group(1)) if found else None
+    except yaml.YAMLError:
+        return ""
+    values, stack = [], [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif item is not None:
+            values.append(str(item))
+    return "\n".join(values)
+
+
 def front_matter_problem(where, path):
     """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
     second, so the title or template the review saw first is not the one published), an alias or a

@@ -134,8 +134,9 @@ def content_problem(where, page_html, charts=None):
             "the build writes (reportgen/publish/pagecontent.py), so that it shows its text as written")
 
 
-DOCS_FILES = re.compile(r"(?:[\w-]+/)*[\w.-]+\.md|assets/css/[\w.-]+\.css|assets/js/[\w.-]+\.js"
-                        r"|snippets/[\w.-]+\.py|words/[\w.-]+\.yaml")
+DOCS_FILES = re.compile(r"(?:[\w-]+/)*[\w-]+\.md|assets/css/[\w-]+\.css|assets/js/[\w-]+\.js"
+                        r"|snippets/[\w-]+\.py|words/[\w-]+\.yaml", re.ASCII)
+"""(One suffix each: a host may type x.html.py by its .html.)"""
 """The files docs/ holds: pages, the project's stylesheets and scripts, vendored scripts with their
 licences, code snippets the pages show, and the words (not published).  Any other file (an .svg, an
 .html, a .pdf) would be published as written, unread by the page checks."""
@@ -186,7 +187,9 @@ def source_problem(where, own):
     before placeholders fill in, Jinja's string constants included; template_problem keeps a page
     from assembling such markup out of pieces): a data- attribute (a figure's key, a chart, a verdict,
     a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
-    a script; or None."""
+    a script; or None.  The text is read as written and with every Jinja tag, comment and placeholder
+    dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num)."""
+    own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
     if found:
         return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
@@ -212,8 +215,13 @@ def template_problem(tree):
     join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
     that source_problem reads in no piece)."""
     import jinja2.nodes as nodes
-    for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat)):
-        if isinstance(node, nodes.Filter) and (node.name not in FILTERS or (
+    for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat, nodes.Output)):
+        if isinstance(node, nodes.Output):
+            literal = next((n for n in node.nodes if isinstance(n, nodes.Const)), None)
+            if literal is None:
+                continue
+            node, node.what = literal, "a placeholder that is a constant ({{ '' }} split ver{{ '' }}dict from a check)"
+        elif isinstance(node, nodes.Filter) and (node.name not in FILTERS or (
                 node.name == "join" and isinstance(node.node, (nodes.List, nodes.Tuple)))):
             node.what = f"the filter {node.name!r:.40}"
         elif isinstance(node, nodes.Slice) or (isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const)
@@ -229,9 +237,12 @@ def template_problem(tree):
 
 # -- hand-typed figures in a docs page ---------------------------------------------------------
 
-_TYPED = re.compile(r"(?<![\w.#§-])(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*(?:ms|[\u6beb\u5fae\u7eb3]?\u79d2|s\b|[u\u00b5\u03bc]s\b"
-                    r"|ns\b|[GT]FLOP(?:S|/s)|GHz|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b|\u5206\u949f|\u5c0f\u65f6|min\b|h\b"
-                    r"|[KMGT]i?B/s|[GT]?OPS\b|QPS\b|FPS\b|(?:img|images?|it|samples?|req|requests?)/s)")
+_TYPED = re.compile(r"(?<![A-Za-z0-9_.#§])(?<![A-Za-z_]-)(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*"
+                    r"(?:(?i:ms|[GT]FLOP(?:S|/s)|GHz|[GT]?OPS\b|QPS\b|FPS\b|[KMGT]i?B/s|min\b)|[\u6beb\u5fae\u7eb3]?\u79d2"
+                    r"|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b|\u5206\u949f|\u5c0f\u65f6|h\b"
+                    r"|(?:img|images?|it|samples?|req|requests?)/s)")
+"""A number and a unit as a reader sees them: after a Chinese character too (\u5ef6\u8fdf0.01ms), in a
+range (1-2 ms), in any letter case (206 Gflops); not inside an id (n=32 ms, x-32 s)."""
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
@@ -239,9 +250,10 @@ def _literals_only(code):
     """A Jinja expression or statement with only its string literals kept (all else as spaces, lines
     kept where they are)."""
     kept = [" "] * len(code)
-    for found in re.finditer(r"\"([^\"\n]*)\"|'([^'\n]*)'", code):
-        start = found.start() + 1
-        kept[start:start + len(found.group(1) or found.group(2) or "")] = found.group(1) or found.group(2) or ""
+    for found in re.finditer(r"\"([^\"\n]*)\"|'([^'\n]*)'|(?<=\{\{)\s*([-+]?[\d.]+)(?=\s*\}\})", code):
+        literal = found.group(1) or found.group(2) or found.group(3) or ""
+        start = found.start() + (0 if found.group(3) else 1)
+        kept[start:start + len(literal)] = literal
     return "".join("\n" if c == "\n" else k for c, k in zip(code, kept))
 
 
@@ -269,20 +281,56 @@ def typed_figures(docs_dir):
     from mkdocs.utils import is_markdown_file   # x.markdown, .mdown, .mkd are pages too
     for path in [p for p in plainfile.tree(docs_dir) if is_markdown_file(p.name) and p.is_file()]:
         text = path.read_text(encoding="utf-8")
-        # code is masked, but a placeholder's string literals are text the page shows ({{ "0.01 ms" }})
-        masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
-                           _caption_only(m.group(0)), text)
-        masked = re.sub(r"<sup\b[^>]*>", "e", masked, flags=re.I)   # 10<sup>-3</sup> ms reads 10e-3 ms
-        # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
-        # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
-        masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
-        masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
-        masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
-        # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
-        masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])", r"\1", masked)
-        masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
-        joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
-        for match in _TYPED.finditer(joined):
-            out.append(f"{path}:{masked.count(chr(10), 0, match.start()) + 1}: hand-typed figure "
-                       f"{match.group(0)!r}: take it from a record or the archive through a placeholder")
+        found = {}
+        meta = plainfile.front_matter(text)   # its values as YAML decodes them ("0.01\u0020ms" in a title)
+        for variant in _as_rendered(text) + ([meta] if meta else []):
+            for line, figure in _typed_in(variant):
+                found.setdefault((line, re.sub(r"\s+", " ", figure)), None)
+        out.extend(f"{path}:{line}: hand-typed figure {figure!r}: take it from a record or the archive through a "
+                   "placeholder" for line, figure in found)
     return out
+
+
+def _keep_lines(match):
+    return "\n" * match.group(0).count("\n")
+
+
+def _as_rendered(text):
+    """The page text as Jinja may render it, for the figure check: its comments dropped (0.01{## ##}ms),
+    a {% set %} name's literal filled in where it is used, and then (1) statements as spaces and
+    placeholders as their literals, (2) statements and placeholders dropped, (3) as (2) with every
+    innermost {% if %}...{% endif %} dropped too (0.02{% if false %}.{% endif %} ms)."""
+    text = re.sub(r"\{##.*?##\}", _keep_lines, text, flags=re.S)
+    for name, _q, literal in re.findall(r"\{%-?\s*set\s+(\w+)\s*=\s*(['\"])([^'\"\n]*)\2\s*-?%\}", text):
+        text = re.sub(r"\{\{-?\s*" + re.escape(name) + r"\s*-?\}\}", literal.replace("\\", "\\\\"), text)
+    first = text
+    dropped = re.sub(r"\{%.*?%\}|\{\{(?!\s*(?:[-+]?[\d.]+|'[^'\n]*'|\"[^\"\n]*\")\s*\}\}).*?\}\}", _keep_lines, text,
+                     flags=re.S)
+    dropped = re.sub(r"\{\{\s*['\"]?(.*?)['\"]?\s*\}\}", r"\1", dropped)
+    dead = dropped_if = text
+    while True:
+        dead = re.sub(r"\{%-?\s*if\b(?:(?!\{%).)*?%\}(?:(?!\{%).)*?(?:\{%-?\s*el(?:se|if)\b(?:(?!\{%).)*?%\}"
+                      r"(?:(?!\{%).)*?)*\{%-?\s*endif\s*-?%\}", _keep_lines, dropped_if, flags=re.S)
+        if dead == dropped_if:
+            break
+        dropped_if = dead
+    dead = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", _keep_lines, dead, flags=re.S)
+    return [first, dropped, dead]
+
+
+def _typed_in(text):
+    """(line, figure) of each hand-typed figure of one rendering of a page (_as_rendered)."""
+    # code is masked, but a placeholder's literals are text the page shows ({{ "0.01 ms" }}, {{ 0.03 }})
+    masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
+                       _caption_only(m.group(0)), text)
+    masked = re.sub(r"<sup\b[^>]*>", "e", masked, flags=re.I)   # 10<sup>-3</sup> ms reads 10e-3 ms
+    # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
+    # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
+    masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
+    masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
+    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
+    # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
+    masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])", r"\1", masked)
+    masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
+    joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
+    return [(masked.count(chr(10), 0, match.start()) + 1, match.group(0)) for match in _TYPED.finditer(joined)]

@@ -358,7 +358,11 @@ def stylesheet_problems(path, rules=False):
     hidden = plainfile.hidden_text_problem(path, decoded)
     if hidden:
         return [f"{hidden} (CSS escapes decoded)"]
-    found = (CSS_TEXT_RULES.search(decoded) or _css_outside_allowed(decoded)) if rules else None
+    # no string at all (comments aside): a "/*" inside a string hid every later rule from a reading that
+    # drops comments, while the browser applied them (a string opens before any such "comment")
+    bare = re.sub(r"/\*.*?\*/", "", re.sub(r'^\ufeff?@charset\s*"[^"]*"\s*;', "", text), flags=re.S)
+    quoted = re.search(r"[\"']", bare) if rules else None
+    found = (quoted or CSS_TEXT_RULES.search(decoded) or _css_outside_allowed(decoded)) if rules else None
     if found:
         return [f"{path}: {found.group(0)[:60]!r}: a rule that shows a page's text otherwise than it is written "
                 "(reordered, replaced or hidden); the project's stylesheets use only CSS_PROPERTIES"]
@@ -449,9 +453,11 @@ def _value_problem(name, value):
         if not (unitless or _SIZE.fullmatch(value)):
             return "a size in em, rem, px or % (no calc(), vw, pt, exponents...)"
         number = float(re.sub(r"[a-z%]+", "", value) or 0)
-        if name == "font-size" and number < (9 if value.endswith("px") else 70 if value.endswith("%")
-                                             else .5 if value.endswith("rem") else .7):
-            return "a type size too small to read (nested em and % sizes multiply)"
+        if name == "font-size" and not (value.endswith("rem") and number >= .5 or value.endswith("px") and number >= 9):
+            return "a type size in rem (at least .5) or px (at least 9): em and % sizes multiply when nested"
+        if name in ("width", "max-width", "height", "max-height") and 0 < number < (
+                64 if value.endswith("px") else 10 if value.endswith("%") else 4):
+            return "a box too small for a figure (max-width:1.1em in a scrolling box showed 206 as 20)"
         if name == "line-height" and number < 1:
             return "a line height under one line (lines drawn over each other)"
         if name in ("width", "height", "max-width", "max-height") and number == 0:
