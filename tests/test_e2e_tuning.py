@@ -171,7 +171,7 @@ def test_a_second_retest_continues_the_campaign(project):
         log = (run / "logs" / "e2e_tune.log").read_text()
     assert not steps[0]["continued"] and steps[1]["continued"]
     assert steps[1]["cumulative_trials"] == steps[0]["cumulative_trials"] + rec["extra"]["tuning"]["measured"] > 0
-    assert "continuing after" in log and len(steps[1]["steps"]) == 2
+    assert "continued=true" in log and len(steps[1]["steps"]) == 2
     assert rec["extra"]["coverage"]["scheduled"]
 
 
