@@ -133,34 +133,44 @@ def _occurs(case_id, text):
     return re.search(rf"{re.escape(case_id)}(?!{_ID_CHAR}|\.\d)", text, re.I) is not None
 
 
+_LOOKALIKE_UPPER = str.maketrans("\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u04c0",
+                                 "ABEZHIKMNOPTYXl")
 _LOOKALIKE = str.maketrans("\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u0501"
-                           "\u03b1\u03bf\u03c1\u03bd\u03ba\u03c4\u03b9\u03c5\u03c7\u03b5\u0261",
-                           "abekmhopctyxijsd" "aopvktiuxeg")
-"""Cyrillic and Greek letters that read as Latin ones (numpy_g\u0435mm with a Cyrillic e)."""
+                           "\u03b1\u03bf\u03c1\u03bd\u03ba\u03c4\u03b9\u03c5\u03c7\u03b5\u0261\u0578\u0570\u0274\u1d0f\u04cf"
+                           "\u0131\u0222\u0223\u09ea\uff1a:",
+                           "abekmhopctyxijsd" "aopvktiuxeg" "nhnol" "i88" "8" "==")
+"""Cyrillic, Greek, Armenian and small-capital letters that read as Latin ones (numpy_g\u0435mm with a
+Cyrillic e; the Greek capitals before case folding: N, not nu); a colon reads as "=" (n:4096)."""
 
 
 def _skeleton(text):
     """``text`` as its letters read: compatibility forms and accents folded, look-alikes as Latin, any
-    case; every run of other characters than letters, digits and "=" as one "/"."""
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return re.sub(r"[^a-z0-9=]+", "/", text.casefold().translate(_LOOKALIKE))
+    case; "=" around any separators as one "="; every other run of characters but letters and digits
+    as one "/"."""
+    text = "".join(c for c in unicodedata.normalize("NFKD", text.translate(_LOOKALIKE_UPPER))
+                   if not unicodedata.combining(c))
+    text = re.sub(r"[^a-z0-9=]+", "/", text.casefold().translate(_LOOKALIKE))
+    return re.sub(r"/*=[/=]*", "=", text)
 
 
 def _mentions(rec, line):
     """True when ``line`` (its "[family] " tag aside) names a case of the record's family in any spelling:
-    the family then one of its id fields with a value (numpy_gemm/n=..., NUMPY_GEMM/DTYPE=..., fields
-    in any order, one left out, values spelled otherwise), or the page anchor's form with two fields
-    ("numpy-gemm-dtype-float32-n-32-..."), separated by anything.  In a record's own range every such
-    line is the record's own grammar line: a line about another case is refused there too."""
+    the family's name (its letters in order, with or without separators, any case or look-alikes)
+    and one of its id fields given a value anywhere on the line (n=4096, N : 4096, before or after the
+    family), or the page anchor's form (numpy-gemm-dtype-float32-n-32-...).  In a record's own range
+    every such line is the record's own grammar line: a line about another case is refused there too."""
     from study import cases   # study.cases imports nothing of the study's users
     family = rec["id"].split("/", 1)[0]
     names = [re.escape(_skeleton(f).strip("/")) for f in cases.ID_FIELDS.get(family, ())]
     if not names:
         return False
-    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line)
-    fam, field = re.escape(_skeleton(family).strip("/")), "(?:" + "|".join(names) + ")"
-    return re.search(rf"(?:^|/){fam}/{field}=|(?:^|/){fam}/{field}/[a-z0-9]+/{field}/", "/" + _skeleton(text) + "/") \
-        is not None
+    text = "/" + _skeleton(re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line)) + "/"
+    fam = "/?".join(re.escape(ch) for ch in _skeleton(family).replace("/", ""))
+    field = "(?:" + "|".join(names) + ")"
+    if not re.search(rf"[/=]{fam}[/=]", text):
+        return False
+    return re.search(rf"[/=]{field}=", text) is not None or \
+        re.search(rf"/{fam}/{field}/(?:[a-z0-9]+/){{1,4}}{field}/", text) is not None
 
 
 def _line_problems(rec, line):
@@ -193,6 +203,13 @@ def _line_problems(rec, line):
     return [p for p in (_field_problem(rec, *f.split("=", 1)) for f in fields) if p]
 
 
+def own_lines(rec, lines):
+    """The lines of ``lines`` that are the record's own grammar lines (its summary, status or notes,
+    each agreeing with it): what the provenance page shows as checked; every other line is output."""
+    return [line for line in lines if line.startswith((f"[{rec.get('experiment')}] {rec['id']}: ", f"{rec['id']}: "))
+            and not _line_problems(rec, line)]
+
+
 def statement_problems(rec, lines):
     """Why the cited ``lines`` (of a run bound by NAMED_FROM) break the grammar or contradict the
     record: each line that names the record's id (read as it shows: colour codes dropped, backspaces
@@ -204,7 +221,8 @@ def statement_problems(rec, lines):
         return []
     out = []
     for line in lines:
-        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _mentions(rec, _plain(line)):
+        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _mentions(rec, _plain(line)) \
+                or _mentions(rec, line):   # as the page shows it too: backspaces there erase nothing
             out.extend(p for p in _line_problems(rec, line) if p not in out)
     return out
 

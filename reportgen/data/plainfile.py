@@ -252,6 +252,10 @@ def front_matter_problem(where, path):
         safeyaml.loads(found.group(1))
     except yaml.YAMLError as exc:
         return f"{where}: front matter: {safeyaml.describe(exc)}"
+    marked = next((v for v in front_matter(source).split("\n") if re.search(r"[<>&]", v)), None)
+    if marked is not None:   # a title '<s><font color=#fff>' struck out and hid every page's text
+        return (f"{where}: front matter: {marked[:60]!r}: markup in a value the theme writes unescaped into the "
+                "page (its title, the navigation); front matter holds plain text")
     return None
 
 

@@ -190,6 +190,7 @@ def source_problem(where, own):
     a script; or None.  The text is read as written and with every Jinja tag, comment and placeholder
     dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num)."""
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
+    own = html.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
     if found:
         return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
@@ -238,9 +239,10 @@ def template_problem(tree):
 # -- hand-typed figures in a docs page ---------------------------------------------------------
 
 _TYPED = re.compile(r"(?<![A-Za-z0-9_.#§])(?<![A-Za-z_]-)(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*"
-                    r"(?:(?i:ms|[GT]FLOP(?:S|/s)|GHz|[GT]?OPS\b|QPS\b|FPS\b|[KMGT]i?B/s|min\b)|[\u6beb\u5fae\u7eb3]?\u79d2"
-                    r"|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u500d(?!\u6570)|×(?!\s*\d)|x\b|\u5206\u949f|\u5c0f\u65f6|h\b"
-                    r"|(?:img|images?|it|samples?|req|requests?)/s)")
+                    r"(?:(?i:ms|[KMGTP]?FLOP(?:S|/s)|[KMGT]?Hz|[KMGT]?OPS\b|QPS\b|FPS\b|[KMGT]i?B(?:/s)?\b|min\b|times\b"
+                    r"|(?:milli|micro|nano)?sec(?:ond)?s?\b|[u\u00b5\u03bc]sec\b|x\b|(?:tok(?:en)?s?|img|images?|it"
+                    r"|samples?|req|requests?)/s)|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u2030"
+                    r"|\u500d(?!\u6570)|×(?!\s*\d)|\u5206\u949f|\u5c0f\u65f6|\u5929|h\b)")
 """A number and a unit as a reader sees them: after a Chinese character too (\u5ef6\u8fdf0.01ms), in a
 range (1-2 ms), in any letter case (206 Gflops); not inside an id (n=32 ms, x-32 s)."""
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
@@ -330,7 +332,8 @@ def _typed_in(text):
     masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
     masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
-    masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])", r"\1", masked)
+    masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
+                    lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip
     masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
     joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
     return [(masked.count(chr(10), 0, match.start()) + 1, match.group(0)) for match in _TYPED.finditer(joined)]

@@ -58,6 +58,20 @@ def checked_runs(results_dir):
     return runs, campaigns
 
 
+def nav_titles(nav):
+    """Every title of a mkdocs.yml nav (its section and page names)."""
+    out, stack = [], [nav or []]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for title, value in item.items():
+                out.append(str(title))
+                stack.append(value)
+    return out
+
+
 def theme_shadow_problem(files, docs_dir, theme_dirs):
     """A docs file at the path of a theme file, or None: MkDocs lets docs/ win without a word, so a
     docs/assets/javascripts/bundle.<hash>.min.js (or the search worker) became the script every page
@@ -232,6 +246,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             (self.root / self.config.archive_dir, "archive_dir")) if folder) if p]
         if linked:
             raise ReportError(linked, hint="remove the link")
+        titles = [getattr(config, "site_name", None) or ""] + nav_titles(getattr(config, "nav", None))
+        marked = next((t for t in titles if re.search(r"[<>&]", t)), None)
+        if marked is not None:   # a nav title 'x<s>' struck out the text of every page
+            raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title the theme writes "
+                              "unescaped into every page; titles are plain text")
         if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
                       or Path(config.docs_dir).resolve().is_relative_to(Path(theme).resolve())):
             # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check

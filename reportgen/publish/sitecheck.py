@@ -455,7 +455,9 @@ def _value_problem(name, value):
         number = float(re.sub(r"[a-z%]+", "", value) or 0)
         if name == "font-size" and not (value.endswith("rem") and number >= .5 or value.endswith("px") and number >= 9):
             return "a type size in rem (at least .5) or px (at least 9): em and % sizes multiply when nested"
-        if name in ("width", "max-width", "height", "max-height") and 0 < number < (
+        if name in ("height", "max-height"):   # a fixed height let paragraphs spill over each other
+            return "auto or none only"
+        if name in ("width", "max-width") and 0 < number < (
                 64 if value.endswith("px") else 10 if value.endswith("%") else 4):
             return "a box too small for a figure (max-width:1.1em in a scrolling box showed 206 as 20)"
         if name == "line-height" and number < 1:
@@ -468,6 +470,11 @@ def _value_problem(name, value):
 _HIDEABLE = re.compile(r"(?:\.headerlink|\.md-clipboard|p\.csv|::?(?:before|after))$")
 """What a project stylesheet may hide (display: none): the page's furniture, in print (permalinks, copy
 buttons, CSV links, toggle icons), never an element that holds a figure."""
+
+
+_SCROLLING = re.compile(r"\.vchart$")
+"""What a project stylesheet may let scroll (overflow other than visible): the chart box, whose drawing
+keeps its size on a phone; a scrolling figure box cut "0.5862" to "0.586" in print."""
 
 
 def _css_outside_allowed(css):
@@ -494,6 +501,10 @@ def _css_outside_allowed(css):
                 return decl
             hides = decl.group(1).lower() == "display" and "none" in decl.group(2).lower()
             if hides and not all(_HIDEABLE.search(s.strip()) for s in selectors):
+                return decl
+            scrolls = decl.group(1).lower().startswith("overflow") and decl.group(2).strip().lower() != "visible" \
+                and not decl.group(1).lower().startswith("overflow-wrap")
+            if scrolls and not all(_SCROLLING.search(s.strip()) for s in selectors):   # print clips a scrolling box
                 return decl
             heads = decl.group(1).lower() == "display" and "table-header-group" in decl.group(2).lower()
             if heads and not all(s.strip().endswith("thead") for s in selectors):   # a row moved to the top

@@ -103,13 +103,16 @@ def entry(results_dir, cur, data_prefix, full_log=True):
 
 
 def _excerpt(rec, cited):
-    """The cited lines under their title; for a record of a run under the citation rule, its checked
-    summary line first (load refused the run unless the range ends with it), then the case's own
-    output, said to be checked only as far as it is (a case's free words are not parsed for meaning)."""
+    """The cited lines under their title; for a record of a run under the citation rule, its own
+    checked lines first (its summary, load refused the run unless the range ends with it, and its
+    notes: study.citation.own_lines), then the whole range as unchecked output, whose words are no
+    statement about the record however they read."""
     excerpt = _fence(shown_lines(cited, record_id=rec["id"]), "text")
     if not (citation.bound(rec["run_id"]) and cited):
         return ["", W("provenance.entry.log_excerpt_title"), "", excerpt]
-    return ["", W("provenance.entry.summary_title", line=rec["log"]["lines"][1]), "", _fence(cut_line(cited[-1]), "text"),
+    own = citation.own_lines(rec, cited) if rec.get("status") == "ok" else [cited[-1]]
+    return ["", W("provenance.entry.summary_title", line=rec["log"]["lines"][1]), "",
+            _fence("\n".join(cut_line(line) for line in own or [cited[-1]]), "text"),
             "", W("provenance.entry.log_excerpt_title_checked"), "", excerpt]
 
 
