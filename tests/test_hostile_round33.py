@@ -60,3 +60,20 @@ def test_round_33_typed_figures_are_found(tmp_path, typed):
     (tmp_path / "x.md").write_text(f"# x\n\n{typed}\n", encoding="utf-8")
     found = verify.typed_figures(tmp_path)
     assert found and _expect("typed_figure_rendered") in found[0], found
+
+
+def test_a_build_is_dated_by_its_commit_not_the_clock(monkeypatch):
+    """CI, this session: a site built before midnight differed from verify's rebuild after it
+    (MkDocs dates sitemap.xml.gz by the clock), and verify refused a sound site."""
+    import os
+    import subprocess
+    from conftest import ROOT
+    from reportgen.commands import build
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    when = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True).stdout.strip()
+    with build._commit_date(ROOT):
+        assert os.environ.get("SOURCE_DATE_EPOCH") == (when or None)
+    assert "SOURCE_DATE_EPOCH" not in os.environ
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    with build._commit_date(ROOT):
+        assert os.environ["SOURCE_DATE_EPOCH"] == "86400"

@@ -4,6 +4,7 @@ A failed build or a failed verification leaves the previously published site unt
 One build at a time publishes a given site (a flock beside it), and --site-dir never
 points at project data: only an empty folder or a previous site (its marker file) is replaced.
 """
+import contextlib
 import errno
 import fcntl
 import logging
@@ -184,6 +185,30 @@ CONFIG_KEYS = ("site_name", "site_description", "docs_dir", "exclude_docs", "not
 runs a file from elsewhere (INHERIT, hooks, watch)."""
 CORE_TAGS = tuple(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq"))
 NULL_TAG = "tag:yaml.org,2002:null"
+
+
+@contextlib.contextmanager
+def _commit_date(root):
+    """SOURCE_DATE_EPOCH set to the checkout's commit time while MkDocs builds, unless the caller set
+    one: MkDocs dates the sitemap by the clock otherwise, and a site built before midnight differed
+    from verify's rebuild after it (sitemap.xml.gz), so verify refused a sound site."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        yield
+        return
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True, text=True,
+                             timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    if not re.fullmatch(r"[0-9]{1,11}", out):
+        yield
+        return
+    os.environ["SOURCE_DATE_EPOCH"] = out
+    try:
+        yield
+    finally:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
 def _config_problems(root):
@@ -395,7 +420,8 @@ def _build(root, site_dir, strict, machine):
         wordsplit.prepare()   # the search's Chinese word cache: ours, never one in the shared $TMPDIR
         if machine:
             config.plugins["reportgen"].config.machine = machine
-        mk_build.build(config)
+        with _commit_date(root):
+            mk_build.build(config)
     except MkDocsException as exc:
         _remove_quietly(tmp)
         raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [f"mkdocs: {exc}"],
