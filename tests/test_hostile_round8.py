@@ -25,7 +25,7 @@ from test_hostile_round2 import _manifest
 from test_hostile_round4 import CASES, RUN, _expect
 
 from reportgen.commands import serve
-from reportgen.data import archive, load, plainfile, runfacts, words
+from reportgen.data import archive, load, logtext, plainfile, runfacts, words
 from reportgen.errors import ReportError
 from reportgen.publish import sitecheck
 from reportgen.publish import plugin, verify
@@ -78,8 +78,8 @@ def test_a_cited_line_of_a_megabyte_ships_cut(tmp_path):
     once per record that cites it (the provenance page already cut it)."""
     write_run(tmp_path, RUN, [record(RUN)], log_text="x" * 1_000_000 + "\nline two\n")
     rec = load.read_runs(tmp_path)[0].records[0]
-    text = load.excerpt_text(tmp_path, rec)
-    assert len(text) < 3 * load.EXCERPT_LINE_CHARS and "more characters of this line left out" in text, \
+    text = logtext.excerpt_text(tmp_path, rec)
+    assert len(text) < 3 * logtext.EXCERPT_LINE_CHARS and "more characters of this line left out" in text, \
         _expect("log_line_1mb_excerpt")
     assert text.endswith("line two\n")
 

@@ -15,14 +15,14 @@ def gaps(results_dir, current):
     """(timed, [ids], [unnamed ids]) over the current records: how many have samples, those of them
     whose cited log lines do not print their median, and the records (any) whose cited lines do not
     name them (study.citation: runs before its rule may cite a neighbour's lines)."""
-    from reportgen.data import load
+    from reportgen.data import logtext
     timed, missing, unnamed, logs = 0, [], [], {}   # logs: each family log read and split once, not per record
     for cid, cur in sorted(current.items()):
         rec = cur.record
         path = rec["log"]["path"]
         if path not in logs:
-            logs[path] = load.log_lines(results_dir, rec)
-        text = "\n".join(load.cited_lines(logs[path], rec))
+            logs[path] = logtext.log_lines(results_dir, rec)
+        text = "\n".join(logtext.cited_lines(logs[path], rec))
         if not citation.names_record(rec["id"], text):
             unnamed.append(cid)
         if rec.get("status") != "ok" or not rec.get("samples") or not rec.get("stats"):

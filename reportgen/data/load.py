@@ -15,6 +15,7 @@ from pathlib import Path
 
 from study import schema
 from reportgen.data import plainfile, runfacts
+from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
 
 
@@ -59,84 +60,6 @@ def _candidate_dirs(runs_dir):
     if not runs_dir.is_dir():
         return []
     return sorted(p for p in runs_dir.iterdir() if not p.name.startswith("."))
-
-
-def safe_path(results_dir, ref, run_id=None, what="path"):
-    """results_dir/ref, refused unless it stays inside results/runs/<run> with no symlink.
-
-    ref is relative to results/ (``runs/<run>/logs/x.log``); run_id, when given, is the run
-    the reference must belong to. Raises ReportError naming the reference.
-    """
-    results_dir = Path(results_dir)
-    parts = Path(ref).parts if isinstance(ref, str) else ()
-    if not isinstance(ref, str) or not ref or Path(ref).is_absolute() or ".." in parts or "\x00" in ref:
-        raise ReportError(f"{ref!r} is refused: {what} must be a relative path inside results/runs/<run>/")
-    if len(parts) < 3 or parts[0] != "runs" or (run_id is not None and parts[1] != run_id):
-        want = f"runs/{run_id}/" if run_id else "runs/<run>/"
-        raise ReportError(f"{ref} is refused: {what} must lie under {want}")
-    path = results_dir
-    for part in parts:
-        path = path / part
-        try:
-            st = os.lstat(path)
-        except OSError as exc:
-            raise ReportError(f"{ref} does not exist") from exc
-        mode = st.st_mode
-        if stat.S_ISLNK(mode):
-            raise ReportError(f"{ref} is refused: {path.relative_to(results_dir)} is a symlink "
-                              "(a run holds only plain files)")
-    if not stat.S_ISREG(mode):
-        raise ReportError(f"{ref} is not a plain file")
-    too_big = plainfile.size_problem(ref, st, plainfile.MAX_RUN_FILE_BYTES)
-    if too_big:
-        raise ReportError(too_big)
-    return path
-
-
-def read_log(results_dir, rec):
-    """Text of the log a record cites, through safe_path."""
-    try:
-        path = safe_path(results_dir, rec["log"]["path"], rec["run_id"], "log.path")
-    except ReportError as exc:
-        raise ReportError(f"{rec['id']}: log.path: {exc}") from exc
-    try:   # bytes, not read_text: universal newlines would turn a progress bar's \r into a line
-        return plainfile.read_bytes(path).decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ReportError(f"{path}: log cited by {rec['id']} cannot be read: {exc}") from exc
-
-
-def log_lines(results_dir, rec):
-    """The lines of the log a record cites, counted as the harness counts them: by "\n" only."""
-    return read_log(results_dir, rec).split("\n")
-
-
-def cited_lines(lines, rec, context=0):
-    """The record's cited range of its log's ``lines`` (1-based, inclusive), ``context`` lines around."""
-    first, last = rec["log"]["lines"]
-    return lines[max(0, first - 1 - context): min(len(lines), last + context)]
-
-
-EXCERPT_LINES = 400
-EXCERPT_LINE_CHARS = 2000
-"""A cited line longer than this ships cut, with a note (as the provenance pages show it): one 1 MB
-line cited by many records would otherwise ship once per record."""
-
-
-def _cut(line):
-    if len(line) <= EXCERPT_LINE_CHARS:
-        return line
-    return (line[:EXCERPT_LINE_CHARS] + f" [... {len(line) - EXCERPT_LINE_CHARS} more characters of this line left out; "
-            "the whole log is in results/ ...]")
-
-
-def excerpt_text(results_dir, rec, limit=EXCERPT_LINES):
-    """A record's cited log lines as shipped on their own: all of them, or the first and last
-    limit/2 with a line saying how many are left out (a family-level record may cite thousands)."""
-    lines = [_cut(line) for line in cited_lines(log_lines(results_dir, rec), rec)]
-    if len(lines) > limit:
-        lines = lines[:limit // 2] + [f"[... {len(lines) - limit} lines left out; the whole log is "
-                                      f"results/{rec['log']['path']} ...]"] + lines[-limit // 2:]
-    return "\n".join(lines) + "\n"
 
 
 def _tree(run_path):
@@ -498,8 +421,9 @@ def _read_run(results_dir, run_path, cache):
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough
-        problems.extend(runfacts.spelling_problems(run)
-                        + runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
+        problems.extend(runfacts.spelling_problems(run) + runfacts.overlap_problems(run))
+    if not problems:   # each line read for one record at most
+        problems.extend(runfacts.unnamed_problems(run, lambda rec: log_lines(results_dir, rec)))
     return run, problems
 
 

@@ -55,6 +55,32 @@ def order(runs):
     return sorted(runs, key=order_key)
 
 
+def overlap_problems(run):
+    """A run started at or after study.citation.NAMED_FROM cites, for the records it measured, ranges
+    of a log that do not overlap: the harness starts each range after the last one ends. Nested
+    ranges would show one line as the evidence of many records, and make every check read it again
+    (40 failed records over one 16 MiB line took a build a minute)."""
+    if not citation.bound(run.run_id):
+        return []
+    ranges = {}
+    for index, rec in enumerate(run.records):
+        if rec["reused_from"] is None:
+            first, last = rec["log"]["lines"]
+            ranges.setdefault(rec["log"]["path"], []).append((first, last, index))
+    out = []
+    for path, spans in ranges.items():
+        spans.sort()
+        end, owner = 0, None
+        for first, last, index in spans:
+            if first <= end:
+                out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} overlap lines "
+                           f"cited by {run.records[owner]['id']!r} ({run.where(owner)}); runs from "
+                           f"{citation.NAMED_FROM} on cite one range of their log per record")
+            if last > end:
+                end, owner = last, index
+    return out
+
+
 def unnamed_problems(run, lines_of):
     """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
     lines that name the record (the harness writes such a line when a case printed none); older runs

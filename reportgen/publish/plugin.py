@@ -25,7 +25,7 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, campaigns, compare, derived, frame, load, merge, plainfile, runfacts, seed
+from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, runfacts, seed
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
@@ -476,7 +476,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                         ("records", figures.record_file(rec["id"]),
                          lambda: json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n"),
                         ("logs", rec.get("log") and figures.log_excerpt_file(rec),
-                         lambda: load.excerpt_text(self.data.results_dir, rec))):
+                         lambda: logtext.excerpt_text(self.data.results_dir, rec))):
                     if (run.run_id, name) in shipped[kind]:
                         nofollow.write_text(site, f"data/{kind}/{run.run_id}/{name}", text())
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
-from reportgen.data import archive, load, plainfile
+from reportgen.data import archive, load, logtext, plainfile
 from reportgen.publish import coverage, sitecheck
 from reportgen.publish.pagecontent import typed_figures
 from study import schema
@@ -537,7 +537,7 @@ def _published_excerpts_problems(site_dir, runs, results_dir):
     from reportgen.render.figures import log_excerpt_file
 
     def differs(path, rec):
-        if _site_bytes(path) == load.excerpt_text(results_dir, rec).encode("utf-8"):
+        if _site_bytes(path) == logtext.excerpt_text(results_dir, rec).encode("utf-8"):
             return None
         return f"{path}: differs from lines {rec['log']['lines']} of {rec['log']['path']}"
     names = {(run.run_id, log_excerpt_file(rec)): rec for run in _shipped_runs(site_dir / "data" / "logs", runs)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from study import citation
 from reportgen.render import cells
-from reportgen.data import load
+from reportgen.data import logtext
 from reportgen.render.figures import log_excerpt_file, record_file, slug
 from reportgen.data.words import W
 
@@ -26,7 +26,7 @@ def log_excerpt(results_dir, rec, context=0, limit=40):
     Lines are counted as the harness counts them, by "\n" only (splitlines would also split at
     "\r", form feeds and U+2028 and shift every later excerpt); a carriage return inside a line is
     shown as ␍."""
-    return shown_lines(load.cited_lines(load.log_lines(results_dir, rec), rec, context), limit, rec["id"])
+    return shown_lines(logtext.cited_lines(logtext.log_lines(results_dir, rec), rec, context), limit, rec["id"])
 
 
 def shown_lines(lines, limit=40, record_id=None):
@@ -69,7 +69,7 @@ def entry(results_dir, cur, data_prefix, full_log=True):
     only its cited lines and leave the samples to the record file (another machine's page: one per
     machine, so its size grows with the machines, not with their samples)."""
     rec, run = cur.record, cur.run
-    cited = load.cited_lines(load.log_lines(results_dir, rec), rec)
+    cited = logtext.cited_lines(logtext.log_lines(results_dir, rec), rec)
     unnamed = "" if citation.names_record(rec["id"], "\n".join(cited)) else \
         W("provenance.entry.unnamed", since=_since(citation.NAMED_FROM))
     log_href = (f"{data_prefix}/{rec['log']['path']}" if full_log
