@@ -88,20 +88,41 @@ class Harness:
         self.artifacts_ref = f"runs/{self.run_id}/artifacts/{self.experiment}"
         self.results_root = Path(spec.results_root or self.artifacts_dir.parents[3])
         self.upstream = spec.upstream   # family -> record files, newest first
+        self._mark = (0, 0)   # (lines of the log read so far, the byte offset where they end): line() reads on from there
 
     # -- log positions -------------------------------------------------
     def line(self):
-        """Number of lines written to this family's log so far."""
-        return self._log_bytes().count(b"\n")
+        """Number of lines written to this family's log so far.  Read on from where the last call
+        stopped (a family's cost grows with its log, not with its log times its cases); from the
+        start when the log is shorter than that (another file)."""
+        count, offset = self._mark
+        tail = self._log_bytes(offset)
+        if tail is None:
+            count, offset, tail = 0, 0, self._log_bytes()
+        self._mark = (count + tail.count(b"\n"), offset + tail.rfind(b"\n") + 1)
+        return self._mark[0]
 
-    def _log_bytes(self):
-        """This family's log as written so far (b"" before it exists)."""
+    def _log_bytes(self, offset=0):
+        """This family's log as written so far from byte ``offset`` (b"" before it exists), or None when
+        it is shorter than that."""
         sys.stdout.flush()
         sys.stderr.flush()
         try:
-            return self.log_file.read_bytes()
+            with open(self.log_file, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size < offset:
+                    return None
+                fh.seek(offset)
+                return fh.read()
         except OSError:
-            return b""
+            return b"" if offset == 0 else None
+
+    def _since(self, first_line):
+        """The log's bytes from line ``first_line`` on: read from line()'s mark when it ends there."""
+        count, offset = self._mark
+        tail = self._log_bytes(offset) if count == first_line - 1 else None
+        if tail is not None:
+            return tail
+        return b"\n".join(self._log_bytes().split(b"\n")[first_line - 1:])
 
     def say(self, message):
         """A progress line: goes to the log, and retest echoes it to the terminal."""
@@ -342,16 +363,15 @@ class Harness:
         rec = {"id": case_id, "experiment": self.experiment, "status": status, "samples": list(samples),
                "extra": extra or {}, "stats": summary, "check": check or {}, "case": case or {}}
         for _attempt in range(3):
-            data = self._log_bytes()
-            since = b"\n".join(data.split(b"\n")[first_line - 1:]).decode("utf-8", "replace")   # lines at "\n" only
-            cited = since.split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
+            data = self._since(first_line)   # lines at "\n" only, from the record's first
+            cited = data.decode("utf-8", "replace").split("\n")[:-1]   # whole lines only: the range ends at the last "\n"
             if data.endswith(b"\n") and cited and not citation.summary_problem(rec, cited[-1]):
                 break
             if data and not data.endswith(b"\n"):   # end the unfinished line first, naming nothing
                 self.say("(context) the output above ended without a line break")
             said = citation.summary(case_id, status, samples, p50)
             self.say(said)
-            if self._log_bytes() == data:   # say() does not write this log (a harness under test): as said
+            if self._since(first_line) == data:   # say() does not write this log (a harness under test): as said
                 cited.append(said)
                 break
         else:
@@ -359,7 +379,7 @@ class Harness:
         problems = citation.statement_problems(rec, cited)
         if problems:
             raise ValueError(f"{self.log_file}: record {case_id!r}: " + "; ".join(problems))
-        return max(data.count(b"\n"), first_line)
+        return max(first_line - 1 + data.count(b"\n"), first_line)
 
     def _emit_unmeasured(self, *, case_id, case, status, error, first_line=None, extra=None):
         """A timing case that produced no time: skipped or failed, with the reason, never a number."""

@@ -30,7 +30,10 @@ def _whole_id(case_id):
 
 
 def names_record(case_id, text):
-    """True when ``text`` holds ``case_id`` as a whole id (_whole_id)."""
+    """True when ``text`` holds ``case_id`` as a whole id (_whole_id): does a range name its record (a
+    marker on the evidence of runs before NAMED_FROM, the writeup's count).  It is stricter than
+    _occurs, which finds the id in any letter case and glued to a path, to refuse more lines: a
+    line that merely holds the id there is a statement to check, not proof that the range is about it."""
     return _whole_id(case_id).search(text) is not None
 
 
@@ -125,6 +128,12 @@ _GRAMMAR = ("a cited line names the record outside the harness's grammar (only '
             "'<id>: <status>[: <error>]' or a note '<id>: key=value ...' name a record)")
 
 
+def _untagged(rec, line):
+    """``line`` without the "[family] " tag the harness's say() puts before it."""
+    prefix = f"[{rec.get('experiment')}] "
+    return line[len(prefix):] if line.startswith(prefix) else line
+
+
 def _occurs(case_id, text):
     """True when ``text`` holds ``case_id``, glued to a path, a name or a suffix or not ("results/<id>:
     FAILED", "x=<id>", "<id>.so: FAILED"), but not as the head of a longer id ("<id>0", "<id>.5": a
@@ -164,7 +173,7 @@ def _mentions(rec, line):
     names = [re.escape(_skeleton(f).strip("/")) for f in cases.ID_FIELDS.get(family, ())]
     if not names:
         return False
-    text = "/" + _skeleton(re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line)) + "/"
+    text = "/" + _skeleton(_untagged(rec, line)) + "/"
     fam = "/?".join(re.escape(ch) for ch in _skeleton(family).replace("/", ""))
     field = "(?:" + "|".join(names) + ")"
     if not re.search(rf"[/=]{fam}[/=]", text):
@@ -175,7 +184,7 @@ def _mentions(rec, line):
 
 def _line_problems(rec, line):
     """Why one cited line that names the record is not its summary, its status or a note that agrees."""
-    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line.rstrip("\r"))
+    text = _untagged(rec, line.rstrip("\r"))
     head = f"{rec['id']}: "
     if _plain(text) != text or not text.startswith(head) or _occurs(rec["id"], text[len(head):]):
         return [_GRAMMAR]   # control or invisible characters, words before the id, the id twice
@@ -187,11 +196,11 @@ def _line_problems(rec, line):
             return [f"a cited line reports {said.group(1)!r} for a record whose status is {status!r:.20}"]
         return [] if said.group(2) is None or status != "ok" else [_GRAMMAR]
     stated = re.fullmatch(r"p50 (\S+) ms over (\d+) samples", rest)
-    if stated:   # the summary, as ``summary`` writes it: compared as text, at its own precision
-        p50, samples = (rec.get("stats") or {}).get("p50"), rec.get("samples")
+    if stated:   # the summary: exactly as ``summary`` writes it (summary_problem)
+        p50 = (rec.get("stats") or {}).get("p50")
         if not isinstance(p50, (int, float)):
             return ["a cited line states a median for a record that has none"]
-        if stated.group(1) != f"{float(p50) * 1e3:.4g}" or (samples and int(stated.group(2)) != len(samples)):
+        if summary_problem(rec, line):
             return [f"a cited line states another p50 than the record's ('p50 {float(p50) * 1e3:.4g} ms')"]
         return []
     fields = rest.split(" ")
@@ -206,8 +215,7 @@ def _line_problems(rec, line):
 def own_lines(rec, lines):
     """The lines of ``lines`` that are the record's own grammar lines (its summary, status or notes,
     each agreeing with it): what the provenance page shows as checked; every other line is output."""
-    return [line for line in lines if line.startswith((f"[{rec.get('experiment')}] {rec['id']}: ", f"{rec['id']}: "))
-            and not _line_problems(rec, line)]
+    return [line for line in lines if _untagged(rec, line).startswith(f"{rec['id']}: ") and not _line_problems(rec, line)]
 
 
 def statement_problems(rec, lines):
@@ -300,7 +308,7 @@ def summary_problem(rec, line):
     for a timed ok record (compared as text: a figure read at its own printed precision let "1e1 ms"
     stand for 14.9 ms, and other scripts' digits read as numbers), "<id>: <status>" for any other
     (its error is the record's own field, never words in the checked line)."""
-    text = re.sub(rf"^\[{re.escape(str(rec.get('experiment')))}\] ", "", line.rstrip("\r"))
+    text = _untagged(rec, line.rstrip("\r"))
     head = f"{rec['id']}: "
     if not text.startswith(head):
         return f"the last cited line is not the record's summary ('{head}...')"

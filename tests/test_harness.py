@@ -94,6 +94,31 @@ def test_log_range_covers_the_case(tmp_path):
     assert other["log"]["lines"] == [4, 6]
 
 
+def test_the_log_is_read_on_from_where_it_was_counted(tmp_path, monkeypatch):
+    """line() and the record's range read the log from the offset its last count ended at (a family
+    of hundreds of cases read its whole log once per case), and from the start when the log is
+    shorter than that offset (another file): the counts stay those of the whole file."""
+    h = _harness(tmp_path)
+
+    def say(line):
+        with h.log_file.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    h.say = say
+    say("x" * 100_000)
+    assert h.line() == 1   # counted once
+    reads, real = [], h._log_bytes
+    monkeypatch.setattr(h, "_log_bytes", lambda offset=0: reads.append(offset) or real(offset))
+    recs = [h.measure(f"fam/x={i}", {"x": i}, check=lambda _: PASSED, call=lambda _: lambda: None, time="fixed")
+            for i in range(4)]
+    assert [r["log"]["lines"] for r in recs] == [[2, 2], [3, 3], [4, 4], [5, 5]]
+    assert reads and min(reads) > 100_000   # never the 100 kB line again
+    h.log_file.write_text("one\n", encoding="utf-8")   # shorter than the mark: counted from the start
+    assert h.line() == 1
+    assert h.measure("fam/y", {"y": 1}, check=lambda _: PASSED, call=lambda _: lambda: None,
+                     time="fixed")["log"]["lines"] == [2, 2]
+
+
 def _cited(h, rec):
     first, last = rec["log"]["lines"]
     return "\n".join(h.log_file.read_text(encoding="utf-8").split("\n")[first - 1:last])

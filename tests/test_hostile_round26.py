@@ -37,7 +37,7 @@ def test_a_failed_familys_scope_record_still_loads():
     assert not [p for p in schema.record_problems(rec) if "scope" in p]
 
 
-REC = {"id": CASE, "experiment": "numpy_gemm", "status": "ok", "stats": {"p50": 1.1e-6}}
+REC = {"id": CASE, "experiment": "numpy_gemm", "status": "ok", "stats": {"p50": 1.1e-6}, "samples": [1.1e-6] * 3}
 
 
 @pytest.mark.parametrize("case, line", [

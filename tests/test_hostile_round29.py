@@ -35,7 +35,7 @@ def test_more_ways_of_stating_a_median_or_a_failure_are_read(case, said):
 @pytest.mark.parametrize("said", ["p50_us=9.99", "p50 0.00999 ms over 3 samples",
                                   "p50_us=9.99 mean_us=11", "mean_ms=1.1e-2"])
 def test_lines_that_agree_still_pass(said):
-    rec = dict(REC, stats={"p50": 9.99e-6, "mean": 1.1e-5})
+    rec = dict(REC, stats={"p50": 9.99e-6, "mean": 1.1e-5}, samples=[9.99e-6] * 3)
     assert citation.statement_problems(rec, [f"{CASE}: {said}"]) == []
 
 

@@ -53,7 +53,9 @@ _NAME = re.compile(r"\w[\w.:-]{0,199}")
 """An id, or a data-* value (a figure's key, a chart's or conclusion's name): no space, quote or angle bracket."""
 _KEY = re.compile(r"[\w.:/=+,@%#-]{1,400}")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
-LINK_SCHEMES = ("http", "https", "mailto")
+SAFE_SCHEMES = ("http", "https", "mailto")
+"""What a link of a page (and, in verify, any link or resource of a built page) may name besides a path
+of the site."""
 _SOURCE = re.compile(r"(?:\.\./)*assets/charts/([\w-]+)\.svg")
 """The only images content shows: the build's own static charts."""
 
@@ -71,7 +73,7 @@ def _value_problem(tag, name, value, charts=None):
     if name == "href":
         plain = re.sub(r"[\x00-\x20\x7f]+", "", value)   # browsers drop these inside a scheme
         scheme = _SCHEME.match(plain)
-        if plain.startswith(("//", "\\", "/\\")) or (scheme and scheme.group(1).lower() not in LINK_SCHEMES):
+        if plain.startswith(("//", "\\", "/\\")) or (scheme and scheme.group(1).lower() not in SAFE_SCHEMES):
             return "a link other than a page, an anchor or an http(s) address"
         return None
     if name == "src":   # a missing chart's alt text shows as the page's text

@@ -342,8 +342,9 @@ def _inert(rel):
 def stylesheet_problems(path, rules=False):
     """A site stylesheet read as a browser reads it: strict UTF-8 (a UTF-16 file or an @charset of
     another encoding hid a U+202E from a UTF-8 reading), no bidi or zero-width character once its
-    escapes are decoded, and with ``rules`` (a stylesheet not the theme's own) none of the properties
-    that show a page's text otherwise than it is written (CSS_TEXT_RULES)."""
+    escapes are decoded, and with ``rules`` (a stylesheet not the theme's own) only the properties and
+    values of the allow-list (CSS_PROPERTIES, _value_problem): nothing that shows a page's text
+    otherwise than it is written."""
     try:
         data = plainfile.read_bytes(path, FILE_LIMIT)
         text = data.decode("utf-8")
@@ -362,7 +363,7 @@ def stylesheet_problems(path, rules=False):
     # drops comments, while the browser applied them (a string opens before any such "comment")
     bare = re.sub(r"/\*.*?\*/", "", re.sub(r'^\ufeff?@charset\s*"[^"]*"\s*;', "", text), flags=re.S)
     quoted = re.search(r"[\"']", bare) if rules else None
-    found = (quoted or CSS_TEXT_RULES.search(decoded) or _css_outside_allowed(decoded)) if rules else None
+    found = (quoted or _css_outside_allowed(decoded)) if rules else None
     if found:
         return [f"{path}: {found.group(0)[:60]!r}: a rule that shows a page's text otherwise than it is written "
                 "(reordered, replaced or hidden); the project's stylesheets use only CSS_PROPERTIES"]
@@ -379,14 +380,6 @@ CSS_PROPERTIES = re.compile(
 colour, type size and breaks.  Everything else (position, transform, opacity, clip-path, list-style
 strings, text-emphasis, content, order...) is refused rather than listed: each new way to move,
 replace or hide a figure was one more entry in a list of refusals."""
-_CSS_VALUES = re.compile(r"(?P<small>font-size\s*:\s*(?:0*\.?0*[0-3]?(?:\.\d*)?px|0*\.[0-3]\d*r?em|0+(?:\.0*)?[a-z%]*"
-                         r"|[0-3]?\d(?:\.\d*)?%)\s*(?:[;}!]|$))|margin[-a-z]*\s*:[^;}]*-\s*\d"
-                         r"|display\s*:\s*(?:contents|flex|inline-flex|grid|inline-grid|ruby)"
-                         r"|(?<![-\w])color\s*:\s*(?:transparent|rgba?\([^)]*[,/]\s*0*\.?0*\s*\)|#[0-9a-f]{3}0\b|#[0-9a-f]{6}00\b)", re.I)
-"""Values of the allowed properties that still hide or move text: a type size too small to read, a
-negative margin, a display that reorders its children, a transparent colour."""
-
-
 _COLOUR = re.compile(r"#[0-9a-f]{3}|#[0-9a-f]{6}", re.I)
 """The colours a project stylesheet writes: opaque hex (an alpha, a system colour or color-mix hid text)."""
 _SIZE = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:r?em|px|%)|0", re.I)
@@ -509,20 +502,7 @@ def _css_outside_allowed(css):
             heads = decl.group(1).lower() == "display" and "table-header-group" in decl.group(2).lower()
             if heads and not all(s.strip().endswith("thead") for s in selectors):   # a row moved to the top
                 return decl
-        found = _CSS_VALUES.search(block.group(1))
-        if found:
-            return found
     return None
-
-
-CSS_TEXT_RULES = re.compile(r"unicode-bidi|(?<![-\w])direction\s*:|(?<![-\w])order\s*:|(?<![-\w])float\s*:"
-                            r"|flex(?:-flow|-direction)?\s*:[^;}]*reverse|grid-(?:row|column|area|template-areas)"
-                            r"|(?<![-\w])quotes\s*:|@counter-style|visibility\s*:\s*hidden"
-                            r"|(?<![-\w])content\s*:\s*(?!(?:none|normal|\"\"|'')\s*[;}!])"
-                            r"|font-size\s*:\s*(?:0+\.?0*|\.0+)[a-z%]*\s*[;}!]|text-indent\s*:\s*-", re.I)
-"""CSS that shows text otherwise than a page writes it: bidi, flex, grid or float order,
-generated content of any kind but none ("0.01 ms", attr(), var(), quotes after a figure), a figure
-hidden by font-size:0, visibility or a negative indent."""
 
 
 def _gunzip(path, data):

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from reportgen.data import archive, load, logtext, plainfile
 from reportgen.publish import coverage, sitecheck
-from reportgen.publish.pagecontent import typed_figures
+from reportgen.publish.pagecontent import SAFE_SCHEMES, typed_figures
 from study import schema
 from reportgen.errors import ReportError
 
@@ -27,10 +27,9 @@ from reportgen.errors import ReportError
 
 
 URL_ATTRIBUTES = ("src", "href", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background")
-SAFE_SCHEMES = ("http", "https", "mailto")
-"""What a link or resource of a built page may name besides a path of the site: a page that loads
-file:///... (or runs javascript:) in a reader's browser, or in the browser `reportgen pdf` drives,
-was not built by reportgen."""
+"""Attributes whose value a browser loads or follows: each may name a path of the site or a scheme of
+SAFE_SCHEMES only.  A page that loads file:///... (or runs javascript:) in a reader's browser, or in
+the browser `reportgen pdf` drives, was not built by reportgen."""
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
 RESOURCES = {"script": ("src",), "img": ("src", "srcset"), "iframe": ("src",), "frame": ("src",), "embed": ("src",),
              "object": ("data",), "link": ("href",), "source": ("src", "srcset"), "video": ("src", "poster"),
