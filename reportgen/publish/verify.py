@@ -178,15 +178,25 @@ _BASE = re.compile(r"/|\.|\.\.(?:/\.\.)*")
 """The #__config base of a built page: / (the 404 page), . or ../.. (a page's way up to the site's root)."""
 
 
+_THEME_FOLDERS = {}
+"""_theme_folders' answer per (mkdocs.yml, its inode, size and times): verify asks three checks for it."""
+
+
 def _theme_folders(root):
     """The theme's folders mkdocs.yml names (Material's, then its custom_dir)."""
     import yaml
     from mkdocs.utils import get_theme_dir
     path = Path(root) / "mkdocs.yml"
     try:
-        config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
-        theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
-        return [Path(get_theme_dir(theme["name"]))] + ([Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+        st = os.lstat(path)
+        key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if key not in _THEME_FOLDERS:
+            config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+            theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
+            _THEME_FOLDERS.clear()
+            _THEME_FOLDERS[key] = [Path(get_theme_dir(theme["name"]))] + (
+                [Path(root) / theme["custom_dir"]] if theme.get("custom_dir") else [])
+        return list(_THEME_FOLDERS[key])
     except (OSError, ValueError, yaml.YAMLError, AttributeError, KeyError, TypeError) as exc:
         raise ReportError(f"{path}: cannot tell the theme's folders ({type(exc).__name__}: {str(exc)[:120]})") from None
 
@@ -219,18 +229,23 @@ def shipped_scripts(root, workers=False):
     custom_dir's files standing in for its inline scripts) and mkdocs.yml's extra.polyfills and
     extra_javascript (charts.js, which loads the vendored chart libraries itself).  ``workers``: the
     paths of the search workers the theme's templates name in #__config instead."""
+    return _shipped(root)[1 if workers else 0]
+
+
+def _shipped(root):
+    """(shipped_scripts, its workers), from one reading of mkdocs.yml and the theme's templates."""
     import yaml
     path = Path(root) / "mkdocs.yml"
     folders = _theme_folders(root)
     try:
         config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
-        pattern = _TEMPLATE_WORKER if workers else _TEMPLATE_SCRIPT
-        scripts = {found for folder in folders for template in _tree(folder, ".html")
-                   for found in pattern.findall(template.read_text(encoding="utf-8", errors="replace"))}
-        for item in [] if workers else (list((config.get("extra") or {}).get("polyfills") or [])
-                                        + list(config.get("extra_javascript") or [])):
+        texts = [template.read_text(encoding="utf-8", errors="replace") for folder in folders
+                 for template in _tree(folder, ".html")]
+        scripts = {found for text in texts for found in _TEMPLATE_SCRIPT.findall(text)}
+        workers = {found for text in texts for found in _TEMPLATE_WORKER.findall(text)}
+        for item in (list((config.get("extra") or {}).get("polyfills") or []) + list(config.get("extra_javascript") or [])):
             scripts.add(item["path"] if isinstance(item, dict) else item)
-        return {posixpath.normpath(str(script)) for script in scripts}
+        return tuple({posixpath.normpath(str(script)) for script in found} for found in (scripts, workers))
     except (OSError, ValueError, yaml.YAMLError, AttributeError, KeyError, TypeError) as exc:
         raise ReportError(f"{path}: cannot tell the scripts the build ships ({type(exc).__name__}: {str(exc)[:120]})") from None
 
@@ -245,8 +260,7 @@ def _script_problems(root, site_dir, pages):
     """A page loads only the scripts the build ships: a file planted in docs/assets/js, or a cited log,
     loaded with <script src> ran on the site's origin, which the policy's 'self' allows."""
     try:
-        shipped = shipped_scripts(root)
-        workers = shipped_scripts(root, workers=True)
+        shipped, workers = _shipped(root)
     except ReportError as exc:
         return exc.problems
     out = []
