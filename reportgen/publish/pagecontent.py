@@ -295,6 +295,16 @@ def typed_figures(docs_dir):
     return out
 
 
+def typed_in_rendered(where, text):
+    """Hand-typed figures of a page as Jinja rendered it with every placeholder value that holds a
+    digit left out (the plugin's second rendering): figures a loop, a condition or whitespace control
+    put together out of the page's own text, a digit typed against a placeholder (1{{ value }} ms read
+    "10.5 ms"), a unit a placeholder gives to typed digits (0.01 {{ unit }}), as problems."""
+    found = dict.fromkeys(re.sub(r"\s+", " ", figure) for _line, figure in _typed_in(text))
+    return [f"{where}: hand-typed figure {figure!r} in the page as rendered (placeholder figures left out): take it "
+            "from a record or the archive through a placeholder" for figure in found]
+
+
 def _keep_lines(match):
     return "\n" * match.group(0).count("\n")
 

@@ -212,6 +212,13 @@ class Templates:
         return family in self.data.families()
 
 
+def _digit_free(value):
+    """A placeholder's value in the rendering read for typed figures: as it is, or "" when it holds a
+    digit (a figure, or markup made by reportgen/pages, whose figures are the records')."""
+    text = "" if value is None else str(value)
+    return "" if re.search(r"\d", text) else text
+
+
 UNBOUNDED = {jinja2.nodes.Pow: "'**'", jinja2.nodes.Mul: "'*'", jinja2.nodes.Mod: "'%'"}
 """Operators whose result can outgrow any page (a power, a string repeated, "%0999999999d" % 1): Jinja
 folds them while it compiles a page, before any render, and the sandbox intercepts none of them. No
@@ -266,6 +273,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
             comment_start_string="{##", comment_end_string="##}")
         self.jinja.globals.clear()
+        # the same pages with every placeholder value that holds a digit left out: what is left is the
+        # text the page's author typed, as the reader gets it (loops run, conditions decided, words and
+        # units of placeholders kept: "0.01 {{ unit }}"), read for figures
+        self.typed = jinja2.sandbox.ImmutableSandboxedEnvironment(
+            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+            comment_start_string="{##", comment_end_string="##}", finalize=_digit_free)
+        self.typed.globals.clear()
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
@@ -371,6 +385,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
+            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", self.typed.from_string(tree).render(**names))
+            if typed:
+                raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
             # the machines page is the banner's target; a page with the machine card says it already
