@@ -59,12 +59,13 @@ def overlap_problems(run):
     """A run started at or after study.citation.NAMED_FROM cites, for the records it measured, ranges
     of a log that do not overlap: the harness starts each range after the last one ends. Nested
     ranges would show one line as the evidence of many records, and make every check read it again
-    (40 failed records over one 16 MiB line took a build a minute)."""
+    (40 failed records over one 16 MiB line took a build a minute).  A family's own record (scope=family:
+    it stopped, timed out or exited early) cites its whole log, as retest writes it: one per family."""
     if not citation.bound(run.run_id):
         return []
     ranges = {}
     for index, rec in enumerate(run.records):
-        if rec["reused_from"] is None:
+        if rec["reused_from"] is None and rec["id"] != cases.case_id(rec["experiment"], scope="family"):
             first, last = rec["log"]["lines"]
             ranges.setdefault(rec["log"]["path"], []).append((first, last, index))
     out = []
@@ -250,7 +251,34 @@ def reuse_problems(runs):
             if original is None or dict(original, reused_from=rec["reused_from"]) != rec:
                 out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
                            f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
+                continue
+            out.extend(f"{where}: reused_from: {problem}" for problem in _reuse_rule_problems(run, rec, runs, by_run))
     return out
+
+
+def _reuse_rule_problems(run, rec, runs, by_run):
+    """Why a record a run carries over is not one retest would have reused: retest reuses an ok
+    record of the newest earlier run of the machine whose family was not stopped, and only from a run of
+    the same profile (its parameters, in the record's fingerprint, are the profile's).  A hand-made reuse
+    made an older record of older code current again over a later measurement, or a quick run's record
+    the machine's standard figure."""
+    source = next(r for r in runs if r.run_id == rec["reused_from"])
+    if rec.get("status") != "ok":
+        return [f"record {rec['id']!r} is {rec.get('status')!r:.20} (retest reuses only ok records)"]
+    if source.manifest.get("profile") != run.manifest.get("profile"):
+        return [f"run {source.run_id!r} is a {source.manifest.get('profile')!r:.20} run, this one a "
+                f"{run.manifest.get('profile')!r:.20} run (retest reuses only a record measured with the same profile)"]
+    family = rec["experiment"]
+    before = [r for r in runs if r.machine == run.machine and order_key(r) < order_key(run)
+              and (r.manifest.get("experiments") or {}).get(family, {}).get("status") not in (None, "stopped")]
+    newest = max(before, key=order_key, default=None)
+    if newest is None:
+        return []
+    held = by_run[newest.run_id].get(rec["id"])
+    if held is None or dict(held, reused_from=rec["reused_from"]) != rec:
+        return [f"run {newest.run_id!r}, the newest earlier run of this machine that measured {family}, does not hold "
+                f"this record (retest reuses only from that run)"]
+    return []
 
 
 def git_env():

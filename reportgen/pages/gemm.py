@@ -98,7 +98,7 @@ def utilization(book, table, current, env):
             _esc(row["label"]), book.historical(row["cells"]["utilization"]),
             book.current(f"{best.record['id']}#gflops_p50", fmt_number(best.gflops(), "GFLOPS"), "GFLOPS", best),
             book.current(f"{best.record['id']}#util_measured", f"{measured:.1f}%", "%", best,
-                         derived=_share_of_peak(best, peak)),
+                         derived=_share_of_peak(best, peak)) + book.above_peak(measured / 100),
             book.current(f"{best.record['id']}#util_theoretical",
                          f"{best.gflops() / theo['gflops'] * 100:.1f}%", "%", best) if theo else W("gemm.utilization.no_formula"),
             _esc(W("gemm.utilization.kernel_and_isa", kernel_label=kernel_label(best.record['extra']), isa=peak.record['case']['isa'])),
@@ -204,6 +204,7 @@ def hand_ladder(book, table, current):
         if top is not None and top.ok and peak is not None:
             util = book.current(f"{top.record['id']}#util_measured",
                                 f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
+                book.above_peak(top.gflops() / peak.gflops()) + \
                 W("gemm.hand_ladder.isa_peak", isa=_esc(peak.record['case']['isa']))
         detail.append([label, _esc(hand_optimizations(name)),
                        book.historical(hist["cells"]["utilization"]) if hist else "—", util,
@@ -446,7 +447,7 @@ def finding(book, current, env):
                     "peak": book.current(f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"),
                                          "GFLOPS", peak),
                     "share": book.current(f"{best.record['id']}#util_measured", f"{share * 100:.1f}%", "%", best,
-                                          derived=_share_of_peak(best, peak)),
+                                          derived=_share_of_peak(best, peak)) + book.above_peak(share),
                     "level": _level(share), "n": str(best.record["case"]["n"]), "threads": str(threads),
                     "isa": kernel_isa(best.record["extra"]) or "?"}
         small = min((c for c in pool if c.record["case"].get("blas_env") == "best"), key=lambda c: c.record["case"]["n"],
@@ -456,7 +457,7 @@ def finding(book, current, env):
             out["small"] = {"n": str(small.record["case"]["n"]), "level": _level(s_share),
                             "share": book.current(f"{small.record['id']}#util_measured_small",
                                                   f"{s_share * 100:.1f}%", "%", small,
-                                                  derived=_share_of_peak(small, peak))}
+                                                  derived=_share_of_peak(small, peak)) + book.above_peak(s_share)}
     scale = out["all"]["level"] == "near" and out["one"]["level"] == "near"
     out["verdict"] = "library_near_peak" if scale else ("library_single_only" if out["one"]["level"] == "near"
                                                         else "library_below_peak")

@@ -76,15 +76,9 @@ def _peak_share(book, current, cur, threads):
     if peak is None:
         return W("gemm_ladder.peak_share.text")
     share = cur.gflops() / peak.gflops()
-    return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + _above_peak(share) + \
+    return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + book.above_peak(share) + \
         W("gemm_ladder.peak_share.isa_peak_open", isa=_esc(peak.record['case']['isa'])) + book.current(
             f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + W("common.punct.close_paren")
-
-
-def _above_peak(share):
-    """A kernel faster than the measured peak means the peak run was slowed (a busy machine, a
-    lower clock): the share is shown, and flagged, never capped."""
-    return W("gemm_ladder.peak_share.above") if share > 1.0 else ""
 
 
 def microkernel_grid(book, current):
@@ -177,7 +171,7 @@ def _goal_row(book, label, threads, goal, num, den, suffix, share=False):
                          operand("peer", den, fmt_number(den.stat("p50") * 1e3, "ms"), "ms (p50)"),
                          operand("kernel", num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"))
     met = W("gemm_ladder.kernel_goals.met") if value >= goal else W("gemm_ladder.kernel_goals.missed")
-    flag = _above_peak(value) if share else ""
+    flag = book.above_peak(value) if share else ""
     return [label, str(threads), need, book.current(f"{num.record['id']}#{suffix}", shown, unit, num, derived=derived) + flag, met]
 
 

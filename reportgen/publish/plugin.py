@@ -27,7 +27,7 @@ from reportgen import pages
 from reportgen.publish import nofollow
 from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, runfacts, seed
 from reportgen.errors import ReportError, broken_check, debugging
-from reportgen.pages import e2e_rules, int8_rules, machines
+from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import coverage, csvs, pagecontent
 from study import identity
@@ -266,6 +266,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
+        self.book.jumped = {(after, case): history.JUMP for case, _before, after, _ratio in history.jumps(self.data.all_runs)}
         # "{#" starts a Markdown heading id ({#anchor}); Jinja comments use "{##" instead.
         # sandboxed, with no globals: docs pages are reviewed input, and Jinja's own lipsum and cycler
         # reached Python's builtins (lipsum.__globals__), which opened and wrote files anywhere
@@ -502,7 +503,6 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 def _say_jumps(runs):
     """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
     earlier run of the same code: the history page lists them, the builder hears of it too."""
-    from reportgen.pages import history
     found = history.jumps(runs)
     changed = history.jumps(runs, changed=True)
     if changed:

@@ -119,6 +119,9 @@ class FigureBook:
     def __init__(self):
         self.entries = {}    # (page, figure id) -> entry
         self.page = None
+        # (run id, record id) -> the factor its median jumped by against the previous run of the same
+        # code on its machine (pages.history.jumps): its figures carry a flag to the history page's list
+        self.jumped = {}
 
     def set_page(self, src_uri):
         self.page = src_uri
@@ -158,7 +161,15 @@ class FigureBook:
         # a derived figure links to its formula and operands (the derived section of its record's page)
         anchor = "derived-" + slug(figure_id) if derived is not None else slug(rec["id"])
         href = self._rel(f"{provenance or provenance_page(rec)}#{anchor}")
-        return (W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']), text=_text(text)))
+        jumped = self.jumped.get((rec["run_id"], rec["id"]))
+        flag = W("figures.current.jumped", href=self._rel("history.md#jumps"), factor=f"{jumped:g}") if jumped else ""
+        return W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']),
+                 text=_text(text)) + flag
+
+    def above_peak(self, share):
+        """A flag after a share of a measured peak above 1: the kernel outran the peak that divides it
+        (a slowed peak run, or a record too fast to be true): shown, and flagged, never capped."""
+        return W("figures.above_peak.text") if share > 1.0 else ""
 
     def failed(self, cur):
         """A case that did not produce a time is shown as failed, never as a number."""
