@@ -207,9 +207,11 @@ def source_problem(where, own):
     return None
 
 
-FILTERS = ("indent", "join")
-"""The Jinja filters a docs page may use (the ones it does): format, replace and the like would build
-markup out of pieces no source check sees."""
+FILTERS = {"indent": re.compile(r"\d{1,2}"), "join": re.compile(r"[ ,\u3001\uff0c;\uff1b/|\u00b7\u00a7-]{0,4}")}
+"""The Jinja filters a docs page may use (the ones it does), each with the one argument it may take:
+indent a width, join a separator of punctuation.  Format, replace and the like would build markup out
+of pieces no source check sees; indent('c') wrote its text after every line break (class=\\nsv made
+class=csv)."""
 
 
 def template_problem(tree):
@@ -218,7 +220,20 @@ def template_problem(tree):
     join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
     that source_problem reads in no piece)."""
     import jinja2.nodes as nodes
+    blocks = next(tree.find_all((nodes.Macro, nodes.CallBlock, nodes.FilterBlock)), None)
+    if blocks is not None:
+        blocks.what = "a macro, call or filter block typed into the page (its own function writes text no check reads whole)"
+        return blocks
+    number = _typed_number(tree)
+    if number is not None:
+        return number
     for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat, nodes.Output)):
+        if isinstance(node, nodes.Filter) and node.name in FILTERS and (
+                isinstance(node.node, nodes.Const) or node.kwargs or node.dyn_args or node.dyn_kwargs or len(node.args) > 1
+                or not all(isinstance(a, nodes.Const) and type(a.value) is (int if node.name == "indent" else str)
+                           and FILTERS[node.name].fullmatch(str(a.value)) for a in node.args)):
+            node.what = f"the filter {node.name!r:.40} on a constant, or with another argument than its own"
+            return node
         if isinstance(node, nodes.Output):
             literal = next((n for n in node.nodes if isinstance(n, nodes.Const)), None)
             if literal is None:
@@ -238,15 +253,39 @@ def template_problem(tree):
     return None
 
 
+def _typed_number(tree):
+    """The first number constant of a page's Jinja outside the places a page needs one (a filter's width,
+    a placeholder's argument, a comparison), with ``what`` set, or None: {% set best = 0.013 %} and
+    {{ x or 0.013 }} typed a figure that the page showed as a placeholder's."""
+    import jinja2.nodes as nodes
+    allowed = {id(n) for output in tree.find_all(nodes.Output) for n in output.nodes}   # {{ 0.03 }}: its own message
+    for node in tree.find_all((nodes.Filter, nodes.Call, nodes.Compare)):
+        operands = ([node.expr] + [op.expr for op in node.ops]) if isinstance(node, nodes.Compare) else node.args
+        allowed.update(id(n) for n in operands if isinstance(n, nodes.Const))
+    for node in tree.find_all(nodes.Const):
+        if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and id(node) not in allowed:
+            node.what = f"the number {node.value!r:.20} typed into the page's Jinja"
+            return node
+    return None
+
+
 # -- hand-typed figures in a docs page ---------------------------------------------------------
 
-_TYPED = re.compile(r"(?<![A-Za-z0-9_.#§])(?<![A-Za-z_]-)(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*"
+_NUMBER = r"(?<![A-Za-z0-9_.#\u00a7])(?<![A-Za-z_]-)(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+_TYPED = re.compile(_NUMBER + r"\s*"
                     r"(?:(?i:ms|[KMGTP]?FLOP(?:S|/s)|[KMGT]?Hz|[KMGT]?OPS\b|QPS\b|FPS\b|[KMGT]i?B(?:/s)?\b|min\b|times\b"
                     r"|(?:milli|micro|nano)?sec(?:ond)?s?\b|[u\u00b5\u03bc]sec\b|x\b|(?:tok(?:en)?s?|img|images?|it"
                     r"|samples?|req|requests?)/s)|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u2030"
-                    r"|\u500d(?!\u6570)|×(?!\s*\d)|\u5206\u949f|\u5c0f\u65f6|\u5929|h\b)")
+                    r"|\u500d(?!\u6570)|\u00d7(?!\s*\d)|\u5206\u949f|\u5c0f\u65f6|\u5929|h\b)")
 """A number and a unit as a reader sees them: after a Chinese character too (\u5ef6\u8fdf0.01ms), in a
 range (1-2 ms), in any letter case (206 Gflops); not inside an id (n=32 ms, x-32 s)."""
+_UNIT_WORD = (r"(?<![A-Za-z])(?i:[KMGTP]?FLOP(?:S|/s)|[KMGT]?OPS|QPS|FPS|ms|[u\u00b5\u03bc]s|ns|(?:milli|micro|nano)?seconds?"
+              r"|[KMGT]i?B/s|(?:tok(?:en)?s?|img|images?|samples?|req|requests?)/s)(?![A-Za-z])"
+              r"|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|\u500d|%|\u2030")
+"""Units that name a figure's kind wherever they stand: before a figure, or in a table's header."""
+_UNIT_FIRST = re.compile(r"(?:[(\uff08]\s*(?:" + _UNIT_WORD + r")\s*[)\uff09]|" + _UNIT_WORD + r")\s*"
+                         r"(?:[:=\uff1a]|\u4e3a|\u662f|\u8fbe\u5230|\u7ea6|\u7ea6\u4e3a|\u8fbe)\s*[-+]?" + _NUMBER)
+"""A unit, then a figure: \u5cf0\u503c\uff08GFLOPS\uff09\uff1a1840, \u5ef6\u8fdf\uff08\u6beb\u79d2\uff09\u4e3a 0.01."""
 _CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
@@ -295,14 +334,14 @@ def typed_figures(docs_dir):
     return out
 
 
-def typed_in_rendered(where, text):
+def typed_in_rendered(where, text, seen="in the page as rendered (placeholder figures left out)"):
     """Hand-typed figures of a page as Jinja rendered it with every placeholder value that holds a
     digit left out (the plugin's second rendering): figures a loop, a condition or whitespace control
     put together out of the page's own text, a digit typed against a placeholder (1{{ value }} ms read
     "10.5 ms"), a unit a placeholder gives to typed digits (0.01 {{ unit }}), as problems."""
     found = dict.fromkeys(re.sub(r"\s+", " ", figure) for _line, figure in _typed_in(text))
-    return [f"{where}: hand-typed figure {figure!r} in the page as rendered (placeholder figures left out): take it "
-            "from a record or the archive through a placeholder" for figure in found]
+    return [f"{where}: hand-typed figure {figure!r} {seen}: take it from a record or the archive through a "
+            "placeholder" for figure in found]
 
 
 def _keep_lines(match):
@@ -334,6 +373,11 @@ def _as_rendered(text):
 
 def _typed_in(text):
     """(line, figure) of each hand-typed figure of one rendering of a page (_as_rendered)."""
+    # code shows its text too (a ```text fence dressed as a log): its figures, but for "16 x i32" (a type)
+    found = [(text.count("\n", 0, m.start() + f.start()) + 1, f.group(0))
+             for m in _CODE.finditer(text) if not m.group(0).startswith("{")
+             for f in _TYPED.finditer(m.group(0))
+             if not (re.search(r"[xX]$", f.group(0)) and re.match(r"\s+[a-z]+\d", m.group(0)[f.end():]))]
     # code is masked, but a placeholder's literals are text the page shows ({{ "0.01 ms" }}, {{ 0.03 }})
     masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
                        _caption_only(m.group(0)), text)
@@ -348,4 +392,22 @@ def _typed_in(text):
                     lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip
     masked = re.sub(r"[*~]+|(?<!\w)_+|_+(?!\w)", "", masked)
     joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
-    return [(masked.count(chr(10), 0, match.start()) + 1, match.group(0)) for match in _TYPED.finditer(joined)]
+    return found + [(masked.count(chr(10), 0, match.start()) + 1, match.group(0))
+                    for pattern in (_TYPED, _UNIT_FIRST) for match in pattern.finditer(joined)] + _typed_in_tables(masked)
+
+
+def _typed_in_tables(masked):
+    """(line, figure) of each bare number in a table column whose header names a unit (| GFLOPS | ... | 206.4 |)."""
+    out, lines = [], masked.split("\n")
+    for number, line in enumerate(lines):
+        if not (line.strip().startswith("|") and number + 1 < len(lines)
+                and re.fullmatch(r"\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*", lines[number + 1])):
+            continue
+        heads = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        body = number + 2
+        while body < len(lines) and lines[body].strip().startswith("|"):
+            for head, cell in zip(heads, lines[body].strip().strip("|").split("|")):
+                if re.search(_UNIT_WORD, head) and re.fullmatch(r"\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*", cell):
+                    out.append((body + 1, f"{cell.strip()} ({head})"))
+            body += 1
+    return out

@@ -258,6 +258,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if marked is not None:   # a nav title 'x<s>' struck out the text of every page
             raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title the theme writes "
                               "unescaped into every page; titles are plain text")
+        typed = [p for t in titles for p in pagecontent.typed_in_rendered(
+            config.config_file_path, t, f"in the title {t[:60]!r}, shown on every page")]
+        if typed:
+            raise ReportError(typed)
         if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
                       or Path(config.docs_dir).resolve().is_relative_to(Path(theme).resolve())):
             # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
@@ -364,6 +368,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             self.names_defined = set(names)
             tree = self.jinja.parse(markdown)
             unbounded = _unbounded_node(tree)   # before find_undeclared_variables: its code generator folds constants
+            if unbounded:
+                raise ReportError(f"docs/{page.file.src_uri}:{unbounded.lineno}: {unbounded.what}: a docs page holds "
+                                  "placeholders, not arithmetic (Jinja computes it while checking the page, with no "
+                                  "bound: 9**(9**9) stopped the build); compute it in a reportgen/pages module")
             assembled = pagecontent.template_problem(tree)
             if assembled:
                 raise ReportError(f"docs/{page.file.src_uri}:{assembled.lineno}: {assembled.what}: a docs page fills in "
@@ -372,10 +380,6 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             odd = pagecontent.source_problem(f"docs/{page.file.src_uri}", markdown)
             if odd:
                 raise ReportError(odd)
-            if unbounded:
-                raise ReportError(f"docs/{page.file.src_uri}:{unbounded.lineno}: {unbounded.what}: a docs page holds "
-                                  "placeholders, not arithmetic (Jinja computes it while checking the page, with no "
-                                  "bound: 9**(9**9) stopped the build); compute it in a reportgen/pages module")
             # names the template sets itself ({% set %}, {% for %}) are not placeholders, even where
             # Jinja's own analysis cannot prove them set (a {% set %} inside an {% if %})
             local = {n.name for n in tree.find_all(jinja2.nodes.Name) if n.ctx in ("store", "param")}

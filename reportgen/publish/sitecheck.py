@@ -361,6 +361,10 @@ def stylesheet_problems(path, rules=False):
         return [f"{hidden} (CSS escapes decoded)"]
     # no string at all (comments aside): a "/*" inside a string hid every later rule from a reading that
     # drops comments, while the browser applied them (a string opens before any such "comment")
+    if rules and "\\" in text:   # ".x\/*" opens no comment in a browser: what followed it was applied, unread
+        return [f"{path}: a backslash (a CSS escape) at character {text.index(chr(92))}: a rule that shows a page's text "
+                "otherwise than it is written could hide behind it (\\/* opens no comment); the project's stylesheets "
+                "write every name and value plainly"]
     bare = re.sub(r"/\*.*?\*/", "", re.sub(r'^\ufeff?@charset\s*"[^"]*"\s*;', "", text), flags=re.S)
     quoted = re.search(r"[\"']", bare) if rules else None
     found = (quoted or _css_outside_allowed(decoded)) if rules else None
@@ -460,6 +464,25 @@ def _value_problem(name, value):
     return None
 
 
+def _selector_problem(name, selectors):
+    """True when a colour or a type size is given to what it may not reach: a colour only to the page's
+    content (.md-typeset, the project's own classes; a white background to body), never to the
+    theme's header, footer or navigation (dark text on its indigo header, a white footer hid the
+    commit and machine the page was built from); a type size never to what may be the root element
+    (html{font-size:9px} made .5rem figures 4.5 px)."""
+    for selector in (s.strip() for s in selectors):
+        if name in ("color", "background", "background-color"):
+            if re.search(r"\.md-(?!typeset\b)|\.(?:no-)?js\b", selector):
+                return True
+            if not (re.match(r"\.(?!md-)[\w-]+|\.md-typeset\b", selector) or (name != "color" and selector in ("body", "html"))):
+                return True
+        if name == "font-size":
+            outside = re.sub(r"\([^()]*\)", "", re.sub(r"\([^()]*\)", "", selector))   # :not(...), :has(...) set aside
+            if not (re.search(r"[\s>+~]", outside) or re.match(r"\.(?!(?:no-)?js\b)[\w-]+", outside)):
+                return True
+    return False
+
+
 _HIDEABLE = re.compile(r"(?:\.headerlink|\.md-clipboard|p\.csv|::?(?:before|after))$")
 """What a project stylesheet may hide (display: none): the page's furniture, in print (permalinks, copy
 buttons, CSV links, toggle icons), never an element that holds a figure."""
@@ -488,9 +511,11 @@ def _css_outside_allowed(css):
     if nested:
         return nested
     for block in re.finditer(r"\{([^{}]*)\}", css):
-        selectors = css[:block.start()].rsplit("}", 1)[-1].split(",")
+        selectors = css[:block.start()].rsplit("}", 1)[-1].rsplit("{", 1)[-1].split(",")
         for decl in re.finditer(r"([-a-zA-Z]+)\s*:([^;]*)", block.group(1)):
             if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()) or _value_problem(decl.group(1).lower(), decl.group(2)):
+                return decl
+            if _selector_problem(decl.group(1).lower(), selectors):
                 return decl
             hides = decl.group(1).lower() == "display" and "none" in decl.group(2).lower()
             if hides and not all(_HIDEABLE.search(s.strip()) for s in selectors):
