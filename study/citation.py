@@ -229,7 +229,8 @@ def statement_problems(rec, lines):
         return []
     out = []
     for line in lines:
-        if _occurs(rec["id"], _plain(line)) or _occurs(rec["id"], line) or _mentions(rec, _plain(line)) \
+        plain = _plain(line)
+        if _occurs(rec["id"], plain) or _occurs(rec["id"], line) or _mentions(rec, plain) \
                 or _mentions(rec, line):   # as the page shows it too: backspaces there erase nothing
             out.extend(p for p in _line_problems(rec, line) if p not in out)
     return out

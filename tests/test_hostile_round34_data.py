@@ -158,7 +158,7 @@ def test_a_figure_of_a_record_that_jumped_or_outran_its_peak_is_flagged():
     book.set_page("gemm.md")
     cur = Current(rec, None)
     plain = book.current(f"{rec['id']}#gflops_p50", "427", "GFLOPS", cur)
-    book.jumped = {(rec["run_id"], rec["id"]): 2.0}
+    book.jumped = {(rec["run_id"], rec["id"])}
     flagged = book.current(f"{rec['id']}#gflops_p50", "427", "GFLOPS", cur)
     assert flagged.startswith(plain) and 'href="history.html#jumps"' in flagged[len(plain):]
     assert book.above_peak(3.818) and 'class="bad"' in book.above_peak(3.818) and book.above_peak(0.98) == ""

@@ -299,6 +299,31 @@ def _git(root, args, stdin=""):
         return None
 
 
+def same_code(root):
+    """(run a, run b) -> True when the two runs measured with the same code and environment as far as the
+    repository and their manifests tell: one profile, one environment fingerprint, clean checkouts, and
+    no change to the repository's code (experiments/, reportgen/, study/) between their commits.  A
+    record's fingerprint is its own claim; a jump between records claiming two fingerprints over the
+    same code is a jump of the same code (pages.history)."""
+    from study import environment
+    from study.manifest import COMMIT
+    answers = {}
+
+    def same(a, b):
+        ga, gb = a.manifest.get("git") or {}, b.manifest.get("git") or {}
+        commits = tuple(sorted((str(ga.get("commit")), str(gb.get("commit")))))
+        if (a.manifest.get("profile") != b.manifest.get("profile") or ga.get("dirty") or gb.get("dirty")
+                or not all(COMMIT.match(c) and c != "unknown" for c in commits)
+                or environment.fingerprint(a.manifest["environment"]) != environment.fingerprint(b.manifest["environment"])):
+            return False
+        if commits[0] == commits[1]:
+            return True
+        if commits not in answers:   # None when git cannot tell: not known to be the same
+            answers[commits] = _git(root, ["diff", "--name-only", *commits, "--", "experiments", "reportgen", "study"]) == ""
+        return answers[commits]
+    return same
+
+
 def _commits(root, runs):
     """({commit this repository holds: its committer time, seconds UTC}, every well-formed commit the
     runs name), or None outside a git checkout (a release tarball) or when git cannot tell."""

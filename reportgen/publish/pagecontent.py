@@ -373,9 +373,10 @@ def _as_rendered(text):
 
 def _typed_in(text):
     """(line, figure) of each hand-typed figure of one rendering of a page (_as_rendered)."""
-    # code shows its text too (a ```text fence dressed as a log): its figures, but for "16 x i32" (a type)
+    # text shown as code is still text (a ```text fence dressed as a log, a `code span`): its figures, but
+    # for "16 x i32" (a type); a fence of a programming language is code, reviewed as code
     found = [(text.count("\n", 0, m.start() + f.start()) + 1, f.group(0))
-             for m in _CODE.finditer(text) if not m.group(0).startswith("{")
+             for m in _CODE.finditer(text) if not m.group(0).startswith("{") and _shown_as_text(m.group(0))
              for f in _TYPED.finditer(m.group(0))
              if not (re.search(r"[xX]$", f.group(0)) and re.match(r"\s+[a-z]+\d", m.group(0)[f.end():]))]
     # code is masked, but a placeholder's literals are text the page shows ({{ "0.01 ms" }}, {{ 0.03 }})
@@ -394,6 +395,15 @@ def _typed_in(text):
     joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
     return found + [(masked.count(chr(10), 0, match.start()) + 1, match.group(0))
                     for pattern in (_TYPED, _UNIT_FIRST) for match in pattern.finditer(joined)] + _typed_in_tables(masked)
+
+
+_TEXT_FENCES = frozenset({"", "text", "txt", "plain", "plaintext", "console", "log", "output", "none", "md", "markdown"})
+
+
+def _shown_as_text(code):
+    """True for a code span, or a fence whose language is none or one of text (not a program)."""
+    fence = re.match(r"(?:`{3,}|~{3,})\s*\{?\s*\.?([\w+-]*)", code)
+    return fence is None or fence.group(1).lower() in _TEXT_FENCES
 
 
 def _typed_in_tables(masked):

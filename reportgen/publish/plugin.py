@@ -128,6 +128,7 @@ class Data:
         loaded, self.campaigns = checked_runs(self.results_dir)
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
         self.all_runs, self.unknown_commits = runfacts.standing(root, loaded)
+        self.same_code = runfacts.same_code(root)   # did two runs measure the same code (pages.history.jumps)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
@@ -270,7 +271,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
-        self.book.jumped = {(after, case): history.JUMP for case, _before, after, _ratio in history.jumps(self.data.all_runs)}
+        self.book.jumped = history.flagged(self.data.all_runs, self.data.same_code)
         # "{#" starts a Markdown heading id ({#anchor}); Jinja comments use "{##" instead.
         # sandboxed, with no globals: docs pages are reviewed input, and Jinja's own lipsum and cycler
         # reached Python's builtins (lipsum.__globals__), which opened and wrote files anywhere
@@ -459,7 +460,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
-        _say_jumps(self.data.all_runs)
+        _say_jumps(self.data.all_runs, self.data.same_code)
         for line in campaigns.step_lines(self.data.campaigns, self.data.loaded):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
@@ -504,11 +505,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
 
 
-def _say_jumps(runs):
+def _say_jumps(runs, same_code=None):
     """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
     earlier run of the same code: the history page lists them, the builder hears of it too."""
-    found = history.jumps(runs)
-    changed = history.jumps(runs, changed=True)
+    found = history.jumps(runs, same_code=same_code)
+    changed = history.jumps(runs, changed=True, same_code=same_code)
     if changed:
         print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)

@@ -119,9 +119,9 @@ class FigureBook:
     def __init__(self):
         self.entries = {}    # (page, figure id) -> entry
         self.page = None
-        # (run id, record id) -> the factor its median jumped by against the previous run of the same
-        # code on its machine (pages.history.jumps): its figures carry a flag to the history page's list
-        self.jumped = {}
+        # {(run id, record id)} of the records whose median jumped against an earlier run of the same
+        # code on their machine (pages.history.flagged): their figures carry a flag to the jumps list
+        self.jumped = set()
 
     def set_page(self, src_uri):
         self.page = src_uri
@@ -161,8 +161,7 @@ class FigureBook:
         # a derived figure links to its formula and operands (the derived section of its record's page)
         anchor = "derived-" + slug(figure_id) if derived is not None else slug(rec["id"])
         href = self._rel(f"{provenance or provenance_page(rec)}#{anchor}")
-        jumped = self.jumped.get((rec["run_id"], rec["id"]))
-        flag = W("figures.current.jumped", href=self._rel("history.md#jumps"), factor=f"{jumped:g}") if jumped else ""
+        flag = W("figures.current.jumped", href=self._rel("history.md#jumps")) if (rec["run_id"], rec["id"]) in self.jumped else ""
         return W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']),
                  text=_text(text)) + flag
 
