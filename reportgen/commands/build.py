@@ -242,6 +242,14 @@ def _config_problems(root):
                               "files outside the reviewed configuration")
         if name in ALLOWED_ITEMS:
             _extensions_problem(path, value, name)
+        for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
+            schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]
+            if getattr(k, "value", None) == "palette" and (not isinstance(v, yaml.MappingNode) or any(
+                    getattr(s, "value", None) != "default" for s in schemes)):
+                # the stylesheets' colours are checked against a white page (sitecheck: dark text, light
+                # backgrounds): on slate a finding's dark words vanished
+                raise ReportError(f"{path}:{k.start_mark.line + 1}: theme.palette: one light palette (scheme: default) "
+                                  "only; the project's colours are checked against a white page")
         where = [value] if name == "docs_dir" else [
             v for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ())
             if getattr(k, "value", None) == "custom_dir"]

@@ -220,10 +220,22 @@ def template_problem(tree):
     join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
     that source_problem reads in no piece)."""
     import jinja2.nodes as nodes
-    blocks = next(tree.find_all((nodes.Macro, nodes.CallBlock, nodes.FilterBlock)), None)
+    blocks = next(tree.find_all((nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.AssignBlock, nodes.With)), None)
     if blocks is not None:
-        blocks.what = "a macro, call or filter block typed into the page (its own function writes text no check reads whole)"
+        blocks.what = ("a macro, call, filter, set or with block typed into the page (its own text set aside and "
+                       "shown elsewhere, read whole by no check)")
         return blocks
+    for node in tree.find_all((nodes.Name, nodes.Call)):
+        if isinstance(node, nodes.Name) and node.name == "loop":
+            node.what = "Jinja's loop counter typed into the page (loop.index wrote figures no placeholder gave)"
+            return node
+        if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr) and (
+                node.node.attr not in METHODS or isinstance(node.node.node, nodes.Const)
+                or node.kwargs or node.dyn_args or node.dyn_kwargs or not node.args or node.args[1:] and not (
+                    node.node.attr == "get" and len(node.args) == 2 and isinstance(node.args[1], nodes.Const)
+                    and node.args[1].value in ("", None))):   # get(key, '0.01 ms') gave a figure of its own
+            node.what = f"the method {node.node.attr!r:.40} typed into the page (only {', '.join(METHODS)} of a placeholder)"
+            return node
     number = _typed_number(tree)
     if number is not None:
         return number
@@ -253,6 +265,12 @@ def template_problem(tree):
     return None
 
 
+METHODS = ("get", "startswith", "endswith")
+"""The methods a docs page calls on a placeholder's value, with one argument (a dict's get, with an empty
+default at most; a word's start): '{} ms'.format(0.01) and '0.01_ms'.replace('_', ' ') wrote figures and markup no source check
+read whole."""
+
+
 def _typed_number(tree):
     """The first number constant of a page's Jinja outside the places a page needs one (a filter's width,
     a placeholder's argument, a comparison), with ``what`` set, or None: {% set best = 0.013 %} and
@@ -265,6 +283,16 @@ def _typed_number(tree):
     for node in tree.find_all(nodes.Const):
         if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and id(node) not in allowed:
             node.what = f"the number {node.value!r:.20} typed into the page's Jinja"
+            return node
+    # a string holding a digit only as what a placeholder is asked for (its arguments, a key) or compared
+    # with: {% for d in ['0.01'] %}{{ d }} ms{% endfor %} showed a figure no placeholder gave
+    asked = {id(n) for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Name)
+             for arg in [*call.args, *(k.value for k in call.kwargs)] for n in [arg, *arg.find_all(nodes.Const)]}
+    asked.update(id(g.arg) for g in tree.find_all(nodes.Getitem))
+    asked.update(id(n) for c in tree.find_all(nodes.Compare) for n in [c.expr, *(op.expr for op in c.ops)])
+    for node in tree.find_all(nodes.Const):
+        if isinstance(node.value, str) and re.search(r"\d", node.value) and id(node) not in asked | allowed:
+            node.what = f"the text {node.value[:20]!r} typed into the page's Jinja (a digit only as what a placeholder is asked for)"
             return node
     return None
 
@@ -334,12 +362,18 @@ def typed_figures(docs_dir):
     return out
 
 
+LEFT_OUT = "\ue000"
+"""What the plugin's second rendering writes for a placeholder value holding a digit (plugin._digit_free)."""
+
+
 def typed_in_rendered(where, text, seen="in the page as rendered (placeholder figures left out)"):
     """Hand-typed figures of a page as Jinja rendered it with every placeholder value that holds a
     digit left out (the plugin's second rendering): figures a loop, a condition or whitespace control
     put together out of the page's own text, a digit typed against a placeholder (1{{ value }} ms read
-    "10.5 ms"), a unit a placeholder gives to typed digits (0.01 {{ unit }}), as problems."""
-    found = dict.fromkeys(re.sub(r"\s+", " ", figure) for _line, figure in _typed_in(text))
+    "10.5 ms"), a unit a placeholder gives to typed digits (0.01 {{ unit }}), a digit typed against a
+    placeholder's figure (9{{ shape }} read "91024x1024"), as problems."""
+    glued = [m.group(0).replace(LEFT_OUT, "{{ }}") for m in re.finditer(rf"[\d.]{LEFT_OUT}|{LEFT_OUT}[\d.]\d?", text)]
+    found = dict.fromkeys(glued + [re.sub(r"\s+", " ", figure) for _line, figure in _typed_in(text.replace(LEFT_OUT, ""))])
     return [f"{where}: hand-typed figure {figure!r} {seen}: take it from a record or the archive through a "
             "placeholder" for figure in found]
 

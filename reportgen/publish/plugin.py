@@ -159,6 +159,17 @@ class Data:
         return sorted({c.record["experiment"] for c in self.current.values()})
 
 
+ARCHIVE_SECTIONS = (("s20_tf_vs_tvm", "s20"), ("s20_summary", "s20-summary"), ("s20_top_classes", "s20-classes"),
+                    ("s21_peak", "s21-peak"), ("s21_numpy", "s21"), ("s22_hand_ladder", "s22"), ("s23_tvm_stages", "s23"),
+                    ("s33_tvm_stages_text", "s33"), ("s24_passes", "s24"), ("s29_conv_unit", "s29"), ("s31_int8", "s31"),
+                    ("s02_groups", "s02"), ("s08_quant_metrics", "s08"), ("s09_summary", "s09"), ("s32_coverage", "s32"),
+                    ("prose_numbers", "prose-numbers"))
+"""(archived table, its heading's anchor) in the order archive.md shows them: names holding digits are
+the code's, never text typed into a page's Jinja (pagecontent.template_problem)."""
+HIST_ENVS = ("hist_tf_tvm_2020", "hist_gemm_server", "hist_quant", "hist_relay_tvm06")
+"""The seed's environments environment.md lists, in its order."""
+
+
 class Templates:
     """The names a page template can use. Values are finished strings."""
 
@@ -179,6 +190,8 @@ class Templates:
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
             "publication_families": str(len(d.machines[d.machine].thorough_families)) if d.machine else "0",
             "hist_env": lambda key: d.environments[key],
+            "hist_env_keys": HIST_ENVS,
+            "archive_sections": ARCHIVE_SECTIONS,
             "chart": self.chart,
             "link": b.link,
             "measured": self.measured,
@@ -214,10 +227,13 @@ class Templates:
 
 
 def _digit_free(value):
-    """A placeholder's value in the rendering read for typed figures: as it is, or "" when it holds a
-    digit (a figure, or markup made by reportgen/pages, whose figures are the records')."""
+    """A placeholder's value in the rendering read for typed figures: as it is, or pagecontent.LEFT_OUT
+    when it is text holding a digit (a figure, or markup made by reportgen/pages, whose figures are the
+    records').  A number is kept: Jinja computed it in the page (a loop's counter), no placeholder."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
     text = "" if value is None else str(value)
-    return "" if re.search(r"\d", text) else text
+    return pagecontent.LEFT_OUT if re.search(r"\d", text) else text
 
 
 UNBOUNDED = {jinja2.nodes.Pow: "'**'", jinja2.nodes.Mul: "'*'", jinja2.nodes.Mod: "'%'"}

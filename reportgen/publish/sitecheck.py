@@ -457,8 +457,14 @@ def _value_problem(name, value):
         if name in ("width", "max-width") and 0 < number < (
                 64 if value.endswith("px") else 10 if value.endswith("%") else 4):
             return "a box too small for a figure (max-width:1.1em in a scrolling box showed 206 as 20)"
-        if name == "line-height" and number < 1:
+        lines = number / {"px": 16, "%": 100}.get(re.sub(r"[\d.]+", "", value), 1)   # 1%, 1px: a hundredth of a line
+        if name == "line-height" and lines < 1:
             return "a line height under one line (lines drawn over each other)"
+        if name in ("width", "min-width") and not value.endswith("%") and (
+                number > (1600 if value.endswith("px") else 100)):
+            return "a box wider than a page (text pushed past a window that cannot scroll sideways)"
+        if name in ("width", "min-width", "max-width") and value.endswith("%") and number > 100:
+            return "a box wider than its container"
         if name in ("width", "height", "max-width", "max-height") and number == 0:
             return "a zero size"
     return None
@@ -477,7 +483,8 @@ def _selector_problem(name, selectors):
             if not (re.match(r"\.(?!md-)[\w-]+|\.md-typeset\b", selector) or (name != "color" and selector in ("body", "html"))):
                 return True
         if name == "font-size":
-            outside = re.sub(r"\([^()]*\)", "", re.sub(r"\([^()]*\)", "", selector))   # :not(...), :has(...) set aside
+            outside = re.sub(r"\[[^\]]*\]", "", re.sub(r"\([^()]*\)", "", re.sub(r"\([^()]*\)", "", selector)))
+            # :not(...), :has(...) and [attr~=x] set aside: html[lang~=zh] named the root
             if not (re.search(r"[\s>+~]", outside) or re.match(r"\.(?!(?:no-)?js\b)[\w-]+", outside)):
                 return True
     return False
@@ -523,6 +530,11 @@ def _css_outside_allowed(css):
             scrolls = decl.group(1).lower().startswith("overflow") and decl.group(2).strip().lower() != "visible" \
                 and not decl.group(1).lower().startswith("overflow-wrap")
             if scrolls and not all(_SCROLLING.search(s.strip()) for s in selectors):   # print clips a scrolling box
+                return decl
+            unwrapped = decl.group(1).lower() == "white-space" and decl.group(2).strip().lower() in ("nowrap", "pre") or \
+                decl.group(1).lower().endswith("width") and "max-content" in decl.group(2).lower() and \
+                not all(re.search(r"(?:^|[\s>])table(?::[^\s>]*)?$", s.strip()) for s in selectors)
+            if unwrapped and not all(re.search(r"\.num$", s.strip()) for s in selectors):   # a paragraph past the window
                 return decl
             heads = decl.group(1).lower() == "display" and "table-header-group" in decl.group(2).lower()
             if heads and not all(s.strip().endswith("thead") for s in selectors):   # a row moved to the top
