@@ -140,7 +140,7 @@ def test_failed_build_keeps_published_site(built_copy):
     site = built_copy / "site"   # published by the session's build
     marker = (site / "index.html").read_bytes()
     (built_copy / "docs" / "gemm.md").write_text("{{ no_such_placeholder }}\n{% if x %}{{ chart(y) }}{% endif %}\n"
-                                                 "{% set z = "a" %}{{ z }}\n", encoding="utf-8")
+                                                 "{% set z = 'a' %}{{ z }}\n", encoding="utf-8")
     with pytest.raises(ReportError) as err:
         build.build(built_copy, built_copy / "site")
     # every unknown name of the page at once; names the template sets itself are not placeholders
