@@ -28,37 +28,38 @@ class _Run:
                          "fingerprint": fingerprint, "run_id": run_id}]
 
 
-def _same_commit(a, b):   # runfacts.same_code as it answers for two clean runs of one commit, profile and machine
-    return a.manifest["git"]["commit"] == b.manifest["git"]["commit"]
+def _changed(a, b):   # runfacts.code_changed as it answers when every change of commit changed the code
+    return a.manifest["git"]["commit"] != b.manifest["git"]["commit"]
 
 
 def test_a_jump_whose_record_claims_another_fingerprint_over_the_same_code_is_flagged():
     runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.1, "b" * 64)]
-    assert history.flagged(runs, _same_commit) == {("r2", "numpy_gemm/n=1")}
-    assert [j[2] for j in history.jumps(runs, same_code=_same_commit)] == ["r2"]
-    assert _expect("jump_fingerprint_claim") in history.jumps_text(runs, _same_commit)
+    assert history.flagged(runs, _changed) == {("r2", "numpy_gemm/n=1")}
+    assert [j[2] for j in history.jumps(runs, code_changed=_changed)] == ["r2"]
+    assert _expect("jump_fingerprint_claim") in history.jumps_text(runs, _changed)
 
 
 def test_a_jump_over_changed_code_is_listed_not_flagged():
-    runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.1, "b" * 64, commit="b" * 40)]
-    assert history.flagged(runs, _same_commit) == set()
-    assert [j[2] for j in history.jumps(runs, changed=True, same_code=_same_commit)] == ["r2"]
+    runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.1, "b" * 64, commit="b" * 40)]   # git shows the code changed
+    assert history.flagged(runs, _changed) == set()
+    assert [j[2] for j in history.jumps(runs, changed=True, code_changed=_changed)] == ["r2"]
 
 
 def test_a_staircase_of_alternating_fingerprints_is_flagged_where_it_crosses():
     runs = [_Run(f"r{i}", 0.6 ** i, "ab"[i % 2] * 64) for i in range(5)]   # 1.0, 0.6, 0.36, 0.216, 0.13
-    found = history.flagged(runs, _same_commit)
+    found = history.flagged(runs, _changed)
     assert found and min(run for run, _id in found) == "r2", found   # 0.36 against the baseline 1.0
 
 
 def test_a_steady_series_is_not_flagged():
     runs = [_Run(f"r{i}", 1.0 + 0.1 * (i % 2), "ab"[i % 2] * 64) for i in range(6)]
-    assert history.flagged(runs, _same_commit) == set()
+    assert history.flagged(runs, _changed) == set()
 
 
-def test_same_code_reads_the_repository(tmp_path):
-    """runfacts.same_code: one commit is the same code; two commits are when git shows no change to
-    experiments/, reportgen/ or study/ between them; a dirty checkout or another profile never is."""
+def test_code_changed_reads_the_repository(tmp_path):
+    """runfacts.code_changed: only git showing a change under CODE_PATHS between two clean commits is a
+    change of code; one commit, a docs-only change, a dirty flag or another environment are not (round 36:
+    a dirty claim, or one edited environment field, with another fingerprint hid a 10x jump)."""
     import subprocess
     from types import SimpleNamespace
     from reportgen.data import runfacts
@@ -66,25 +67,26 @@ def test_same_code_reads_the_repository(tmp_path):
 
     def git(*args):
         return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit(message):
+        git("add", "-A")
+        git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", message)
+        return git("rev-parse", "HEAD")
     git("init", "-q")
-    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "one")
-    first = git("rev-parse", "HEAD")
+    first = commit("one")
     (tmp_path / "README").write_text("docs only\n")
-    git("add", "README")
-    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "docs")
-    second = git("rev-parse", "HEAD")
+    second = commit("docs")
     (tmp_path / "study").mkdir()
     (tmp_path / "study" / "x.py").write_text("x = 1\n")
-    git("add", "study")
-    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "code")
-    third = git("rev-parse", "HEAD")
+    third = commit("code")
 
-    def run(commit, dirty=False, profile="standard"):
-        return SimpleNamespace(manifest={"git": {"commit": commit, "dirty": dirty}, "profile": profile, "environment": ENV})
-    same = runfacts.same_code(tmp_path)
-    assert same(run(first), run(first)) and same(run(first), run(second))
-    assert not same(run(second), run(third)) and not same(run(first), run(first, dirty=True))
-    assert not same(run(first), run(first, profile="quick"))
+    def run(sha, dirty=False, **env):
+        return SimpleNamespace(manifest={"git": {"commit": sha, "dirty": dirty}, "profile": "standard",
+                                         "environment": dict(ENV, **env)})
+    changed = runfacts.code_changed(tmp_path)
+    assert changed(run(second), run(third)) and changed(run(third), run(first))
+    assert not changed(run(first), run(first)) and not changed(run(first), run(second))
+    assert not changed(run(second), run(third, dirty=True)) and not changed(run(first), run(first, kernel="other"))
 
 
 def test_the_goals_tables_share_of_the_peak_is_flagged_above_one():

@@ -159,11 +159,14 @@ def machines(runs):
     return out
 
 
-DEFAULT_RULE = ("the machine whose standard/full runs measured the most experiment families ok; "
+DEFAULT_RULE = ("among the machines whose standard/full runs measured at least half as many cases ok as the "
+                "machine that measured the most, the one whose runs measured the most experiment families ok; "
                 "among those, the one with the newest standard/full run")
 """Families, not cases: a family that measures more variants on one machine (or fewer, after a
 change such as timing the NumPy peer once per shape) must not decide which machine is published;
-the newest complete machine carries the current code's figures."""
+the newest complete machine carries the current code's figures.  Cases only decide which machines
+take part: a new machine id (a copied environment with one field changed) that ran one case of each
+family tied the real machine on families and won on its newer runs, taking over the whole site."""
 
 
 def publication_machine(runs, wanted=None):
@@ -182,7 +185,9 @@ def publication_machine(runs, wanted=None):
         return matches[0], "chosen with --machine"
     if not found:
         return None, "no runs"
-    best = max(found.values(), key=lambda m: (len(m.thorough_families), m.newest_thorough))
+    most = max(len(m.thorough_cases) for m in found.values())
+    best = max((m for m in found.values() if 2 * len(m.thorough_cases) >= most),
+               key=lambda m: (len(m.thorough_families), m.newest_thorough))
     return best.id, (f"default rule: {DEFAULT_RULE}; {len(best.thorough_families)} families, "
                      f"{len(best.thorough_cases)} cases"
                      + (" (smoke tests only)" if best.smoke_only else ""))

@@ -299,29 +299,29 @@ def _git(root, args, stdin=""):
         return None
 
 
-def same_code(root):
-    """(run a, run b) -> True when the two runs measured with the same code and environment as far as the
-    repository and their manifests tell: one profile, one environment fingerprint, clean checkouts, and
-    no change to the repository's code (experiments/, reportgen/, study/) between their commits.  A
-    record's fingerprint is its own claim; a jump between records claiming two fingerprints over the
-    same code is a jump of the same code (pages.history)."""
-    from study import environment
+CODE_PATHS = ("experiments", "reportgen", "study", "pyproject.toml", "requirements.lock", "Makefile")
+"""What a run's measurements depend on in the repository: its code (profiles included) and pinned packages."""
+
+
+def code_changed(root):
+    """(run a, run b) -> True when the repository shows that the code changed between the two runs: both
+    from clean checkouts of two commits it holds, with a change under CODE_PATHS between them.  A
+    record's fingerprint, a dirty flag and an environment are the run's own claims: a jump between
+    records claiming two fingerprints is a change of code only when git says so (pages.history)."""
     from study.manifest import COMMIT
     answers = {}
 
-    def same(a, b):
+    def changed(a, b):
         ga, gb = a.manifest.get("git") or {}, b.manifest.get("git") or {}
         commits = tuple(sorted((str(ga.get("commit")), str(gb.get("commit")))))
-        if (a.manifest.get("profile") != b.manifest.get("profile") or ga.get("dirty") or gb.get("dirty")
-                or not all(COMMIT.match(c) and c != "unknown" for c in commits)
-                or environment.fingerprint(a.manifest["environment"]) != environment.fingerprint(b.manifest["environment"])):
+        if ga.get("dirty") or gb.get("dirty") or commits[0] == commits[1] or not all(
+                COMMIT.match(c) and c != "unknown" for c in commits):
             return False
-        if commits[0] == commits[1]:
-            return True
-        if commits not in answers:   # None when git cannot tell: not known to be the same
-            answers[commits] = _git(root, ["diff", "--name-only", *commits, "--", "experiments", "reportgen", "study"]) == ""
+        if commits not in answers:   # None when git cannot tell: not shown to have changed
+            out = _git(root, ["diff", "--name-only", *commits, "--", *CODE_PATHS])
+            answers[commits] = bool(out and out.strip())
         return answers[commits]
-    return same
+    return changed
 
 
 def _commits(root, runs):

@@ -110,7 +110,7 @@ def _tvm_vs_tf(c):
         tests.append(W("conclusions.tvm_vs_tf.model_prefix", model_zh=model_zh(model)) + _diff_text("TensorFlow", W("conclusions.tvm_vs_tf.label_b"), result))
         untuned += not best.record["extra"].get("tuned")
         word = W("conclusions.tvm_vs_tf.faster") if ratio < 1 else W("conclusions.tvm_vs_tf.slower")
-        rows.append(W("conclusions.tvm_vs_tf.row", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), tvm_ms=ms(c.book, best), tf_ms=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio), interval=_interval(tf, best), word=word))
+        rows.append(W("conclusions.tvm_vs_tf.row", model_zh=model_zh(model), engine_zh=engine_zh(best.record['case']['engine']), tvm_ms=ms(c.book, best), tf_ms=ms(c.book, tf), times=times(c.book, best, 'best_tvm_over_tf', ratio, tf), interval=_interval(tf, best), word=word))
     if not rows:
         return _pending()
     comparison = W("conclusions.tvm_vs_tf.comparison") + W("common.punct.semicolon").join(tests)
@@ -153,7 +153,7 @@ def _batching(c):
         return _pending(W("conclusions.batching.what"))
     gain, x, one, b = best
     slower = x.stat("p50") / one.stat("p50")
-    obs = (W("conclusions.batching.obs", model_zh=model_zh(x.record['case']['model']), engine_zh=engine_zh(x.record['case']['engine']), b=b, throughput_times=times(c.book, x, 'throughput_gain', gain), latency_times=times(c.book, x, 'call_latency_over_b1', slower)))
+    obs = (W("conclusions.batching.obs", model_zh=model_zh(x.record['case']['model']), engine_zh=engine_zh(x.record['case']['engine']), b=b, throughput_times=times(c.book, x, 'throughput_gain', gain, one), latency_times=times(c.book, x, 'call_latency_over_b1', slower, one)))
     per_image = compare.samples_verdict(one.record["samples"], [t / b for t in x.record["samples"]])
     per_call = differ(one, x)
     comparison = (W("conclusions.batching.comparison", b=b)
@@ -214,7 +214,7 @@ def _multicore(c):
     n = common[-1]
     speedup = one[n].stat("p50") / many[n].stat("p50")
     eff = speedup / cores
-    obs = (W("conclusions.multicore.obs", n=n, cores=cores, times=times(c.book, many[n], 'speedup_vs_1t', speedup), percent=percent(c.book, many[n], 'parallel_efficiency', eff)))
+    obs = (W("conclusions.multicore.obs", n=n, cores=cores, times=times(c.book, many[n], 'speedup_vs_1t', speedup, one[n]), percent=percent(c.book, many[n], 'parallel_efficiency', eff)))
     comparison = (W("conclusions.multicore.comparison", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), differ(one[n], many[n])))
     if _near(eff, 1.0):
         return _undecided(obs, comparison, W("conclusions.multicore.why", cores=cores))
@@ -230,7 +230,7 @@ def _small_single_thread(c):
         return _pending(W("conclusions.multicore.what"))
     n = common[0]
     ratio = many[n].stat("p50") / one[n].stat("p50")
-    obs = (W("conclusions.small_single_thread.obs", n=n, single_ms=ms(c.book, one[n]), cores=cores, multi_ms=ms(c.book, many[n]), times=times(c.book, many[n], 'time_vs_1t', ratio)))
+    obs = (W("conclusions.small_single_thread.obs", n=n, single_ms=ms(c.book, one[n]), cores=cores, multi_ms=ms(c.book, many[n]), times=times(c.book, many[n], 'time_vs_1t', ratio, one[n])))
     result = differ(one[n], many[n])
     comparison = W("conclusions.small_single_thread.comparison", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), result)
     if result[0] == "worse":
@@ -253,7 +253,7 @@ def _hand_gain(c):
     a = next(x for x in first if x.record["case"]["n"] == n)
     b = next(x for x in last if x.record["case"]["n"] == n)
     ratio = b.gflops() / a.gflops()
-    obs = (W("conclusions.hand_gain.obs", n=n, mmult0_gflops=gflops(c.book, a), last_gflops=gflops(c.book, b), times=times(c.book, b, 'speed_vs_mmult0', ratio)))
+    obs = (W("conclusions.hand_gain.obs", n=n, mmult0_gflops=gflops(c.book, a), last_gflops=gflops(c.book, b), times=times(c.book, b, 'speed_vs_mmult0', ratio, a)))
     comparison = (W("conclusions.hand_gain.comparison", n=n)
                   + _diff_text("MMult0", "MMult_4x4_15_1", differ(a, b)))
     if _near(ratio, 5):
@@ -303,10 +303,10 @@ def _blocking_limited(c):
         return _pending()
     first = base.stat("p50") / block.stat("p50")
     later = block.stat("p50") / perm.stat("p50")
-    obs = (W("conclusions.blocking_limited.obs", blocking_times=times(c.book, block, 'speed_vs_previous_stage', first), permutation_times=times(c.book, perm, 'speed_vs_blocking', later)))
+    obs = (W("conclusions.blocking_limited.obs", blocking_times=times(c.book, block, 'speed_vs_previous_stage', first, base), permutation_times=times(c.book, perm, 'speed_vs_blocking', later, block)))
     if ok(vec):
         step = block.stat("p50") / vec.stat("p50")
-        obs += W("conclusions.blocking_limited.obs_vectorization", times=times(c.book, vec, 'speed_vs_previous_stage', step))
+        obs += W("conclusions.blocking_limited.obs_vectorization", times=times(c.book, vec, 'speed_vs_previous_stage', step, block))
     obs += W("conclusions.blocking_limited.obs_close")
     tests = (differ(base, block), differ(block, perm))
     comparison = (W("conclusions.blocking_limited.comparison") + _diff_text("baseline", "blocking", tests[0])
@@ -331,7 +331,7 @@ def _parallel_near_numpy(c):
     if not (ok(par) and ok(npy)):
         return _pending()
     ratio = par.stat("p50") / npy.stat("p50")
-    obs = (W("conclusions.parallel_near_numpy.obs", parallel_ms=ms(c.book, par), numpy_ms=ms(c.book, npy), times=times(c.book, par, 'over_best_numpy', ratio)))
+    obs = (W("conclusions.parallel_near_numpy.obs", parallel_ms=ms(c.book, par), numpy_ms=ms(c.book, npy), times=times(c.book, par, 'over_best_numpy', ratio, npy)))
     comparison = (W("conclusions.parallel_near_numpy.comparison")
                   + _diff_text("NumPy", "TVM parallel", differ(npy, par)))
     if _near(ratio, 2):
@@ -348,7 +348,7 @@ def _autotune_beats_hand(c):
         return _pending()
     ratio = tuned.stat("p50") / par.stat("p50")
     trials = tuned.record["extra"].get("trials_done")
-    obs = (W("conclusions.autotune_beats_hand.obs", fig=fig(c.book, tuned, 'trials', str(trials), 'trials'), tuned_ms=ms(c.book, tuned), hand_ms=ms(c.book, par), times=times(c.book, tuned, 'ratio_to_parallel', ratio)))
+    obs = (W("conclusions.autotune_beats_hand.obs", fig=fig(c.book, tuned, 'trials', str(trials), 'trials'), tuned_ms=ms(c.book, tuned), hand_ms=ms(c.book, par), times=times(c.book, tuned, 'ratio_to_parallel', ratio, par)))
     result = differ(par, tuned)
     comparison = W("conclusions.autotune_beats_hand.comparison") + _diff_text(W("conclusions.autotune_beats_hand.label_a"), "MetaSchedule", result)
     if result[0] == "better":
@@ -371,7 +371,7 @@ def _fusion(c):
     b, a = before.record["extra"]["stats"], after.record["extra"]["stats"]
     lat = after.stat("p50") / before.stat("p50")
     bytes_b, bytes_a = f"{b['intermediate_bytes']:,}", f"{a['intermediate_bytes']:,}"
-    obs = (W("conclusions.fusion.obs", before_bytes=fig(c.book, before, 'intermediate_bytes', bytes_b, 'B'), after_bytes=fig(c.book, after, 'intermediate_bytes', bytes_a, 'B'), times=times(c.book, after, 'latency_vs_unfused', lat)))
+    obs = (W("conclusions.fusion.obs", before_bytes=fig(c.book, before, 'intermediate_bytes', bytes_b, 'B'), after_bytes=fig(c.book, after, 'intermediate_bytes', bytes_a, 'B'), times=times(c.book, after, 'latency_vs_unfused', lat, before)))
     fewer = a["intermediate_bytes"] < b["intermediate_bytes"]
     result = differ(before, after)
     comparison = (W("conclusions.fusion.comparison") + _diff_text(W("conclusions.fusion.label_a"), W("conclusions.fusion.label_b"), result))
@@ -397,14 +397,14 @@ def _int8_needs_tuning(c):
         result = differ(fp32, int8)
         alone.append(result[0])
         tests.append(W("conclusions.int8_needs_tuning.untuned_prefix", model_zh=model_zh(model)) + _diff_text("FP32", "INT8", result))
-        text = (W("conclusions.int8_needs_tuning.row", model_zh=model_zh(model), fp32_ms=ms(c.book, fp32), int8_ms=ms(c.book, int8), times=times(c.book, int8, 'int8_over_fp32', int8.stat('p50') / fp32.stat('p50'))))
+        text = (W("conclusions.int8_needs_tuning.row", model_zh=model_zh(model), fp32_ms=ms(c.book, fp32), int8_ms=ms(c.book, int8), times=times(c.book, int8, 'int8_over_fp32', int8.stat('p50') / fp32.stat('p50'), fp32)))
         if ok(int8_t):
             text += W("conclusions.int8_needs_tuning.int8_tuned_part", ms=ms(c.book, int8_t))
         if ok(int8_t) and ok(fp32_t):
             tuned = differ(fp32_t, int8_t)
             paired.append(tuned[0])
             tests.append(W("conclusions.int8_needs_tuning.tuned_prefix", model_zh=model_zh(model)) + _diff_text(W("conclusions.int8_needs_tuning.label_a"), W("conclusions.int8_needs_tuning.label_b"), tuned))
-            text += (W("conclusions.int8_needs_tuning.fp32_tuned_part", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'))))
+            text += (W("conclusions.int8_needs_tuning.fp32_tuned_part", ms=ms(c.book, fp32_t), times=times(c.book, int8_t, 'int8_tuned_over_fp32_tuned', int8_t.stat('p50') / fp32_t.stat('p50'), fp32_t)))
         rows.append(text)
     if not rows:
         return _pending(W("conclusions.int8_needs_tuning.what"))
@@ -429,7 +429,7 @@ def _fallback_slow(c):
     if not (ok(base) and ok(tuned)):
         return _pending()
     ratio = base.stat("p50") / tuned.stat("p50")
-    obs = (W("conclusions.fallback_slow.obs", default_ms=ms(c.book, base), tuned_ms=ms(c.book, tuned), times=times(c.book, base, 'default_over_tuned', ratio)))
+    obs = (W("conclusions.fallback_slow.obs", default_ms=ms(c.book, base), tuned_ms=ms(c.book, tuned), times=times(c.book, base, 'default_over_tuned', ratio, tuned)))
     comparison = (W("conclusions.fallback_slow.comparison")
                   + _diff_text(W("conclusions.fallback_slow.label_a"), W("conclusions.fallback_slow.label_b"), differ(tuned, base)))
     if _near(ratio, 2):

@@ -33,24 +33,25 @@ JUMP = 2.0
 the code and environment were the same (equal fingerprint) is not a speed-up: it is flagged."""
 
 
-def jumps(runs, changed=False, same_code=None):
+def jumps(runs, changed=False, code_changed=None):
     """(case id, earlier run, later run, later ÷ earlier median) for every such jump, per machine:
     as asv flags a regression, a forged or broken run is shown, never published silently.
 
     ``changed=True``: the jumps between records that claim different fingerprints instead, over code
-    that did change.  A fingerprint is the record's own claim: ``same_code(run a, run b)``
-    (data.runfacts.same_code) tells from the repository and the manifests whether the code and the
-    environment were the same, and a jump over the same code is a jump of the same code whatever
-    fingerprints its records claim (another 64 hex digits took the flag off a 10x faster figure).
+    the repository shows changed.  A fingerprint, a dirty flag and an environment are a run's own
+    claims: ``code_changed(run a, run b)`` (data.runfacts.code_changed) asks git, and a jump over code
+    it does not show changed is a jump of the same code whatever the records claim (another 64 hex
+    digits, a dirty flag or one edited environment field took the flag off a 10x faster figure).
+    Without ``code_changed`` (no repository) the fingerprints' claim is taken.
 
     Each record is compared with the one before it on its machine and with a baseline, the first of
     them, moved on at each jump found, whatever fingerprint either claims: a staircase of runs each less
     than JUMP faster than the one before (1.0, 0.55, 0.3 ms), with fingerprints alternating or not,
     drifts as far as one forged run, and is flagged where it crosses JUMP against the baseline."""
-    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change in _jumps(runs, same_code) if claims_change == changed]
+    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change in _jumps(runs, code_changed) if claims_change == changed]
 
 
-def _jumps(runs, same_code=None):
+def _jumps(runs, code_changed=None):
     """(case id, earlier run, later run, ratio, whether the code changed between them, as far as told)."""
     out, last, base = [], {}, {}
     for run in runs:
@@ -63,8 +64,8 @@ def _jumps(runs, same_code=None):
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
                 ratio = rec["stats"]["p50"] / earlier[1]["stats"]["p50"]
                 if ratio >= JUMP or ratio <= 1 / JUMP:
-                    changed = earlier[1]["fingerprint"] != rec["fingerprint"] and not (
-                        same_code is not None and same_code(earlier[2], run))
+                    changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
+                        code_changed is None or code_changed(earlier[2], run))
                     out.append((rec["id"], earlier[0], run.run_id, ratio, changed))
                     base[key] = (run.run_id, rec, run)   # a jump found starts a new baseline
                     break
@@ -73,18 +74,18 @@ def _jumps(runs, same_code=None):
     return out
 
 
-def flagged(runs, same_code=None):
+def flagged(runs, code_changed=None):
     """{(run id, record id)} of every record whose median jumped against an earlier run of the same code
     on its machine: its figures carry a flag to the jumps list (render.figures.FigureBook)."""
-    return {(after, cid) for cid, _before, after, _ratio in jumps(runs, same_code=same_code)}
+    return {(after, cid) for cid, _before, after, _ratio in jumps(runs, code_changed=code_changed)}
 
 
-def jumps_text(runs, same_code=None):
+def jumps_text(runs, code_changed=None):
     def table(found):
         rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
-    found, changed = jumps(runs, same_code=same_code), jumps(runs, changed=True, same_code=same_code)
+    found, changed = jumps(runs, code_changed=code_changed), jumps(runs, changed=True, code_changed=code_changed)
     text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
             else W("history.jumps.none", factor=JUMP))
     if changed:
@@ -148,5 +149,5 @@ def names(site):
         # the publication machine's runs: another machine's pairs are on its own site (build --machine),
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
-        "history_jumps": lambda: jumps_text(d.all_runs, d.same_code),
+        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed),
     }

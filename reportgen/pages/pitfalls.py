@@ -60,7 +60,7 @@ def one_shape(book, current, env):
     gap = max(ca.gflops(), cb.gflops()) / min(ca.gflops(), cb.gflops())
     fast, slow = (ca, cb) if ca.gflops() > cb.gflops() else (cb, ca)
     size = (flops[b] / flops[a] - 1) * 100
-    text = (W("pitfalls.one_shape.gap", shape_a='×'.join(map(str, a)), shape_b='×'.join(map(str, b)), size=size, stage=_esc(stage), fast_shape='×'.join(map(str, _shape(fast))), fast_gflops=gflops(book, fast), slow_shape='×'.join(map(str, _shape(slow))), slow_gflops=gflops(book, slow), times=times(book, fast, 'shape_gap', gap)))
+    text = (W("pitfalls.one_shape.gap", shape_a='×'.join(map(str, a)), shape_b='×'.join(map(str, b)), size=size, stage=_esc(stage), fast_shape='×'.join(map(str, _shape(fast))), fast_gflops=gflops(book, fast), slow_shape='×'.join(map(str, _shape(slow))), slow_gflops=gflops(book, slow), times=times(book, fast, 'shape_gap', gap, slow)))
     turns = []   # a step that speeds one shape up and slows the other down
     steps = [st for st in STAGE_ORDER if st != "autotuned" and (st, a) in by and (st, b) in by]
     for prev, step in zip(steps, steps[1:]):
@@ -68,7 +68,7 @@ def one_shape(book, current, env):
         gb = by[(prev, b)].stat("p50") / by[(step, b)].stat("p50")
         if min(ga, gb) < 1 - NOISE and max(ga, gb) > 1 + NOISE:
             up, down = (a, b) if ga > 1 else (b, a)
-            turns.append(W("pitfalls.one_shape.turn", prev=_esc(prev), step=_esc(step), up_shape='×'.join(map(str, up)), up_times=times(book, by[step, up], 'speed_vs_previous_stage', max(ga, gb)), down_shape='×'.join(map(str, down)), down_times=times(book, by[step, down], 'speed_vs_previous_stage', min(ga, gb))))
+            turns.append(W("pitfalls.one_shape.turn", prev=_esc(prev), step=_esc(step), up_shape='×'.join(map(str, up)), up_times=times(book, by[step, up], 'speed_vs_previous_stage', max(ga, gb), by[prev, up]), down_shape='×'.join(map(str, down)), down_times=times(book, by[step, down], 'speed_vs_previous_stage', min(ga, gb), by[prev, down])))
     if turns:
         text += W("pitfalls.one_shape.turns_intro") + W("common.punct.semicolon").join(turns) + W("common.punct.period")
     best = {}

@@ -74,8 +74,8 @@ def batching(book, current):
                     continue
                 gain = (b / big.stat("p50")) / (1 / one.stat("p50"))
                 lines.append([model_zh(model), engine_zh(engine), str(b), ms(book, one), ms(book, big),
-                              times(book, big, "throughput_gain", gain),
-                              times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"))])
+                              times(book, big, "throughput_gain", gain, one),
+                              times(book, big, "call_latency_over_b1", big.stat("p50") / one.stat("p50"), one)])
     if not lines:
         return W("service.batching.text")
     return markdown([W("service.cold_table.head_model"), W("service.cold_table.head_engine"), "batch", W("service.batching.head_single_p50"), W("service.batching.head_batch_p50"), W("service.batching.head_throughput_gain"),
@@ -102,7 +102,7 @@ def batching_summary(book, current):
         return ""   # batching() already says that nothing is measured
     gain, cur, one, b = best
     slower = cur.stat("p50") / one.stat("p50")
-    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain), latency_times=times(book, cur, 'call_latency_over_b1', slower)))
+    return (W("service.batching_summary.text", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']), b=b, times=times(book, cur, 'throughput_gain', gain, one), latency_times=times(book, cur, 'call_latency_over_b1', slower, one)))
 
 
 def amdahl(book, current):

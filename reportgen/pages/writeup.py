@@ -162,7 +162,7 @@ def thread_pair(book, current, env):
     speed = one.stat("p50") / many.stat("p50")
     cores = env["logical_cores"]
     verdict = W("writeup.thread_pair.near_linear") if speed >= 0.9 * cores else W("writeup.thread_pair.below_linear")
-    return (W("writeup.thread_pair.speedup", single_ms=ms(book, one), cores=cores, multi_ms=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed), verdict=verdict))
+    return (W("writeup.thread_pair.speedup", single_ms=ms(book, one), cores=cores, multi_ms=ms(book, many), times=times(book, many, 'speedup_vs_1t', speed, one), verdict=verdict))
 
 
 def roadmap(book, current, env):
@@ -204,17 +204,17 @@ def tvm_vs_framework(book, current, peers=False):
     for cur in e2e_tvm(current):
         tf = e2e(current, cur.record["case"]["model"], "tf", like=cur)
         if ok(tf):
-            pairs.append((cur.stat("p50") / tf.stat("p50"), cur))
+            pairs.append((cur.stat("p50") / tf.stat("p50"), cur, tf))
     if not pairs:
         return W("writeup.tvm_vs_framework.text")
-    ratio, cur = max(pairs, key=lambda p: p[0])
+    ratio, cur, tf = max(pairs, key=lambda p: p[0])
     where = W("writeup.tvm_vs_framework.where", model_zh=model_zh(cur.record['case']['model']), engine_zh=engine_zh(cur.record['case']['engine']))
     if ratio > 1:
         why = (W("writeup.tvm_vs_framework.why_untuned") if not cur.record["extra"].get("tuned")
                else W("writeup.tvm_vs_framework.why_tuned"))
-        text = W("writeup.tvm_vs_framework.counterexample", where=where, times=times(book, cur, 'vs_tf_p50', ratio), why=why)
+        text = W("writeup.tvm_vs_framework.counterexample", where=where, times=times(book, cur, 'vs_tf_p50', ratio, tf), why=why)
     else:
-        text = (W("writeup.tvm_vs_framework.never_slower", where=where, times=times(book, cur, 'vs_tf_p50', ratio)))
+        text = (W("writeup.tvm_vs_framework.never_slower", where=where, times=times(book, cur, 'vs_tf_p50', ratio, tf)))
     if peers:
         rows = []
         for model in e2e_models(current):

@@ -308,8 +308,8 @@ _TYPED = re.compile(_NUMBER + r"\s*"
 """A number and a unit as a reader sees them: after a Chinese character too (\u5ef6\u8fdf0.01ms), in a
 range (1-2 ms), in any letter case (206 Gflops); not inside an id (n=32 ms, x-32 s)."""
 _UNIT_WORD = (r"(?<![A-Za-z])(?i:[KMGTP]?FLOP(?:S|/s)|[KMGT]?OPS|QPS|FPS|ms|[u\u00b5\u03bc]s|ns|(?:milli|micro|nano)?seconds?"
-              r"|[KMGT]i?B/s|(?:tok(?:en)?s?|img|images?|samples?|req|requests?)/s)(?![A-Za-z])"
-              r"|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|\u500d|%|\u2030")
+              r"|[KMGT]i?B(?:/s)?|[KMGT]?Hz|minutes?|hours?|(?:tok(?:en)?s?|img|images?|samples?|req|requests?)/s)(?![A-Za-z])"
+              r"|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|\u500d|%|\u2030|\u5206\u949f|\u5c0f\u65f6")
 """Units that name a figure's kind wherever they stand: before a figure, or in a table's header."""
 _UNIT_FIRST = re.compile(r"(?:[(\uff08]\s*(?:" + _UNIT_WORD + r")\s*[)\uff09]|" + _UNIT_WORD + r")\s*"
                          r"(?:[:=\uff1a]|\u4e3a|\u662f|\u8fbe\u5230|\u7ea6|\u7ea6\u4e3a|\u8fbe)\s*[-+]?" + _NUMBER)
@@ -340,10 +340,15 @@ def _caption_only(code):
 
 
 def _shown_attributes(tag):
-    """A tag as the text a reader sees of it: its alt, title, value and label attributes (lines kept)."""
-    shown = re.findall(r"\b(?:alt|title|value|label|aria-label|placeholder|content)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')",
-                       tag.group(0), re.I)
-    return " ".join(a or b for a, b in shown) + "\n" * tag.group(0).count("\n")
+    """The text a reader sees of a tag apart from the line: its alt, title, value and label attributes."""
+    shown = re.findall(r"\b(?:alt|title|value|label|aria-label|placeholder|content)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'"
+                       r"|([^\s\"'=<>`]+))", tag.group(0), re.I)   # title=0.01ms, unquoted, is a tooltip too
+    return " ".join(a or b or c for a, b, c in shown)
+
+
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+(?:[^<>\"']|\"[^\"]*\"|'[^']*')*)?/?>")
+"""An HTML tag as Markdown passes it through, a quoted '>' inside it ('<span title=">"> ms'); '<0.01 ms =>'
+is no tag but text."""
 
 
 def typed_figures(docs_dir):
@@ -420,7 +425,10 @@ def _typed_in(text):
     # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
     # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
     masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
-    masked = re.sub(r"<[^<>]*>", _shown_attributes, masked)   # 0.0<b></b>1 ms; <img alt="0.01 ms">
+    # a tag is nothing inline (0.0<b></b>1 ms; 0.02<span title=">"> ms), its alt and title text shown apart
+    found += [(masked.count("\n", 0, tag.start()) + 1, f.group(0)) for tag in _TAG.finditer(masked)
+              for f in _TYPED.finditer(_shown_attributes(tag))]
+    masked = _TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)
     masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
     masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
@@ -443,13 +451,13 @@ def _shown_as_text(code):
 def _typed_in_tables(masked):
     """(line, figure) of each bare number in a table column whose header names a unit (| GFLOPS | ... | 206.4 |)."""
     out, lines = [], masked.split("\n")
-    for number, line in enumerate(lines):
-        if not (line.strip().startswith("|") and number + 1 < len(lines)
-                and re.fullmatch(r"\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*", lines[number + 1])):
+    for number, line in enumerate(lines):   # with or without outer pipes ("ms | name" / "--- | ---")
+        if not ("|" in line and number + 1 < len(lines) and "|" in lines[number + 1]
+                and re.fullmatch(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*", lines[number + 1])):
             continue
         heads = [cell.strip() for cell in line.strip().strip("|").split("|")]
         body = number + 2
-        while body < len(lines) and lines[body].strip().startswith("|"):
+        while body < len(lines) and "|" in lines[body]:
             for head, cell in zip(heads, lines[body].strip().strip("|").split("|")):
                 if re.search(_UNIT_WORD, head) and re.fullmatch(r"\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*", cell):
                     out.append((body + 1, f"{cell.strip()} ({head})"))

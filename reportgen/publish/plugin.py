@@ -58,6 +58,18 @@ def checked_runs(results_dir):
     return runs, campaigns
 
 
+def _strings(value):
+    """Every string in a setting (dicts and lists walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
 def nav_titles(nav):
     """Every title of a mkdocs.yml nav (its section and page names)."""
     out, stack = [], [nav or []]
@@ -128,7 +140,7 @@ class Data:
         loaded, self.campaigns = checked_runs(self.results_dir)
         # a run whose code cannot be checked out never stands for a case (history lists it, marked)
         self.all_runs, self.unknown_commits = runfacts.standing(root, loaded)
-        self.same_code = runfacts.same_code(root)   # did two runs measure the same code (pages.history.jumps)
+        self.code_changed = runfacts.code_changed(root)   # does git show the code changed between two runs (history.jumps)
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
@@ -275,8 +287,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if marked is not None:   # a nav title 'x<s>' struck out the text of every page
             raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title the theme writes "
                               "unescaped into every page; titles are plain text")
-        typed = [p for t in titles for p in pagecontent.typed_in_rendered(
-            config.config_file_path, t, f"in the title {t[:60]!r}, shown on every page")]
+        shown = titles + list(_strings(dict(getattr(config, "extra", None) or {})))   # extra.alternate's names too
+        typed = [p for t in shown for p in pagecontent.typed_in_rendered(
+            config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
         if typed:
             raise ReportError(typed)
         if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
@@ -287,7 +300,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
-        self.book.jumped = history.flagged(self.data.all_runs, self.data.same_code)
+        self.book.jumped = history.flagged(self.data.all_runs, self.data.code_changed)
         # "{#" starts a Markdown heading id ({#anchor}); Jinja comments use "{##" instead.
         # sandboxed, with no globals: docs pages are reviewed input, and Jinja's own lipsum and cycler
         # reached Python's builtins (lipsum.__globals__), which opened and wrote files anywhere
@@ -476,7 +489,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
-        _say_jumps(self.data.all_runs, self.data.same_code)
+        _say_jumps(self.data.all_runs, self.data.code_changed)
         for line in campaigns.step_lines(self.data.campaigns, self.data.loaded):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
@@ -521,11 +534,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
 
 
-def _say_jumps(runs, same_code=None):
+def _say_jumps(runs, code_changed=None):
     """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
     earlier run of the same code: the history page lists them, the builder hears of it too."""
-    found = history.jumps(runs, same_code=same_code)
-    changed = history.jumps(runs, changed=True, same_code=same_code)
+    found = history.jumps(runs, code_changed=code_changed)
+    changed = history.jumps(runs, changed=True, code_changed=code_changed)
     if changed:
         print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)

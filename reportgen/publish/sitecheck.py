@@ -480,7 +480,9 @@ def _selector_problem(name, selectors):
         if name in ("color", "background", "background-color"):
             if re.search(r"\.md-(?!typeset\b)|\.(?:no-)?js\b", selector):
                 return True
-            if not (re.match(r"\.(?!md-)[\w-]+|\.md-typeset\b", selector) or (name != "color" and selector in ("body", "html"))):
+            # .md-typeset only with what is inside it: the theme puts the class on its footer too
+            if not (re.match(r"\.(?!md-)[\w-]+|\.md-typeset(?:\:[\w-]+(?:\([^()]*\))?)*\s*[\s>+~]\s*[^\s>+~]", selector)
+                    or (name != "color" and selector in ("body", "html"))):
                 return True
         if name == "font-size":
             outside = re.sub(r"\[[^\]]*\]", "", re.sub(r"\([^()]*\)", "", re.sub(r"\([^()]*\)", "", selector)))

@@ -4,9 +4,9 @@ from reportgen.render.figures import fmt_number
 from reportgen.render.markdown import ms_cell
 
 
-def fig(book, cur, suffix, text, unit):
-    """One current figure of a record, linked to its provenance."""
-    return book.current(f"{cur.record['id']}#{suffix}", text, unit, cur)
+def fig(book, cur, suffix, text, unit, also=()):
+    """One current figure of a record, linked to its provenance (``also``: other records it rests on)."""
+    return book.current(f"{cur.record['id']}#{suffix}", text, unit, cur, also=also)
 
 
 def ms(book, cur, stat="p50"):
@@ -24,9 +24,10 @@ def seconds(book, cur, suffix, value_s):
     return fig(book, cur, suffix, fmt_number(value_s, "s") + " s", "s")
 
 
-def times(book, cur, suffix, ratio):
-    """A ratio figure ('12.3×') attached to one record."""
-    return fig(book, cur, suffix, fmt_number(ratio, "×") + "×", "×")
+def times(book, cur, suffix, ratio, *others):
+    """A ratio figure ('12.3×') attached to one record; ``others``: the records it is a ratio to (a jump
+    of any of them flags it, render.figures.FigureBook.current)."""
+    return fig(book, cur, suffix, fmt_number(ratio, "×") + "×", "×", also=others)
 
 
 def gflops(book, cur):
