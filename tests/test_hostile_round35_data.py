@@ -57,9 +57,9 @@ def test_a_steady_series_is_not_flagged():
 
 
 def test_code_changed_reads_the_repository(tmp_path):
-    """runfacts.code_changed: only git showing a change under CODE_PATHS between two clean commits is a
-    change of code; one commit, a docs-only change, a dirty flag or another environment are not (round 36:
-    a dirty claim, or one edited environment field, with another fingerprint hid a 10x jump)."""
+    """runfacts.code_changed: only git showing a change under CODE_PATHS between two commits is a change
+    of code; one commit (dirty or not), a docs-only change or another environment are not (round 36: a
+    dirty claim, or one edited environment field, with another fingerprint hid a 10x jump)."""
     import subprocess
     from types import SimpleNamespace
     from reportgen.data import runfacts
@@ -86,7 +86,8 @@ def test_code_changed_reads_the_repository(tmp_path):
     changed = runfacts.code_changed(tmp_path)
     assert changed(run(second), run(third)) and changed(run(third), run(first))
     assert not changed(run(first), run(first)) and not changed(run(first), run(second))
-    assert not changed(run(second), run(third, dirty=True)) and not changed(run(first), run(first, kernel="other"))
+    assert changed(run(second), run(third, dirty=True)) and not changed(run(first), run(first, dirty=True))
+    assert not changed(run(first), run(first, kernel="other"))
 
 
 def test_the_goals_tables_share_of_the_peak_is_flagged_above_one():

@@ -67,8 +67,10 @@ def _rewrite(content, stem, stems):
         if "/" not in path and path.endswith(".html") and path[:-5] in stems:
             return f'href="#{path[:-5]}--{anchor}"' if hash_ and anchor else f'href="#{path[:-5]}"'
         return m.group(0)
-    content = re.sub(r'(?<=\s)id="((?!spec-|chart-)[^"]+)"', lambda m: f'id="{stem}--{m.group(1)}"', content)
-    return re.sub(r'href="([^"]*)"', href, content)
+    def tag(m):   # inside tags only: `href="#groups"` typed as code is text, printed as written
+        inner = re.sub(r'(?<=\s)id="((?!spec-|chart-)[^"]+)"', lambda i: f'id="{stem}--{i.group(1)}"', m.group(0))
+        return re.sub(r'(?<=\s)href="([^"]*)"', href, inner)
+    return re.sub(r"<[A-Za-z][^<>]*>", tag, content)
 
 
 def assemble(site_dir, pages, site_name):

@@ -299,24 +299,24 @@ def _git(root, args, stdin=""):
         return None
 
 
-CODE_PATHS = ("experiments", "reportgen", "study", "pyproject.toml", "requirements.lock", "Makefile")
-"""What a run's measurements depend on in the repository: its code (profiles included) and pinned packages."""
+CODE_PATHS = ("experiments", "study", "reportgen/commands/retest.py", "pyproject.toml", "requirements.lock", "Makefile")
+"""What a run's measurements depend on in the repository: the experiments, the contracts, retest (its
+profiles) and the pinned packages; not the site's code (a commit touching only pages changed no figure)."""
 
 
 def code_changed(root):
-    """(run a, run b) -> True when the repository shows that the code changed between the two runs: both
-    from clean checkouts of two commits it holds, with a change under CODE_PATHS between them.  A
-    record's fingerprint, a dirty flag and an environment are the run's own claims: a jump between
-    records claiming two fingerprints is a change of code only when git says so (pages.history)."""
+    """(run a, run b) -> True when the repository shows that the code changed between the two runs: two
+    commits it holds, with a change under CODE_PATHS between them.  A record's fingerprint, a dirty
+    flag and an environment are the run's own claims: a jump between records claiming two fingerprints
+    is a change of code only when git says so (pages.history)."""
     from study.manifest import COMMIT
     answers = {}
 
     def changed(a, b):
         ga, gb = a.manifest.get("git") or {}, b.manifest.get("git") or {}
         commits = tuple(sorted((str(ga.get("commit")), str(gb.get("commit")))))
-        if ga.get("dirty") or gb.get("dirty") or commits[0] == commits[1] or not all(
-                COMMIT.match(c) and c != "unknown" for c in commits):
-            return False
+        if commits[0] == commits[1] or not all(COMMIT.match(c) and c != "unknown" for c in commits):
+            return False   # a dirty flag tells nothing either way: the commits decide
         if commits not in answers:   # None when git cannot tell: not shown to have changed
             out = _git(root, ["diff", "--name-only", *commits, "--", *CODE_PATHS])
             answers[commits] = bool(out and out.strip())

@@ -102,7 +102,7 @@ def summary(book, current, model):
         cur = _get(current, model, engine)
         ratio = "—"
         if cur is not None and cur.ok and tf is not None and tf.ok and same_run(cur, tf):
-            ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur)
+            ratio = book.current(f"{cur.record['id']}#vs_tf", f"{cur.stat('p50') / tf.stat('p50'):.2f}×", "×", cur, also=(tf,))
         agree = W("e2e.summary.baseline") if engine == "tf" else (
             book.current(f"{cur.record['id']}#max_rel_err", f"{cur.record['check']['max_rel_err']:.1e}", "rel", cur)
             if cur is not None and cur.record["check"].get("max_rel_err") is not None else "—")
@@ -173,7 +173,7 @@ def throughput_table(book, current):
         for b, cur in zip(batches, big):
             line.append(_ips(book, cur))
             line.append(book.current(f"{cur.record['id']}#batch_gain",
-                                     f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur)
+                                     f"{(b / cur.stat('p50')) / (1 / one.stat('p50')):.2f}×", "×", cur, also=(one,))
                         if cur is not None and cur.ok and one is not None and one.ok and same_run(cur, one)
                         else "—")
         lines.append(line)
@@ -245,7 +245,7 @@ def goal(book, current, model="resnet18_v1"):
         return W("e2e.goal.text")
     top = min(best, key=lambda c: c.stat("p50"))
     ratio = top.stat("p50") / ort.stat("p50")
-    cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top)
+    cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top, also=(ort,))
     name = GROUP_NAME[top.record["case"]["engine"]]
     verdict = W("e2e.goal.met") if ratio <= 1.0 else W("e2e.goal.missed")
     return (W("e2e.goal.statement", model=_esc(model), name=name, cell=cell, verdict=verdict))
@@ -295,9 +295,9 @@ def tuning_effect(book, current):
             trials = t.get("cumulative_trials", t["trials"])
             spent = (book.current(f"{d.record['id']}#trials_per_kernel",
                                   W("e2e.tuning_effect.trials_per_kernel", trials=trials, per_kernel=trials / kernels), "trials", d) if kernels else "—")
-            gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d)
+            gain = (book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d, also=(c,))
                     if c is not None and c.ok and same_run(c, d) else "—")
-            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d)
+            left = (book.current(f"{d.record['id']}#vs_ort", f"{d.stat('p50') / ort.stat('p50'):.2f}×", "×", d, also=(ort,))
                     if ort is not None and ort.ok and same_run(d, ort) else "—")
             rows.append([label, _ms(book, c), _ms(book, d), spent, gain, left, _bottleneck(book, d)])
     if not rows:

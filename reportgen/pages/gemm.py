@@ -215,7 +215,7 @@ def hand_ladder(book, table, current):
 def _ratio_cell(book, num, den, suffix):
     if num is None or den is None or not num.ok or not den.ok:
         return "—"
-    return book.current(f"{num.record['id']}#{suffix}", f"{num.stat('p50') / den.stat('p50'):.2f}×", "×", num)
+    return book.current(f"{num.record['id']}#{suffix}", f"{num.stat('p50') / den.stat('p50'):.2f}×", "×", num, also=(den,))
 
 
 def tvm_stages(book, table, current, threads):

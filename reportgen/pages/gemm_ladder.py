@@ -44,7 +44,7 @@ def _vs(book, num, den, suffix):
     """Speed of num relative to den (den time / num time), linked to num's record."""
     if num is None or den is None or not num.ok or not den.ok:
         return "—"
-    return book.current(f"{num.record['id']}#{suffix}", f"{den.stat('p50') / num.stat('p50'):.2f}×", "×", num)
+    return book.current(f"{num.record['id']}#{suffix}", f"{den.stat('p50') / num.stat('p50'):.2f}×", "×", num, also=(den,))
 
 
 def microkernel_summary(book, current, threads):
@@ -76,7 +76,7 @@ def _peak_share(book, current, cur, threads):
     if peak is None:
         return W("gemm_ladder.peak_share.text")
     share = cur.gflops() / peak.gflops()
-    return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur) + book.above_peak(share) + \
+    return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur, also=(peak,)) + book.above_peak(share) + \
         W("gemm_ladder.peak_share.isa_peak_open", isa=_esc(peak.record['case']['isa'])) + book.current(
             f"{peak.record['id']}#gflops_p50", fmt_number(peak.gflops(), "GFLOPS"), "GFLOPS", peak) + W("common.punct.close_paren")
 
@@ -172,7 +172,8 @@ def _goal_row(book, label, threads, goal, num, den, suffix, share=False):
                          operand("kernel", num, fmt_number(num.stat("p50") * 1e3, "ms"), "ms (p50)"))
     met = W("gemm_ladder.kernel_goals.met") if value >= goal else W("gemm_ladder.kernel_goals.missed")
     flag = book.above_peak(value) if share else ""
-    return [label, str(threads), need, book.current(f"{num.record['id']}#{suffix}", shown, unit, num, derived=derived) + flag, met]
+    return [label, str(threads), need, book.current(f"{num.record['id']}#{suffix}", shown, unit, num, derived=derived,
+                                                    also=(den,)) + flag, met]
 
 
 def kernel_goals(book, current, all_threads):

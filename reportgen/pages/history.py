@@ -3,7 +3,7 @@ import html
 
 from reportgen.data import compare, merge
 from reportgen.render import comparable
-from study import identity
+from study import cases, identity
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
 from reportgen.data.words import W
@@ -59,7 +59,7 @@ def _jumps(runs, code_changed=None):
         for rec in run.records:
             if rec["status"] != "ok" or not rec.get("stats") or rec["reused_from"] is not None:
                 continue
-            key = (machine, rec["id"])
+            key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
             before, origin = last.get(key), base.get(key)
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
                 ratio = rec["stats"]["p50"] / earlier[1]["stats"]["p50"]

@@ -277,7 +277,7 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn", words=None):
     best_d = fastest(current, model, FP32_TVM, run=best_f.record["run_id"]) if best_f is not None else None
     if best_f is not None and best_d is not None:   # the goal: the best of each side, one run
         ratio = best_d.stat("p50") / best_f.stat("p50")
-        cell = book.current(f"{best_f.record['id']}#vs_best_fp32", f"{ratio:.2f}×", "×", best_f)
+        cell = book.current(f"{best_f.record['id']}#vs_best_fp32", f"{ratio:.2f}×", "×", best_f, also=(best_d,))
         out.append(W("int8.goals.int8_vs_fp32", model=MODEL_LABEL.get(model, model), cell=cell,
                      int8=engine_zh(best_f.record["case"]["engine"]), fp32=engine_zh(best_d.record["case"]["engine"]),
                      ratio=W("int8.goals.met") if ratio >= 2 else W("int8.goals.missed")))
@@ -292,7 +292,8 @@ def goals(book, current, model="resnet18_v1", digits="digits_cnn", words=None):
                        + W("int8.goals.budget_close"))
     t = get(current, model, "tflite_int8")
     if best_f is not None and t is not None and t.ok and best_f.record["run_id"] == t.record["run_id"]:
-        cell = book.current(f"{best_f.record['id']}#vs_tflite_int8", f"{best_f.stat('p50') / t.stat('p50'):.2f}×", "×", best_f)
+        cell = book.current(f"{best_f.record['id']}#vs_tflite_int8", f"{best_f.stat('p50') / t.stat('p50'):.2f}×", "×", best_f,
+                            also=(t,))
         out.append(W("int8.goals.vs_tflite", cell=cell))
     q = get(current, digits, "tvm_int8")
     if q is not None and q.ok and "accuracy" in q.record["extra"]["score"]:
@@ -331,7 +332,7 @@ def speedups(book, current):
                 row.append("—")
                 continue
             ratio = a.stat("p50") / b.stat("p50")
-            row.append(book.current(f"{b.record['id']}#speedup_vs_{fp32}", f"{ratio:.2f}×", "×", b)
+            row.append(book.current(f"{b.record['id']}#speedup_vs_{fp32}", f"{ratio:.2f}×", "×", b, also=(a,))
                        + ("" if ratio >= 1 else W("int8.speedups.slower")))
         rows.append(row)
     if not rows:

@@ -188,7 +188,7 @@ class Page:
                     parts.append(W("machines.reading.gflops_ratio_open", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
-                                                     provenance=provenance_page(mid)))
+                                                     provenance=provenance_page(mid), also=(base[key],)))
             for key, what in (("tvm_parallel", W("machines.reading.tvm_parallel")), ("e2e_ort", "ONNX Runtime ResNet-18"),
                               ("e2e_tvm_d", W("machines.reading.tvm_d_resnet"))):
                 if key in base and key in other:
@@ -196,7 +196,7 @@ class Page:
                     parts.append(W("machines.reading.time_ratio_open", what=what)
                                  + self.book.current(f"{mid}/{other[key].record['id']}#{key}_vs_{d.machine}",
                                                      f"{fmt_number(ratio, '×')}×", "×", other[key],
-                                                     provenance=provenance_page(mid)))
+                                                     provenance=provenance_page(mid), also=(base[key],)))
             head = (W("machines.reading.head", mid=_esc(mid), cpu_name=_esc(identity.cpu_name(env)), isa_level=_esc(identity.isa_level(env)), machine=_esc(d.machine), base_cpu_name=_esc(identity.cpu_name(base_env)), base_isa_level=_esc(identity.isa_level(base_env))))
             if parts:
                 out.append(head + W("common.punct.colon") + W("common.punct.semicolon").join(parts) + W("machines.reading.across_machines_note"))

@@ -30,7 +30,7 @@ ELEMENTS = {
     "table": _TEXT, "thead": _TEXT, "tbody": _TEXT, "tr": _TEXT, "th": _TEXT, "td": _TEXT,
     "details": frozenset({"class", "open"}), "summary": _TEXT,
     "a": frozenset({"class", "href", "title", "download", "data-num"}),
-    "span": frozenset({"class", "id", "title", "data-num", "data-conclusion", "data-verdict"}),
+    "span": frozenset({"class", "id", "title", "data-num", "data-conclusion", "data-verdict", "data-flipped"}),
     "div": frozenset({"class", "id", "data-chart", "data-today"}),
     "img": frozenset({"class", "src", "alt"}),   # a chart's static fallback (charts.embed_html)
     "script": frozenset({"type", "id"}),          # a chart's spec: JSON data (plugin.spec_problem checks it)
@@ -68,7 +68,7 @@ def _value_problem(tag, name, value, charts=None):
         return None if odd is None else f"the class {odd[:40]!r}"
     if name == "id":
         return None if _NAME.fullmatch(value) and value != "__config" else "an id the build does not write"
-    if name in ("data-num", "data-chart", "data-today", "data-conclusion", "data-verdict"):
+    if name in ("data-num", "data-chart", "data-today", "data-conclusion", "data-verdict", "data-flipped"):
         return None if _KEY.fullmatch(value) else "a value that is not a name"
     if name == "href":
         plain = re.sub(r"[\x00-\x20\x7f]+", "", value)   # browsers drop these inside a scheme
@@ -86,14 +86,23 @@ def _value_problem(tag, name, value, charts=None):
     return None   # title, alt, download: text
 
 
+_SMALL = ("sub", "sup", "small")
+
+
 class _Content(HTMLParser):
     def __init__(self, charts=None):
         super().__init__(convert_charrefs=True)
         self.problem, self.furniture, self.charts = None, [], charts   # the furniture elements open, by tag
+        self.small = 0   # <sub>, <sup>, <small> open: one level shrinks the type, fourteen hid a caveat
 
     def handle_starttag(self, tag, attrs):
         if self.problem:
             return
+        if tag in _SMALL:
+            self.small += 1
+            if self.small > 1:
+                self.problem = f"<{tag}> inside another <sub>, <sup> or <small>: type shrunk past reading"
+                return
         if self.furniture or any(c in FURNITURE for c in str(dict(attrs).get("class") or "").split()):
             self.furniture.append(tag)
         allowed = ELEMENTS.get(tag)
@@ -114,6 +123,8 @@ class _Content(HTMLParser):
         self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
+        if tag in _SMALL and self.small:
+            self.small -= 1
         if tag in self.furniture:
             del self.furniture[len(self.furniture) - 1 - self.furniture[::-1].index(tag):]
 
@@ -199,7 +210,11 @@ def source_problem(where, own):
                 "verdict, a table-of-contents label); a docs page shows these through placeholders")
     for match in _CLASSES.finditer(own):
         names = next(g for g in match.groups() if g is not None)
-        tokens = [t.lstrip(".") for t in names.split() if match.group(4) is None or t.startswith(".")]
+        if match.group(4) is None:
+            tokens = names.split()
+        else:   # attr_list: {: .csv } and {: class="csv" } alike
+            given = re.findall(r"""class\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s}]+))""", names, re.I)
+            tokens = [t[1:] for t in names.split() if t.startswith(".")] + " ".join(" ".join(g) for g in given).split()
         odd = next((t for t in tokens if t in BUILT_ONLY and not (t == "num" and "legend" in tokens)), None)
         if odd:
             return (f"{where}: the class {odd!r}: only the build writes it (a figure, a verdict, a chart or the "

@@ -420,7 +420,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
-            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", self.typed.from_string(tree).render(**names))
+            own = self.typed.from_string(tree).render(**names)   # the page's own text, Jinja run, placeholder figures out
+            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [
+                p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", own.replace(
+                    pagecontent.LEFT_OUT, ""))] if p]   # {% set kind = "csv" %}<p class="{{ kind }}">
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"

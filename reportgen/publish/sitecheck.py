@@ -396,7 +396,7 @@ _KEYWORDS = {
     "white-space": "normal nowrap pre pre-wrap pre-line", "word-break": "normal break-all keep-all break-word",
     "hyphens": "none manual auto", "text-align": "left right center justify start end",
     "font-style": "normal italic", "font-weight": "normal bold bolder lighter 400 500 600 700 800 900",
-    "table-layout": "auto fixed", "border-collapse": "collapse separate", "cursor": "auto default pointer help",
+    "table-layout": "auto", "border-collapse": "collapse separate", "cursor": "auto default pointer help",
     "print-color-adjust": "exact economy", "-webkit-print-color-adjust": "exact economy", "size": "a4 a3 letter portrait landscape",
     "columns": "1 2 3 4 auto",
 }
@@ -480,9 +480,10 @@ def _selector_problem(name, selectors):
         if name in ("color", "background", "background-color"):
             if re.search(r"\.md-(?!typeset\b)|\.(?:no-)?js\b", selector):
                 return True
-            # .md-typeset only with what is inside it: the theme puts the class on its footer too
-            if not (re.match(r"\.(?!md-)[\w-]+|\.md-typeset(?:\:[\w-]+(?:\([^()]*\))?)*\s*[\s>+~]\s*[^\s>+~]", selector)
-                    or (name != "color" and selector in ("body", "html"))):
+            # only what carries one of the project's classes (the theme puts .md-typeset on its footer
+            # too: '.md-typeset div' darkened the footer naming the commit and machine)
+            last = re.split(r"[\s>+~]+", re.sub(r"\([^()]*\)", "", selector).strip())[-1]
+            if not (re.search(r"\.(?!md-|(?:no-)?js\b)[\w-]+", last) or (name != "color" and selector in ("body", "html"))):
                 return True
         if name == "font-size":
             outside = re.sub(r"\[[^\]]*\]", "", re.sub(r"\([^()]*\)", "", re.sub(r"\([^()]*\)", "", selector)))
@@ -532,6 +533,10 @@ def _css_outside_allowed(css):
             scrolls = decl.group(1).lower().startswith("overflow") and decl.group(2).strip().lower() != "visible" \
                 and not decl.group(1).lower().startswith("overflow-wrap")
             if scrolls and not all(_SCROLLING.search(s.strip()) for s in selectors):   # print clips a scrolling box
+                return decl
+            table = all(re.search(r"(?:^|[\s>])table(?::[^\s>]*)?$", s.strip()) for s in selectors)
+            if table and decl.group(1).lower() in ("width", "max-width") and decl.group(2).strip().lower() not in (
+                    "100%", "auto", "none", "max-content"):   # width:10% squeezed every column to a smear
                 return decl
             unwrapped = decl.group(1).lower() == "white-space" and decl.group(2).strip().lower() in ("nowrap", "pre") or \
                 decl.group(1).lower().endswith("width") and "max-content" in decl.group(2).lower() and \
