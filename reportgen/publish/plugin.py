@@ -238,6 +238,14 @@ class Templates:
         return family in self.data.families()
 
 
+def _page_own(value):
+    """A value in the rendering read for markup only the build writes: a word as it is ({% set kind =
+    "csv" %}<p class="{{ kind }}"> makes the class), markup or escaped text left out (what placeholders
+    write: the build's own figures and verdicts, record strings escaped)."""
+    text = "" if value is None else str(value)
+    return "" if "<" in text or "&" in text else text
+
+
 def _digit_free(value):
     """A placeholder's value in the rendering read for typed figures: as it is, or pagecontent.LEFT_OUT
     when it is text holding a digit (a figure, or markup made by reportgen/pages, whose figures are the
@@ -315,6 +323,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
             comment_start_string="{##", comment_end_string="##}", finalize=_digit_free)
         self.typed.globals.clear()
+        # and with every value holding markup left out: the markup the page's own text makes, read for
+        # what only the build writes ({% set kind = "csv" %}<p class="{{ kind }}"> is the page's own)
+        self.bare = jinja2.sandbox.ImmutableSandboxedEnvironment(
+            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+            comment_start_string="{##", comment_end_string="##}", finalize=_page_own)
+        self.bare.globals.clear()
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
@@ -421,9 +435,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
             own = self.typed.from_string(tree).render(**names)   # the page's own text, Jinja run, placeholder figures out
-            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [
-                p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", own.replace(
-                    pagecontent.LEFT_OUT, ""))] if p]   # {% set kind = "csv" %}<p class="{{ kind }}">
+            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [pagecontent.source_problem(
+                f"docs/{page.file.src_uri} (as rendered)", self.bare.from_string(tree).render(**names))] if p]
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
