@@ -252,17 +252,16 @@ def reuse_problems(runs):
                 out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
                            f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
                 continue
-            out.extend(f"{where}: reused_from: {problem}" for problem in _reuse_rule_problems(run, rec, runs, by_run))
+            out.extend(f"{where}: reused_from: {problem}" for problem in _reuse_rule_problems(run, rec, source, runs, by_run))
     return out
 
 
-def _reuse_rule_problems(run, rec, runs, by_run):
+def _reuse_rule_problems(run, rec, source, runs, by_run):
     """Why a record a run carries over is not one retest would have reused: retest reuses an ok
     record of the newest earlier run of the machine whose family was not stopped, and only from a run of
     the same profile (its parameters, in the record's fingerprint, are the profile's).  A hand-made reuse
     made an older record of older code current again over a later measurement, or a quick run's record
     the machine's standard figure."""
-    source = next(r for r in runs if r.run_id == rec["reused_from"])
     if rec.get("status") != "ok":
         return [f"record {rec['id']!r} is {rec.get('status')!r:.20} (retest reuses only ok records)"]
     if source.manifest.get("profile") != run.manifest.get("profile"):
