@@ -39,9 +39,15 @@ def test_a_docs_page_cannot_reach_python_through_jinja(tmp_path, page):
 
 def test_the_plugins_environment_is_the_sandboxed_one():
     import inspect
+    import jinja2.sandbox
     from reportgen.publish import plugin
     text = inspect.getsource(plugin.ReportgenPlugin.on_config)
-    assert "ImmutableSandboxedEnvironment" in text and "globals.clear()" in text
+    assert "jinja2." not in text and text.count("_sandbox(") == 3   # every page render goes through it
+    for finalize in (None, plugin._digit_free, plugin._page_own):
+        env = plugin._sandbox(finalize)
+        assert isinstance(env, jinja2.sandbox.ImmutableSandboxedEnvironment) and not env.globals
+        with pytest.raises(jinja2.exceptions.UndefinedError):
+            env.from_string("{{ lipsum.__globals__ }}").render()
 
 
 @pytest.mark.parametrize("name", ["_worker.js", "_redirects", ".htaccess", "sub/_headers"])

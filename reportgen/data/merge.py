@@ -24,6 +24,7 @@ class Current:
 
     record: dict
     run: object   # load.Run
+    jumped: bool = False   # its median jumped against an earlier run of the same code (pages.history.flagged)
 
     @property
     def ok(self):
@@ -46,8 +47,9 @@ class Current:
         return work.flops_per_call(self.record) / self.stat(stat) / 1e9
 
 
-def current_records(runs):
-    """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of)."""
+def current_records(runs, jumped=frozenset()):
+    """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of).
+    ``jumped``: {(run id, record id)} of the records flagged as jumps (pages.history.flagged)."""
     chosen = {}
     for run in runs:
         # newest by the run id's checked start (runfacts.order), never by finished_at: a run may claim to
@@ -59,7 +61,7 @@ def current_records(runs):
             key = cases.canonical_id(rec["id"], rec["case"])
             best = chosen.get(key)
             if best is None or rank >= best[0]:
-                chosen[key] = (rank, Current(rec, run))
+                chosen[key] = (rank, Current(rec, run, (run.run_id, rec["id"]) in jumped))
     return frame.Records((cur.record["id"], cur) for _rank, cur in chosen.values())
 
 

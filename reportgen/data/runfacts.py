@@ -228,7 +228,7 @@ def reuse_problems(runs):
     date a measurement before it was made."""
     by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
     runs_by_id = {run.run_id: run for run in runs}
-    out = []
+    out, newest_of = [], {}
     for run in runs:
         for index, rec in enumerate(run.records):
             if rec["reused_from"] is None:
@@ -252,11 +252,11 @@ def reuse_problems(runs):
                 out.append(f"{where}: reused_from: differs from record {rec['id']!r} of run "
                            f"{rec['reused_from']!r} (a reused record is carried over unchanged)")
                 continue
-            out.extend(f"{where}: reused_from: {problem}" for problem in _reuse_rule_problems(run, rec, source, runs, by_run))
+            out.extend(f"{where}: reused_from: {problem}" for problem in _reuse_rule_problems(run, rec, source, runs, by_run, newest_of))
     return out
 
 
-def _reuse_rule_problems(run, rec, source, runs, by_run):
+def _reuse_rule_problems(run, rec, source, runs, by_run, newest_of=None):
     """Why a record a run carries over is not one retest would have reused: retest reuses an ok
     record of the newest earlier run of the machine whose family was not stopped, and only from a run of
     the same profile (its parameters, in the record's fingerprint, are the profile's).  A hand-made reuse
@@ -268,9 +268,12 @@ def _reuse_rule_problems(run, rec, source, runs, by_run):
         return [f"run {source.run_id!r} is a {source.manifest.get('profile')!r:.20} run, this one a "
                 f"{run.manifest.get('profile')!r:.20} run (retest reuses only a record measured with the same profile)"]
     family = rec["experiment"]
-    before = [r for r in runs if r.machine == run.machine and order_key(r) < order_key(run)
-              and (r.manifest.get("experiments") or {}).get(family, {}).get("status") not in (None, "stopped")]
-    newest = max(before, key=order_key, default=None)
+    newest_of = {} if newest_of is None else newest_of   # {(run id, family): that run}, asked once per pair
+    if (run.run_id, family) not in newest_of:
+        before = [r for r in runs if r.machine == run.machine and order_key(r) < order_key(run)
+                  and (r.manifest.get("experiments") or {}).get(family, {}).get("status") not in (None, "stopped")]
+        newest_of[run.run_id, family] = max(before, key=order_key, default=None)
+    newest = newest_of[run.run_id, family]
     if newest is None:
         return []
     held = by_run[newest.run_id].get(rec["id"])

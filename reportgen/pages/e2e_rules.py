@@ -6,6 +6,7 @@ from reportgen.data import compare, frame, merge
 from reportgen.pages import borrow
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES
 from reportgen.data.words import W, W_for
+from reportgen.render import charts
 from reportgen.render.cells import text as _esc
 from reportgen.render.figures import derive, fmt_number, operand, paired_derivation
 from reportgen.render.labels import ENGINE_ZH, model_zh
@@ -309,12 +310,12 @@ def curve_points(current):
         for engine in (*RULE_ENGINES, *D_ENGINES):
             cur = _get(current, model, engine)
             if _ok(cur):
-                out.append({"model": model_zh(model), "engine": engine_zh(engine), "kind": "tvm",
-                            "trials": trials_of(cur), "ms": cur.stat("p50") * 1e3})
+                out.append(charts.mark({"model": model_zh(model), "engine": engine_zh(engine), "kind": "tvm",
+                                        "trials": trials_of(cur), "ms": cur.stat("p50") * 1e3}, cur))
         ort = _get(current, model, "ort")
         if _ok(ort):
-            out.append({"model": model_zh(model), "engine": engine_zh("ort"), "kind": "peer",
-                        "ms": ort.stat("p50") * 1e3})
+            out.append(charts.mark({"model": model_zh(model), "engine": engine_zh("ort"), "kind": "peer",
+                                    "ms": ort.stat("p50") * 1e3}, ort))
     return out
 
 

@@ -203,7 +203,7 @@ def hand_ladder(book, table, current):
         peak = merge.peak(current, "float64", 1, kernel_isa(top.record["extra"])) if top is not None else None
         if top is not None and top.ok and peak is not None:
             util = book.current(f"{top.record['id']}#util_measured",
-                                f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top) + \
+                                f"{top.gflops() / peak.gflops() * 100:.1f}%", "%", top, also=(peak,)) + \
                 book.above_peak(top.gflops() / peak.gflops()) + \
                 W("gemm.hand_ladder.isa_peak", isa=_esc(peak.record['case']['isa']))
         detail.append([label, _esc(hand_optimizations(name)),
@@ -325,7 +325,7 @@ def gemm_goals(book, current, env):
             rows.append([label, f"≥ {goal}×", W("gemm.gflops_cell.text"), "—"])
             return
         ratio = best.stat("p50") / cur.stat("p50")
-        rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur),
+        rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur, also=(best,)),
                      W("gemm.speed_row.met") if ratio >= goal else W("gemm.speed_row.missed")])
 
     speed_row(W("gemm.gemm_goals.label_tuned"), tuned, 1.0, "speed_vs_best_numpy")
@@ -387,7 +387,7 @@ def thread_scaling(book, current, env):
                 row.append("—")
                 continue
             row.append(book.current(f"{many.record['id']}#speedup_vs_1t",
-                                    f"{one.stat('p50') / many.stat('p50'):.2f}×", "×", many))
+                                    f"{one.stat('p50') / many.stat('p50'):.2f}×", "×", many, also=(one,)))
         lines.append(row)
     return markdown(["dtype"] + [f"n={n}" for n in sizes], lines)
 

@@ -33,7 +33,7 @@ JUMP = 2.0
 the code and environment were the same (equal fingerprint) is not a speed-up: it is flagged."""
 
 
-def jumps(runs, changed=False, code_changed=None):
+def jumps(runs, changed=False, code_changed=None, found=None):
     """(case id, earlier run, later run, later ÷ earlier median) for every such jump, per machine:
     as asv flags a regression, a forged or broken run is shown, never published silently.
 
@@ -47,11 +47,15 @@ def jumps(runs, changed=False, code_changed=None):
     Each record is compared with the one before it on its machine and with a baseline, the first of
     them, moved on at each jump found, whatever fingerprint either claims: a staircase of runs each less
     than JUMP faster than the one before (1.0, 0.55, 0.3 ms), with fingerprints alternating or not,
-    drifts as far as one forged run, and is flagged where it crosses JUMP against the baseline."""
-    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change in _jumps(runs, code_changed) if claims_change == changed]
+    drifts as far as one forged run, and is flagged where it crosses JUMP against the baseline.
+
+    ``found``: all_jumps(runs, code_changed) when the caller has it (a build finds them once)."""
+    if found is None:
+        found = all_jumps(runs, code_changed)
+    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change in found if claims_change == changed]
 
 
-def _jumps(runs, code_changed=None):
+def all_jumps(runs, code_changed=None):
     """(case id, earlier run, later run, ratio, whether the code changed between them, as far as told)."""
     out, last, base = [], {}, {}
     for run in runs:
@@ -74,18 +78,19 @@ def _jumps(runs, code_changed=None):
     return out
 
 
-def flagged(runs, code_changed=None):
+def flagged(runs, code_changed=None, found=None):
     """{(run id, record id)} of every record whose median jumped against an earlier run of the same code
     on its machine: its figures carry a flag to the jumps list (render.figures.FigureBook)."""
-    return {(after, cid) for cid, _before, after, _ratio in jumps(runs, code_changed=code_changed)}
+    return {(after, cid) for cid, _before, after, _ratio in jumps(runs, code_changed=code_changed, found=found)}
 
 
-def jumps_text(runs, code_changed=None):
+def jumps_text(runs, code_changed=None, found=None):
     def table(found):
         rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
-    found, changed = jumps(runs, code_changed=code_changed), jumps(runs, changed=True, code_changed=code_changed)
+    every = all_jumps(runs, code_changed) if found is None else found
+    found, changed = jumps(runs, found=every), jumps(runs, changed=True, found=every)
     text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
             else W("history.jumps.none", factor=JUMP))
     if changed:
@@ -149,5 +154,5 @@ def names(site):
         # the publication machine's runs: another machine's pairs are on its own site (build --machine),
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
-        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed),
+        "history_jumps": lambda: jumps_text(d.all_runs, found=d.jumps),
     }

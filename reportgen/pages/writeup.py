@@ -172,7 +172,7 @@ def roadmap(book, current, env):
     if ok(tuned) and ok(best):
         # same figure id and format as the GEMM goals table (tables.gemm_goals)
         speed = book.current(f"{tuned.record['id']}#speed_vs_best_numpy",
-                             f"{best.stat('p50') / tuned.stat('p50'):.2f}×", "×", tuned)
+                             f"{best.stat('p50') / tuned.stat('p50'):.2f}×", "×", tuned, also=(best,))
         trials = book.current(f"{tuned.record['id']}#trials", str(tuned.record["extra"].get("trials_done")),
                               "trials", tuned)
         route1 = W("writeup.roadmap.tuning_state", trials=trials, speed=speed)

@@ -131,6 +131,18 @@ def run_problems(results_dir, runs=None):
     return runs, campaigns, problems
 
 
+def _sandbox(finalize=None):
+    """The Jinja environment a docs page renders in: sandboxed and immutable, with no globals (docs
+    pages are reviewed input, and Jinja's own lipsum and cycler reached Python's builtins through
+    lipsum.__globals__, which opened and wrote files anywhere); "{#" starts a Markdown heading id
+    ({#anchor}), so Jinja comments use "{##" instead.  ``finalize``: what a placeholder's value becomes."""
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+        comment_start_string="{##", comment_end_string="##}", **({"finalize": finalize} if finalize else {}))
+    env.globals.clear()
+    return env
+
+
 class Data:
     """Everything the templates may use, computed once per build."""
 
@@ -149,7 +161,11 @@ class Data:
         self.smoke = bool(self.runs) and all(merge.is_smoke(r) for r in self.runs)
         self.tables, self.environments = archive.read_archive(self.archive_dir)
         self.checks = derived.run_checks(self.tables)
-        self.current = merge.current_records(self.runs)
+        # the records whose median jumped against an earlier run of the same code on their machine, found
+        # once: history lists them, figures (FigureBook), chart points and numbers.json flag them
+        self.jumps = history.all_jumps(self.all_runs, self.code_changed)
+        self.jumped = history.flagged(self.all_runs, found=self.jumps)
+        self.current = merge.current_records(self.runs, self.jumped)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
@@ -161,11 +177,11 @@ class Data:
         self.rules, self.items = coverage.read_items(self.archive_dir, self.code)
         # The cross-machine page: each machine's own current records and headline figures.
         self.machines = merge.machines(self.all_runs)
-        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid)) for mid in self.machines}
+        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid), self.jumped) for mid in self.machines}
         self.headlines = {mid: machines.headline(cur, merge.latest_environment(merge.runs_of(self.all_runs, mid), cur))
                           for mid, cur in self.by_machine.items()}
         # the rule section may read another machine (pages/e2e_rules.pick): its chart too
-        self.specs["rules_curve"] = e2e_rules.curve_chart(self).to_dict()
+        self.specs["rules_curve"] = charts.flagged(e2e_rules.curve_chart(self).to_dict())
 
     def families(self):
         return sorted({c.record["experiment"] for c in self.current.values()})
@@ -308,27 +324,15 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
-        self.book.jumped = history.flagged(self.data.all_runs, self.data.code_changed)
-        # "{#" starts a Markdown heading id ({#anchor}); Jinja comments use "{##" instead.
-        # sandboxed, with no globals: docs pages are reviewed input, and Jinja's own lipsum and cycler
-        # reached Python's builtins (lipsum.__globals__), which opened and wrote files anywhere
-        self.jinja = jinja2.sandbox.ImmutableSandboxedEnvironment(
-            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-            comment_start_string="{##", comment_end_string="##}")
-        self.jinja.globals.clear()
+        self.book.jumped = self.data.jumped
+        self.jinja = _sandbox()
         # the same pages with every placeholder value that holds a digit left out: what is left is the
         # text the page's author typed, as the reader gets it (loops run, conditions decided, words and
         # units of placeholders kept: "0.01 {{ unit }}"), read for figures
-        self.typed = jinja2.sandbox.ImmutableSandboxedEnvironment(
-            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-            comment_start_string="{##", comment_end_string="##}", finalize=_digit_free)
-        self.typed.globals.clear()
+        self.typed = _sandbox(_digit_free)
         # and with every value holding markup left out: the markup the page's own text makes, read for
         # what only the build writes ({% set kind = "csv" %}<p class="{{ kind }}"> is the page's own)
-        self.bare = jinja2.sandbox.ImmutableSandboxedEnvironment(
-            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-            comment_start_string="{##", comment_end_string="##}", finalize=_page_own)
-        self.bare.globals.clear()
+        self.bare = _sandbox(_page_own)
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
@@ -505,7 +509,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
-        _say_jumps(self.data.all_runs, self.data.code_changed)
+        _say_jumps(self.data.all_runs, every=self.data.jumps)
         for line in campaigns.step_lines(self.data.campaigns, self.data.loaded):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)
@@ -550,11 +554,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
 
 
-def _say_jumps(runs, code_changed=None):
+def _say_jumps(runs, code_changed=None, every=None):
     """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
-    earlier run of the same code: the history page lists them, the builder hears of it too."""
-    found = history.jumps(runs, code_changed=code_changed)
-    changed = history.jumps(runs, changed=True, code_changed=code_changed)
+    earlier run of the same code: the history page lists them, the builder hears of it too.
+    ``every``: history.all_jumps(runs, code_changed) when the caller has it."""
+    every = history.all_jumps(runs, code_changed) if every is None else every
+    found, changed = history.jumps(runs, found=every), history.jumps(runs, changed=True, found=every)
     if changed:
         print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)

@@ -30,9 +30,9 @@ def numpy_gflops_rows(table, current, env):
     for cur in merge.family(current, "numpy_gemm").values():
         if cur.ok:
             case = cur.record["case"]
-            rows.append({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
-                         "threads": _threads_label(case["threads"]),
-                         "series": W("charts.numpy_gflops_rows.series_current", blas_env=W("charts.numpy_gflops_rows.blas_configured") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.blas_best"))})
+            rows.append(mark({"n": case["n"], "gflops": cur.gflops(), "dtype": case["dtype"],
+                               "threads": _threads_label(case["threads"]),
+                               "series": W("charts.numpy_gflops_rows.series_current", blas_env=W("charts.numpy_gflops_rows.blas_configured") if case['blas_env'] == 'configured' else W("charts.numpy_gflops_rows.blas_best"))}, cur))
     return rows
 
 
@@ -41,12 +41,12 @@ def peak_rows(current):
     for cur in merge.family(current, "machine_peak").values():
         if cur.ok:
             case = cur.record["case"]
-            rows.append({"dtype": case["dtype"], "gflops": cur.gflops(),
-                         "label": W("charts.peak_rows.label", isa=case['isa'], threads_label=_threads_label(case['threads']))})
+            rows.append(mark({"dtype": case["dtype"], "gflops": cur.gflops(),
+                               "label": W("charts.peak_rows.label", isa=case['isa'], threads_label=_threads_label(case['threads']))}, cur))
             theo = cur.record["extra"].get("theoretical")
             if theo:
-                rows.append({"dtype": case["dtype"], "gflops": theo["gflops"],
-                             "label": W("charts.peak_rows.label_theoretical", threads_label=_threads_label(case['threads']))})
+                rows.append(mark({"dtype": case["dtype"], "gflops": theo["gflops"],
+                                   "label": W("charts.peak_rows.label_theoretical", threads_label=_threads_label(case['threads']))}, cur))
     return rows
 
 
@@ -71,8 +71,8 @@ def roofline(table, current, env):
         case = cur.record["case"]
         if cur.ok and case["blas_env"] == "best":
             size = 4 if case["dtype"] == "float32" else 8
-            points.append({"ai": 2 * case["n"] / (3 * size), "gflops": cur.gflops(), "n": case["n"],
-                           "dtype": case["dtype"], "label": f"NumPy {_threads_label(case['threads'])}"})
+            points.append(mark({"ai": 2 * case["n"] / (3 * size), "gflops": cur.gflops(), "n": case["n"],
+                                 "dtype": case["dtype"], "label": f"NumPy {_threads_label(case['threads'])}"}, cur))
     for row in table.rows:
         size = 4 if row["join"]["dtype"] == "float32" else 8
         for col in table.columns:
@@ -107,8 +107,8 @@ def tvm_stage_rows(table, current, shape):
             case = cur.record["case"]
             if cur.ok and (case["m"], case["n"], case["k"]) == (m, n, k) and case["stage"] in STAGES:
                 who = "TVM" if case["impl"] == "tvm" else W("charts.tvm_stage_rows.numpy_configured")
-                rows.append({"stage": case["stage"], "label": stage_zh(case["stage"]), "ms": cur.stat("p50") * 1e3,
-                             "series": W("charts.tvm_stage_rows.series", who=who, threads_label=_threads_label(case['threads']))})
+                rows.append(mark({"stage": case["stage"], "label": stage_zh(case["stage"]), "ms": cur.stat("p50") * 1e3,
+                                   "series": W("charts.tvm_stage_rows.series", who=who, threads_label=_threads_label(case['threads']))}, cur))
     return rows
 
 
@@ -132,17 +132,17 @@ def tuning_rows(current):
             label = f"MetaSchedule {case['m']}×{case['n']}×{case['k']} {_threads_label(case['threads'])}"
             for point in cur.record["extra"].get("curve") or []:
                 if point.get("best_so_far_s"):
-                    rows.append({"trial": point["trial"], "seconds": point["elapsed_s"],
-                                 "ms": point["best_so_far_s"] * 1e3, "series": label})
+                    rows.append(mark({"trial": point["trial"], "seconds": point["elapsed_s"],
+                                       "ms": point["best_so_far_s"] * 1e3, "series": label}, cur))
             best = queries.numpy_peer(current, (case["m"], case["n"], case["k"]), case["threads"])
             if best is not None and best.ok:
-                refs.append({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series_numpy")})
+                refs.append(mark({"ms": best.stat("p50") * 1e3, "series": W("charts.tuning_rows.series_numpy")}, best))
             hand = [c for c in merge.family(current, "gemm_hand").values()
                     if c.ok and c.record["case"]["n"] == case["m"] == case["n"] == case["k"]]
             if hand:
                 fastest = min(hand, key=lambda c: c.stat("p50"))
-                refs.append({"ms": fastest.stat("p50") * 1e3,
-                             "series": W("charts.tuning_rows.series_hand", kernel=fastest.record['case']['kernel'])})
+                refs.append(mark({"ms": fastest.stat("p50") * 1e3,
+                                   "series": W("charts.tuning_rows.series_hand", kernel=fastest.record['case']['kernel'])}, fastest))
     return rows, refs
 
 
@@ -174,8 +174,8 @@ def e2e_ops(tables, current, env):
         case = cur.record["case"]
         if cur.ok and case.get("batch") == 1 and case.get("engine") in ("tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules"):
             for op in cur.record["extra"].get("op_profile", [])[:8]:
-                rows.append({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
-                             "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]})
+                rows.append(mark({"model": case["model"], "variant": case["engine"].replace("tvm_", "TVM ").upper(),
+                                   "op": op["op"], "ms": op["seconds"] * 1e3, "calls": op["calls"]}, cur))
     data = alt.Data(values=rows)
     return (alt.Chart(data).mark_bar().encode(
         y=alt.Y("op:N", sort="-x", title=None),
@@ -193,10 +193,10 @@ def int8_latency(tables, current, env):
     for cur in merge.family(current, "int8").values():
         case = cur.record["case"]
         if cur.ok and cur.record["samples"] and case.get("engine"):
-            rows.append({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]),
-                         "dtype": "INT8" if "int8" in case["engine"]
-                         or "qdq" in case["engine"] else "FP32",
-                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+            rows.append(mark({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]),
+                               "dtype": "INT8" if "int8" in case["engine"]
+                               or "qdq" in case["engine"] else "FP32",
+                               "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3}, cur))
     data = alt.Data(values=rows)
     order = [engine_zh(e) for e in INT8_ENGINES]
     bars = alt.Chart().mark_bar().encode(
@@ -239,15 +239,15 @@ def campaign_rows(current):
         for step in camp["steps"]:
             seconds += step["seconds"]
             if step.get("estimated_kernel_s"):
-                rows.append({"series": f"{case['model']} · {case.get('variant', 'default')}", "model": case["model"],
-                             "trials": step["cumulative_trials"], "hours": seconds / 3600,
-                             "ms": step["estimated_kernel_s"] * 1e3, "kind": "campaign"})
+                rows.append(mark({"series": f"{case['model']} · {case.get('variant', 'default')}", "model": case["model"],
+                                   "trials": step["cumulative_trials"], "hours": seconds / 3600,
+                                   "ms": step["estimated_kernel_s"] * 1e3, "kind": "campaign"}, cur))
     for cur in merge.family(current, "e2e").values():
         case = cur.record["case"]
         if cur.ok and case.get("batch") == 1 and case.get("engine") in ("ort", "tflite") \
                 and any(r["model"] == case["model"] for r in rows):
-            rows.append({"series": W("charts.campaign_rows.series", model=case['model'], engine=case['engine']), "model": case["model"],
-                         "ms": cur.stat("p50") * 1e3, "kind": "peer"})
+            rows.append(mark({"series": W("charts.campaign_rows.series", model=case['model'], engine=case['engine']), "model": case["model"],
+                               "ms": cur.stat("p50") * 1e3, "kind": "peer"}, cur))
     return rows
 
 
@@ -273,8 +273,8 @@ def graph_step_rows(current, subject="resnet18"):
     for cur in merge.family(current, "graph").values():
         case = cur.record["case"]
         if cur.ok and cur.record["samples"] and case.get("model") == subject and case.get("pipeline"):
-            rows.append({"step": int(str(case["step"]).split("-")[0]), "pass": case["pass"], "pipeline": case["pipeline"],
-                         "ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+            rows.append(mark({"step": int(str(case["step"]).split("-")[0]), "pass": case["pass"], "pipeline": case["pipeline"],
+                               "ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3}, cur))
     return rows
 
 
@@ -298,9 +298,48 @@ BUILDERS = {"numpy_gflops": lambda t, c, e: numpy_gflops(t["s21_numpy"], c, e),
 
 def build_all(tables, current, env, runs=()):
     """{name: Vega-Lite spec dict} for every chart the pages may place."""
-    specs = {name: fn(tables, current, env).to_dict() for name, fn in BUILDERS.items()}
+    specs = {name: flagged(fn(tables, current, env).to_dict()) for name, fn in BUILDERS.items()}
     specs["history"] = history(tables, current, env, runs).to_dict()
     return specs
+
+
+FLAG = "flag"
+"""The field of a chart point whose record is flagged as a jump (pages.history.flagged)."""
+
+
+def mark(row, cur):
+    """A chart point drawn from ``cur``'s record, carrying the jump flag when that record jumped: as
+    the pages flag a figure resting on a jumped record, its chart point says so in its tooltip."""
+    if cur is not None and getattr(cur, "jumped", False):
+        row[FLAG] = W("charts.flag.point")
+    return row
+
+
+def _walk(node):
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def flagged(spec):
+    """A chart spec whose tooltips show the jump flag of a point, and whose title carries a subtitle
+    counting the flagged points when there are any (a reader who hovers over nothing sees it too)."""
+    count = sum(1 for node in _walk(spec.get("datasets", {})) if node.get(FLAG))
+    count += sum(1 for node in _walk((spec.get("data") or {}).get("values", [])) if node.get(FLAG))
+    if not count:
+        return spec
+    for node in list(_walk(spec)):
+        tips = (node.get("encoding") or {}).get("tooltip") if isinstance(node.get("encoding"), dict) else None
+        if isinstance(tips, list):
+            tips.append({"field": FLAG, "type": "nominal", "title": W("charts.flag.title")})
+    title = spec.get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    spec["title"] = {"text": text or "", "subtitle": W("charts.flag.subtitle", n=count)}
+    return spec
 
 
 # Vega-Lite's default text sizes (px) and the factor the printed article uses: an A4 column is
@@ -392,8 +431,8 @@ def e2e_latency(tables, current, env):
     for cur in merge.family(current, "e2e").values():
         if cur.ok and cur.record["case"]["batch"] == 1:
             case = cur.record["case"]
-            rows.append({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]), "group": case["group"],
-                         "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3})
+            rows.append(mark({"model": model_zh(case["model"]), "engine": engine_zh(case["engine"]), "group": case["group"],
+                               "p50_ms": cur.stat("p50") * 1e3, "p95_ms": cur.stat("p95") * 1e3}, cur))
     data = alt.Data(values=rows)
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("engine:N", title=None, sort=[engine_zh(e) for e in E2E_ENGINES]),
@@ -418,6 +457,6 @@ def tuning_space_rows(current):
         flops = work.flops_per_call(cur.record)
         for point in cur.record["extra"].get("curve") or []:
             if point.get("best_so_far_s"):
-                rows.append({"trial": point["trial"], "seconds": point.get("elapsed_s"),
-                             "gflops": flops / point["best_so_far_s"] / 1e9, "series": label})
+                rows.append(mark({"trial": point["trial"], "seconds": point.get("elapsed_s"),
+                                   "gflops": flops / point["best_so_far_s"] / 1e9, "series": label}, cur))
     return rows

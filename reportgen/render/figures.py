@@ -166,7 +166,9 @@ class FigureBook:
         # other records of a ratio): a forged peak 3.3x faster lowered every share of it, unflagged
         rests_on = [(rec["run_id"], rec["id"])] + [(o["run"], o["record"]) for o in (derived or {}).get("operands", [])] \
             + [(c.record["run_id"], c.record["id"]) for c in also if c is not None]
-        flag = W("figures.current.jumped", href=self._rel("history.md#jumps")) if self.jumped.intersection(rests_on) else ""
+        jumped = bool(self.jumped.intersection(rests_on))
+        self.entries[(self.page, figure_id)]["jumped"] = jumped   # numbers.json says it too, not only the page
+        flag = W("figures.current.jumped", href=self._rel("history.md#jumps")) if jumped else ""
         return W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']),
                  text=_text(text)) + flag
 
