@@ -18,7 +18,7 @@ from pathlib import Path
 
 from study import leftovers
 from reportgen.commands import lockfile
-from reportgen.data import plainfile
+from reportgen.data import plainfile, safeyaml
 from reportgen.data.runfacts import git_env   # noqa: F401 - build.git_env, as the commands call it
 from reportgen.publish import nofollow
 from reportgen.errors import ReportError
@@ -225,9 +225,9 @@ def _config_problems(root):
     path = root / "mkdocs.yml"
     try:
         text = path.read_text(encoding="utf-8")
-        stack = [yaml.compose(text, Loader=yaml.SafeLoader)]
+        stack = [safeyaml.compose(text)]   # no alias: one under extra: reused in nav: expanded without bound
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise ReportError(f"{path}: cannot be read ({str(exc)[:200]})") from None
+        raise ReportError(f"{path}: cannot be read ({safeyaml.describe(exc)[:200]})") from None
     hidden = plainfile.hidden_text_problem(str(path), text)
     if hidden:   # site_name is in every page's title
         raise ReportError(hidden)

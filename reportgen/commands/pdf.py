@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import yaml
-from reportgen.data import plainfile
+from reportgen.data import plainfile, safeyaml
 from reportgen.publish import nofollow
 from reportgen.publish.sitecheck import FILE_LIMIT
 from reportgen.data.words import W
@@ -32,9 +32,16 @@ PRINT_CSS = "assets/css/print.css"
 <style> is markup verify refuses in a page."""
 
 
+_PAGE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.md")
+
+
 def nav_pages(root):
     """The Markdown pages of mkdocs.yml's nav, in order (the generated provenance pages are not in it)."""
-    config = yaml.load((Path(root) / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    path = Path(root) / "mkdocs.yml"
+    try:   # read within limits, as build reads it: an alias reused in nav: expanded to 10^7 pages
+        config = safeyaml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ReportError(f"{path}: cannot be read ({safeyaml.describe(exc)[:200]})") from None
     out = []
 
     def walk(items):
@@ -45,7 +52,10 @@ def nav_pages(root):
                     walk(value)
                 elif (isinstance(value, str) and value.endswith(".md") and not value.startswith(("/", "~"))
                       and ".." not in Path(value).parts):
-                    out.append((title, value))   # a page of docs/ only: print.html copies each page's HTML
+                    if not _PAGE_NAME.fullmatch(value):   # the name becomes ids and links of print.html
+                        raise ReportError(f"{path}: nav: {value!r:.60} is not a page name print.html can carry "
+                                          "(letters, digits, '_', '-', '.' and '/')")
+                    out.append((str(title), value))   # a page of docs/ only: print.html copies each page's HTML
     walk(config.get("nav", []) if isinstance(config, dict) else [])
     return out, config.get("site_name", "") if isinstance(config, dict) else ""
 
@@ -100,7 +110,7 @@ def assemble(site_dir, pages, site_name):
         content = _CHART_SVG.sub(lambda m: m.group(1) + ".print.svg"
                                  if (site_dir / "assets" / "charts" / f"{m.group(2)}.print.svg").exists() else m.group(0),
                                  content)
-        body.append(f'<section class="print-page md-typeset" id="{stem}" data-title="{html.escape(title)}">'
+        body.append(f'<section class="print-page md-typeset" id="{html.escape(stem)}" data-title="{html.escape(title)}">'
                     f"{_rewrite(content, stem, stems)}</section>")
     from reportgen.publish.plugin import CSP_META   # the print page is a page of the site: the same policy
     return ('<!doctype html>\n<html lang="zh"><head><meta charset="utf-8">'

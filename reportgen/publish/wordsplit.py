@@ -8,8 +8,10 @@ folder where reportgen keeps its other caches (load.cache_dir: REPORTGEN_CACHE, 
 ~/.cache/tvm-study-reportgen), or into a private folder of this build when caches are off; a cache
 there that is not a sound dictionary is removed, and jieba rebuilds it.
 """
+import atexit
 import marshal
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -34,7 +36,10 @@ def _folder():
                 return folder
         except OSError:
             pass
-    return Path(tempfile.mkdtemp(prefix="reportgen-jieba-"))   # mode 0700, this build's own
+    own = Path(tempfile.mkdtemp(prefix="reportgen-jieba-"))   # mode 0700, this build's own
+    # removed when the process ends: every build without a trusted cache left 9 MB in /tmp for good
+    atexit.register(shutil.rmtree, own, ignore_errors=True)
+    return own
 
 
 def sound(value):
