@@ -96,12 +96,12 @@ def case_problems(record_id: str, case: dict, status: str | None = None) -> list
     a field of no meaning (``/zz=1``) spelled one case a second way, and the older spelling stayed a
     current record the pages' lookups took (cases.canonical_id cannot fold a field it does not know)."""
     family, named = fields(record_id)
-    if family in FREE:
-        return _positive_problems(case)
     out = _positive_problems(case)
-    if family in ID_FIELDS:
+    if family in ID_FIELDS:   # a family of free labels too: its values are labels, its fields declared
         out.extend(f"id: {name!r:.40} is not a field of {family} ids ({', '.join(order(family))}; study/cases.py)"
                    for name in named if name not in order(family))
+    if family in FREE:
+        return out
     if status == "ok" and "scope" in named:
         out.append("id: scope= names a family that failed as a whole; an ok record measures a case")
     if status == "ok" and family in SIZED and type(case.get("input_size")) is not int:
@@ -125,12 +125,20 @@ def canonical_id(record_id: str, case: dict) -> str:
     each declared field the id leaves out that the case holds (under its own name or CASE_KEYS),
     such as ``size`` for an e2e case with its input_size. Two spellings of one case (fields in another
     order, an optional field left out) are one case: merge keeps one current record of it, and a
-    run bound by the citation rule writes only this spelling. ``record_id`` itself for a family of
-    free labels, an undeclared family or field, or a value no id can hold."""
+    run bound by the citation rule writes only this spelling. A family of free labels (FREE) has its
+    fields put in declared order, nothing filled in from its case (a label is not the case's value).
+    ``record_id`` itself for an undeclared family or field, or a value no id can hold."""
     family, named = fields(record_id)
-    if family not in ID_FIELDS or family in FREE or not isinstance(case, dict):
+    if family not in ID_FIELDS or not isinstance(case, dict):
         return record_id
     values = dict(named)
+    if family in FREE:   # graph/pipeline=a/model=b and graph/model=b/pipeline=a are one step
+        if any(value is True for value in values.values()):
+            return record_id
+        try:
+            return case_id(family, **values)
+        except (ValueError, TypeError):
+            return record_id
     for name in order(family):
         found = [case[k] for k in ONLY_CASE_KEYS.get(name, (name,) + CASE_KEYS.get(name, ()))
                  if isinstance(case.get(k), (str, int)) and not isinstance(case.get(k), bool)]

@@ -1,5 +1,13 @@
 """The thirty-eighth round of the hostile corpus (issue #29), and what round 37 left.
 
+Data set: a jump was flagged only on the run where it happened (a second forged run at the same level
+passed against the first), a quick run carried a forged level into the standard runs, the tails (p95,
+p99) could move tenfold under a steady median, graph ids in another field order were a second case,
+three hundred copies of one record under invented ids padded a thin machine past the published one,
+and two readers took run -2 as newer than -10.  Site set: pdf stopped in an internal error on an
+unreadable mkdocs.yml; an alias under extra: reused in nav: expanded to 10^5 pages (build and pdf ran
+for minutes); every build without a trusted cache left 9 MB in /tmp.
+
 - A figure resting on a jumped record carried the flag on its page and in the CSV downloads, but
   numbers.json said nothing and its chart point looked like any other: numbers.json entries now
   carry ``jumped``, and a chart's flagged points carry the flag in their tooltip and the chart a
@@ -8,6 +16,9 @@
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
+from pathlib import Path
+
+import pytest
 from helpers import record
 from test_hostile_round4 import _expect
 
@@ -16,7 +27,9 @@ from reportgen.render import charts
 from reportgen.render.figures import FigureBook
 
 MUTATIONS = {}
-SPECIAL = {"jump_in_chart_and_index": None}
+SPECIAL = {case: None for case in (
+    "jump_in_chart_and_index", "jump_level_kept", "jump_profile_apart", "graph_spelling", "machine_padding", "jump_tail",
+    "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name")}
 
 
 class _Run:
@@ -84,3 +97,133 @@ def test_a_figure_dividing_two_records_names_both():
             if len(set(re.findall(r"(\w+)\.(?:stat|gflops)\(", call))) > 1 or near:
                 bare.append(f"{path.name}:{src[:at].count(chr(10)) + 1}")
     assert bare == [], bare
+
+
+# -- round 38, data set ------------------------------------------------------------------------------
+
+class _Rec:
+    """A run of one record of the case numpy_gemm/n=1 (history reads run_id, records, manifest, machine)."""
+
+    def __init__(self, run_id, p50, p95=None, p99=None, profile="standard", commit="a" * 40):
+        self.run_id, self.machine = run_id, "m"
+        self.manifest = {"git": {"commit": commit, "dirty": False}, "profile": profile}
+        stats = {"p50": p50, "p95": p95 or p50 * 1.1, "p99": p99 or p50 * 1.2}
+        self.records = [{"id": "numpy_gemm/n=1", "status": "ok", "stats": stats, "reused_from": None,
+                         "fingerprint": "f" * 64, "run_id": run_id}]
+
+
+def _same(_a, _b):   # runfacts.code_changed where git shows no change between any two runs
+    return False
+
+
+def test_a_second_run_at_the_jumped_level_is_flagged_too():
+    from reportgen.pages import history
+    runs = [_Rec("r1", 1.0), _Rec("r2", 0.1), _Rec("r3", 0.1), _Rec("r4", 1.0)]
+    found = history.flagged(runs, _same)
+    assert ("r3", "numpy_gemm/n=1") in found, _expect("jump_level_kept")
+    assert found == {("r2", "numpy_gemm/n=1"), ("r3", "numpy_gemm/n=1")}   # back at the level: not flagged
+
+
+def test_a_jump_over_changed_code_starts_a_new_level():
+    from reportgen.pages import history
+    runs = [_Rec("r1", 1.0), _Rec("r2", 0.1, commit="b" * 40), _Rec("r3", 0.1, commit="b" * 40)]
+    for rec in runs[1].records + runs[2].records:
+        rec["fingerprint"] = "e" * 64
+    changed = lambda a, b: a.manifest["git"]["commit"] != b.manifest["git"]["commit"]   # noqa: E731
+    assert history.flagged(runs, changed) == set()
+    assert [j[2] for j in history.jumps(runs, changed=True, code_changed=changed)] == ["r2"]
+
+
+def test_a_quick_run_does_not_carry_a_level_into_standard_runs():
+    from reportgen.pages import history
+    runs = [_Rec("r1", 1.0), _Rec("r2", 0.4, profile="quick"), _Rec("r3", 0.4)]
+    found = history.flagged(runs, _same)
+    # the quick run is flagged (never shown), and the standard run after it is compared with the last
+    # record that was not flagged, not with the quick one it agrees with
+    assert found == {("r2", "numpy_gemm/n=1"), ("r3", "numpy_gemm/n=1")}, _expect("jump_profile_apart")
+
+
+def test_a_tail_that_jumps_under_a_steady_median_is_a_jump():
+    from reportgen.pages import history
+    runs = [_Rec("r1", 1.0), _Rec("r2", 1.0, p95=1.2, p99=12.0)]
+    assert history.flagged(runs, _same) == {("r2", "numpy_gemm/n=1")}
+    assert _expect("jump_tail") in history.jumps_text(runs, _same)
+
+
+def test_graph_ids_in_another_order_are_one_case():
+    from study import cases
+    forged = "graph/pipeline=decompose/model=resnet18/step=08-DeadCodeElimination"
+    assert cases.canonical_id(forged, {}).startswith(_expect("graph_spelling"))
+    assert cases.case_problems("graph/case=hello/x=1", {}) != []   # a field graph ids do not have
+    assert cases.case_problems("graph/model=resnet18/pipeline=decompose/step=08-DeadCodeElimination", {}) == []
+
+
+def test_one_measurement_under_two_ids_is_refused():
+    import copy
+    from reportgen.data import runfacts
+
+    class Run:
+        def __init__(self, run_id, records):
+            self.run_id, self.records = run_id, records
+
+        def where(self, index):
+            return f"{self.run_id}/records.jsonl:{index + 1}"
+    rec = record()
+    rec["samples"] = [0.1, 0.2, 0.3, 0.4]
+    twin = copy.deepcopy(rec)
+    twin["id"] = rec["id"].replace("n=32", "n=33")
+    a, b = "20261206T010000Z-standard-m", "20261206T020000Z-standard-m"
+    [problem] = runfacts.copied_problems([Run(a, [rec]), Run(b, [twin])])
+    assert problem.startswith(f"{b}/records.jsonl:1: samples:") and _expect("machine_padding") in problem
+    reused = dict(copy.deepcopy(rec), reused_from=a)
+    assert runfacts.copied_problems([Run(a, [rec]), Run(b, [reused])]) == []
+    older = "20261201T020000Z-standard-m"   # before the citation rule: published with its marker
+    assert runfacts.copied_problems([Run("20261201T010000Z-standard-m", [rec]), Run(older, [twin])]) == []
+
+
+def test_numbered_runs_of_one_second_are_ordered_as_runfacts_orders_them():
+    from types import SimpleNamespace
+    from reportgen.data import campaigns
+
+    def run(rid, p50):
+        rec = {"experiment": "e2e", "status": "ok", "id": "e2e/model=m/size=224/engine=tvm_d/batch=1/threads=2",
+               "case": {"model": "m", "engine": "tvm_d", "batch": 1, "input_size": 224},
+               "extra": {"tuning": {"cumulative_trials": 500}}, "stats": {"p50": p50}}
+        return SimpleNamespace(run_id=rid, machine="6b7b274cee60", records=[rec],
+                               manifest={"profile": "standard", "environment": {"machine_id": "6b7b274cee60"}})
+    a, b = run("20261206T040000Z-standard-6b7b274cee60-2", 0.010), run("20261206T040000Z-standard-6b7b274cee60-10", 0.020)
+    [point] = campaigns.measured_points([a, b], "6b7b274cee60", "m")
+    assert point[3].endswith(_expect("order_numbered_runs"))
+
+
+# -- round 38, site set ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tail", [b"\n# \xff\n", b"\nextra_css: [\n"])
+def test_pdf_names_an_unreadable_mkdocs_yml(tmp_path, tail):
+    from reportgen.commands import pdf
+    from reportgen.errors import ReportError
+    (tmp_path / "mkdocs.yml").write_bytes(b"site_name: x\nnav:\n  - index.md\n" + tail)
+    with pytest.raises(ReportError) as err:
+        pdf.nav_pages(tmp_path)
+    assert str(err.value).startswith(str(tmp_path / "mkdocs.yml")) and _expect("pdf_config_unreadable") in str(err.value)
+
+
+def test_pdf_refuses_a_page_name_it_cannot_carry(tmp_path):
+    from reportgen.commands import pdf
+    from reportgen.errors import ReportError
+    (tmp_path / "mkdocs.yml").write_text('nav:\n  - x: \'a" onmouseover="b.md\'\n', encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        pdf.nav_pages(tmp_path)
+    assert _expect("pdf_page_name") in str(err.value)
+
+
+def test_the_builds_own_word_folder_is_removed_when_it_ends(tmp_path):
+    import subprocess
+    import sys
+    code = ("import os; os.environ['REPORTGEN_CACHE'] = ''\n"
+            "from reportgen.publish import wordsplit; print(wordsplit._folder())")
+    env = dict(__import__("os").environ, TMPDIR=str(tmp_path), REPORTGEN_CACHE="")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+    assert _expect("tmp_left_behind") in out and out.startswith(str(tmp_path))
+    assert not Path(out).exists()

@@ -104,7 +104,8 @@ def test_a_staircase_of_runs_each_under_the_jump_is_flagged(tmp_path):
     for run_id, p50 in zip(ids, (1e-3, 0.55e-3, 0.3e-3, 0.17e-3)):
         write_run(tmp_path, run_id, [record(run_id, samples=(p50, p50 * 1.01, p50 * 1.02))])
     found = history.jumps(load.read_runs(tmp_path))
-    assert [(before, after) for _case, before, after, _ratio in found] == [(ids[0], ids[2])], \
+    # round 38: a jump of the same code is no new level, so the next step (0.17 against 0.55) is one too
+    assert [(before, after) for _case, before, after, _ratio in found] == [(ids[0], ids[2]), (ids[1], ids[3])], \
         _expect("history_staircase")
 
 

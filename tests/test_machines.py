@@ -12,6 +12,7 @@ from conftest import copy_project
 
 from helpers import ENV, record, write_run
 from study import identity
+from study import stats as study_stats
 from reportgen.data import load, merge
 from reportgen.commands import retest
 from reportgen.errors import ReportError
@@ -140,6 +141,9 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
         rec = json.loads(line)
         rec["run_id"] = new_id
         rec["log"]["path"] = rec["log"]["path"].replace(run_id, new_id)
+        if rec.get("samples") and rec["reused_from"] is None:   # another machine's own timings, not a copy
+            rec["samples"] = [x * 1.001 for x in rec["samples"]]
+            rec["stats"] = study_stats.summarize(rec["samples"])
         for key, value in list(rec["extra"].get("artifacts", {}).items()):
             if isinstance(value, str):
                 rec["extra"]["artifacts"][key] = value.replace(run_id, new_id)

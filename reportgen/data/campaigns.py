@@ -5,7 +5,7 @@ the pages say so, and show it only when at least two runs timed the campaign at 
 trial counts and the latency fell between them."""
 import math
 
-from reportgen.data import merge
+from reportgen.data import merge, runfacts
 
 MAX_PROJECTED_TRIALS = 1e12
 """A projection past this many trials is no trend the campaign could follow (and past about 1e308 no
@@ -17,7 +17,7 @@ def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size
     (at one input size, if given) on one machine, oldest run first; one point per trial count (the
     newest run's, if repeated)."""
     points = {}
-    for run in sorted(merge.runs_of(runs, machine_id), key=lambda r: r.run_id):
+    for run in runfacts.order(merge.runs_of(runs, machine_id)):   # -10 after -2, as every reader orders runs
         for rec in run.records:
             case = rec.get("case") or {}
             if rec.get("experiment") != "e2e" or rec.get("status") != "ok" or case.get("model") != model \

@@ -353,7 +353,7 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(runfacts.reuse_problems(runs))
+    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs))
     if problems:

@@ -125,8 +125,9 @@ class Machine:
 
     @property
     def thorough_cases(self):
-        """Case ids measured ok by its standard/full runs."""
-        return {r["id"] for run in self.runs if not is_smoke(run) for r in run.records if r["status"] == "ok"}
+        """Cases measured ok by its standard/full runs, each once whatever its spelling (cases.canonical_id)."""
+        return {cases.canonical_id(r["id"], r.get("case")) for run in self.runs if not is_smoke(run)
+                for r in run.records if r["status"] == "ok"}
 
     @property
     def thorough_families(self):

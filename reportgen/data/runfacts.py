@@ -82,6 +82,34 @@ def overlap_problems(run):
     return out
 
 
+COPIED_MIN = 3
+"""Samples a record needs for its list to count as a measurement's own (no two real timings of three
+calls or more repeat to the last bit)."""
+
+
+def copied_problems(runs):
+    """Two records measured (not reused) in any runs, of any machines, with the same list of samples
+    are one measurement cited twice: three hundred copies of one record under invented ids padded a
+    machine's case count past the published one's, and a record copied into a run of another machine
+    id stood as that machine's figure.  retest carries a record over only as a reuse (reused_from).
+    Checked for the records of runs bound by the citation rule (study.citation.NAMED_FROM), against
+    every earlier record."""
+    seen, out = {}, []
+    for run in runs:
+        for index, rec in enumerate(run.records):
+            samples = rec.get("samples")
+            if rec["reused_from"] is not None or rec["status"] != "ok" or not isinstance(samples, list) \
+                    or len(samples) < COPIED_MIN:
+                continue
+            key = tuple(samples)
+            first = seen.setdefault(key, (run, index))
+            if first != (run, index) and citation.bound(run.run_id):   # older runs: published with a marker
+                out.append(f"{run.where(index)}: samples: the same {len(samples)} samples as record "
+                           f"{first[0].records[first[1]]['id']!r} ({first[0].where(first[1])}): one measurement "
+                           "is not two records (a record carried over is a reuse, with reused_from)")
+    return out
+
+
 def unnamed_problems(run, lines_of):
     """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
     lines that name the record (the harness writes such a line when a case printed none); older runs

@@ -3,7 +3,7 @@ its own space and over the micro-kernel's space, and the INT8 VNNI GEMM beside F
 
 Every measured figure links to its record; each row says the ISA its kernel used
 (``extra.isa``, from the FMA registers in the generated code)."""
-from reportgen.data import compare, merge, queries
+from reportgen.data import compare, merge, queries, runfacts
 from reportgen.render.labels import SPACE_ZH
 from reportgen.render.figures import derive, fmt_number, operand
 from reportgen.render.cells import text as _esc
@@ -86,11 +86,13 @@ def microkernel_grid(book, current):
     candidate is marked.  A grid is one search: a candidate of an older run whose id scheme has since
     changed (ids without ``mc``) is still the current record of its own id, but not of this search."""
     fam = [c for c in _fam(current) if c.record["case"]["impl"] == "tvm_grid"]
+    def place(c):   # the newest by runfacts.order_key (-10 after -2), as every reader orders runs
+        return runfacts.order_key(c.run) if c.run is not None else ((c.record["run_id"], 1), c.record["run_id"])
     newest = {}
     for c in fam:
         threads = c.record["case"]["threads"]
-        newest[threads] = max(newest.get(threads, ""), c.record["run_id"])
-    fam = [c for c in fam if c.record["run_id"] == newest[c.record["case"]["threads"]]]
+        newest[threads] = max(newest.get(threads, place(c)), place(c))
+    fam = [c for c in fam if place(c) == newest[c.record["case"]["threads"]]]
     if not fam:
         return W("gemm_ladder.microkernel_grid.text")
     chosen = {c.record["extra"].get("tiles_chosen_by") for c in _fam(current)

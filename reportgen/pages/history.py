@@ -34,7 +34,7 @@ the code and environment were the same (equal fingerprint) is not a speed-up: it
 
 
 def jumps(runs, changed=False, code_changed=None, found=None):
-    """(case id, earlier run, later run, later ÷ earlier median) for every such jump, per machine:
+    """(case id, earlier run, later run, later ÷ earlier statistic) for every such jump, per machine:
     as asv flags a regression, a forged or broken run is shown, never published silently.
 
     ``changed=True``: the jumps between records that claim different fingerprints instead, over code
@@ -44,37 +44,63 @@ def jumps(runs, changed=False, code_changed=None, found=None):
     digits, a dirty flag or one edited environment field took the flag off a 10x faster figure).
     Without ``code_changed`` (no repository) the fingerprints' claim is taken.
 
-    Each record is compared with the one before it on its machine and with a baseline, the first of
-    them, moved on at each jump found, whatever fingerprint either claims: a staircase of runs each less
-    than JUMP faster than the one before (1.0, 0.55, 0.3 ms), with fingerprints alternating or not,
-    drifts as far as one forged run, and is flagged where it crosses JUMP against the baseline.
-
     ``found``: all_jumps(runs, code_changed) when the caller has it (a build finds them once)."""
     if found is None:
         found = all_jumps(runs, code_changed)
-    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change in found if claims_change == changed]
+    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change, _stat in found if claims_change == changed]
+
+
+STATS = ("p50", "p95", "p99")
+"""The statistics the pages show of a record (the median, the tail): a jump of any of them is a jump."""
+
+
+def _jump(rec, earlier):
+    """(ratio, statistic) of the first of STATS that moved by JUMP or more from ``earlier``, else None."""
+    for stat in STATS:
+        a, b = (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
+            ratio = b / a
+            if ratio >= JUMP or ratio <= 1 / JUMP:
+                return ratio, stat
+    return None
 
 
 def all_jumps(runs, code_changed=None):
-    """(case id, earlier run, later run, ratio, whether the code changed between them, as far as told)."""
-    out, last, base = [], {}, {}
+    """(case id, earlier run, later run, ratio, whether the code changed between them as far as told,
+    the statistic that jumped), over ``runs`` in order.
+
+    Each record is compared with the last trusted record of its case on its machine (of any profile: a
+    forged quick run is flagged too) and with a baseline, the first of them.  A jump over code git shows changed starts a new level: the record becomes the baseline.
+    A jump of the same code does not: the record is flagged and neither the baseline nor the last
+    trusted record moves to it, so a second forged run at the forged level is flagged too (it was
+    compared with the first, and passed), a quick run cannot carry the level over to a standard one,
+    and a staircase of steps each under JUMP (1.0, 0.55, 0.3 ms) is flagged where it crosses JUMP
+    against the baseline.  Every statistic a page shows is compared (STATS): a tail moved tenfold
+    under an unchanged median is a jump."""
+    out, trusted, base = [], {}, {}
     for run in runs:
         machine = merge.machine_of(run)
         for rec in run.records:
             if rec["status"] != "ok" or not rec.get("stats") or rec["reused_from"] is not None:
                 continue
             key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
-            before, origin = last.get(key), base.get(key)
+            entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
+            hit = None
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
-                ratio = rec["stats"]["p50"] / earlier[1]["stats"]["p50"]
-                if ratio >= JUMP or ratio <= 1 / JUMP:
+                moved = _jump(rec, earlier[1])
+                if moved is not None:
                     changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
                         code_changed is None or code_changed(earlier[2], run))
-                    out.append((rec["id"], earlier[0], run.run_id, ratio, changed))
-                    base[key] = (run.run_id, rec, run)   # a jump found starts a new baseline
+                    hit = (earlier[0], *moved, changed)
                     break
-            base.setdefault(key, (run.run_id, rec, run))
-            last[key] = (run.run_id, rec, run)
+            if hit is None:
+                base.setdefault(key, entry)
+                trusted[key] = entry
+                continue
+            earlier_run, ratio, stat, changed = hit
+            out.append((rec["id"], earlier_run, run.run_id, ratio, changed, stat))
+            if changed:   # the code changed: the new level is the case's baseline from here on
+                base[key] = trusted[key] = entry
     return out
 
 
@@ -86,11 +112,11 @@ def flagged(runs, code_changed=None, found=None):
 
 def jumps_text(runs, code_changed=None, found=None):
     def table(found):
-        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f}"] for cid, a, b, ratio in found]
+        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f} ({stat})"] for cid, a, b, ratio, _changed, stat in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
     every = all_jumps(runs, code_changed) if found is None else found
-    found, changed = jumps(runs, found=every), jumps(runs, changed=True, found=every)
+    found, changed = [j for j in every if not j[4]], [j for j in every if j[4]]
     text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
             else W("history.jumps.none", factor=JUMP))
     if changed:

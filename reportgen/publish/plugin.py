@@ -559,15 +559,15 @@ def _say_jumps(runs, code_changed=None, every=None):
     earlier run of the same code: the history page lists them, the builder hears of it too.
     ``every``: history.all_jumps(runs, code_changed) when the caller has it."""
     every = history.all_jumps(runs, code_changed) if every is None else every
-    found, changed = history.jumps(runs, found=every), history.jumps(runs, changed=True, found=every)
+    found, changed = [j for j in every if not j[4]], [j for j in every if j[4]]
     if changed:
         print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)
     if found:
-        case, before, after, ratio = found[-1]   # the newest: most often the run just added
+        case, before, after, ratio, _changed, stat = found[-1]   # the newest: most often the run just added
         print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
                             f"same code on one machine (see history.html#jumps), e.g. {case} {before} -> {after}: "
-                            f"x{ratio:.3g}"), flush=True)
+                            f"x{ratio:.3g} ({stat})"), flush=True)
 
 
 TUNING_FOLDER = "tune-"
