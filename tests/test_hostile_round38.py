@@ -29,7 +29,7 @@ from reportgen.render.figures import FigureBook
 MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "jump_in_chart_and_index", "jump_level_kept", "jump_profile_apart", "graph_spelling", "machine_padding", "jump_tail",
-    "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name")}
+    "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name", "machine_change_said")}
 
 
 class _Run:
@@ -227,3 +227,17 @@ def test_the_builds_own_word_folder_is_removed_when_it_ends(tmp_path):
                          cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     assert _expect("tmp_left_behind") in out and out.startswith(str(tmp_path))
     assert not Path(out).exists()
+
+
+def test_a_change_of_publication_machine_is_said(tmp_path):
+    import json
+    from reportgen.commands import build
+    old, new = tmp_path / "site", tmp_path / "site.tmp"
+    for folder, machine in ((old, "6b7b274cee60"), (new, "fc4cbf2901f7")):
+        folder.mkdir()
+        (folder / "machine.json").write_text(json.dumps({"publication_machine": machine}), encoding="utf-8")
+    said = build._machine_change(old, new)
+    assert _expect("machine_change_said") in said and "--machine 6b7b274cee60" in said
+    (new / "machine.json").write_text(json.dumps({"publication_machine": "6b7b274cee60"}), encoding="utf-8")
+    assert build._machine_change(old, new) is None
+    assert build._machine_change(tmp_path / "none", new) is None   # a first build

@@ -454,6 +454,7 @@ def _build(root, site_dir, strict, machine):
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"the new site was kept in {tmp} for inspection; "
                                              "the published site was left unchanged") from exc
+    changed = _machine_change(site_dir, tmp)
     try:
         if site_dir.exists():
             site_dir.rename(old)
@@ -462,8 +463,26 @@ def _build(root, site_dir, strict, machine):
         raise ReportError(f"{site_dir}: cannot publish the new site ({exc.strerror}); it was kept in {tmp}",
                           hint="make the folder writable, then build again") from exc
     _remove(old)
+    if changed:
+        print(changed, flush=True)
     print(f"built {site_dir}")
     return site_dir
+
+
+def _machine_change(site_dir, tmp):
+    """One line when the new site is built for another machine than the site it replaces: a run of a new
+    machine id (a copied environment with one field changed) takes the whole site over by the default
+    rule, which is as it should be when someone re-ran the study on a machine of theirs, and never silent."""
+    from reportgen.publish import sitecheck
+    try:
+        before = sitecheck.read_json(site_dir / "machine.json").get("publication_machine")
+        after = sitecheck.read_json(tmp / "machine.json").get("publication_machine")
+    except (ReportError, AttributeError):   # no earlier site, or not one a build wrote
+        return None
+    if not (isinstance(before, str) and isinstance(after, str)) or before == after:
+        return None
+    return (f"publication machine changed: {before[:20]!r} -> {after[:20]!r}; if no one re-ran the study on "
+            f"that machine, look at its runs (history.html), or build with --machine {before[:20]}")
 
 
 def verify_site(root, site_dir, strict=False):
