@@ -124,3 +124,56 @@ def declared(root):
                                                  params=tuple(fields.get("params", ()))),
                                           module=f"{FAMILY_DIR}.{path.stem}")
     return families, problems
+
+
+PACKAGES = ("experiments", "reportgen", "study")
+"""The repository's own code: what a family's fingerprint follows."""
+
+
+def _module_file(root, name, first=False):
+    """The file of a repository module (package __init__ or module.py), or None outside the repo.
+    ``first``: the family's own module, which may live outside the packages."""
+    if name.split(".")[0] not in PACKAGES and not first:
+        return None
+    base = Path(root, *name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def import_closure(root, module):
+    """Repository files the module imports, transitively (relative imports included), as sorted
+    paths relative to root.  Read from the source with ``ast``: nothing is imported or run."""
+    root = Path(root)
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        path = _module_file(root, name, first=name == module)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        parents = name.split(".")
+        for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
+            todo.append(".".join(parents[:part]))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                todo.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                todo.append(prefix)
+                todo.extend(f"{prefix}.{alias.name}" for alias in node.names)   # "from pkg import mod"
+    return sorted(p.relative_to(root).as_posix() for p in seen)
+
+
+def code_files(root, module, depends=()):
+    """A family's code: its entry module's import closure inside the repository plus the non-Python
+    files it declares in ``depends`` (C kernels it compiles, data it reads)."""
+    files = set(import_closure(root, module))
+    files.update(dep for dep in depends if not dep.endswith(".py"))
+    return sorted(files)

@@ -28,7 +28,7 @@ class _Run:
                          "fingerprint": fingerprint, "run_id": run_id}]
 
 
-def _changed(a, b):   # runfacts.code_changed as it answers when every change of commit changed the code
+def _changed(a, b, _family=None):   # runfacts.code_changed as it answers when every change of commit changed the code
     return a.manifest["git"]["commit"] != b.manifest["git"]["commit"]
 
 

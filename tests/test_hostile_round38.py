@@ -29,7 +29,8 @@ from reportgen.render.figures import FigureBook
 MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "jump_in_chart_and_index", "jump_level_kept", "jump_profile_apart", "graph_spelling", "machine_padding", "jump_tail",
-    "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name", "machine_change_said")}
+    "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name", "machine_change_said",
+    "jump_other_familys_change")}
 
 
 class _Run:
@@ -112,7 +113,7 @@ class _Rec:
                          "fingerprint": "f" * 64, "run_id": run_id}]
 
 
-def _same(_a, _b):   # runfacts.code_changed where git shows no change between any two runs
+def _same(_a, _b, _family=None):   # runfacts.code_changed where git shows no change between any two runs
     return False
 
 
@@ -129,7 +130,7 @@ def test_a_jump_over_changed_code_starts_a_new_level():
     runs = [_Rec("r1", 1.0), _Rec("r2", 0.1, commit="b" * 40), _Rec("r3", 0.1, commit="b" * 40)]
     for rec in runs[1].records + runs[2].records:
         rec["fingerprint"] = "e" * 64
-    changed = lambda a, b: a.manifest["git"]["commit"] != b.manifest["git"]["commit"]   # noqa: E731
+    changed = lambda a, b, _f=None: a.manifest["git"]["commit"] != b.manifest["git"]["commit"]   # noqa: E731
     assert history.flagged(runs, changed) == set()
     assert [j[2] for j in history.jumps(runs, changed=True, code_changed=changed)] == ["r2"]
 
@@ -241,3 +242,39 @@ def test_a_change_of_publication_machine_is_said(tmp_path):
     (new / "machine.json").write_text(json.dumps({"publication_machine": "6b7b274cee60"}), encoding="utf-8")
     assert build._machine_change(old, new) is None
     assert build._machine_change(tmp_path / "none", new) is None   # a first build
+
+
+def test_a_change_of_another_familys_code_is_no_change_of_this_one(tmp_path):
+    """code_changed(a, b, family): only the family's own code (its module's import closure) and what
+    every family shares (profiles, retest, pinned packages) count for its records."""
+    import subprocess
+    from types import SimpleNamespace
+    from reportgen.data import runfacts
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit():
+        git("add", "-A")
+        git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "x")
+        return git("rev-parse", "HEAD")
+    (tmp_path / "experiments").mkdir()
+    for name, module in (("numpy_gemm", "numpy_gemm"), ("machine_peak", "peak")):
+        (tmp_path / "experiments" / f"{module}.py").write_text(
+            "from study.family import Family\nfrom experiments import common\n"
+            f"FAMILY = Family(name={name!r}, timeout_s={{'quick': 1, 'standard': 1, 'full': 1}})\n")
+    (tmp_path / "experiments" / "__init__.py").write_text("")
+    (tmp_path / "experiments" / "common.py").write_text("X = 1\n")
+    git("init", "-q")
+    first = commit()
+    (tmp_path / "experiments" / "peak.py").write_text((tmp_path / "experiments" / "peak.py").read_text() + "# tuned\n")
+    second = commit()
+    (tmp_path / "experiments" / "common.py").write_text("X = 2\n")
+    third = commit()
+
+    def run(sha):
+        return SimpleNamespace(manifest={"git": {"commit": sha, "dirty": False}})
+    changed = runfacts.code_changed(tmp_path)
+    assert not changed(run(first), run(second), "numpy_gemm"), _expect("jump_other_familys_change")
+    assert changed(run(first), run(second), "machine_peak") and changed(run(first), run(second))
+    assert changed(run(second), run(third), "numpy_gemm")   # code both import

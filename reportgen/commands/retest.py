@@ -25,6 +25,7 @@ from study import environment
 
 from study import cases, identity, schema
 from study.family import PROFILES, declared as declared_families
+from study import family as family_code
 from study.spec import Spec
 from reportgen.data import load, plainfile, runfacts, safeyaml
 from reportgen.commands import stops
@@ -32,7 +33,7 @@ from reportgen.commands.stale import _hold_lock, _is_live, _lock_path, clean_sta
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.render import cells
 
-PACKAGES = ("experiments", "reportgen", "study")   # the repository's own code: what a fingerprint follows
+PACKAGES = family_code.PACKAGES   # the repository's own code: what a fingerprint follows
 
 
 PROFILE_FIELDS = {
@@ -107,55 +108,16 @@ def _sha256(path):
     return h.hexdigest()
 
 
-def _module_file(root, name, first=False):
-    """The file of a repository module (package __init__ or module.py), or None outside the repo.
-    ``first``: the family's own module, which may live outside the packages."""
-    if name.split(".")[0] not in PACKAGES and not first:
-        return None
-    base = Path(root, *name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def import_closure(root, module):
-    """Repository files the module imports, transitively (relative imports included), as sorted
-    paths relative to root.  Read from the source with ``ast``: nothing is imported or run."""
-    import ast
-    root = Path(root)
-    seen, todo = set(), [module]
-    while todo:
-        name = todo.pop()
-        path = _module_file(root, name, first=name == module)
-        if path is None or path in seen:
-            continue
-        seen.add(path)
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        parents = name.split(".")
-        for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
-            todo.append(".".join(parents[:part]))
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                todo.extend(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    prefix = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    prefix = node.module or ""
-                todo.append(prefix)
-                todo.extend(f"{prefix}.{alias.name}" for alias in node.names)   # "from pkg import mod"
-    return sorted(p.relative_to(root).as_posix() for p in seen)
+    """study.family.import_closure (kept here: retest's fingerprint is its first reader)."""
+    return family_code.import_closure(root, module)
 
 
 def code_files(root, family):
     """What a family's fingerprint covers: its module's import closure inside the repository
     (found from the code, so no dependency can be forgotten) plus the non-Python files the
     profile lists under ``depends:`` (C kernels it compiles, data it reads)."""
-    files = set(import_closure(root, family["module"]))
-    files.update(dep for dep in family.get("depends", []) if not dep.endswith(".py"))
-    return sorted(files)
+    return family_code.code_files(root, family["module"], family.get("depends", []))
 
 
 def code_hash(root, family):

@@ -330,27 +330,46 @@ def _git(root, args, stdin=""):
 
 
 CODE_PATHS = ("experiments", "study", "reportgen/commands/retest.py", "pyproject.toml", "requirements.lock", "Makefile")
+SHARED_PATHS = ("experiments/configs", "reportgen/commands/retest.py", "pyproject.toml", "requirements.lock", "Makefile")
+"""What every family's measurements share beside its own code: the profiles (its parameters), retest
+and the pinned packages.  A jump of one family over commits that changed only another family's code
+(or a contract its module does not import) is a jump of the same code: code_changed(a, b, family)."""
 """What a run's measurements depend on in the repository: the experiments, the contracts, retest (its
 profiles) and the pinned packages; not the site's code (a commit touching only pages changed no figure)."""
 
 
 def code_changed(root):
-    """(run a, run b) -> True when the repository shows that the code changed between the two runs: two
-    commits it holds, with a change under CODE_PATHS between them.  A record's fingerprint, a dirty
+    """(run a, run b, family=None) -> True when the repository shows that the code changed between the
+    two runs: two commits it holds, with a change between them under the family's own code and
+    SHARED_PATHS (under CODE_PATHS when no family is named).  A record's fingerprint, a dirty
     flag and an environment are the run's own claims: a jump between records claiming two fingerprints
     is a change of code only when git says so (pages.history)."""
     from study.manifest import COMMIT
-    answers = {}
+    answers, paths = {}, {}
 
-    def changed(a, b):
+    def family_paths(family):
+        """A family's own code (its module's import closure and declared files, as the repository has
+        them now) and what every family's measurements share; CODE_PATHS for a family not declared."""
+        if family not in paths:
+            from study import family as family_code
+            try:
+                declared = family_code.declared(root)[0].get(family)
+                own = family_code.code_files(root, declared.module, declared.depends) if declared else None
+            except (OSError, SyntaxError, ValueError):
+                own = None
+            paths[family] = tuple(sorted(set(own) | set(SHARED_PATHS))) if own else CODE_PATHS
+        return paths[family]
+
+    def changed(a, b, family=None):
         ga, gb = a.manifest.get("git") or {}, b.manifest.get("git") or {}
         commits = tuple(sorted((str(ga.get("commit")), str(gb.get("commit")))))
         if commits[0] == commits[1] or not all(COMMIT.match(c) and c != "unknown" for c in commits):
             return False   # a dirty flag tells nothing either way: the commits decide
-        if commits not in answers:   # None when git cannot tell: not shown to have changed
-            out = _git(root, ["diff", "--name-only", *commits, "--", *CODE_PATHS])
-            answers[commits] = bool(out and out.strip())
-        return answers[commits]
+        where = family_paths(family) if family else CODE_PATHS
+        if (commits, where) not in answers:   # None when git cannot tell: not shown to have changed
+            out = _git(root, ["diff", "--name-only", *commits, "--", *where])
+            answers[commits, where] = bool(out and out.strip())
+        return answers[commits, where]
     return changed
 
 

@@ -90,7 +90,7 @@ def all_jumps(runs, code_changed=None):
                 moved = _jump(rec, earlier[1])
                 if moved is not None:
                     changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
-                        code_changed is None or code_changed(earlier[2], run))
+                        code_changed is None or code_changed(earlier[2], run, rec.get("experiment")))
                     hit = (earlier[0], *moved, changed)
                     break
             if hit is None:
