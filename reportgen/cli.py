@@ -53,6 +53,23 @@ def _machine_option(_ctx, _param, value):
 def cli(ctx, root):
     """Re-run the TVM study, build its site, and trace any figure to its log."""
     ctx.obj = Root(root or Path("."), explicit=root is not None)
+    if ctx.invoked_subcommand != "retest":   # retest handles its stops itself (commands.stops)
+        _stops_unwind()
+
+
+def _stops_unwind():
+    """SIGTERM (kill, timeout) and SIGHUP (a closed terminal) end a command as Ctrl-C does: its cleanup
+    runs (a verify's fresh build, a serve's copy, the build's word folder), where the default action
+    ended the process on the spot and left them in /tmp."""
+    import signal
+
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, stop)
+    except ValueError:   # not the main thread (a test calling the group): leave the signals alone
+        pass
 
 
 @cli.command(name="retest")

@@ -41,3 +41,39 @@ def restore(path, old):
         return False
     os.rename(old, path)
     return True
+
+
+def scratch(kind):
+    """A private temporary folder for one command (``reportgen-<kind>-<pid>-...`` under the system's
+    temporary folder), after removing the ones of ``kind`` that earlier commands of this user left
+    when they were killed (their process is gone): a serve closed with its terminal, or a verify
+    killed with -9, left a copy of the whole site in /tmp for good."""
+    import tempfile
+    top = tempfile.gettempdir()
+    prefix = f"reportgen-{kind}-"
+    try:
+        names = os.listdir(top)
+    except OSError:
+        names = []
+    for name in names:
+        pid = name[len(prefix):].split("-", 1)[0]
+        if not (name.startswith(prefix) and pid.isdigit()) or _alive(int(pid)):
+            continue
+        path = os.path.join(top, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():   # ours, never a link
+            remove(path, strict=False)
+    return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:   # another user's process: alive
+        return True
+    return True

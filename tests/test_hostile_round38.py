@@ -8,6 +8,11 @@ and two readers took run -2 as newer than -10.  Site set: pdf stopped in an inte
 unreadable mkdocs.yml; an alias under extra: reused in nav: expanded to 10^5 pages (build and pdf ran
 for minutes); every build without a trusted cache left 9 MB in /tmp.
 
+Round 39 (data set, on the fixes above): a jumped record carried over by a later run lost its chart
+flag (merge keyed it by the carrying run), the peak's claimed accumulators multiplied its GFLOPS with
+no timing moved, an e2e record's tuning summary was not its tuning record's, and a campaign step could
+name a kept run that tuned nothing for it.
+
 - A figure resting on a jumped record carried the flag on its page and in the CSV downloads, but
   numbers.json said nothing and its chart point looked like any other: numbers.json entries now
   carry ``jumped``, and a chart's flagged points carry the flag in their tooltip and the chart a
@@ -30,7 +35,8 @@ MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "jump_in_chart_and_index", "jump_level_kept", "jump_profile_apart", "graph_spelling", "machine_padding", "jump_tail",
     "order_numbered_runs", "pdf_config_unreadable", "tmp_left_behind", "pdf_page_name", "machine_change_said",
-    "jump_other_familys_change")}
+    "jump_other_familys_change", "jump_reused_chart", "jump_work_claim", "tuning_claim", "campaign_step_no_record",
+    "jinja_nested_loops", "jinja_render_time", "scratch_left_behind")}
 
 
 class _Run:
@@ -278,3 +284,113 @@ def test_a_change_of_another_familys_code_is_no_change_of_this_one(tmp_path):
     assert not changed(run(first), run(second), "numpy_gemm"), _expect("jump_other_familys_change")
     assert changed(run(first), run(second), "machine_peak") and changed(run(first), run(second))
     assert changed(run(second), run(third), "numpy_gemm")   # code both import
+
+
+# -- round 39, data set ------------------------------------------------------------------------------
+
+class _Runs:
+    def __init__(self, run_id, records, profile="standard"):
+        self.run_id, self.records, self.machine = run_id, records, "m"
+        self.manifest = {"profile": profile, "run_id": run_id, "finished_at": "2026-12-06T00:00:00Z",
+                         "git": {"commit": "a" * 40, "dirty": False}}
+
+    def where(self, index):
+        return f"{self.run_id}/records.jsonl:{index + 1}"
+
+
+def test_a_reused_jumped_record_keeps_its_flag_on_the_chart(monkeypatch):
+    import copy
+    rec = record()
+    monkeypatch.setattr(merge.runfacts, "order_key", lambda run: run.run_id)
+    carried = dict(copy.deepcopy(rec), reused_from=rec["run_id"])
+    current = merge.current_records([_Runs(rec["run_id"], [rec]), _Runs("z-later", [carried])],
+                                    {(rec["run_id"], rec["id"])})
+    [cur] = current.values()
+    assert cur.run.run_id == "z-later" and cur.jumped, _expect("jump_reused_chart")
+
+
+def test_a_claimed_work_per_call_that_jumps_is_a_jump():
+    import copy
+    from reportgen.pages import history
+    peak = {"id": "machine_peak/dtype=float32/isa=avx2/threads=1", "experiment": "machine_peak", "status": "ok",
+            "reused_from": None, "fingerprint": "f" * 64, "stats": {"p50": 1.0, "p95": 1.1, "p99": 1.2},
+            "case": {"dtype": "float32", "isa": "avx2", "threads": 1, "iters": 1000}, "extra": {"accumulators": 12}}
+    forged = copy.deepcopy(peak)
+    forged["extra"]["accumulators"] = 64
+    runs = [_Runs("r1", [peak]), _Runs("r2", [forged])]
+    [jump] = history.all_jumps(runs, lambda *_: False)
+    assert jump[2] == "r2" and jump[5] == _expect("jump_work_claim")
+
+
+def _tuned(trials=268):
+    tune = dict(record(), id="e2e_tune/model=m/size=224/variant=default/batch=1/threads=2", experiment="e2e_tune",
+                run_id="t1", extra={"tuning": {"measured": 268, "valid": 268, "seconds": 10.0},
+                                    "campaign": {"cumulative_trials": 268}})
+    e2e = dict(record(), id="e2e/model=m/size=224/engine=tvm_d/batch=1/threads=2", experiment="e2e", run_id="e1",
+               extra={"tuning": {"record": tune["id"], "run_id": "t1", "trials": trials, "valid_trials": 268,
+                                 "cumulative_trials": trials, "seconds": 10.0}})
+    return [_Runs("t1", [tune]), _Runs("e1", [e2e])]
+
+
+def test_a_records_tuning_summary_is_its_tuning_records():
+    from reportgen.data import runfacts
+    assert runfacts.tuning_problems(_tuned()) == []
+    problems = runfacts.tuning_problems(_tuned(200000))
+    assert len(problems) == 2 and all(_expect("tuning_claim") in p and p.startswith("e1/records.jsonl:1: extra.tuning.")
+                                      for p in problems)
+    gone = _tuned()[1:]   # the tuning run is not kept: a bound run may not name it
+    gone[0].run_id = "20261206T010000Z-standard-m"
+    assert "is not in results/runs" in runfacts.tuning_problems(gone)[0]
+
+
+def test_a_campaign_step_names_a_run_that_tuned_for_it(tmp_path, monkeypatch):
+    import json
+    from reportgen.data import load
+    folder = tmp_path / "campaigns" / "k"
+    folder.mkdir(parents=True)
+    (folder / "campaign.json").write_text(json.dumps({"key": "k", "steps": [{"run_id": "kept", "trials": 5}]}))
+    monkeypatch.setattr(load.schema, "campaign_problems", lambda *_: [])
+    monkeypatch.setattr(load.schema, "campaign_folder_problems", lambda *_: [])
+    problems = []
+    load._read_campaign(tmp_path / "campaigns", folder, {}, problems, {"kept"})
+    assert problems and _expect("campaign_step_no_record") in problems[0] and "steps[0].run_id" in problems[0]
+    problems.clear()
+    load._read_campaign(tmp_path / "campaigns", folder, {("kept", "k"): 5}, problems, {"kept"})
+    assert problems == []
+
+
+# -- round 39, site set ------------------------------------------------------------------------------
+
+def test_loops_nested_three_deep_are_refused():
+    import jinja2
+    from reportgen.publish import pagecontent
+    env = jinja2.Environment()
+    deep = env.parse("{% for a in t %}{% for b in a %}{% for c in b %}{{ c }}{% endfor %}{% endfor %}{% endfor %}")
+    found = pagecontent.template_problem(deep)
+    assert found is not None and _expect("jinja_nested_loops") in found.what
+    assert pagecontent.template_problem(env.parse("{% for a in t %}{% for b in a %}{{ b }}{% endfor %}{% endfor %}")) is None
+
+
+def test_a_render_that_runs_too_long_is_stopped():
+    from reportgen.errors import ReportError
+    from reportgen.publish import sandbox
+    with pytest.raises(ReportError) as err:
+        with sandbox.time_limit(1, "docs/x.md"):
+            while True:
+                pass
+    assert str(err.value).startswith("docs/x.md: ") and _expect("jinja_render_time") in str(err.value)
+
+
+def test_a_killed_commands_scratch_folder_goes_at_the_next_one(tmp_path, monkeypatch):
+    import os
+    import tempfile
+    from study import leftovers
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = tmp_path / "reportgen-verify-999999999-abc"   # no such process
+    dead.mkdir()
+    (dead / "site").mkdir()
+    alive = tmp_path / f"reportgen-verify-{os.getppid()}-abc"
+    alive.mkdir()
+    mine = leftovers.scratch("verify")
+    assert not dead.exists() and alive.exists(), _expect("scratch_left_behind")
+    assert os.path.basename(mine).startswith(f"reportgen-verify-{os.getpid()}-")

@@ -1,4 +1,5 @@
 """`reportgen serve`: the built site on localhost (it needs nothing from outside)."""
+import contextlib
 import errno
 import functools
 import hashlib
@@ -211,7 +212,7 @@ def serve(site_dir, port, root):
     sits in the folder it vouches for, so the pages are also read as verify reads them (scripts the
     build ships, no inline script or event, the theme's own settings), against the project ``root``;
     both checks, and every answer, read one private copy of the listed files (_snapshot)."""
-    import tempfile
+    from study import leftovers
     from reportgen.publish import sitecheck, verify
     site_dir = Path(site_dir)
     problems = [p for p in [_site_problem(site_dir)] if p]
@@ -234,9 +235,15 @@ def serve(site_dir, port, root):
     def stop(_signum, _frame):   # SIGTERM as Ctrl-C: the copy is removed either way
         raise KeyboardInterrupt
 
-    with stops.handled(stop), tempfile.TemporaryDirectory(prefix="reportgen-serve-") as scratch:
+    scratch = leftovers.scratch("serve")   # a killed serve's copy goes at the next one
+    with stops.handled(stop), contextlib.ExitStack() as cleanup:
+        cleanup.callback(leftovers.remove, scratch, False)
         copy = Path(scratch) / "site"
-        _snapshot(site_dir, copy, listed)
+        try:
+            _snapshot(site_dir, copy, listed)
+        except OSError as exc:   # a full or read-only temporary folder: name it, not only the errno
+            raise ReportError(f"{scratch}: cannot hold the checked copy of the site ({exc.strerror or exc}); "
+                              "free space there, or set TMPDIR to another folder") from None
         problems = [p.replace(str(copy), str(site_dir), 1) for p in verify.script_problems(root, copy)]
         if problems:
             raise ReportError(problems, hint="build the site again (`reportgen build`) and serve what it wrote")

@@ -353,7 +353,7 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs))
+    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs))
     if problems:
@@ -488,7 +488,7 @@ def read_campaigns(results_dir, runs=()):
     steps_of_runs = _campaign_steps_in_runs(runs)
     for folder in sorted(top.iterdir()):
         try:
-            state = _read_campaign(top, folder, steps_of_runs, problems)
+            state = _read_campaign(top, folder, steps_of_runs, problems, {run.run_id for run in runs})
         except (ReportError, OSError):   # these name their file already
             raise
         except Exception as exc:  # noqa: BLE001 - a check broke on this campaign's data: name the folder
@@ -503,8 +503,9 @@ def read_campaigns(results_dir, runs=()):
     return found
 
 
-def _read_campaign(top, folder, steps_of_runs, problems):
-    """One campaign folder of read_campaigns: its campaign.json, or None (the problems appended)."""
+def _read_campaign(top, folder, steps_of_runs, problems, run_ids=frozenset()):
+    """One campaign folder of read_campaigns: its campaign.json, or None (the problems appended).
+    ``run_ids``: the runs kept in results/runs."""
     name = folder.name
     if name.startswith(".old-") and not os.path.lexists(top / name[5:]) and stat.S_ISDIR(os.lstat(folder).st_mode):
         name = name[5:]   # a commit stopped between its renames: the last committed state (retest puts it back)
@@ -535,7 +536,11 @@ def _read_campaign(top, folder, steps_of_runs, problems):
         return None
     for i, step in enumerate(state["steps"]):
         measured = steps_of_runs.get((step["run_id"], state["key"]))
-        if measured is not None and measured != step["trials"]:
+        if measured is None and step["run_id"] in run_ids:   # a kept run that tuned nothing for it
+            problems.append(f"{folder / 'campaign.json'}: steps[{i}].run_id: run {step['run_id']} holds no e2e_tune "
+                            "record of this campaign (a step is the search a run made; a run gone from "
+                            "results/runs is listed as unverifiable instead)")
+        elif measured is not None and measured != step["trials"]:
             problems.append(f"{folder / 'campaign.json'}: steps[{i}].trials: {step['trials']} but run "
                             f"{step['run_id']} measured {measured} for this campaign")
     return state

@@ -61,7 +61,8 @@ def current_records(runs, jumped=frozenset()):
             key = cases.canonical_id(rec["id"], rec["case"])
             best = chosen.get(key)
             if best is None or rank >= best[0]:
-                chosen[key] = (rank, Current(rec, run, (run.run_id, rec["id"]) in jumped))
+                # keyed as history flags it: the run that measured the record (a reused one names it)
+                chosen[key] = (rank, Current(rec, run, (rec["run_id"], rec["id"]) in jumped))
     return frame.Records((cur.record["id"], cur) for _rank, cur in chosen.values())
 
 

@@ -110,6 +110,44 @@ def copied_problems(runs):
     return out
 
 
+TUNING_FIELDS = (("trials", ("tuning", "measured")), ("valid_trials", ("tuning", "valid")),
+                 ("seconds", ("tuning", "seconds")), ("cumulative_trials", ("campaign", "cumulative_trials")))
+"""A record's summary of the tuning it used (extra.tuning) and where the tuning record it names says it."""
+
+
+def tuning_problems(runs):
+    """A record that names the tuning it used (extra.tuning: record, run_id) says what that record says:
+    its trials, valid trials, seconds and cumulative trials are the tuning record's.  A forged e2e
+    record claiming 200 000 trials of a search whose record and database hold 268 was published, and
+    the page's advice changed with it.  A tuning run not in results/runs is a problem for runs bound by
+    the citation rule (older ones are published with their marker)."""
+    by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
+    out = []
+    for run in runs:
+        for index, rec in enumerate(run.records):
+            claim = (rec.get("extra") or {}).get("tuning")
+            if not (isinstance(claim, dict) and isinstance(claim.get("record"), str) and isinstance(claim.get("run_id"), str)):
+                continue
+            where = f"{run.where(index)}: extra.tuning"
+            held = by_run.get(claim["run_id"])
+            if held is None:
+                if citation.bound(run.run_id):
+                    out.append(f"{where}.run_id: run {claim['run_id']!r:.80} is not in results/runs (the tuning "
+                               "a record used is a record of a kept run)")
+                continue
+            tune = held.get(claim["record"])
+            if tune is None or tune["status"] != "ok":
+                out.append(f"{where}.record: run {claim['run_id']!r:.80} holds no ok record {claim['record']!r:.120}")
+                continue
+            extra = tune.get("extra") or {}
+            for name, (part, key) in TUNING_FIELDS:
+                source = extra.get(part) if isinstance(extra.get(part), dict) else {}
+                if name in claim and key in source and claim[name] != source[key]:
+                    out.append(f"{where}.{name}: {claim[name]!r:.40} but the tuning record {claim['record']!r:.120} "
+                               f"of run {claim['run_id']} says {source[key]!r:.40}")
+    return out
+
+
 def unnamed_problems(run, lines_of):
     """A run started at or after study.citation.NAMED_FROM cites, for each record it measured, log
     lines that name the record (the harness writes such a line when a case printed none); older runs
@@ -343,7 +381,10 @@ def code_changed(root):
     two runs: two commits it holds, with a change between them under the family's own code and
     SHARED_PATHS (under CODE_PATHS when no family is named).  A record's fingerprint, a dirty
     flag and an environment are the run's own claims: a jump between records claiming two fingerprints
-    is a change of code only when git says so (pages.history)."""
+    is a change of code only when git says so (pages.history).  None outside a git checkout, as
+    unknown_commits knows nothing there."""
+    if not (Path(root) / ".git").exists():
+        return None   # a release tarball or a copy: nothing is known, the fingerprints' claims are taken
     from study.manifest import COMMIT
     answers, paths = {}, {}
 

@@ -3,7 +3,7 @@ import html
 
 from reportgen.data import compare, merge
 from reportgen.render import comparable
-from study import cases, identity
+from study import cases, identity, work
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
 from reportgen.data.words import W
@@ -54,10 +54,18 @@ STATS = ("p50", "p95", "p99")
 """The statistics the pages show of a record (the median, the tail): a jump of any of them is a jump."""
 
 
+WORK = "flops/call"
+"""The work of one call a record's GFLOPS divide by its time (study.work: the peak loop's iterations and
+accumulators are the record's own claims): a peak of the same timings claiming 5x the accumulators
+was published 5x higher, every utilisation divided by as much."""
+
+
 def _jump(rec, earlier):
-    """(ratio, statistic) of the first of STATS that moved by JUMP or more from ``earlier``, else None."""
-    for stat in STATS:
-        a, b = (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)
+    """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
+    ``earlier``, else None."""
+    pairs = [(stat, (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)) for stat in STATS]
+    pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
+    for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:

@@ -240,6 +240,11 @@ def template_problem(tree):
         blocks.what = ("a macro, call, filter, set or with block typed into the page (its own text set aside and "
                        "shown elsewhere, read whole by no check)")
         return blocks
+    deep = _nested_loop(tree, nodes)
+    if deep is not None:
+        deep.what = (f"loops nested more than {MAX_LOOPS} deep (three loops over a placeholder's text, a character "
+                     "at a time, ran a build for minutes)")
+        return deep
     for node in tree.find_all((nodes.Name, nodes.Call)):
         if isinstance(node, nodes.Name) and node.name == "loop":
             node.what = "Jinja's loop counter typed into the page (loop.index wrote figures no placeholder gave)"
@@ -277,6 +282,22 @@ def template_problem(tree):
         else:
             continue
         return node
+    return None
+
+
+MAX_LOOPS = 2
+"""How deep a docs page's {% for %} loops may nest (a table's rows and their cells)."""
+
+
+def _nested_loop(node, nodes, depth=0):
+    """The first {% for %} nested deeper than MAX_LOOPS under ``node``, or None."""
+    for child in node.iter_child_nodes():
+        inner = depth + isinstance(child, nodes.For)
+        if inner > MAX_LOOPS:
+            return child
+        found = _nested_loop(child, nodes, inner)
+        if found is not None:
+            return found
     return None
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 import jinja2.nodes
-import jinja2.sandbox
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
@@ -30,6 +29,7 @@ from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import coverage, csvs, pagecontent
+from reportgen.publish.sandbox import RENDER_S, sandbox as _sandbox, time_limit as _time_limit
 from study import identity
 from reportgen.data.words import W
 from reportgen.render.figures import FigureBook, derived_entries
@@ -129,18 +129,6 @@ def run_problems(results_dir, runs=None):
         problems.extend(exc.problems)
         campaigns = None
     return runs, campaigns, problems
-
-
-def _sandbox(finalize=None):
-    """The Jinja environment a docs page renders in: sandboxed and immutable, with no globals (docs
-    pages are reviewed input, and Jinja's own lipsum and cycler reached Python's builtins through
-    lipsum.__globals__, which opened and wrote files anywhere); "{#" starts a Markdown heading id
-    ({#anchor}), so Jinja comments use "{##" instead.  ``finalize``: what a placeholder's value becomes."""
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
-        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-        comment_start_string="{##", comment_end_string="##}", **({"finalize": finalize} if finalize else {}))
-    env.globals.clear()
-    return env
 
 
 class Data:
@@ -437,10 +425,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             if unknown:   # every unknown name of the page at once, not the first one rendering meets
                 raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
-            text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
-            own = self.typed.from_string(tree).render(**names)   # the page's own text, Jinja run, placeholder figures out
+            with _time_limit(RENDER_S, f"docs/{page.file.src_uri}"):
+                text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
+                own = self.typed.from_string(tree).render(**names)   # the page's own text, Jinja run, placeholder figures out
+                bare = self.bare.from_string(tree).render(**names)
             typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [pagecontent.source_problem(
-                f"docs/{page.file.src_uri} (as rendered)", self.bare.from_string(tree).render(**names))] if p]
+                f"docs/{page.file.src_uri} (as rendered)", bare)] if p]
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"

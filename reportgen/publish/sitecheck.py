@@ -19,13 +19,12 @@ import io
 import os
 import re
 import shutil
-import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
 from reportgen.data import plainfile
 from reportgen.errors import ReportError
-from study import schema
+from study import leftovers, schema
 
 MANIFEST = "site-files.json"
 PDF_OUTPUTS = ("print.html", "study.pdf")
@@ -627,13 +626,16 @@ def rebuild_problems(root, site_dir, build, limit=20):
         given = read_manifest(site_dir)
     except (ReportError, AttributeError, KeyError, TypeError) as exc:
         return getattr(exc, "problems", None) or [f"{site_dir / 'machine.json'}: publication_machine: missing"]
-    scratch = Path(tempfile.mkdtemp(prefix="reportgen-verify-"))
+    scratch = Path(leftovers.scratch("verify"))   # a killed verify's copy goes at the next one
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             fresh_dir = build(root, scratch / "site", machine)   # its progress lines are not verify's
         fresh = read_manifest(fresh_dir)
     except ReportError as exc:
         return [f"{site_dir}: a fresh build from results/ fails, so the site cannot be checked: {exc.problems[0]}"]
+    except OSError as exc:   # a full temporary folder: MkDocs named the theme file it copied, not where to
+        return [f"{scratch}: a fresh build to check the site against cannot be written there "
+                f"({exc.strerror or exc}); free space, or set TMPDIR to another folder"]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for name in PDF_OUTPUTS:

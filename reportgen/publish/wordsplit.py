@@ -13,10 +13,10 @@ import marshal
 import os
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from reportgen.data import plainfile
+from study import leftovers
 
 CACHE_NAME = "jieba.cache"
 MIN_WORDS = 10_000
@@ -36,7 +36,7 @@ def _folder():
                 return folder
         except OSError:
             pass
-    own = Path(tempfile.mkdtemp(prefix="reportgen-jieba-"))   # mode 0700, this build's own
+    own = Path(leftovers.scratch("jieba"))   # mode 0700, this build's own; a killed build's goes at the next
     # removed when the process ends: every build without a trusted cache left 9 MB in /tmp for good
     atexit.register(shutil.rmtree, own, ignore_errors=True)
     return own

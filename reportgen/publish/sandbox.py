@@ -1,0 +1,49 @@
+"""The Jinja environment a docs page renders in, and how long it may take.
+
+A docs page is reviewed input that fills in placeholders: sandboxed, immutable, no globals, and a time
+limit for its renders (three nested loops over a placeholder's text ran a build for minutes).
+"""
+import contextlib
+
+import jinja2
+import jinja2.sandbox
+
+from reportgen.errors import ReportError
+
+
+RENDER_S = 60
+"""The seconds a docs page's three renders may take together (every page takes well under one)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds, where):
+    """ReportError naming ``where`` when the block runs longer than ``seconds`` (SIGALRM, main thread
+    only; elsewhere the block runs unbounded)."""
+    import signal
+
+    def late(_signum, _frame):
+        raise ReportError(f"{where}: rendering took more than {seconds} s (a loop over a long value?); a page "
+                          "fills in placeholders, its own Jinja does next to no work")
+    try:
+        previous = signal.signal(signal.SIGALRM, late)
+    except ValueError:
+        yield
+        return
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def sandbox(finalize=None):
+    """The Jinja environment a docs page renders in: sandboxed and immutable, with no globals (docs
+    pages are reviewed input, and Jinja's own lipsum and cycler reached Python's builtins through
+    lipsum.__globals__, which opened and wrote files anywhere); "{#" starts a Markdown heading id
+    ({#anchor}), so Jinja comments use "{##" instead.  ``finalize``: what a placeholder's value becomes."""
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+        comment_start_string="{##", comment_end_string="##}", **({"finalize": finalize} if finalize else {}))
+    env.globals.clear()
+    return env
