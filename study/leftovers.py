@@ -7,6 +7,7 @@ left them in place, and every later command then failed on the name (a campaign 
 function: a link is unlinked, never followed into its target.
 """
 import os
+import re
 import shutil
 import stat
 
@@ -57,7 +58,9 @@ def scratch(kind):
         names = []
     for name in names:
         pid = name[len(prefix):].split("-", 1)[0]
-        if not (name.startswith(prefix) and pid.isdigit()) or _alive(int(pid)):
+        # ASCII digits of a pid that can be (pid_max is at most 2^22): "²" passed isdigit() and int()
+        # refused it, a pid of 20 digits overflowed os.kill, and either stopped every later command
+        if not (name.startswith(prefix) and re.fullmatch(r"[0-9]{1,7}", pid)) or _alive(int(pid)):
             continue
         path = os.path.join(top, name)
         try:
@@ -74,6 +77,6 @@ def _alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:   # another user's process: alive
+    except (OSError, OverflowError, ValueError):   # another user's process, or no pid at all: left alone
         return True
     return True

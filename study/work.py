@@ -64,6 +64,9 @@ eleven days, as a family in run.json): a compile time of 1e300 s printed 301 dig
 call of 1e306 s overflowed to inf in ms and stopped the build (the committed maximum is 2100 s)."""
 
 NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
+MAX_KERNELS = 100_000
+"""Kernels a network's tuning may schedule (ResNet-50 has some seventy): 10^30 was printed as one count."""
+KERNELS = f"a count of kernels from 0 to {MAX_KERNELS}"
 TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
@@ -96,9 +99,9 @@ def _type_problem(where, value, want):
         ok = _is_number(value) and value >= 0
         if ok and value > MAX_SECONDS:
             return f"{where}: {value!r:.40} s is more than the {MAX_SECONDS:g} s a step of a run may take"
-    elif want in (COUNT, TRIALS):
+    elif want in (COUNT, TRIALS, KERNELS):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
-              and (want == COUNT or value <= MAX_TRIALS))
+              and value <= {COUNT: value, TRIALS: MAX_TRIALS, KERNELS: MAX_KERNELS}[want])
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
         ok = _is_number(value) and 0 <= value <= 1
     else:
@@ -119,7 +122,9 @@ NESTED_FIGURES = {
     "training": {"seconds": SECONDS, "epochs": COUNT, "eval_accuracy": SHARE, "train_accuracy": SHARE,
                  "counts": (dict,)},
     "stats": IR_STATS, "before_stats": IR_STATS, "after_stats": IR_STATS,
-    "tuning": {"trials": TRIALS, "seconds": SECONDS, "cumulative_trials": TRIALS},
+    "tuning": {"trials": TRIALS, "seconds": SECONDS, "cumulative_trials": TRIALS, "valid_trials": TRIALS,
+               "scheduled": KERNELS, "unscheduled": (list,), "record": (str,), "run_id": (str,),
+               "measured": TRIALS, "valid": TRIALS},
     "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
     "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},

@@ -92,59 +92,94 @@ def copied_problems(runs):
     are one measurement cited twice: three hundred copies of one record under invented ids padded a
     machine's case count past the published one's, and a record copied into a run of another machine
     id stood as that machine's figure.  retest carries a record over only as a reuse (reused_from).
-    Checked for the records of runs bound by the citation rule (study.citation.NAMED_FROM), against
-    every earlier record."""
+    A record without samples (evidence: a pass's IR counts) is one measurement when its extra is
+    another case's, byte for byte (240 copies of one under invented ids padded a machine the same way;
+    the same case measured again may well find the same). Checked for the records of runs bound by
+    the citation rule (study.citation.NAMED_FROM), against every earlier record."""
+    import json
     seen, out = {}, []
     for run in runs:
         for index, rec in enumerate(run.records):
-            samples = rec.get("samples")
-            if rec["reused_from"] is not None or rec["status"] != "ok" or not isinstance(samples, list) \
-                    or len(samples) < COPIED_MIN:
+            samples, extra = rec.get("samples"), rec.get("extra")
+            if rec["reused_from"] is not None or rec["status"] != "ok":
                 continue
-            key = tuple(samples)
+            if isinstance(samples, list) and len(samples) >= COPIED_MIN:
+                key, what, case = ("samples", tuple(samples)), f"the same {len(samples)} samples as", None
+            elif not samples and isinstance(extra, dict) and extra:
+                key, what = ("extra", json.dumps(extra, sort_keys=True)), "no samples and the same extra as"
+                case = cases.canonical_id(rec["id"], rec.get("case"))
+            else:
+                continue
             first = seen.setdefault(key, (run, index))
-            if first != (run, index) and citation.bound(run.run_id):   # older runs: published with a marker
-                out.append(f"{run.where(index)}: samples: the same {len(samples)} samples as record "
-                           f"{first[0].records[first[1]]['id']!r} ({first[0].where(first[1])}): one measurement "
-                           "is not two records (a record carried over is a reuse, with reused_from)")
+            if first == (run, index) or not citation.bound(run.run_id):   # older runs: published with a marker
+                continue
+            other = first[0].records[first[1]]
+            if case is not None and cases.canonical_id(other["id"], other.get("case")) == case:
+                continue
+            out.append(f"{run.where(index)}: {key[0]}: {what} record {other['id']!r} ({first[0].where(first[1])}): "
+                       "one measurement is not two records (a record carried over is a reuse, with reused_from)")
     return out
 
 
 TUNING_FIELDS = (("trials", ("tuning", "measured")), ("valid_trials", ("tuning", "valid")),
                  ("seconds", ("tuning", "seconds")), ("cumulative_trials", ("campaign", "cumulative_trials")))
 """A record's summary of the tuning it used (extra.tuning) and where the tuning record it names says it."""
+TUNING_NAMES = ("record", "run_id", "trials", "seconds", "scheduled")
+"""What a tuned e2e record's summary holds (the e2e page prints each of them)."""
 
 
 def tuning_problems(runs):
-    """A record that names the tuning it used (extra.tuning: record, run_id) says what that record says:
-    its trials, valid trials, seconds and cumulative trials are the tuning record's.  A forged e2e
-    record claiming 200 000 trials of a search whose record and database hold 268 was published, and
-    the page's advice changed with it.  A tuning run not in results/runs is a problem for runs bound by
-    the citation rule (older ones are published with their marker)."""
-    by_run = {run.run_id: {rec["id"]: rec for rec in run.records} for run in runs}
+    """An e2e record that says it was tuned (an ok record of group D, or any with extra.tuning) names
+    the tuning record it used (extra.tuning: record, run_id) and says what that record says: trials,
+    valid trials, seconds, cumulative trials, and the kernels scheduled and not (together the tuning
+    record's tasks).  The tuning run is kept, of the same machine, and started no later.  A forged e2e
+    record claiming 200 000 trials of a search whose record holds 268 was published and the page's
+    advice changed with it; left without its record name, or naming another machine's run, it was
+    taken on its word.  A tuning run not kept is a problem for runs bound by the citation rule."""
+    from reportgen.data.queries import D_ENGINES
+    by_id = {run.run_id: run for run in runs}
     out = []
     for run in runs:
         for index, rec in enumerate(run.records):
-            claim = (rec.get("extra") or {}).get("tuning")
-            if not (isinstance(claim, dict) and isinstance(claim.get("record"), str) and isinstance(claim.get("run_id"), str)):
-                continue
-            where = f"{run.where(index)}: extra.tuning"
-            held = by_run.get(claim["run_id"])
-            if held is None:
-                if citation.bound(run.run_id):
-                    out.append(f"{where}.run_id: run {claim['run_id']!r:.80} is not in results/runs (the tuning "
-                               "a record used is a record of a kept run)")
-                continue
-            tune = held.get(claim["record"])
-            if tune is None or tune["status"] != "ok":
-                out.append(f"{where}.record: run {claim['run_id']!r:.80} holds no ok record {claim['record']!r:.120}")
-                continue
-            extra = tune.get("extra") or {}
-            for name, (part, key) in TUNING_FIELDS:
-                source = extra.get(part) if isinstance(extra.get(part), dict) else {}
-                if name in claim and key in source and claim[name] != source[key]:
-                    out.append(f"{where}.{name}: {claim[name]!r:.40} but the tuning record {claim['record']!r:.120} "
-                               f"of run {claim['run_id']} says {source[key]!r:.40}")
+            extra = rec.get("extra") or {}
+            claim = extra.get("tuning")
+            tuned = rec["experiment"] == "e2e" and rec["status"] == "ok" and (
+                claim is not None or (extra.get("tuned") and (rec.get("case") or {}).get("engine") in D_ENGINES))
+            if tuned:
+                out.extend(f"{run.where(index)}: extra.tuning{p}" for p in _tuning_claim_problems(run, claim, by_id))
+    return out
+
+
+def _tuning_claim_problems(run, claim, by_id):
+    """What is wrong with one record's tuning summary, each as '.field: why' (or ': why')."""
+    if not isinstance(claim, dict):
+        return [f": {claim!r:.40}: a tuned record names the tuning it used (record, run_id, trials, seconds, scheduled)"]
+    missing = [name for name in TUNING_NAMES if claim.get(name) is None]
+    if missing:
+        return [f".{missing[0]}: missing (a tuned record names the tuning it used: {', '.join(TUNING_NAMES)})"]
+    if not (isinstance(claim["record"], str) and isinstance(claim["run_id"], str)):
+        return [".record: expected the tuning record's id and run id as text"]
+    tuner = by_id.get(claim["run_id"])
+    if tuner is None:
+        return [f".run_id: run {claim['run_id']!r:.80} is not in results/runs (the tuning a record used is a record "
+                "of a kept run)"] if citation.bound(run.run_id) else []
+    if tuner.machine != run.machine or order_key(tuner) > order_key(run):
+        return [f".run_id: run {claim['run_id']!r:.80} is {'of machine ' + str(tuner.machine) if tuner.machine != run.machine else 'later than this run'}"
+                " (a record uses a search of its own machine, made before it)"]
+    tune = next((r for r in tuner.records if r["id"] == claim["record"]), None)
+    if tune is None or tune["status"] != "ok":
+        return [f".record: run {claim['run_id']!r:.80} holds no ok record {claim['record']!r:.120}"]
+    extra, out = tune.get("extra") or {}, []
+    for name, (part, key) in TUNING_FIELDS:
+        source = extra.get(part) if isinstance(extra.get(part), dict) else {}
+        if name in claim and key in source and claim[name] != source[key]:
+            out.append(f".{name}: {claim[name]!r:.40} but the tuning record {claim['record']!r:.120} of run "
+                       f"{claim['run_id']} says {source[key]!r:.40}")
+    unscheduled = claim.get("unscheduled") or []
+    if isinstance(extra.get("tasks"), int) and isinstance(unscheduled, list) and type(claim["scheduled"]) is int \
+            and claim["scheduled"] + len(unscheduled) != extra["tasks"]:
+        out.append(f".scheduled: {claim['scheduled']!r:.40} scheduled and {len(unscheduled)} not, but the tuning "
+                   f"record {claim['record']!r:.120} tuned {extra['tasks']} kernels")
     return out
 
 

@@ -186,7 +186,7 @@ def _small_matrix(c):
         return _pending()
     small, big = fam[0], max(fam, key=lambda x: x.gflops())
     share = small.gflops() / big.gflops()
-    obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), best_n=big.record['case']['n'], best_gflops=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share)))
+    obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), best_n=big.record['case']['n'], best_gflops=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share, big)))
     comparison = (W("conclusions.small_matrix.comparison")
                   + _diff_text(W("conclusions.small_matrix.label_a", n=big.record['case']['n']), W("conclusions.small_matrix.label_a", n=small.record['case']['n']),
                                compare.samples_verdict([t / work.flops_per_call(big.record) for t in big.record["samples"]],
@@ -214,7 +214,7 @@ def _multicore(c):
     n = common[-1]
     speedup = one[n].stat("p50") / many[n].stat("p50")
     eff = speedup / cores
-    obs = (W("conclusions.multicore.obs", n=n, cores=cores, times=times(c.book, many[n], 'speedup_vs_1t', speedup, one[n]), percent=percent(c.book, many[n], 'parallel_efficiency', eff)))
+    obs = (W("conclusions.multicore.obs", n=n, cores=cores, times=times(c.book, many[n], 'speedup_vs_1t', speedup, one[n]), percent=percent(c.book, many[n], 'parallel_efficiency', eff, one[n])))
     comparison = (W("conclusions.multicore.comparison", n=n, cores=cores) + _diff_text(W("conclusions.multicore.label_a"), W("conclusions.multicore.label_b", cores=cores), differ(one[n], many[n])))
     if _near(eff, 1.0):
         return _undecided(obs, comparison, W("conclusions.multicore.why", cores=cores))
@@ -451,7 +451,7 @@ def _numpy_near_peak(c):
     if peak is None:
         return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), isa=isa or W("conclusions.numpy_near_peak.unknown_isa")))
     share = best.gflops() / peak.gflops()
-    obs = (W("conclusions.numpy_near_peak.obs", gflops=gflops(c.book, best), kernel=_esc(kernel), upper=isa.upper(), peak_gflops=gflops(c.book, peak), percent=percent(c.book, best, 'share_of_isa_peak', share)))
+    obs = (W("conclusions.numpy_near_peak.obs", gflops=gflops(c.book, best), kernel=_esc(kernel), upper=isa.upper(), peak_gflops=gflops(c.book, peak), percent=percent(c.book, best, 'share_of_isa_peak', share, peak)))
     comparison = (W("conclusions.numpy_near_peak.comparison", upper=isa.upper(), kernel=_esc(kernel)))
     if _near(share, 0.8):
         return _undecided(obs, comparison)

@@ -182,6 +182,12 @@ def docs_file_problem(rel, data=None):
         return (f"docs/{rel}: not a kind of file docs/ holds: not one of the vendored files, byte for byte (pagecontent.VENDORED lists each by its "
                 "sha256); a vendored script is changed by vendoring a release and updating that list")
     if DOCS_FILES.fullmatch(rel):
+        if data is None:
+            return None
+        try:   # every kind docs/ holds is text: MkDocs stopped on a page's bad byte naming no file
+            (data if isinstance(data, bytes) else plainfile.read_bytes(data, plainfile.MAX_ARCHIVE_FILE_BYTES)).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"docs/{rel}: not UTF-8 text (byte {exc.start}: {exc.reason})"
         return None
     return (f"docs/{rel}: not a kind of file docs/ holds (pages .md, assets/css/*.css, assets/js/*.js, "
             "the vendored files, snippets/*.py, words/*.yaml); another file would be published as written, unread "

@@ -11,7 +11,9 @@ Hooks, in MkDocs' order:
 import functools
 import html
 import json
+import math
 import re
+import time
 from pathlib import Path
 
 import jinja2
@@ -29,6 +31,7 @@ from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import coverage, csvs, pagecontent
+from reportgen.publish import sandbox
 from reportgen.publish.sandbox import RENDER_S, sandbox as _sandbox, time_limit as _time_limit
 from study import identity
 from reportgen.data.words import W
@@ -321,6 +324,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # and with every value holding markup left out: the markup the page's own text makes, read for
         # what only the build writes ({% set kind = "csv" %}<p class="{{ kind }}"> is the page's own)
         self.bare = _sandbox(_page_own)
+        self.render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.names_defined, self.names_used = set(), set()
@@ -425,10 +429,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             if unknown:   # every unknown name of the page at once, not the first one rendering meets
                 raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder{'s' if len(unknown) > 1 else ''}: "
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
-            with _time_limit(RENDER_S, f"docs/{page.file.src_uri}"):
-                text = self.jinja.from_string(tree).render(**names)   # the tree parsed above, not a second parse
-                own = self.typed.from_string(tree).render(**names)   # the page's own text, Jinja run, placeholder figures out
-                bare = self.bare.from_string(tree).render(**names)
+            where, started = f"docs/{page.file.src_uri}", time.monotonic()
+            with _time_limit(max(1, min(RENDER_S, math.ceil(self.render_left))), where):
+                text = sandbox.render(self.jinja, tree, names, where)   # the tree parsed above, not a second parse
+                own = sandbox.render(self.typed, tree, names, where)   # the page's own text, Jinja run, placeholder figures out
+                bare = sandbox.render(self.bare, tree, names, where)
+            self.render_left -= time.monotonic() - started
             typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [pagecontent.source_problem(
                 f"docs/{page.file.src_uri} (as rendered)", bare)] if p]
             if typed:

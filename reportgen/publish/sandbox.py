@@ -13,6 +13,27 @@ from reportgen.errors import ReportError
 
 RENDER_S = 60
 """The seconds a docs page's three renders may take together (every page takes well under one)."""
+BUILD_RENDER_S = 300
+"""The seconds every page's renders of one build may take together (a loop of 60 s in each of 22
+pages kept one build busy for 22 minutes)."""
+MAX_RENDER_CHARS = 20_000_000
+"""The characters one render of a page may write (the largest page writes well under one million):
+two loops over a placeholder's text writing it indented 99 spaces grew to gigabytes in seconds,
+within the time limit."""
+
+
+def render(env, tree, names, where, limit=MAX_RENDER_CHARS):
+    """The page ``tree`` rendered in ``env`` with ``names``, piece by piece: ReportError naming ``where``
+    as soon as it writes more than ``limit`` characters (a whole render held in memory first was the
+    memory of the machine)."""
+    out, size = [], 0
+    for piece in env.from_string(tree).generate(**names):
+        size += len(piece)
+        if size > limit:
+            raise ReportError(f"{where}: renders to more than {limit} characters (a loop writing a long value "
+                              "again and again?); a page fills in placeholders, its own Jinja writes next to nothing")
+        out.append(piece)
+    return "".join(out)
 
 
 @contextlib.contextmanager

@@ -35,8 +35,10 @@ def gflops(book, cur):
     return fig(book, cur, "gflops_p50", fmt_number(cur.gflops(), "GFLOPS"), "GFLOPS")
 
 
-def percent(book, cur, suffix, share):
-    return fig(book, cur, suffix, fmt_number(share * 100, "%") + "%", "%")
+def percent(book, cur, suffix, share, *others):
+    """A share figure ('12.3%') attached to one record; ``others``: the records it is a share of (a jump
+    of any of them flags it, as for times)."""
+    return fig(book, cur, suffix, fmt_number(share * 100, "%") + "%", "%", also=others)
 
 
 def hist(book, tables, table, row, col):

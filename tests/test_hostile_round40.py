@@ -1,0 +1,136 @@
+"""The fortieth round of the hostile corpus (issue #29), attack only, then fixed.
+
+Site set: an odd folder name in the temporary folder (/tmp/reportgen-verify-\u00b2-x, or a pid of 20
+digits) stopped every serve, verify and cache-less build in an internal error; a page's two loops
+writing a placeholder indented 99 spaces grew to gigabytes inside the render time limit; a docs page
+that is not UTF-8 stopped MkDocs naming no file.  Data set: an e2e record's tuning summary was still
+taken on its word where round 39's check did not reach (the kernels scheduled, a summary without the
+tuning record's name, another machine's tuning run, a string or 10^30 kernels); the share of a forged
+peak carried no flag; untimed evidence records copied under invented ids padded a thin machine.
+
+Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
+has a test here or in the other rounds.
+"""
+import copy
+
+import pytest
+from helpers import record
+from test_hostile_round4 import _expect
+
+MUTATIONS = {}
+SPECIAL = {case: None for case in (
+    "scratch_odd_names", "render_memory", "docs_not_utf8", "tuning_scheduled", "tuning_types", "tuning_unnamed",
+    "tuning_other_machine", "share_names_its_peak", "untimed_padding")}
+
+
+def test_odd_folder_names_do_not_stop_the_scratch_sweep(tmp_path, monkeypatch):
+    import os
+    import tempfile
+    from study import leftovers
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for name in ("reportgen-verify-\u00b2-x", "reportgen-verify-99999999999999999999-x", "reportgen-verify--x",
+                 "reportgen-verify-\u0663-x"):
+        (tmp_path / name).mkdir()
+    mine = leftovers.scratch("verify")
+    assert os.path.isdir(mine) and _expect("scratch_odd_names") in mine
+    assert (tmp_path / "reportgen-verify-\u00b2-x").exists()   # not a pid: left alone, never a crash
+
+
+def test_a_render_writing_too_much_is_stopped():
+    from reportgen.errors import ReportError
+    from reportgen.publish import sandbox
+    env = sandbox.sandbox()
+    tree = env.parse("{% for a in T %}{% for b in T %}{{ T|indent(99) }}{% endfor %}{% endfor %}")
+    with pytest.raises(ReportError) as err:
+        sandbox.render(env, tree, {"T": "ab\n" * 400}, "docs/history.md", limit=1_000_000)
+    assert str(err.value).startswith("docs/history.md: ") and _expect("render_memory") in str(err.value)
+    assert sandbox.render(env, env.parse("{{ T }}"), {"T": "x"}, "docs/x.md") == "x"
+
+
+def test_a_docs_page_that_is_not_utf8_is_named(tmp_path):
+    from reportgen.publish import pagecontent
+    page = tmp_path / "roadmap.md"
+    page.write_bytes(b"# x\n\xff\xfe\n")
+    said = pagecontent.docs_file_problem("roadmap.md", str(page))
+    assert said.startswith("docs/roadmap.md: ") and _expect("docs_not_utf8") in said
+    page.write_bytes("# \u8def\u7ebf\n".encode())
+    assert pagecontent.docs_file_problem("roadmap.md", str(page)) is None
+
+
+class _Run:
+    def __init__(self, run_id, records, machine="m"):
+        self.run_id, self.records, self.machine = run_id, records, machine
+        self.manifest = {"profile": "standard", "environment": {"machine_id": machine}}
+
+    def where(self, index):
+        return f"{self.run_id}/records.jsonl:{index + 1}"
+
+
+TUNER = "20261206T010000Z-standard-m"
+USER = "20261206T020000Z-standard-m"
+
+
+def _pair(**change):
+    tune = dict(record(), id="e2e_tune/model=m/size=224/variant=default/batch=1/threads=2", experiment="e2e_tune",
+                run_id=TUNER, extra={"tasks": 21, "tuning": {"measured": 268, "valid": 268, "seconds": 10.0},
+                                     "campaign": {"cumulative_trials": 268}})
+    summary = {"record": tune["id"], "run_id": TUNER, "trials": 268, "valid_trials": 268, "cumulative_trials": 268,
+               "seconds": 10.0, "scheduled": 21, "unscheduled": []}
+    summary.update(change)
+    e2e = dict(record(), id="e2e/model=m/size=224/engine=tvm_d/batch=1/threads=2", experiment="e2e", run_id=USER,
+               case={"model": "m", "engine": "tvm_d", "batch": 1, "threads": 2, "input_size": 224},
+               extra={"tuned": True, "tuning": {k: v for k, v in summary.items() if v is not None}})
+    return [_Run(TUNER, [tune]), _Run(USER, [e2e])]
+
+
+def _problems(runs):
+    from reportgen.data import runfacts
+    return runfacts.tuning_problems(runs)
+
+
+def test_a_tuned_records_whole_summary_is_its_tuning_records(monkeypatch):
+    from reportgen.data import runfacts
+    monkeypatch.setattr(runfacts, "order_key", lambda run: run.run_id)
+    assert _problems(_pair()) == []
+    [said] = _problems(_pair(scheduled=3))
+    assert said.startswith(f"{USER}/records.jsonl:1: extra.tuning.scheduled:") and _expect("tuning_scheduled") in said
+    [said] = _problems(_pair(record=None, run_id=None))
+    assert _expect("tuning_unnamed") in said
+    runs = _pair()
+    runs[1].records[0]["extra"].pop("tuning")
+    assert _expect("tuning_unnamed") in _problems(runs)[0]
+    runs = _pair()
+    runs[0].machine = "other"
+    assert _expect("tuning_other_machine") in _problems(runs)[0]
+
+
+@pytest.mark.parametrize("field, value", [("scheduled", "21"), ("scheduled", 10 ** 30), ("scheduled", -21),
+                                          ("unscheduled", 5), ("scheduled", 2.5)])
+def test_a_tuning_summarys_counts_are_typed(field, value):
+    from study import work
+    extra = {"tuning": {field: value}}
+    found = [p for p in work._nested_problems(extra) if p]
+    assert found and found[0].startswith(f"extra.tuning.{field}:")
+    if field == "scheduled":
+        assert _expect("tuning_types") in found[0]
+
+
+def test_the_share_of_a_peak_flags_a_jump_of_the_peak():
+    from reportgen.data.merge import Current
+    from reportgen.render import lookup
+    from reportgen.render.figures import FigureBook
+    best, peak = Current(record(), None), Current(record(case_id="numpy_gemm/dtype=float32/n=64/threads=1/blas=configured"), None)
+    book = FigureBook()
+    book.set_page("retrospective.md")
+    book.jumped = {(peak.record["run_id"], peak.record["id"])}
+    assert _expect("share_names_its_peak") in lookup.percent(book, best, "share_of_isa_peak", 0.225, peak)
+
+
+def test_untimed_records_copied_under_other_ids_are_refused():
+    from reportgen.data import runfacts
+    base = dict(record(), id="graph/case=hello", experiment="graph", samples=[], stats=None, case={},
+                extra={"output": 3, "stats": {"n_calls": 5}})
+    pad = dict(copy.deepcopy(base), id="graph/case=pad0001")
+    again = copy.deepcopy(base)   # the same case measured again finds the same: not a copy
+    [said] = runfacts.copied_problems([_Run(TUNER, [base]), _Run(USER, [pad, again])])
+    assert said.startswith(f"{USER}/records.jsonl:1: extra:") and _expect("untimed_padding") in said
