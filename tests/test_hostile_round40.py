@@ -72,7 +72,7 @@ USER = "20261206T020000Z-standard-m"
 
 def _pair(**change):
     tune = dict(record(), id="e2e_tune/model=m/size=224/variant=default/batch=1/threads=2", experiment="e2e_tune",
-                run_id=TUNER, extra={"tasks": 21, "tuning": {"measured": 268, "valid": 268, "seconds": 10.0},
+                run_id=TUNER, extra={"tasks": 21, "coverage": {"scheduled": [f"k{i}" for i in range(21)], "unscheduled": []}, "tuning": {"measured": 268, "valid": 268, "seconds": 10.0},
                                      "campaign": {"cumulative_trials": 268}})
     summary = {"record": tune["id"], "run_id": TUNER, "trials": 268, "valid_trials": 268, "cumulative_trials": 268,
                "seconds": 10.0, "scheduled": 21, "unscheduled": []}
