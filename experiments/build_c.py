@@ -2,7 +2,6 @@
 import ctypes
 import hashlib
 import subprocess
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,8 +12,13 @@ def private_dir():
     .cache/build in the checkout: a pull request may commit a file there (`git add -f`) or a .cache
     link (.gitignore's ``.cache/`` matches folders only), so a planted library under the name the
     cache computes was loaded as ours (the machine peak from foreign code), and a link sent the
-    compiler's output outside the project."""
-    return Path(tempfile.mkdtemp(prefix="tvm-study-build-"))
+    compiler's output outside the project.  Removed when the process ends, and by the next family's
+    run when a killed one left it (study.leftovers.scratch: every run of the peak left one for good)."""
+    import atexit
+    from study import leftovers
+    folder = leftovers.scratch("build")
+    atexit.register(leftovers.remove, folder, False)
+    return Path(folder)
 
 
 def compiler_version(cc="cc"):

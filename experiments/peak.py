@@ -12,6 +12,7 @@ from pathlib import Path
 
 from experiments import build_c, harness, targets
 from study import cases, environment
+from study.work import FMA_PIPES, theoretical  # noqa: F401 - the formula is the contract's (reportgen checks it)
 from study.family import Family
 
 FAMILY = Family(name="machine_peak", timeout_s={"quick": 300, "standard": 600, "full": 900},
@@ -24,42 +25,12 @@ ELEMENT_BYTES = {"float32": 4, "float64": 8}
 # (float32 has a 24-bit significand: 2**24 + 1 rounds back to 2**24).
 MAX_EXACT_ITERS = {"float32": 2 ** 23, "float64": 2 ** 52}
 
-# FMA pipes per core and their width in bits, by LLVM CPU name. This cannot be
-# read from CPUID, so it is an assumption taken from the vendors' optimization
-# manuals; the measured loop is what we trust.
-FMA_PIPES = {
-    "znver2": (2, 256), "znver3": (2, 256), "znver4": (2, 256), "znver5": (2, 512),
-    "haswell": (2, 256), "broadwell": (2, 256), "skylake": (2, 256), "alderlake": (2, 256),
-    "skylake-avx512": (2, 512), "cascadelake": (2, 512), "icelake-server": (2, 512),
-    "sapphirerapids": (2, 512), "emeraldrapids": (2, 512), "graniterapids": (2, 512),
-}
-
-
 def vector_isas(simd_flags):
     """The vector widths this CPU can run: (name, bytes)."""
     isas = [("avx2", 32)] if "fma" in simd_flags else []
     if "avx512f" in simd_flags:
         isas.append(("avx512", 64))
     return isas
-
-
-def theoretical(env, dtype, isa_bytes, threads):
-    """clock × lanes × 2 (FMA) × pipes × threads, with every input named."""
-    mhz = env["cpu_mhz"]["value"]
-    pipes, pipe_bits = FMA_PIPES.get(env["tvm_target"].get("mcpu", ""), (None, None))
-    if mhz is None or pipes is None:
-        return None
-    lanes_per_pipe = min(pipe_bits, isa_bytes * 8) // (8 * ELEMENT_BYTES[dtype])
-    flops_per_cycle = lanes_per_pipe * 2 * pipes
-    return {
-        "gflops": mhz / 1000.0 * flops_per_cycle * threads,
-        "clock_ghz": mhz / 1000.0, "clock_source": env["cpu_mhz"]["source"],
-        "fma_pipes": pipes, "pipe_bits": pipe_bits, "lanes_per_pipe": lanes_per_pipe,
-        "threads": threads,
-        "formula": f"{mhz / 1000.0:.3f} GHz × {lanes_per_pipe} lanes × 2 (FMA) × {pipes} pipes × {threads}",
-        "assumption": "FMA pipe count and width from the vendor's manual for "
-                      f"mcpu={env['tvm_target'].get('mcpu')}",
-    }
 
 
 def _load(build_dir, isa, vec_bytes):

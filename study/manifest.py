@@ -123,6 +123,10 @@ def environment_problems(env):
             # null: what capture() writes for a value it could not read (a VM without cpufreq)
             out += [f"environment.{name}.{key}: expected a string, a number or null, got {type(v).__name__}"
                     for key, v in value.items() if not (v is None or isinstance(v, str) or _number(v))]
+    target = env.get("tvm_target")
+    for key in ("kind", "mcpu", "mtriple", "tag"):   # names a page prints (identity.cpu_name)
+        if isinstance(target, dict) and target.get(key) is not None and not isinstance(target[key], str):
+            out.append(f"environment.tvm_target.{key}: expected a string, got {type(target[key]).__name__}")
     out += _clock_problems(env.get("cpu_mhz"))
     return out
 

@@ -128,6 +128,7 @@ NESTED_FIGURES = {
     "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
     "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
+    "vector_fma_instructions": {"xmm": COUNT, "ymm": COUNT, "zmm": COUNT},
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
                 "residual_fused": COUNT, "residual_wide": COUNT, "concat_integer": COUNT,
                 "bias_corrected": COUNT, "weights_rounded": COUNT,
@@ -311,3 +312,62 @@ def extra_problems(rec, campaign_rules=None):
         out.append("case: does not define the work of a call (GEMM: m, n, k > 0; machine_peak: isa, dtype, "
                    "iters, threads and extra.accumulators)")
     return out
+
+# FMA pipes per core and their width in bits, by LLVM CPU name. This cannot be
+# read from CPUID, so it is an assumption taken from the vendors' optimization
+# manuals; the measured loop is what we trust.
+FMA_PIPES = {
+    "znver2": (2, 256), "znver3": (2, 256), "znver4": (2, 256), "znver5": (2, 512),
+    "haswell": (2, 256), "broadwell": (2, 256), "skylake": (2, 256), "alderlake": (2, 256),
+    "skylake-avx512": (2, 512), "cascadelake": (2, 512), "icelake-server": (2, 512),
+    "sapphirerapids": (2, 512), "emeraldrapids": (2, 512), "graniterapids": (2, 512),
+}
+
+
+def theoretical(env, dtype, isa_bytes, threads):
+    """clock × lanes × 2 (FMA) × pipes × threads, with every input named."""
+    mhz = env["cpu_mhz"]["value"]
+    pipes, pipe_bits = FMA_PIPES.get(env["tvm_target"].get("mcpu", ""), (None, None))
+    if mhz is None or pipes is None:
+        return None
+    lanes_per_pipe = min(pipe_bits, isa_bytes * 8) // (8 * ELEMENT_BYTES[dtype])
+    flops_per_cycle = lanes_per_pipe * 2 * pipes
+    return {
+        "gflops": mhz / 1000.0 * flops_per_cycle * threads,
+        "clock_ghz": mhz / 1000.0, "clock_source": env["cpu_mhz"]["source"],
+        "fma_pipes": pipes, "pipe_bits": pipe_bits, "lanes_per_pipe": lanes_per_pipe,
+        "threads": threads,
+        "formula": f"{mhz / 1000.0:.3f} GHz × {lanes_per_pipe} lanes × 2 (FMA) × {pipes} pipes × {threads}",
+        "assumption": "FMA pipe count and width from the vendor's manual for "
+                      f"mcpu={env['tvm_target'].get('mcpu')}",
+    }
+
+
+def peak_problems(rec, env):
+    """A peak record measures a vector loop its machine runs (its simd_flags), and its theoretical peak
+    is the formula over its run's environment and its case, as
+    the experiment computes it (experiments/peak.py imports it from here): a record that divided its
+    stated GFLOPS by ten, its formula text kept, published 1242 % of the theoretical peak."""
+    if rec.get("experiment") != "machine_peak" or rec.get("status") != "ok" or not isinstance(env, dict):
+        return []
+    case, extra = rec.get("case") or {}, rec.get("extra") or {}
+    flags = env.get("simd_flags") if isinstance(env.get("simd_flags"), list) else []
+    runs_on = {"avx2": "fma", "avx512": "avx512f"}   # the vector loops experiments/peak.py measures
+    if case.get("isa") not in runs_on or runs_on[case["isa"]] not in flags:
+        # a peak of an ISA never measured on the machine (avx, 5x faster) took over every peak figure
+        return [f"case.isa: {case.get('isa')!r:.20} is not a vector loop the peak measures on this machine "
+                f"({', '.join(i for i, f in runs_on.items() if f in flags) or 'none'}: its simd_flags)"]
+    claim = extra.get("theoretical")
+    try:
+        want = theoretical(env, case["dtype"], VECTOR_BYTES[case["isa"]], case["threads"])
+    except (KeyError, TypeError, AttributeError):
+        return []   # the case or the environment is refused by its own check
+    if want is None:
+        return [] if claim is None else ["extra.theoretical: the environment names no clock or no FMA pipes "
+                                         f"for mcpu={(env.get('tvm_target') or {}).get('mcpu')!r:.40}, so no formula gives one"]
+    if not isinstance(claim, dict) or claim.get("formula") != want["formula"] or not _is_number(claim.get("gflops")) \
+            or abs(claim["gflops"] - want["gflops"]) > 1e-9 * want["gflops"]:
+        return [f"extra.theoretical: not the formula over this run's environment ({want['formula']} = "
+                f"{want['gflops']:.6g} GFLOPS)"]
+    return []
+

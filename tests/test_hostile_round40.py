@@ -8,6 +8,11 @@ taken on its word where round 39's check did not reach (the kernels scheduled, a
 tuning record's name, another machine's tuning run, a string or 10^30 kernels); the share of a forged
 peak carried no flag; untimed evidence records copied under invented ids padded a thin machine.
 
+Round 41: a peak of an ISA the machine never measured took over every peak figure; a peak record's
+theoretical GFLOPS was taken on its word; the mean (and extremes) could jump under a steady median; a
+numeric mcpu and string FMA counts passed validation; a {% set %} doubling a value took gigabytes; the
+compiled libraries' folder stayed in /tmp for good.
+
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
@@ -20,7 +25,8 @@ from test_hostile_round4 import _expect
 MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "scratch_odd_names", "render_memory", "docs_not_utf8", "tuning_scheduled", "tuning_types", "tuning_unnamed",
-    "tuning_other_machine", "share_names_its_peak", "untimed_padding")}
+    "tuning_other_machine", "share_names_its_peak", "untimed_padding", "peak_isa_not_measured", "theoretical_claim",
+    "jump_mean_outlier", "target_mcpu_type", "fma_counts_typed", "jinja_set_builds", "build_dir_left")}
 
 
 def test_odd_folder_names_do_not_stop_the_scratch_sweep(tmp_path, monkeypatch):
@@ -134,3 +140,72 @@ def test_untimed_records_copied_under_other_ids_are_refused():
     again = copy.deepcopy(base)   # the same case measured again finds the same: not a copy
     [said] = runfacts.copied_problems([_Run(TUNER, [base]), _Run(USER, [pad, again])])
     assert said.startswith(f"{USER}/records.jsonl:1: extra:") and _expect("untimed_padding") in said
+
+
+# -- round 41 ----------------------------------------------------------------------------------------
+
+def _peak(isa="avx2", **theo):
+    env = {"simd_flags": ["fma", "avx2"], "cpu_mhz": {"value": 2596.122, "source": "x"},
+           "tvm_target": {"kind": "llvm", "mcpu": "znver5"}}
+    from study import work
+    want = work.theoretical(env, "float32", work.VECTOR_BYTES.get(isa, 32), 1)
+    rec = {"experiment": "machine_peak", "status": "ok", "case": {"dtype": "float32", "isa": isa, "threads": 1},
+           "extra": {"theoretical": dict(want, **theo) if want else None}}
+    return rec, env
+
+
+def test_a_peak_is_of_a_loop_its_machine_runs_and_its_theory_the_formula():
+    from study import work
+    rec, env = _peak()
+    assert work.peak_problems(rec, env) == []
+    [said] = work.peak_problems(*_peak(isa="avx"))
+    assert said.startswith("case.isa:") and _expect("peak_isa_not_measured") in said
+    rec, env = _peak(gflops=8.3)
+    [said] = work.peak_problems(rec, env)
+    assert said.startswith("extra.theoretical:") and _expect("theoretical_claim") in said
+    rec["extra"]["theoretical"].pop("formula")
+    assert work.peak_problems(rec, env)   # a theoretical peak without its formula broke the GEMM page
+
+
+def test_a_mean_that_jumps_under_a_steady_median_is_a_jump():
+    from reportgen.pages import history
+
+    class R:
+        def __init__(self, run_id, mean):
+            self.run_id, self.machine = run_id, "m"
+            self.manifest = {"git": {"commit": "a" * 40}}
+            self.records = [{"id": "e2e/model=m/size=224/engine=tf/batch=1/threads=2", "status": "ok", "reused_from": None,
+                             "fingerprint": "f" * 64, "experiment": "e2e", "case": {},
+                             "stats": {"p50": 1.0, "p95": 1.1, "p99": 1.2, "mean": mean, "min": 0.9, "max": 1.3}}]
+    [jump] = history.all_jumps([R("r1", 1.0), R("r2", 16.0)], lambda *_: False)
+    assert jump[5] == _expect("jump_mean_outlier")
+
+
+def test_a_targets_names_are_text_and_fma_counts_are_counts():
+    from study import manifest, work
+    said = manifest.environment_problems({"tvm_target": {"kind": "llvm", "mcpu": 5}})
+    assert any(_expect("target_mcpu_type") in p for p in said)
+    [said] = [p for p in work._nested_problems({"vector_fma_instructions": {"zmm": "0", "ymm": 12}}) if p]
+    assert said.startswith(_expect("fma_counts_typed"))
+
+
+def test_a_set_that_builds_a_value_is_refused():
+    import jinja2
+    from reportgen.publish import pagecontent
+    env = jinja2.Environment()
+    for text in ('{% set a = b ~ b %}', '{% set a = b|join("----") %}'):
+        found = pagecontent.template_problem(env.parse(text))
+        assert found is not None and _expect("jinja_set_builds") in found.what
+    assert pagecontent.template_problem(env.parse('{% set f = finding() if measured("x") else None %}')) is None
+
+
+def test_the_compiled_libraries_folder_goes_with_its_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = "from experiments import build_c; print(build_c.private_dir())"
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+    assert _expect("build_dir_left") in out and out.startswith(str(tmp_path)) and not Path(out).exists()

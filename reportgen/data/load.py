@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from study import schema
+from study import schema, work
 from reportgen.data import plainfile, runfacts
 from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
@@ -419,6 +419,7 @@ def _read_run(results_dir, run_path, cache):
             problems.append(f"{where}: id: duplicate id {rec['id']!r} (first at line {seen[rec['id']]})")
         seen[rec["id"]] = number
         problems.extend(_owner_problems(run_path.name, rec, where))
+        problems.extend(f"{where}: {p}" for p in work.peak_problems(rec, manifest.get("environment")))
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough

@@ -89,7 +89,9 @@ def peak(current, dtype, threads, isa=None):
     if exact is not None:
         return exact
     peaks = frame.currents(_peaks(current, dtype=dtype, threads=threads))
-    return max(peaks, key=lambda cur: cur.gflops("p50")) if peaks else None   # the first of equal peaks
+    # the widest ISA, as said (then the fastest): a narrower ISA's record never stands for the peak
+    return max(peaks, key=lambda cur: (work.VECTOR_BYTES.get(cur.record["case"].get("isa"), 0), cur.gflops("p50"))) \
+        if peaks else None   # the first of equal peaks
 
 
 def isa_peak(current, dtype, threads, isa):

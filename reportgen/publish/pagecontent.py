@@ -246,6 +246,13 @@ def template_problem(tree):
         blocks.what = ("a macro, call, filter, set or with block typed into the page (its own text set aside and "
                        "shown elsewhere, read whole by no check)")
         return blocks
+    for assign in tree.find_all(nodes.Assign):   # {% set a = b ~ b %} doubled a value per line: gigabytes, no output
+        kinds = (nodes.Concat, nodes.Filter, nodes.BinExpr)
+        grows = assign.node if isinstance(assign.node, kinds) else next(assign.node.find_all(kinds), None)
+        if grows is not None:
+            grows.what = ("a {% set %} that builds a value (~, a filter or arithmetic): a page's set names a "
+                          "placeholder's value, it makes none (doubling one per line took gigabytes)")
+            return grows
     deep = _nested_loop(tree, nodes)
     if deep is not None:
         deep.what = (f"loops nested more than {MAX_LOOPS} deep (three loops over a placeholder's text, a character "

@@ -285,6 +285,8 @@ def _unbounded_node(tree):
 
 
 class ReportgenPlugin(BasePlugin[ReportgenConfig]):
+    render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take (on_config resets it)
+
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
