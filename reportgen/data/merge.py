@@ -83,15 +83,14 @@ def peak(current, dtype, threads, isa=None):
 
     ``isa``: the peak of the ISA a kernel actually used (see identity.kernel_isa), so a kernel is
     never divided by the peak of wider vectors it did not use; without it (or when that ISA's peak
-    was not measured), the widest measured ISA.
+    was not measured), the fastest measured ISA (a share of it is never flattering; a record of an ISA
+    the machine's loops do not measure is refused: study.work.peak_problems).
     """
     exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
     if exact is not None:
         return exact
     peaks = frame.currents(_peaks(current, dtype=dtype, threads=threads))
-    # the widest ISA, as said (then the fastest): a narrower ISA's record never stands for the peak
-    return max(peaks, key=lambda cur: (work.VECTOR_BYTES.get(cur.record["case"].get("isa"), 0), cur.gflops("p50"))) \
-        if peaks else None   # the first of equal peaks
+    return max(peaks, key=lambda cur: cur.gflops("p50")) if peaks else None   # the first of equal peaks
 
 
 def isa_peak(current, dtype, threads, isa):
