@@ -67,6 +67,7 @@ NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a s
 MAX_KERNELS = 100_000
 """Kernels a network's tuning may schedule (ResNet-50 has some seventy): 10^30 was printed as one count."""
 KERNELS = f"a count of kernels from 0 to {MAX_KERNELS}"
+COUNTS = "an object of counts >= 0"
 TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
@@ -99,6 +100,9 @@ def _type_problem(where, value, want):
         ok = _is_number(value) and value >= 0
         if ok and value > MAX_SECONDS:
             return f"{where}: {value!r:.40} s is more than the {MAX_SECONDS:g} s a step of a run may take"
+    elif want == COUNTS:   # {instruction or kernel kind: a count}
+        ok = isinstance(value, dict) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                             for v in value.values())
     elif want in (COUNT, TRIALS, KERNELS):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
               and value <= {COUNT: value, TRIALS: MAX_TRIALS, KERNELS: MAX_KERNELS}[want])
@@ -124,7 +128,8 @@ NESTED_FIGURES = {
     "stats": IR_STATS, "before_stats": IR_STATS, "after_stats": IR_STATS,
     "tuning": {"trials": TRIALS, "seconds": SECONDS, "cumulative_trials": TRIALS, "valid_trials": TRIALS,
                "scheduled": KERNELS, "unscheduled": (list,), "record": (str,), "run_id": (str,),
-               "measured": TRIALS, "valid": TRIALS},
+               "measured": TRIALS, "valid": TRIALS, "tasks": KERNELS, "tensorized": (dict,)},
+    "asm": {"hottest": COUNTS, "kernels_with": COUNTS, "all_kernels": COUNTS, "hottest_kernel": (str,)},
     "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
     "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
     "theoretical": {"formula": (str,)},
@@ -132,7 +137,8 @@ NESTED_FIGURES = {
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
                 "residual_fused": COUNT, "residual_wide": COUNT, "concat_integer": COUNT,
                 "bias_corrected": COUNT, "weights_rounded": COUNT,
-                "rounding_layers": COUNT, "rounding_error_ratio_median": NUMBER, "rounding_error_ratio_max": NUMBER},
+                "rounding_layers": COUNT, "rounding_error_ratio_median": NUMBER, "rounding_error_ratio_max": NUMBER,
+                "vnni_packed": COUNTS},
     "converter": {"xnnpack_partitions": COUNT, "int8_compute_ops": (int, list), "float_compute_ops": (int, list)},
     "codegen": {"fma_scalar": COUNT, "fma_packed": (dict,), "widest_register": (str,)},
     "ort_coverage": {"by_op": (dict,)},

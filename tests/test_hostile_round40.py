@@ -26,7 +26,8 @@ MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "scratch_odd_names", "render_memory", "docs_not_utf8", "tuning_scheduled", "tuning_types", "tuning_unnamed",
     "tuning_other_machine", "share_names_its_peak", "untimed_padding", "peak_isa_not_measured", "theoretical_claim",
-    "jump_mean_outlier", "target_mcpu_type", "fma_counts_typed", "jinja_set_builds", "build_dir_left")}
+    "jump_mean_outlier", "target_mcpu_type", "fma_counts_typed", "jinja_set_builds", "build_dir_left",
+    "failed_peak_fallback", "int8_extras_typed")}
 
 
 def test_odd_folder_names_do_not_stop_the_scratch_sweep(tmp_path, monkeypatch):
@@ -209,3 +210,28 @@ def test_the_compiled_libraries_folder_goes_with_its_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     assert _expect("build_dir_left") in out and out.startswith(str(tmp_path)) and not Path(out).exists()
+
+
+# -- round 42 ----------------------------------------------------------------------------------------
+
+def test_a_failed_isa_peak_gives_no_share_rather_than_a_narrower_one():
+    from reportgen.data import frame, merge
+    from reportgen.data.merge import Current
+
+    def peak(isa, status, p50):
+        rec = dict(record(case_id=f"machine_peak/dtype=float32/isa={isa}/threads=1"), experiment="machine_peak",
+                   status=status, case={"dtype": "float32", "isa": isa, "threads": 1, "iters": 1000},
+                   extra={"accumulators": 12})
+        rec["stats"] = dict(rec["stats"], p50=p50)
+        return Current(rec, None)
+    current = frame.Records((c.record["id"], c) for c in (peak("avx2", "ok", 1.0), peak("avx512", "run_failed", 1.0)))
+    assert merge.peak(current, "float32", 1, "avx512") is None, _expect("failed_peak_fallback")
+    assert merge.peak(current, "float32", 1, "avx2").record["case"]["isa"] == "avx2"
+
+
+@pytest.mark.parametrize("extra", [{"rewrite": {"vnni_packed": {"conv": "3"}}}, {"asm": {"kernels_with": "x"}},
+                                   {"asm": {"hottest": []}}])
+def test_int8_extras_are_typed(extra):
+    from study import work
+    found = [p for p in work._nested_problems(extra) if p]
+    assert found and _expect("int8_extras_typed") in found[0]

@@ -83,12 +83,16 @@ def peak(current, dtype, threads, isa=None):
 
     ``isa``: the peak of the ISA a kernel actually used (see identity.kernel_isa), so a kernel is
     never divided by the peak of wider vectors it did not use; without it (or when that ISA's peak
-    was not measured), the fastest measured ISA (a share of it is never flattering; a record of an ISA
+    was not measured at all; None when it was and failed), the fastest measured ISA (a share of it is never flattering; a record of an ISA
     the machine's loops do not measure is refused: study.work.peak_problems).
     """
     exact = isa_peak(current, dtype, threads, isa) if isa is not None else None
     if exact is not None:
         return exact
+    if isa is not None and not frame.select(current, "machine_peak", dtype=dtype, threads=threads, isa=isa).empty:
+        # that ISA's peak was measured and failed: no share at all, never one of a narrower peak (a run
+        # failing the avx512 loop put AVX-512 kernels at 184 % of the AVX2 peak)
+        return None
     peaks = frame.currents(_peaks(current, dtype=dtype, threads=threads))
     return max(peaks, key=lambda cur: cur.gflops("p50")) if peaks else None   # the first of equal peaks
 
