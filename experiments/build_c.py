@@ -14,11 +14,8 @@ def private_dir():
     cache computes was loaded as ours (the machine peak from foreign code), and a link sent the
     compiler's output outside the project.  Removed when the process ends, and by the next family's
     run when a killed one left it (study.leftovers.scratch: every run of the peak left one for good)."""
-    import atexit
     from study import leftovers
-    folder = leftovers.scratch("build")
-    atexit.register(leftovers.remove, folder, False)
-    return Path(folder)
+    return Path(leftovers.scratch("build", at_exit=True))
 
 
 def compiler_version(cc="cc"):

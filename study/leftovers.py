@@ -44,11 +44,12 @@ def restore(path, old):
     return True
 
 
-def scratch(kind):
+def scratch(kind, at_exit=False):
     """A private temporary folder for one command (``reportgen-<kind>-<pid>-...`` under the system's
     temporary folder), after removing the ones of ``kind`` that earlier commands of this user left
     when they were killed (their process is gone): a serve closed with its terminal, or a verify
-    killed with -9, left a copy of the whole site in /tmp for good."""
+    killed with -9, left a copy of the whole site in /tmp for good.  ``at_exit``: removed when this
+    process ends (for a folder used until then, not by one block)."""
     import tempfile
     top = tempfile.gettempdir()
     prefix = f"reportgen-{kind}-"
@@ -69,7 +70,11 @@ def scratch(kind):
             continue
         if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():   # ours, never a link
             remove(path, strict=False)
-    return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+    folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+    if at_exit:
+        import atexit
+        atexit.register(remove, folder, False)
+    return folder
 
 
 def _alive(pid):

@@ -8,10 +8,8 @@ folder where reportgen keeps its other caches (load.cache_dir: REPORTGEN_CACHE, 
 ~/.cache/tvm-study-reportgen), or into a private folder of this build when caches are off; a cache
 there that is not a sound dictionary is removed, and jieba rebuilds it.
 """
-import atexit
 import marshal
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -36,10 +34,9 @@ def _folder():
                 return folder
         except OSError:
             pass
-    own = Path(leftovers.scratch("jieba"))   # mode 0700, this build's own; a killed build's goes at the next
-    # removed when the process ends: every build without a trusted cache left 9 MB in /tmp for good
-    atexit.register(shutil.rmtree, own, ignore_errors=True)
-    return own
+    # mode 0700, this build's own, removed when it ends (every build without a trusted cache left 9 MB
+    # in /tmp for good); a killed build's goes at the next
+    return Path(leftovers.scratch("jieba", at_exit=True))
 
 
 def sound(value):
