@@ -36,7 +36,7 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
-from study import cases
+from study import cases, searchlog
 from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
@@ -183,20 +183,14 @@ def asm_evidence(executable, hottest):
     asm = executable.mod.imports[0].inspect_source("asm")
     per_func, current, hot_lines = {}, None, []
     for line in asm.splitlines():
-        label = re.match(r"^([A-Za-z_][\w.$]*):", line)
+        label = searchlog.ASM_LABEL.match(line)
         if label:
             current = label.group(1)
         if hottest and current and (current == hottest or current.startswith(hottest + "_compute")):
             hot_lines.append(line)
-        if label:
-            continue
-        parts = line.split()
-        if current and parts and not parts[0].startswith("."):
-            counts = per_func.setdefault(current, {})
-            mnemonic = parts[0]
-            for ins in DOT_INSTRUCTIONS:
-                if mnemonic.startswith(ins):
-                    counts[ins] = counts.get(ins, 0) + 1
+        if current and searchlog.instruction(line):
+            per_func.setdefault(current, []).append(line)
+    per_func = {name: searchlog.instruction_counts(lines, DOT_INSTRUCTIONS) for name, lines in per_func.items()}
     total = {ins: sum(c.get(ins, 0) for c in per_func.values()) for ins in DOT_INSTRUCTIONS}
     hot = {}
     for name, counts in per_func.items():

@@ -50,9 +50,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from study import citation, leftovers
+from study import citation, leftovers, searchlog
 
-TRIAL_LOG = "trials.jsonl"
+TRIAL_LOG = searchlog.TRIAL_LOG
 RETRY_ROUNDS = 3   # extra rounds for a kernel none of whose trials built and ran (one rule for every variant)
 
 
@@ -355,33 +355,20 @@ def best_latencies(work_dir, tasks) -> dict[str, float | None]:
 
 
 def read_trials(work_dir) -> list[dict[str, Any]]:
-    """The per-trial log written by :func:`tune` (empty when absent)."""
+    """The per-trial log written by :func:`tune` (empty when absent), read as the report reads it."""
     path = Path(work_dir) / TRIAL_LOG
     if not path.exists():
         return []
-    return [value for _number, value in _json_lines(path)]
+    return searchlog.trials(path.read_text(encoding="utf-8"), path)
 
 
 def _json_lines(path):
-    """(line number, value) of each JSON line of ``path``: a line cut by a stopped write (or not
-    JSON) is a ValueError naming the file and line, not a bare JSONDecodeError naming neither."""
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if line.strip():
-            try:
-                out.append((number, json.loads(line)))
-            except (ValueError, RecursionError) as exc:
-                raise ValueError(f"{path}:{number}: not a JSON line ({str(exc)[:120]})") from None
-    return out
+    """(line number, value) of each JSON line of ``path`` (study.searchlog.json_lines)."""
+    return searchlog.json_lines(path.read_text(encoding="utf-8"), path)
 
 
-def trial_summary(trials: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts of measured, valid and failed trials (by category) from the trial log."""
-    failures: dict[str, int] = {}
-    for trial in trials:
-        if trial["category"]:
-            failures[trial["category"]] = failures.get(trial["category"], 0) + 1
-    return {"measured": len(trials), "valid": len(trials) - sum(failures.values()), "failures": failures}
+trial_summary = searchlog.summary
+"""Counts of measured, valid and failed trials (by category) from the trial log."""
 
 
 def compile_tuned(mod, target, work_dir, variant="default"):

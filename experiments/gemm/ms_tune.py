@@ -30,6 +30,7 @@ from tvm import s_tir
 from experiments.gemm.check import error_report
 from experiments.gemm.tvm_ladder import (FAILED_RUN_SECS, MICROKERNEL_POPULATION, _assembly, gemm_prim_func,
                                          microkernel_space, random_operands, run_gemm, with_num_cores)
+from study import searchlog
 
 # --------------------------------------------------------------------------- MetaSchedule tuning
 
@@ -272,7 +273,7 @@ def trials_from_database_file(work_dir, workload, target) -> list[dict[str, Any]
     return trials
 
 
-TRIAL_LOG_NAME = "ladder_trials.jsonl"
+TRIAL_LOG_NAME = searchlog.LADDER_LOG
 
 
 def save_trial_log(work_dir, workload, target, trials: list[dict[str, Any]]) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import schema, work
-from reportgen.data import plainfile, runfacts
+from reportgen.data import plainfile, runfacts, searchfacts
 from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
 
@@ -353,7 +353,8 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs))
+    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs)
+                    + searchfacts.problems(results_dir, runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs))
     if problems:

@@ -1,0 +1,107 @@
+"""The per-trial logs a MetaSchedule search leaves beside its database, read one way by the
+experiments that write them and by the report that holds a record's tuning summary to them.
+
+A record says how many trials its search measured, how many built and ran, what failed and how long
+it took; the trial log in the record's own run says the same thing trial by trial.  The record is a
+claim, the log is the evidence (it is in run.json's sha256 list like every file of the run): a
+record claiming 5000 trials of a search whose log holds 117 was published as the current figure.
+"""
+import json
+import math
+import re
+
+TRIAL_LOG = "trials.jsonl"
+"""The e2e and int8 searches' log (experiments.e2e.tuning): one line per measured trial, with its task."""
+LADDER_LOG = "ladder_trials.jsonl"
+"""The GEMM searches' log (experiments.gemm.ms_tune): one line per measured trial of every call."""
+DATABASE = "database_tuning_record.json"
+WORKLOADS = "database_workload.json"
+
+
+def json_lines(text, where):
+    """(line number, value) of each non-empty line of ``text``; a line that is not JSON is a
+    ValueError naming ``where`` and the line (a line cut by a stopped write, say)."""
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                out.append((number, json.loads(line)))
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"{where}:{number}: not a JSON line ({str(exc)[:120]})") from None
+    return out
+
+
+def trials(text, where):
+    """The trials of a trial log, each checked: an object whose ``category`` is null (it built and
+    ran) or a failure's name, and whose ``elapsed_s`` is null or finite seconds >= 0.  ValueError
+    naming the file, line and field otherwise."""
+    out = []
+    for number, row in json_lines(text, where):
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}:{number}: a trial is an object, not {type(row).__name__}")
+        category, elapsed = row.get("category"), row.get("elapsed_s")
+        if category is not None and not (isinstance(category, str) and 0 < len(category) <= 80):
+            raise ValueError(f"{where}:{number}: category: {category!r:.40} is neither null nor a failure's name")
+        if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, (int, float))
+                                    or not math.isfinite(elapsed) or elapsed < 0):
+            raise ValueError(f"{where}:{number}: elapsed_s: {elapsed!r:.40} is not seconds >= 0")
+        if "task" in row and not isinstance(row["task"], str):
+            raise ValueError(f"{where}:{number}: task: {row['task']!r:.40} is not a task's name")
+        out.append(row)
+    return out
+
+
+def summary(rows):
+    """Counts of measured, valid and failed trials (by category) of a trial log's rows."""
+    failures = {}
+    for row in rows:
+        if row["category"]:
+            failures[row["category"]] = failures.get(row["category"], 0) + 1
+    return {"measured": len(rows), "valid": len(rows) - sum(failures.values()), "failures": failures}
+
+
+def last_elapsed(rows):
+    """Seconds from the search's start to its last trial (0 when no trial says)."""
+    return max((row["elapsed_s"] for row in rows if row.get("elapsed_s") is not None), default=0.0)
+
+
+SECONDS_SLACK_S = 60.0
+SECONDS_SLACK_SHARE = 0.05
+"""How far a search's seconds may run past its last trial: the work after it (reading the task's
+log, writing the allocation) took under 10 s in every committed search; a minute and 5 % more."""
+
+
+def seconds_problem(claimed, rows):
+    """Why a search's claimed seconds cannot be its trial log's, or None: no less than its last trial's
+    time, and no more than that plus SECONDS_SLACK."""
+    if rows and (isinstance(claimed, bool) or not isinstance(claimed, (int, float))):
+        return f"{claimed!r:.40} is not seconds"
+    last = last_elapsed(rows)
+    if rows and not last - 1.0 <= claimed <= last * (1 + SECONDS_SLACK_SHARE) + SECONDS_SLACK_S:
+        return f"{claimed!r:.40} s, but the search's trial log ends at {last:.1f} s"
+    return None
+
+
+ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):")
+"""A function's label in LLVM's assembly (a local label starts with a dot and is not matched)."""
+
+
+def instruction(line):
+    """The mnemonic of one line of assembly, or None for a label, a directive or an empty line."""
+    if ASM_LABEL.match(line):
+        return None
+    parts = line.split()
+    return parts[0] if parts and not parts[0].startswith(".") else None
+
+
+def instruction_counts(lines, names):
+    """{name: lines whose mnemonic starts with it} over ``lines`` of assembly (vpdpbusd counts
+    vpdpbusd and its {k}-masked and suffixed forms, as the INT8 family counts them)."""
+    counts = dict.fromkeys(names, 0)
+    for line in lines:
+        mnemonic = instruction(line)
+        if mnemonic:
+            for name in names:
+                if mnemonic.startswith(name):
+                    counts[name] += 1
+    return counts
