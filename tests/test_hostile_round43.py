@@ -17,7 +17,7 @@ from test_hostile_round40 import _Run
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in (
-    "int8_search_account", "int8_asm_account", "gemm_search_account", "e2e_tune_search_account")}
+    "int8_search_account", "int8_asm_account", "gemm_search_account", "e2e_tune_search_account", "score_jump", "machine_pinned")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -126,3 +126,39 @@ def test_a_group_d_search_account_is_its_trial_logs(tmp_path):
     rec["extra"]["tuning"]["measured"] = 600
     said = _problems(tmp_path, rec)
     assert len(said) == 1 and "extra.tuning.measured: 600" in said[0] and _expect("e2e_tune_search_account") in said[0]
+
+
+def test_a_score_that_moves_on_the_same_code_is_a_jump():
+    from reportgen.pages import history
+
+    class R:
+        def __init__(self, run_id, top1):
+            self.run_id, self.machine = run_id, "m"
+            self.manifest = {"git": {"commit": "a" * 40}}
+            self.records = [{"id": "int8/model=m/size=224/engine=tvm_int8/batch=1/threads=2", "status": "ok",
+                             "reused_from": None, "fingerprint": "f" * 64, "experiment": "int8", "case": {},
+                             "stats": {"p50": 1.0}, "extra": {"score": {"top1_agree": top1, "accuracy": 0.9}}}]
+    [jump] = history.all_jumps([R("r1", 0.61), R("r2", 0.99)], lambda *_: False)
+    assert jump[5] == _expect("score_jump") and jump[4] is False
+    assert history.all_jumps([R("r1", 0.61), R("r2", 0.62)], lambda *_: False) == []
+
+
+def test_the_pinned_machine_is_published_and_the_rule_is_said(tmp_path):
+    from test_machines import ENV, ZEN5, _write
+
+    from reportgen.commands import build
+    from reportgen.data import load, merge
+    from reportgen.errors import ReportError
+    from study import identity
+    _write(tmp_path, "20260101T000000Z-standard", ENV, "standard")
+    _write(tmp_path, "20260102T000000Z-standard", dict(ENV, **ZEN5), "standard", n=64, finished="2026-01-02T00:10:00Z")
+    runs, pinned, forged = load.read_runs(tmp_path), identity.machine_id(ENV), identity.machine_id(dict(ENV, **ZEN5))
+    assert merge.publication_machine(runs)[0] == forged   # newer, as complete: the rule alone takes it
+    machine, reason = merge.publication_machine(runs, pinned, merge.PINNED)
+    assert machine == pinned and _expect("machine_pinned") in reason and forged in reason
+    with pytest.raises(ReportError, match="mkdocs.yml: plugins: reportgen: machine: 'zz' matches no"):
+        merge.publication_machine(runs, "zz", merge.PINNED)
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - search\n  - reportgen:\n      machine: " + pinned + "\n")
+    assert build.pinned_machine(tmp_path) == pinned
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - reportgen\n")
+    assert build.pinned_machine(tmp_path) is None

@@ -144,9 +144,8 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
         if rec.get("samples") and rec["reused_from"] is None:   # another machine's own timings, not a copy
             rec["samples"] = [x * 1.001 for x in rec["samples"]]
             rec["stats"] = study_stats.summarize(rec["samples"])
-        for key, value in list(rec["extra"].get("artifacts", {}).items()):
-            if isinstance(value, str):
-                rec["extra"]["artifacts"][key] = value.replace(run_id, new_id)
+        # every file the record names (artifacts, its search's database) is the clone's own
+        rec["extra"] = json.loads(json.dumps(rec["extra"]).replace(f"runs/{run_id}/", f"runs/{new_id}/"))
         recs.append(rec)
     _name_cited_lines(results, recs)
     lines = [json.dumps(rec, sort_keys=True) for rec in recs]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from study import leftovers
 from reportgen.commands import lockfile
-from reportgen.data import plainfile, safeyaml
+from reportgen.data import merge, plainfile, safeyaml
 from reportgen.data.runfacts import git_env   # noqa: F401 - build.git_env, as the commands call it
 from reportgen.publish import nofollow
 from reportgen.errors import ReportError
@@ -288,6 +288,23 @@ def _config_problems(root):
                               "the project (absolute, ~ or '..'); every path mkdocs.yml gives is one of the project")
 
 
+def pinned_machine(root):
+    """The machine the committed mkdocs.yml pins the site to (plugins: - reportgen: machine: ID), or
+    None (no pin, or a mkdocs.yml the build itself refuses, naming the line)."""
+    import yaml
+    try:
+        node = safeyaml.compose((Path(root) / "mkdocs.yml").read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    items = dict((getattr(k, "value", None), v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else {}
+    for plugin in getattr(items.get("plugins"), "value", None) or []:
+        for key, options in plugin.value if isinstance(plugin, yaml.MappingNode) else ():
+            if getattr(key, "value", None) == "reportgen" and isinstance(options, yaml.MappingNode):
+                found = [v.value for k, v in options.value if getattr(k, "value", None) == "machine"]
+                return str(found[0]) if found and str(found[0]) else None
+    return None
+
+
 MARKDOWN_EXTENSIONS = {"attr_list": (), "md_in_html": (), "admonition": (), "tables": (), "toc": ("permalink",),
                        "pymdownx.details": (), "pymdownx.superfences": (), "pymdownx.highlight": ("use_pygments",)}
 """The Markdown extensions mkdocs.yml may name, each with the options it may set: those the project
@@ -428,6 +445,7 @@ def _build(root, site_dir, strict, machine):
         wordsplit.prepare()   # the search's Chinese word cache: ours, never one in the shared $TMPDIR
         if machine:
             config.plugins["reportgen"].config.machine = machine
+            config.plugins["reportgen"].chosen_by = merge.BY_OPTION
         with _commit_date(root):
             mk_build.build(config)
     except MkDocsException as exc:

@@ -178,20 +178,35 @@ take part: a new machine id (a copied environment with one field changed) that r
 family tied the real machine on families and won on its newer runs, taking over the whole site."""
 
 
-def publication_machine(runs, wanted=None):
+BY_OPTION = "chosen with --machine"
+PINNED = "pinned in mkdocs.yml (plugins: reportgen: machine)"
+"""How a publication machine was chosen when not by DEFAULT_RULE: `build --machine ID`, or the
+committed mkdocs.yml.  The published site's machine is pinned there, so that a change of machine is a
+line a review sees: by the default rule alone, a whole study forged for a new machine id (complete,
+newer, consistent) took the site over with nothing in the diff but run folders."""
+
+
+def publication_machine(runs, wanted=None, how=BY_OPTION):
     """(machine id, reason) of the machine a site is built for.
 
-    ``wanted`` (``reportgen build --machine``) may be a full id or a unique prefix of one;
-    otherwise DEFAULT_RULE picks it.  None when there are no runs.
+    ``wanted`` (``reportgen build --machine``, or mkdocs.yml's pin when ``how`` is PINNED) may be a
+    full id or a unique prefix of one; otherwise DEFAULT_RULE picks it.  None when there are no runs.
+    A pinned machine other than the default rule's says which machine the rule would publish.
     """
     found = machines(runs)
     if wanted:
         matches = [m for m in found if m.startswith(wanted)]
         if len(matches) != 1:
             known = ", ".join(f"{m} ({identity.cpu_name(found[m].env)})" for m in found) or "none"
-            raise ReportError(f"--machine: {wanted!r} {'matches no' if not matches else 'is ambiguous among the'} "
+            where = "--machine" if how == BY_OPTION else "mkdocs.yml: plugins: reportgen: machine"
+            raise ReportError(f"{where}: {wanted!r:.40} {'matches no' if not matches else 'is ambiguous among the'} "
                               f"machines with runs; known: {known}")
-        return matches[0], "chosen with --machine"
+        if how == PINNED:
+            default, _why = publication_machine(runs)
+            if default != matches[0]:
+                return matches[0], (f"{PINNED}; the default rule would publish {default} "
+                                    f"({identity.cpu_name(found[default].env)}): change the pin to publish it")
+        return matches[0], how
     if not found:
         return None, "no runs"
     most = max(len(m.thorough_cases) for m in found.values())
@@ -213,11 +228,12 @@ def runs_of(runs, machine_id):
     return published_runs([run for run in runs if machine_of(run) == machine_id])
 
 
-def summaries(runs):
+def summaries(runs, chosen=None):
     """One dict per machine with runs: id, CPU, ISA, cores, memory, runs per profile, families
-    measured by its standard/full runs, newest run; publication machine first, then newest first."""
+    measured by its standard/full runs, newest run; publication machine (``chosen``, else the default
+    rule's) first, then newest first."""
     found = machines(runs)
-    chosen, _why = publication_machine(runs)
+    chosen = chosen or publication_machine(runs)[0]
     order = sorted(sorted(found, key=lambda m: found[m].newest_key, reverse=True), key=lambda m: m != chosen)
     out = []
     for mid in order:

@@ -62,9 +62,23 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
+SCORES = ("accuracy", "fp32_accuracy", "top1_agree", "top5_agree", "top5_exact")
+SCORE_JUMP = 0.02
+"""A record's accuracy and agreement scores (extra.score, shares of one evaluation set) move by no more
+than this between runs of one case on one machine: the same program on the same images scores the same
+(every committed pair of the same code scored exactly alike).  A score is not timed, so it cannot
+move by JUMP: 0.61 forged to 0.99 moved it 1.6x and turned the page's verdict."""
+
+
+def _score(rec, name):
+    scores = (rec.get("extra") or {}).get("score")
+    value = scores.get(name) if isinstance(scores, dict) else None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _jump(rec, earlier):
     """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
-    ``earlier``, else None."""
+    ``earlier``, or of a score that moved by more than SCORE_JUMP, else None."""
     pairs = [(stat, (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
     for stat, a, b in pairs:
@@ -72,6 +86,10 @@ def _jump(rec, earlier):
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
+    for name in SCORES:
+        a, b = _score(earlier, name), _score(rec, name)
+        if a is not None and b is not None and abs(b - a) > SCORE_JUMP:
+            return (b / a if a else float("inf")), f"score.{name}"
     return None
 
 

@@ -238,7 +238,7 @@ def listing(data):
     """The table `reportgen machines` prints, for the site: every machine with runs, its runs per
     profile and families; the site's publication machine marked."""
     rows = []
-    for r in merge.summaries(data.all_runs):
+    for r in merge.summaries(data.all_runs, data.machine):
         runs = W("common.punct.enumeration_comma").join(W("machines.listing.runs", n=n, profile=_esc(p))
                                                          for p, n in r["runs"].items())
         mark = W("machines.listing.published") if r["id"] == data.machine else ""

@@ -137,7 +137,7 @@ def run_problems(results_dir, runs=None):
 class Data:
     """Everything the templates may use, computed once per build."""
 
-    def __init__(self, root, results_dir, archive_dir, machine=""):
+    def __init__(self, root, results_dir, archive_dir, machine="", how=merge.BY_OPTION):
         self.results_dir = root / results_dir
         self.archive_dir = root / archive_dir
         loaded, self.campaigns = checked_runs(self.results_dir)
@@ -147,7 +147,7 @@ class Data:
         self.excluded_runs = [run for run in loaded if run.run_id in self.unknown_commits]
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
-        self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None)
+        self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None, how)
         self.runs = merge.runs_of(self.all_runs, self.machine)
         self.smoke = bool(self.runs) and all(merge.is_smoke(r) for r in self.runs)
         self.tables, self.environments = archive.read_archive(self.archive_dir)
@@ -205,7 +205,9 @@ class Templates:
             "compare_alpha": f"{compare.ALPHA:g}",
             "compare_min_effect": f"{compare.MIN_EFFECT:.0%}",
             "publication_machine": d.machine or "",
-            "publication_by_option": d.machine_reason == "chosen with --machine",
+            "publication_by_option": d.machine_reason == merge.BY_OPTION,
+            "publication_pinned": d.machine_reason.startswith(merge.PINNED),
+            "publication_default": merge.publication_machine(d.all_runs)[0] or "",
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
             "publication_families": str(len(d.machines[d.machine].thorough_families)) if d.machine else "0",
             "hist_env": lambda key: d.environments[key],
@@ -314,7 +316,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
             raise ReportError(f"{config.config_file_path}: theme.custom_dir {theme!r:.80} lies in docs_dir (or holds "
                               "it): its files would be both the theme's templates, run unsandboxed, and pages")
-        self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine)
+        self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine,
+                         getattr(self, "chosen_by", merge.PINNED))
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
         self.book.jumped = self.data.jumped

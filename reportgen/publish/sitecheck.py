@@ -22,7 +22,7 @@ import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
-from reportgen.data import plainfile
+from reportgen.data import merge, plainfile
 from reportgen.errors import ReportError
 from study import leftovers, schema
 
@@ -620,7 +620,7 @@ def rebuild_problems(root, site_dir, build, limit=20):
     site_dir = Path(site_dir)
     try:
         facts = read_json(site_dir / "machine.json")
-        machine = facts["publication_machine"] if facts.get("reason") == "chosen with --machine" else None
+        machine = facts["publication_machine"] if facts.get("reason") == merge.BY_OPTION else None
         if machine is not None and not (isinstance(machine, str) and re.fullmatch(r"[0-9a-f]{12}", machine)):
             raise ReportError(f"{site_dir / 'machine.json'}: publication_machine: {machine!r:.40} is not a machine id")
         given = read_manifest(site_dir)
