@@ -72,7 +72,7 @@ TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidenc
 PROFILED = ("tvm_int8_rules", "ort_qdq")
 PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx"),
                "tvm_int8_rules_avx2": ("tvm_fp32_rules_avx2", "fp32_rules_avx2")}
-DOT_INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
+DOT_INSTRUCTIONS = searchlog.INSTRUCTIONS
 
 
 def _cpu_isa():

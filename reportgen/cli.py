@@ -215,7 +215,10 @@ def main():
         click.echo("aborted", err=True)
         sys.exit(130)
     except OSError as exc:   # a file we could not read or write: name it, no traceback
-        where = f"{exc.filename}: " if exc.filename else ""
+        # a copy or a rename names its source first and its destination second: on a full disk the
+        # destination is the file that could not be written (the source named the theme's file)
+        where = (f"{exc.filename2}: (copied from {exc.filename}) " if getattr(exc, "filename2", None)
+                 else f"{exc.filename}: " if exc.filename else "")
         _say(f"error: {where}{exc.strerror or exc}")
         sys.exit(1)
     except Exception as exc:  # a bug: one line, and how to see the traceback

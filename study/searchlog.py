@@ -6,9 +6,10 @@ it took; the trial log in the record's own run says the same thing trial by tria
 claim, the log is the evidence (it is in run.json's sha256 list like every file of the run): a
 record claiming 5000 trials of a search whose log holds 117 was published as the current figure.
 """
-import json
 import math
 import re
+
+from study import schema
 
 TRIAL_LOG = "trials.jsonl"
 """The e2e and int8 searches' log (experiments.e2e.tuning): one line per measured trial, with its task."""
@@ -19,13 +20,15 @@ WORKLOADS = "database_workload.json"
 
 
 def json_lines(text, where):
-    """(line number, value) of each non-empty line of ``text``; a line that is not JSON is a
-    ValueError naming ``where`` and the line (a line cut by a stopped write, say)."""
+    """(line number, value) of each non-empty line of ``text``; a line that is not JSON (a line cut by a
+    stopped write, say), or JSON that study.schema.loads refuses (a key given twice, NaN, nesting without
+    bound), is a ValueError naming ``where`` and the line: a trial logged as {"category": "timeout",
+    "category": null} counted as valid, the last key winning."""
     out = []
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
             try:
-                out.append((number, json.loads(line)))
+                out.append((number, schema.loads(line)))
             except (ValueError, RecursionError) as exc:
                 raise ValueError(f"{where}:{number}: not a JSON line ({str(exc)[:120]})") from None
     return out
@@ -81,6 +84,12 @@ def seconds_problem(claimed, rows):
         return f"{claimed!r:.40} s, but the search's trial log ends at {last:.1f} s"
     return None
 
+
+INSTRUCTIONS = ("vpdpbusd", "vpdpbusds", "vpdpwssd", "vpmaddubsw", "vpmaddwd", "vfmadd", "vpmulld")
+"""The instructions the INT8 family counts in a compiled network (its records' extra.asm): VNNI's dot
+products, their AVX2 and AVX-512 fallbacks, the FP32 FMA and the 32-bit multiply.  A record counts
+these and no other (any other name is refused: a thousand invented names made reading an assembly
+of a million lines take minutes)."""
 
 ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):")
 """A function's label in LLVM's assembly (a local label starts with a dot and is not matched)."""

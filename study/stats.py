@@ -41,3 +41,21 @@ def same_stats(a, b, rel=1e-9):
         if not math.isclose(x, y, rel_tol=rel, abs_tol=1e-15):
             return False
     return True
+
+
+SIGN_TEST = "one-sided sign test over paired rounds"
+
+
+def faster_of(tuned_s, default_s, alpha=0.05):
+    """Which of two programs to keep from their paired rounds (seconds, round by round): "tuned" only
+    when it won significantly more rounds than it lost -- a one-sided sign test at ``alpha`` -- and its
+    median is lower; a tie or a noise-level lead keeps the default.  The rule the rule engines apply
+    (experiments.e2e.nchwc_rules.faster_network) and the report checks their choice with."""
+    calls = min(len(tuned_s), len(default_s))
+    tuned_ms, default_ms = (percentile(sorted(t), 50) * 1e3 for t in (tuned_s, default_s))
+    wins = sum(1 for t, d in zip(tuned_s, default_s) if t < d)
+    # P(at least `wins` of `calls` rounds won | the two are equally fast)
+    p_value = sum(math.comb(calls, k) for k in range(wins, calls + 1)) / 2 ** calls
+    kept = "tuned" if p_value < alpha and tuned_ms < default_ms else "default"
+    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls, "tuned_wins": wins,
+            "p_value": p_value, "alpha": alpha, "test": SIGN_TEST, "kept": kept}

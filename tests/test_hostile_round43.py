@@ -17,7 +17,10 @@ from test_hostile_round40 import _Run
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in (
-    "int8_search_account", "int8_asm_account", "gemm_search_account", "e2e_tune_search_account", "score_jump", "machine_pinned")}
+    "int8_search_account", "int8_asm_account", "gemm_search_account", "e2e_tune_search_account", "score_jump", "machine_pinned", "gemm_curve_account",
+    "search_evidence_unnamed", "int8_own_search", "int8_borrowed_search", "campaign_snapshot",
+    "rules_choice", "trial_log_duplicate_key", "agreement_jump",
+    "asm_names_bounded", "evidence_read_once", "full_disk_destination")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -52,7 +55,8 @@ def _int8(root):
               "failures": {"build_failed": 4}, "seconds": 101.5, "tasks": 4,
               "tensorized": {"tasks": tasks[:2], "count": 2, "tuned_tasks": 4}}
     return {"id": "int8/model=net/engine=tvm_int8_tuned", "experiment": "int8", "status": "ok", "run_id": RUN,
-            "reused_from": None, "extra": {"tuning": tuning, "asm": asm}}
+            "reused_from": None, "case": {"model": "net", "engine": "tvm_int8_tuned", "input_size": 8, "seed": 0},
+            "extra": {"tuning": tuning, "asm": asm}}
 
 
 def test_an_int8_records_search_account_is_its_trial_logs(tmp_path):
@@ -74,7 +78,33 @@ def test_an_int8_records_search_account_is_its_trial_logs(tmp_path):
     forged["extra"]["tuning"]["tensorized"]["tuned_tasks"] = 27
     assert "tunes 4 tasks" in _problems(tmp_path, forged)[0]
     forged["extra"]["tuning"]["database"] = "runs/20261201T000000Z-standard-m/artifacts/int8/tune-net-int8"
-    assert "must lie under runs/" + RUN in _problems(tmp_path, forged)[0]   # the search of another run
+    assert "is not this record's own search" in _problems(tmp_path, forged)[0]   # the search of another run
+
+
+def test_an_int8_record_names_its_own_search_not_another_networks(tmp_path):
+    rec = _int8(tmp_path)
+    _write(tmp_path, "artifacts/int8/tune-digits-int8/trials.jsonl", _trials(10, 6, ["fused_conv0"], 100.0))
+    rec["extra"]["tuning"]["database"] = f"runs/{RUN}/artifacts/int8/tune-digits-int8"
+    [said] = _problems(tmp_path, rec)
+    assert "extra.tuning.database: " in said and _expect("int8_own_search") in said
+
+
+def test_a_borrowed_search_is_group_ds_search_of_the_same_network():
+    from reportgen.data import searchfacts
+    tuner = "20261201T000000Z-standard-m"
+    d = {"id": "e2e_tune/model=inception", "experiment": "e2e_tune", "status": "ok", "run_id": tuner, "reused_from": None,
+         "case": {"model": "inception", "input_size": 224, "seed": 0},
+         "extra": {"tuning": {"measured": 256, "valid": 256, "seconds": 1831.0}, "artifacts": {"database": "db"}}}
+    rec = {"id": "int8/model=resnet/engine=tvm_fp32_tuned", "experiment": "int8", "status": "ok", "run_id": RUN,
+           "reused_from": None, "case": {"model": "resnet", "engine": "tvm_fp32_tuned", "input_size": 224, "seed": 0},
+           "extra": {"tuning": {"source": "e2e_tune", "record": d["id"], "run_id": tuner, "trials": 256, "seconds": 1831.0,
+                                "tensorized": {"count": 27, "tuned_tasks": 27, "tasks": []}}}}
+    runs = [_Run(tuner, [d]), _Run(RUN, [rec])]
+    [said] = searchfacts.problems("/nonexistent", runs)
+    assert "is not group D's search of this record's network" in said and _expect("int8_borrowed_search") in said
+    d["case"]["model"] = "resnet"
+    [said] = searchfacts.problems("/nonexistent", runs)
+    assert "extra.tuning.tensorized: a borrowed search's summary holds no tensorized" in said
 
 
 def test_an_int8_records_instruction_counts_are_its_assemblys(tmp_path):
@@ -96,11 +126,13 @@ def test_an_int8_records_instruction_counts_are_its_assemblys(tmp_path):
 
 def _gemm(root):
     db = f"runs/{RUN}/artifacts/gemm_tvm/tune-1024"
-    _write(root, "artifacts/gemm_tvm/tune-1024/ladder_trials.jsonl", _trials(8, 8, ["main"], 40.0))
+    trials = _trials(8, 8, ["main"], 40.0)
+    _write(root, "artifacts/gemm_tvm/tune-1024/ladder_trials.jsonl", trials)
     _write(root, "artifacts/gemm_tvm/tune-1024/database_tuning_record.json", [[0, [i]] for i in range(8)])
     return {"id": "gemm_tvm/impl=tvm/stage=autotuned", "experiment": "gemm_tvm", "status": "ok", "run_id": RUN,
             "reused_from": None, "extra": {"database": db, "trials_done": 8, "total_records": 8, "tuning_seconds": 40.2,
-                                           "curve": [{"trial": i} for i in range(8)]}}
+                                           "curve": [{"trial": i + 1, "elapsed_s": t["elapsed_s"], "run_secs": 0.1,
+                                                      "best_so_far_s": 0.1} for i, t in enumerate(trials)]}}
 
 
 @pytest.mark.parametrize("field,value,said", [
@@ -114,6 +146,15 @@ def test_a_gemm_search_account_is_its_trial_logs(tmp_path, field, value, said):
     found = _problems(tmp_path, forged)
     assert len(found) >= 1 and f"extra.{field}: " in found[0] and said in found[0], found
     assert field != "trials_done" or _expect("gemm_search_account") in found[0]
+
+
+def test_a_gemm_searchs_curve_is_its_trial_logs(tmp_path):
+    rec = _gemm(tmp_path)
+    rec["extra"]["curve"][5]["best_so_far_s"] = 0.001   # a 100x faster best, charted as the search's progress
+    [said] = _problems(tmp_path, rec)
+    assert _expect("gemm_curve_account") in said
+    assert said.endswith("extra.curve[5]: not trial 6 of the search's trial log (its time 0.1, best so far 0.1, "
+                         "finished at 30.0 s)"), said
 
 
 def test_a_group_d_search_account_is_its_trial_logs(tmp_path):
@@ -162,3 +203,120 @@ def test_the_pinned_machine_is_published_and_the_rule_is_said(tmp_path):
     assert build.pinned_machine(tmp_path) == pinned
     (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - reportgen\n")
     assert build.pinned_machine(tmp_path) is None
+
+
+def test_a_bound_runs_search_and_assembly_must_be_named(tmp_path):
+    rec = _int8(tmp_path)
+    rec["extra"]["asm"].pop("artifact")
+    assert "extra.asm.artifact: missing" in _problems(tmp_path, rec)[0]
+    assert _expect("search_evidence_unnamed") in _problems(tmp_path, rec)[0]
+    rec = _gemm(tmp_path)
+    rec["extra"].pop("database")
+    assert "extra.database: missing" in _problems(tmp_path, rec)[0]
+    rec = {"id": "e2e_tune/model=net", "experiment": "e2e_tune", "status": "ok", "run_id": RUN, "reused_from": None,
+           "extra": {"artifacts": {}, "tuning": {"measured": 6000, "valid": 5, "seconds": 31.0}}}
+    assert "extra.artifacts.trials: missing" in _problems(tmp_path, rec)[0]
+
+
+def test_a_group_d_records_campaign_history_is_what_its_runs_measured(tmp_path):
+    from reportgen.data import searchfacts
+    ref, other = f"runs/{RUN}/artifacts/e2e_tune/tune-net", "20261203T071734Z-standard-m"
+    _write(tmp_path, "artifacts/e2e_tune/tune-net/trials.jsonl", _trials(6, 5, ["a", "b"], 30.0))
+    _write(tmp_path, "artifacts/e2e_tune/tune-net/allocation.json", json.dumps([{"weight": 2, "best_s": 0.01},
+                                                                               {"weight": 1, "best_s": 0.03}]))
+    _write(tmp_path, "artifacts/e2e_tune/tune-net/database_tuning_record.json", [[0, [1]], [1, [2]]])
+    own = {"run_id": RUN, "trials": 6, "seconds": 31.0, "cumulative_trials": 6, "estimated_kernel_s": 0.05, "records": 2}
+    rec = {"id": "e2e_tune/model=net", "experiment": "e2e_tune", "status": "ok", "run_id": RUN, "reused_from": None,
+           "extra": {"artifacts": {"database": ref, "trials": f"{ref}/trials.jsonl"}, "estimated_kernel_s": 0.05,
+                     "tuning": {"measured": 6, "valid": 5, "seconds": 31.0},
+                     "campaign": {"cumulative_trials": 6, "steps": [own]}}}
+    runs = [_Run(other, []), _Run(RUN, [rec])]
+    assert searchfacts.problems(tmp_path, runs) == []
+    forged = {"run_id": other, "trials": 26532, "seconds": 16051.7, "cumulative_trials": 26532,
+              "estimated_kernel_s": 0.0049, "records": 7600}
+    rec["extra"]["campaign"] = {"cumulative_trials": 26538, "steps": [forged, dict(own, cumulative_trials=26538)]}
+    [said] = searchfacts.problems(tmp_path, runs)
+    assert "extra.campaign.steps[0]: run 20261203T071734Z-standard-m holds no search of this case" in said
+    assert _expect("campaign_snapshot") in said
+    rec["extra"]["campaign"] = {"cumulative_trials": 6, "steps": [dict(own, estimated_kernel_s=0.0005)]}
+    rec["extra"]["estimated_kernel_s"] = 0.0005
+    [said] = searchfacts.problems(tmp_path, runs)
+    assert "estimated_kernel_s: 0.0005, but the search's allocation estimates 0.05 s" in said
+
+
+def test_a_rule_engines_search_adds_up_and_keeps_what_its_test_says(tmp_path):
+    tuned, default = [0.009 + 0.0001 * (i % 3) for i in range(40)], [0.009 + 0.0001 * ((i + 1) % 3) for i in range(40)]
+    from study import stats
+    check = dict(stats.faster_of(tuned, default), tuned_samples_s=tuned, default_samples_s=default)
+    assert check["kept"] == "default"
+    rec = {"id": "int8/model=net/engine=tvm_fp32_rules", "experiment": "int8", "status": "ok", "run_id": RUN,
+           "reused_from": None, "case": {"model": "net", "engine": "tvm_fp32_rules"},
+           "extra": {"rules": {"trials": 23, "limit": 12, "tuning": {"tasks": [{"candidates": 12}, {"candidates": 11}],
+                                                                      "network_check": check}}}}
+    assert _problems(tmp_path, rec) == []
+    forged = copy.deepcopy(rec)
+    forged["extra"]["rules"].update(trials=9000000, limit=5000)
+    [said] = _problems(tmp_path, forged)
+    assert "extra.rules.trials: 9000000, but its kernels' candidates add up to 23" in said
+    forged = copy.deepcopy(rec)
+    forged["extra"]["rules"]["tuning"]["network_check"]["kept"] = "tuned"
+    [said] = _problems(tmp_path, forged)
+    assert "extra.rules.network_check.kept: 'tuned'" in said and _expect("rules_choice") in said
+
+
+def test_a_trial_log_is_json_as_the_records_are():
+    from study import searchlog
+    with pytest.raises(ValueError) as err:
+        searchlog.trials('{"category": "timeout", "category": null, "elapsed_s": 1}\n', "t.jsonl")
+    assert str(err.value).startswith("t.jsonl:1: ") and _expect("trial_log_duplicate_key") in str(err.value)
+    with pytest.raises(ValueError, match="NaN"):
+        searchlog.trials('{"category": null, "elapsed_s": NaN}\n', "t.jsonl")
+
+
+def test_agreement_scores_and_errors_jump_like_timings():
+    from reportgen.pages import history
+
+    class R:
+        def __init__(self, run_id, top1, err):
+            self.run_id, self.machine = run_id, "m"
+            self.manifest = {"git": {"commit": "a" * 40}}
+            self.records = [{"id": "e2e/model=m/size=224/engine=tvm_b/batch=1/threads=2", "status": "ok",
+                             "reused_from": None, "fingerprint": "f" * 64, "experiment": "e2e", "case": {},
+                             "stats": {"p50": 1.0}, "check": {"max_rel_err": err},
+                             "extra": {"agreement": {"top1_agree": top1}, "agreement_set": {"top1_agree": top1}}}]
+    [jump] = history.all_jumps([R("r1", 1.0, 2e-6), R("r2", 1.0, 9e-4)], lambda *_: False)
+    assert jump[5] == "check.max_rel_err"
+    [jump] = history.all_jumps([R("r1", 0.99, 2e-6), R("r2", 0.90, 2e-6)], lambda *_: False)
+    assert jump[5] == _expect("agreement_jump")
+
+
+def test_an_asm_account_counts_the_familys_instructions_only(tmp_path):
+    rec = _int8(tmp_path)
+    rec["extra"]["asm"]["hottest"].update({f"zz{i}": 0 for i in range(1000)})
+    [said] = _problems(tmp_path, rec)
+    assert "extra.asm.hottest: 'zz0' is not an instruction the family counts" in said
+    assert _expect("asm_names_bounded") in said
+
+
+def test_a_file_many_records_cite_is_read_once(tmp_path, monkeypatch):
+    from reportgen.data import plainfile
+    rec = _int8(tmp_path)
+    reads = []
+    real = plainfile.read_text
+    monkeypatch.setattr(plainfile, "read_text", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
+    copies = [dict(copy.deepcopy(rec), id=f"int8/model=net/engine=tvm_int8_tuned/n={i}") for i in range(50)]
+    assert _problems(tmp_path, *copies) == []
+    assert len(reads) == len(set(reads)) == 3   # the trial log, the workloads, the assembly: once each
+    assert _expect("evidence_read_once") == "once"
+
+
+def test_a_full_disk_names_the_file_that_could_not_be_written(monkeypatch, capsys):
+    from reportgen import cli
+
+    def full(**_kw):
+        raise OSError(28, "No space left on device", "/venv/material/search.js.map", None, "/tmp/tiny/site.tmp/x.map")
+    monkeypatch.setattr(cli, "cli", full)
+    with pytest.raises(SystemExit):
+        cli.main()
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("error: /tmp/tiny/site.tmp/x.map: ") and _expect("full_disk_destination") in said

@@ -18,6 +18,7 @@ from typing import Any
 
 from experiments.e2e.nchwc import (CONV_BLOCK, DW_BLOCK, DW_PAD_BLOCK, PAD_BLOCK, fuse_rules, lanes_of,
                                    vector_registers)
+from study import stats as study_stats
 
 MAX_PIXEL_TILE = 14   # pixels per tile of the default: 2 x 14 + 2 = 30 of the 32 zmm (AVX2: 2 x 7 + 2 = 16 ymm)
 TILE_WEIGHTS_IN_L2 = 512 * 1024   # bytes of one tile's weights above which the rule loops input blocks outermost
@@ -395,8 +396,7 @@ def faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
     """Which of two executables of one network to keep: both called in turns on one seeded input
     of ``shape`` (the order flipped every round), paired by round.  "tuned" only when it won
     significantly more rounds than it lost -- a one-sided sign test at ``alpha`` -- and its
-    median is lower; a tie or a noise-level lead keeps the rule's default."""
-    import math
+    median is lower; a tie or a noise-level lead keeps the rule's default (study.stats.faster_of)."""
     import time
     import numpy as np
     import tvm
@@ -411,14 +411,7 @@ def faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
             mains[k](data)
             if i >= 2:   # two warm-up rounds
                 times[k].append(time.perf_counter() - t0)
-    tuned_ms, default_ms = (float(np.median(t)) * 1e3 for t in times)
-    wins = sum(1 for t, d in zip(*times) if t < d)
-    # P(at least `wins` of `calls` rounds won | the two are equally fast)
-    p_value = sum(math.comb(calls, k) for k in range(wins, calls + 1)) / 2 ** calls
-    kept = "tuned" if p_value < alpha and tuned_ms < default_ms else "default"
-    return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls, "tuned_wins": wins,
-            "p_value": p_value, "alpha": alpha, "test": "one-sided sign test over paired rounds",
-            "tuned_samples_s": times[0], "default_samples_s": times[1], "kept": kept}
+    return dict(study_stats.faster_of(times[0], times[1], alpha), tuned_samples_s=times[0], default_samples_s=times[1])
 
 
 def mod_functions(mod):

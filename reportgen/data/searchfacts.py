@@ -13,60 +13,79 @@ Counts that only the whole compiled module shows (instructions over all kernels,
 have no file to be read back from; they are held to what they must satisfy with the hottest kernel's
 (no fewer in all kernels than in the hottest, no more kernels holding one than instructions).
 """
+import math
+
 from reportgen.data import plainfile
 from reportgen.data.logtext import safe_path
 from reportgen.errors import ReportError
-from study import searchlog
+from study import citation, schema, searchlog, stats
 
 
 def problems(results_dir, runs):
     """Every measured (not reused) ok record's search and assembly account against its run's files,
-    each as '<records.jsonl>:<line>: extra.<field>: why'."""
+    each as '<records.jsonl>:<line>: extra.<field>: why'.  Each file is read and parsed once however
+    many records cite it (a thousand records citing one 14 MB trial log read it a thousand times)."""
     by_id = {run.run_id: run for run in runs}
     out = []
-    for run in runs:
-        for index, rec in enumerate(run.records):
-            if rec["status"] != "ok" or rec["reused_from"] is not None:
-                continue
-            check = CHECKS.get(rec["experiment"])
-            if check is not None:
-                out.extend(f"{run.where(index)}: extra.{p}" for p in check(results_dir, rec, by_id))
+    _READ.clear()
+    try:
+        for run in runs:
+            for index, rec in enumerate(run.records):
+                if rec["status"] != "ok" or rec["reused_from"] is not None:
+                    continue
+                check = CHECKS.get(rec["experiment"])
+                if check is not None:
+                    out.extend(f"{run.where(index)}: extra.{p}" for p in check(results_dir, rec, by_id))
+    finally:
+        _READ.clear()
     return out
 
 
-def _read(results_dir, rec, ref, name=None):
-    """Text of a file of the record's own run: ``ref`` (relative to results/), or ``name`` inside the
-    folder ``ref``.  ReportError naming the path when it is not a plain file of that run."""
-    if not isinstance(ref, str):
-        raise ReportError(f"{ref!r:.80} is not a path of the run")
-    path = safe_path(results_dir, f"{ref}/{name}" if name else ref, run_id=rec["run_id"], what="evidence")
+_READ = {}
+"""(what, path) -> what one check pass read from a file: its trial rows, its line count, its counts."""
+
+
+def _once(results_dir, rec, ref, name, what, parse):
+    """parse(text, shown name) of a file of the record's own run (``ref``, or ``name`` inside the folder
+    ``ref``), read once per check pass: (value, None), or (None, why) when the path is not a plain file
+    of that run, cannot be read or parse refuses it (ValueError)."""
     try:
-        return plainfile.read_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot be read: {exc}") from None
+        if not isinstance(ref, str):
+            raise ReportError(f"{ref!r:.80} is not a path of the run")
+        shown = f"{ref}/{name}" if name else ref
+        path = safe_path(results_dir, shown, run_id=rec["run_id"], what="evidence")
+    except ReportError as exc:
+        return None, "; ".join(exc.problems)
+    key = (what, str(path))
+    if key not in _READ:
+        try:
+            _READ[key] = parse(plainfile.read_text(path), shown), None
+        except ReportError as exc:
+            _READ[key] = None, "; ".join(exc.problems)
+        except (OSError, UnicodeDecodeError) as exc:
+            _READ[key] = None, f"{path}: cannot be read: {exc}"
+        except ValueError as exc:
+            _READ[key] = None, str(exc)
+    return _READ[key]
 
 
 def _trial_rows(results_dir, rec, ref, name):
     """(rows of the search's trial log, None) or (None, why)."""
-    try:
-        text = _read(results_dir, rec, ref, name)
-        return searchlog.trials(text, f"{ref}/{name}"), None
-    except ReportError as exc:
-        return None, "; ".join(exc.problems)
-    except ValueError as exc:
-        return None, str(exc)
+    return _once(results_dir, rec, ref, name, "trials", searchlog.trials)
 
 
 def _lines(results_dir, rec, ref, name):
-    try:
-        return sum(1 for line in _read(results_dir, rec, ref, name).split("\n") if line.strip()), None
-    except ReportError as exc:
-        return None, "; ".join(exc.problems)
+    """(non-empty lines of a file, None) or (None, why)."""
+    return _once(results_dir, rec, ref, name, "lines", lambda text, _shown: sum(1 for line in text.split("\n") if line.strip()))
 
 
 def _int8(results_dir, rec, by_id):
     extra = rec.get("extra") or {}
     out = []
+    rules = extra.get("rules")
+    if isinstance(rules, dict):
+        tuning = rules.get("tuning") if isinstance(rules.get("tuning"), dict) else {}
+        out += [f"rules.{p}" for p in _rules_problems(rec, dict(tuning, trials=rules.get("trials"), limit=rules.get("limit")))]
     if isinstance(extra.get("tuning"), dict):
         out += [f"tuning.{p}" for p in _int8_tuning(results_dir, rec, extra["tuning"], by_id)]
     if isinstance(extra.get("asm"), dict):
@@ -74,6 +93,8 @@ def _int8(results_dir, rec, by_id):
     return out
 
 
+VARIANTS = {"tvm_int8_tuned": "int8", "tvm_fp32_tuned": "fp32"}
+"""The INT8 family's tuned engines and the variant each searches (its database folder, tune-<model>-<variant>)."""
 SOURCES = ("int8 family", "e2e_tune")
 """Where an INT8 record's tuning comes from: its own search, or group D's search of the FP32 network."""
 
@@ -84,6 +105,11 @@ def _int8_tuning(results_dir, rec, tuning, by_id):
         return [f"source: {source!r:.40} is not one of {', '.join(SOURCES)}"]
     if source == "e2e_tune":
         return _borrowed_tuning(tuning, rec, by_id)
+    case = rec.get("case") or {}
+    own = f"runs/{rec['run_id']}/artifacts/int8/tune-{case.get('model')}-{VARIANTS.get(case.get('engine'))}"
+    if case.get("engine") not in VARIANTS or tuning.get("database") != own:
+        return [f"database: {tuning.get('database')!r:.160} is not this record's own search ({own}): a record's "
+                "search is the one its family ran for its network and variant in its run"]
     rows, why = _trial_rows(results_dir, rec, tuning.get("database"), searchlog.TRIAL_LOG)
     if rows is None:
         return [f"database: the search's trial log: {why}"]
@@ -128,10 +154,21 @@ def _borrowed_tuning(tuning, rec, by_id):
                and r["status"] == "ok"), None)
     if up is None:
         return [f"record: run {tuning['run_id']!r:.80} holds no ok e2e_tune record {tuning['record']!r:.120}"]
+    mine, theirs = rec.get("case") or {}, up.get("case") or {}
+    if (rec.get("case") or {}).get("engine") != "tvm_fp32_tuned" or any(
+            mine.get(k) != theirs.get(k) for k in ("model", "input_size", "seed")):
+        return [f"record: {up['id']!r:.120} is not group D's search of this record's network, nor is this record its "
+                "FP32 variant (only the FP32 network applies group D's search of the same model, size and seed)"]
     told = (up.get("extra") or {}).get("tuning") or {}
-    return [f"{name}: {tuning.get(name)!r:.40}, but the e2e_tune record {up['id']!r:.120} says {told.get(key)!r:.40}"
-            for name, key in (("trials", "measured"), ("seconds", "seconds"))
-            if name in tuning and tuning[name] != told.get(key)]
+    artifacts = (up.get("extra") or {}).get("artifacts") or {}
+    out = [f"{name}: {tuning.get(name)!r:.40}, but the e2e_tune record {up['id']!r:.120} says {told.get(key)!r:.40}"
+           for name, key in (("trials", "measured"), ("seconds", "seconds"), ("valid", "valid"), ("failures", "failures"))
+           if name in tuning and tuning[name] != told.get(key)]
+    if "database" in tuning and tuning["database"] != artifacts.get("database"):
+        out.append(f"database: {tuning['database']!r:.160} is not the database of the e2e_tune record {up['id']!r:.120}")
+    out += [f"{name}: a borrowed search's summary holds no {name} (group D's record does not count it)"
+            for name in ("tasks", "tensorized") if name in tuning]
+    return out
 
 
 def _asm(results_dir, rec, asm):
@@ -139,6 +176,11 @@ def _asm(results_dir, rec, asm):
     all kernels are no fewer, and no more kernels hold an instruction than there are of it."""
     hottest, every, holding = (asm.get(k) if isinstance(asm.get(k), dict) else {}
                                for k in ("hottest", "all_kernels", "kernels_with"))
+    for part, counts in (("hottest", hottest), ("all_kernels", every), ("kernels_with", holding)):
+        unknown = sorted(set(counts) - set(searchlog.INSTRUCTIONS))
+        if unknown:
+            return [f"{part}: {unknown[0]!r:.40} is not an instruction the family counts "
+                    f"({', '.join(searchlog.INSTRUCTIONS)})"]
     out = []
     for name in sorted(set(hottest) | set(every) | set(holding)):
         hot, total, kernels = (d.get(name, 0) for d in (hottest, every, holding))
@@ -148,12 +190,14 @@ def _asm(results_dir, rec, asm):
             out.append(f"hottest.{name}: {hot}, more than all kernels hold ({total})")
         elif name in holding and (kernels > total or (kernels == 0) != (total == 0)):   # older records lack it
             out.append(f"kernels_with.{name}: {kernels} kernels, but all kernels hold {total} of it")
+    if "artifact" not in asm and citation.bound(rec["run_id"]) and any(v for v in hottest.values() if isinstance(v, int)):
+        out.append("artifact: missing (a run from {} on keeps the hottest kernel's assembly its counts are read "
+                   "from)".format(citation.NAMED_FROM))
     if "artifact" in asm:
-        try:
-            text = _read(results_dir, rec, asm["artifact"])
-        except ReportError as exc:
-            return out + [f"artifact: {'; '.join(exc.problems)}"]
-        counted = searchlog.instruction_counts(text.split("\n"), sorted(hottest))
+        counted, why = _once(results_dir, rec, asm["artifact"], None, "asm",
+                             lambda text, _shown: searchlog.instruction_counts(text.split("\n"), searchlog.INSTRUCTIONS))
+        if counted is None:
+            return out + [f"artifact: {why}"]
         out += [f"hottest.{name}: {hottest[name]!r:.40}, but the hottest kernel's assembly ({asm['artifact']}) holds "
                 f"{counted[name]}" for name in sorted(hottest) if hottest[name] != counted[name]]
     return out
@@ -162,8 +206,11 @@ def _asm(results_dir, rec, asm):
 def _e2e_tune(results_dir, rec, by_id):
     extra = rec.get("extra") or {}
     tuning, artifacts = extra.get("tuning"), extra.get("artifacts")
-    if not isinstance(tuning, dict) or not isinstance(artifacts, dict) or "trials" not in artifacts:
-        return []   # an older record without its trial log named: nothing to read back
+    if not isinstance(tuning, dict):
+        return []
+    if not isinstance(artifacts, dict) or "trials" not in artifacts:   # an older record: nothing to read back
+        return [f"artifacts.trials: missing (a search of a run from {citation.NAMED_FROM} on names its trial log)"] \
+            if citation.bound(rec["run_id"]) else []
     ref = artifacts["trials"]
     if not isinstance(ref, str) or "/" not in ref:
         return [f"artifacts.trials: {ref!r:.80} is not a path of the run"]
@@ -175,23 +222,91 @@ def _e2e_tune(results_dir, rec, by_id):
     out = [f"tuning.{name}: {tuning.get(name)!r:.40}, but the search's trial log ({len(rows)} trials) says {found[name]!r:.60}"
            for name in ("measured", "valid", "failures") if name in tuning and tuning[name] != found[name]]
     seconds = searchlog.seconds_problem(tuning.get("seconds"), rows)
-    return out + ([f"tuning.seconds: {seconds}"] if seconds else [])
+    out += [f"tuning.seconds: {seconds}"] if seconds else []
+    return out + _snapshot_problems(results_dir, rec, folder, by_id)
+
+
+def _snapshot_problems(results_dir, rec, folder, by_id):
+    """An e2e_tune record's copy of its campaign's history (extra.campaign, the e2e page's campaign
+    table) is what the runs it names measured: its own step is this search (its trials, seconds, the
+    estimate its allocation gives, the records its database kept), every earlier step the own step of
+    the same case's record in the run it names, and the cumulative counts add up.  A forged snapshot
+    named a kept run that tuned nothing with 26532 trials, and showed a kernel time 100x faster."""
+    extra = rec["extra"]
+    camp = extra.get("campaign")
+    if not isinstance(camp, dict):
+        return []
+    steps = camp.get("steps")
+    if not isinstance(steps, list) or not steps or not all(isinstance(step, dict) for step in steps):
+        return [f"campaign.steps: {steps!r:.60} is not a list of steps"]
+    total, out = 0, []
+    for index, step in enumerate(steps):
+        where = f"campaign.steps[{index}]"
+        trials = step.get("trials")
+        if not isinstance(trials, int) or isinstance(trials, bool) or trials < 0:
+            return out + [f"{where}.trials: {trials!r:.40} is not a count of trials"]
+        total += trials
+        if step.get("cumulative_trials") != total:
+            out.append(f"{where}.cumulative_trials: {step.get('cumulative_trials')!r:.40}, but its steps add up to {total}")
+        if index == len(steps) - 1:
+            if step.get("run_id") != rec["run_id"]:
+                out.append(f"{where}.run_id: the last step is this record's own search (run {rec['run_id']})")
+                continue
+            out += [f"{where}.{p}" for p in _own_step_problems(results_dir, rec, folder, step)]
+            continue
+        source = by_id.get(step.get("run_id"))
+        if source is None:
+            continue   # a step of a run not kept: the page says its trials are unverifiable
+        theirs = next((r for r in source.records if r["id"] == rec["id"] and r["status"] == "ok" and r["reused_from"] is None), None)
+        steps_there = (((theirs or {}).get("extra") or {}).get("campaign") or {}).get("steps")
+        if not (isinstance(steps_there, list) and steps_there and steps_there[-1] == step):
+            out.append(f"{where}: run {str(step.get('run_id'))[:80]} holds no search of this case whose own step this is "
+                       "(a step is the search the run it names made)")
+    if camp.get("cumulative_trials") != total:
+        out.append(f"campaign.cumulative_trials: {camp.get('cumulative_trials')!r:.40}, but its steps add up to {total}")
+    return out
+
+
+def _own_step_problems(results_dir, rec, folder, step):
+    extra, tuning = rec["extra"], rec["extra"].get("tuning") or {}
+    out = []
+    for name, value in (("trials", tuning.get("measured")), ("seconds", tuning.get("seconds")),
+                        ("estimated_kernel_s", extra.get("estimated_kernel_s"))):
+        if not (value is None and name == "estimated_kernel_s") and not _same(step.get(name), value):
+            out.append(f"{name}: {step.get(name)!r:.40}, but this record says {value!r:.40}")
+    allocation, why = _once(results_dir, rec, folder, "allocation.json", "json", lambda text, _shown: schema.loads(text))
+    if why is not None:
+        return out + [f"estimated_kernel_s: the search's allocation cannot be read ({why[:160]})"]
+    rows = allocation if isinstance(allocation, list) else []
+    if all(isinstance(r, dict) and isinstance(r.get("weight"), int) and isinstance(r.get("best_s"), (int, float))
+           for r in rows) and rows:
+        estimate = sum(r["weight"] * r["best_s"] for r in rows)
+        if not _same(step.get("estimated_kernel_s"), estimate):
+            out.append(f"estimated_kernel_s: {step.get('estimated_kernel_s')!r:.40}, but the search's allocation "
+                       f"estimates {estimate:.6g} s")
+    records, why = _lines(results_dir, rec, folder, searchlog.DATABASE)
+    if records is not None and step.get("records") != records:
+        out.append(f"records: {step.get('records')!r:.40}, but the search's database holds {records}")
+    return out
 
 
 def _gemm_tvm(results_dir, rec, by_id):
     """A GEMM search's trials are its trial log's (every call of the search appends to it; a reused
     database measured none), its records no more than its database holds, its seconds its log's."""
     extra = rec.get("extra") or {}
-    if not extra.get("database") or "trials_done" not in extra:
+    if "trials_done" not in extra:
         return []
+    if not extra.get("database"):
+        return [f"database: missing (a search of a run from {citation.NAMED_FROM} on names its database and trial "
+                "log)"] if citation.bound(rec["run_id"]) else []
     rows, why = _trial_rows(results_dir, rec, extra["database"], searchlog.LADDER_LOG)
     if rows is None:
         return [f"database: the search's trial log: {why}"]
     out, done = [], extra.get("trials_done")
     if not isinstance(done, int) or isinstance(done, bool) or not 0 <= done <= len(rows):
         out.append(f"trials_done: {done!r:.40}, but the search's trial log holds {len(rows)} trials")
-    elif done and isinstance(extra.get("curve"), list) and len(extra["curve"]) != done:
-        out.append(f"curve: {len(extra['curve'])} points for {done} trials")
+    elif done and isinstance(extra.get("curve"), list):
+        out += [f"curve{p}" for p in _curve_problems(extra["curve"], rows[-done:])]
     records, why = _lines(results_dir, rec, extra["database"], searchlog.DATABASE)
     if records is None:
         out.append(f"database: {why}")
@@ -203,4 +318,73 @@ def _gemm_tvm(results_dir, rec, by_id):
     return out
 
 
-CHECKS = {"int8": _int8, "e2e_tune": _e2e_tune, "gemm_tvm": _gemm_tvm}
+FAILED_RUN_SECS = 1e8
+"""A trial's mean time at or above this is a failure (MetaSchedule stores 1e9 s; experiments.gemm)."""
+
+
+def _same(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def _curve_problems(curve, rows):
+    """The tuning curve a GEMM record charts (each trial's time, the best so far, when it finished) is
+    its trial log's, point by point: a forged curve reached the tuning chart as the search's progress."""
+    if len(curve) != len(rows):
+        return [f": {len(curve)} points for the {len(rows)} trials of the search's trial log"]
+    best = None
+    for index, (point, row) in enumerate(zip(curve, rows)):
+        secs = row.get("run_secs")
+        ok = isinstance(secs, list) and secs and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in secs)
+        mean = sum(secs) / len(secs) if ok else None
+        mean = None if mean is None or mean >= FAILED_RUN_SECS else mean
+        best = mean if best is None or (mean is not None and mean < best) else best
+        if not isinstance(point, dict) or not (_same(point.get("run_secs"), mean) and _same(point.get("best_so_far_s"), best)
+                                               and _same(point.get("elapsed_s"), row.get("elapsed_s"))):
+            return [f"[{index}]: not trial {index + 1} of the search's trial log (its time {mean!r:.12}, "
+                    f"best so far {best!r:.12}, finished at {row.get('elapsed_s')!r:.12} s)"]
+    return []
+
+
+def _e2e(results_dir, rec, by_id):
+    tuning = (rec.get("extra") or {}).get("rules_tuning")
+    return [f"rules_tuning.{p}" for p in _rules_problems(rec, tuning)] if isinstance(tuning, dict) else []
+
+
+def _rules_problems(rec, tuning):
+    """A rule engine's search (its candidates per kernel, the trials and limit the pages print) adds up,
+    and its choice between the searched and the default network is the sign test's over the paired rounds
+    it keeps (study.stats.faster_of): a forged 9 000 000 trials and a "tuned" kept against its own test
+    reached the INT8 rules table."""
+    out, tasks, trials, limit = [], tuning.get("tasks"), tuning.get("trials"), tuning.get("limit")
+    if isinstance(tasks, list) and all(isinstance(t, dict) and isinstance(t.get("candidates"), int) for t in tasks):
+        if trials is not None and trials != sum(t["candidates"] for t in tasks):
+            out.append(f"trials: {trials!r:.40}, but its kernels' candidates add up to {sum(t['candidates'] for t in tasks)}")
+        if isinstance(limit, int) and limit > 0 and any(t["candidates"] > limit for t in tasks):
+            out.append(f"limit: {limit}, but a kernel was searched over {max(t['candidates'] for t in tasks)} candidates")
+    elif trials:
+        out.append(f"trials: {trials!r:.40}, but it names no kernel's search (tasks) to count them from")
+    check = tuning.get("network_check")
+    if not isinstance(check, dict):
+        return out
+    tuned, default = check.get("tuned_samples_s"), check.get("default_samples_s")
+    if not (isinstance(tuned, list) and isinstance(default, list) and tuned and default and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in tuned + default)):
+        if citation.bound(rec["run_id"]):
+            return out + ["network_check: its paired rounds (tuned_samples_s, default_samples_s) are missing"]
+        if check.get("kept") == "tuned" and not _less(check.get("tuned_ms"), check.get("default_ms")):
+            out.append("network_check.kept: 'tuned', but the searched network was not faster")
+        return out
+    found = stats.faster_of(tuned, default, check.get("alpha") if isinstance(check.get("alpha"), float) else 0.05)
+    out += [f"network_check.{name}: {check.get(name)!r:.40}, but its paired rounds give {found[name]!r:.40}"
+            for name in ("tuned_ms", "default_ms", "calls", "tuned_wins", "p_value", "kept")
+            if not (check.get(name) == found[name] or _same(check.get(name), found[name]))]
+    return out
+
+
+def _less(a, b):
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)) and a < b
+
+
+CHECKS = {"int8": _int8, "e2e_tune": _e2e_tune, "gemm_tvm": _gemm_tvm, "e2e": _e2e}

@@ -1,5 +1,6 @@
 """The runs over time: every run listed, consecutive runs on one machine compared."""
 import html
+import math
 
 from reportgen.data import compare, merge
 from reportgen.render import comparable
@@ -45,9 +46,8 @@ def jumps(runs, changed=False, code_changed=None, found=None):
     Without ``code_changed`` (no repository) the fingerprints' claim is taken.
 
     ``found``: all_jumps(runs, code_changed) when the caller has it (a build finds them once)."""
-    if found is None:
-        found = all_jumps(runs, code_changed)
-    return [(cid, a, b, ratio) for cid, a, b, ratio, claims_change, _stat in found if claims_change == changed]
+    same, over_changed = split(all_jumps(runs, code_changed) if found is None else found)
+    return [(cid, a, b, ratio) for cid, a, b, ratio, _changed, _stat in (over_changed if changed else same)]
 
 
 STATS = ("p50", "p95", "p99", "mean", "min", "max")
@@ -63,33 +63,43 @@ was published 5x higher, every utilisation divided by as much."""
 
 
 SCORES = ("accuracy", "fp32_accuracy", "top1_agree", "top5_agree", "top5_exact")
+SCORE_GROUPS = ("score", "agreement_set", "agreement")
 SCORE_JUMP = 0.02
-"""A record's accuracy and agreement scores (extra.score, shares of one evaluation set) move by no more
-than this between runs of one case on one machine: the same program on the same images scores the same
-(every committed pair of the same code scored exactly alike).  A score is not timed, so it cannot
-move by JUMP: 0.61 forged to 0.99 moved it 1.6x and turned the page's verdict."""
+"""A record's accuracy and agreement scores (shares of one evaluation set: extra.score, the INT8
+family's 256-input agreement_set, the e2e families' agreement) move by no more than this between runs of
+one case on one machine: the same program on the same inputs scores the same (every committed pair of
+the same code scored exactly alike).  A score is not timed, so it cannot move by JUMP: 0.61 forged to
+0.99 moved it 1.6x and turned the page's verdict, and 0.992 forged to 0.90 in agreement_set failed a goal."""
+ERRORS = ("max_abs_err", "max_rel_err")
+"""The largest errors against the reference (in the record's check and beside its scores): the page's
+"outputs agree" conclusion reads them, so one moving by JUMP or more is a jump as a time is."""
 
 
-def _score(rec, name):
-    scores = (rec.get("extra") or {}).get("score")
-    value = scores.get(name) if isinstance(scores, dict) else None
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _claims(rec):
+    """(name, value) of every score and error of a record the jumps compare (numbers only)."""
+    extra = rec.get("extra") or {}
+    parts = [(f"{group}.", extra.get(group)) for group in SCORE_GROUPS] + [("check.", rec.get("check"))]
+    return {prefix + name: value for prefix, part in parts if isinstance(part, dict)
+            for name, value in part.items() if name in SCORES + ERRORS
+            and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)}
 
 
 def _jump(rec, earlier):
-    """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
-    ``earlier``, or of a score that moved by more than SCORE_JUMP, else None."""
+    """(ratio, statistic) of the first of STATS, of the work per call or of an error that moved by JUMP
+    or more from ``earlier``, or of a score that moved by more than SCORE_JUMP, else None."""
     pairs = [(stat, (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
+    before, after = _claims(earlier), _claims(rec)
+    pairs += [(name, before.get(name), after[name]) for name in sorted(after) if name.rsplit(".", 1)[1] in ERRORS]
     for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
-    for name in SCORES:
-        a, b = _score(earlier, name), _score(rec, name)
-        if a is not None and b is not None and abs(b - a) > SCORE_JUMP:
-            return (b / a if a else float("inf")), f"score.{name}"
+    for name in sorted(after):
+        a, b = before.get(name), after[name]
+        if name.rsplit(".", 1)[1] in SCORES and a is not None and abs(b - a) > SCORE_JUMP:
+            return (b / a if a else float("inf")), name
     return None
 
 
@@ -98,7 +108,8 @@ def all_jumps(runs, code_changed=None):
     the statistic that jumped), over ``runs`` in order.
 
     Each record is compared with the last trusted record of its case on its machine (of any profile: a
-    forged quick run is flagged too) and with a baseline, the first of them.  A jump over code git shows changed starts a new level: the record becomes the baseline.
+    forged quick run is flagged too) and with a baseline, the first of them.  A jump over code git
+    shows changed starts a new level: the record becomes the baseline.
     A jump of the same code does not: the record is flagged and neither the baseline nor the last
     trusted record moves to it, so a second forged run at the forged level is flagged too (it was
     compared with the first, and passed), a quick run cannot carry the level over to a standard one,
@@ -132,6 +143,11 @@ def all_jumps(runs, code_changed=None):
     return out
 
 
+def split(found):
+    """all_jumps' jumps as (those of the same code, those over code git shows changed)."""
+    return [j for j in found if not j[4]], [j for j in found if j[4]]
+
+
 def flagged(runs, code_changed=None, found=None):
     """{(run id, record id)} of every record whose median jumped against an earlier run of the same code
     on its machine: its figures carry a flag to the jumps list (render.figures.FigureBook)."""
@@ -143,8 +159,7 @@ def jumps_text(runs, code_changed=None, found=None):
         rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f} ({stat})"] for cid, a, b, ratio, _changed, stat in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
-    every = all_jumps(runs, code_changed) if found is None else found
-    found, changed = [j for j in every if not j[4]], [j for j in every if j[4]]
+    found, changed = split(all_jumps(runs, code_changed) if found is None else found)
     text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
             else W("history.jumps.none", factor=JUMP))
     if changed:

@@ -559,8 +559,7 @@ def _say_jumps(runs, code_changed=None, every=None):
     """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
     earlier run of the same code: the history page lists them, the builder hears of it too.
     ``every``: history.all_jumps(runs, code_changed) when the caller has it."""
-    every = history.all_jumps(runs, code_changed) if every is None else every
-    found, changed = [j for j in every if not j[4]], [j for j in every if j[4]]
+    found, changed = history.split(history.all_jumps(runs, code_changed) if every is None else every)
     if changed:
         print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)
