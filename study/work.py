@@ -153,6 +153,9 @@ ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "t
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
 """Rows of the tuning allocation and per-layer error tables, as the pages read them."""
 """A row of a kernel or node profile, as the per-kernel tables read it."""
+MARGINS = {"error_median": SECONDS, "share_margin_below_error": SHARE, "flips": COUNT, "flip_margin_max": SECONDS,
+           "margin_quantiles": (dict,)}
+"""The fields of an agreement set's margins the INT8 page prints (each >= 0; the flip margin may be null)."""
 RULE_TILE = ("oc_blocks", "ic", "ic_blocks", "kh", "kw", "oh", "ow", "oc_tile", "ow_tile")
 """The shape and tile of a kernel by rule, as the per-convolution tables read them."""
 
@@ -215,9 +218,12 @@ def _nested_problems(extra):
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
     margins = (extra.get("agreement_set") or {}).get("margins") if isinstance(extra.get("agreement_set"), dict) else None
-    if isinstance(margins, dict) and margins.get("share_margin_below_error") is not None:
-        out.append(_type_problem("extra.agreement_set.margins.share_margin_below_error",
-                                 margins["share_margin_below_error"], SHARE))
+    if isinstance(margins, dict):   # the INT8 page prints each (a missing error_median stopped the build)
+        out += [_type_problem(f"extra.agreement_set.margins.{key}", margins.get(key), want)
+                for key, want in MARGINS.items() if key != "flip_margin_max" or margins.get(key) is not None]
+        quantiles = margins.get("margin_quantiles")
+        out += [_type_problem(f"extra.agreement_set.margins.margin_quantiles[{q!r}]", quantiles.get(q), SECONDS)
+                for q in ("5", "50") if isinstance(quantiles, dict)]
     for name in ("stats", "before_stats", "after_stats"):   # the graph page prints each call count
         calls = extra[name].get("calls") if isinstance(extra.get(name), dict) else None
         out += [_type_problem(f"extra.{name}.calls[{key!r:.40}]", n, COUNT)

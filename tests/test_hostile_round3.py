@@ -288,7 +288,8 @@ def test_pdf_with_a_dying_browser_is_one_line(case, body, tmp_path, built_copy):
     site = built_copy / "site"   # a site that verifies: pdf prints nothing that does not
     env = dict(os.environ, PYTHONPATH=str(ROOT), REPORTGEN_CHROMIUM=str(_fake_browser(tmp_path, body)))
     out = subprocess.run([sys.executable, "-m", "reportgen.cli", "--root", str(built_copy), "pdf", "--site-dir", str(site)],
-                         capture_output=True, text=True, env=env, timeout=120)
+                         capture_output=True, text=True, env=env, timeout=300)   # pdf verifies the site first: a
+    # whole fresh build, over 120 s on a 2-core machine with other builds beside it
     assert out.returncode == 1 and "Traceback" not in out.stderr and "internal error" not in out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and _expect(case) in lines[0], out.stderr
@@ -445,7 +446,7 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     source = max((p for p in runs_dir.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
     recs = [json.loads(line) for line in (source / "records.jsonl").read_text().splitlines() if line.strip()]
     rec = next(r for r in recs if r["status"] == "ok" and r["samples"] and r["reused_from"] is None
-               and "artifacts" not in r["extra"])
+               and "runs/" not in json.dumps(r["extra"]) and "asm" not in r["extra"])   # naming no file of its run
     now = time.time()
     when = time.gmtime(now - 2)   # newer than every run, not in the future
     new_id = time.strftime("%Y%m%dT%H%M%SZ", when) + "-quick-" + source.name.split("-", 2)[2]

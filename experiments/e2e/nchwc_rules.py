@@ -392,7 +392,7 @@ def tune_network(fused, target, threads: int, limit: int = 32) -> dict[str, Any]
             "seconds": time.perf_counter() - t0, "limit": limit}
 
 
-def faster_network(tuned, default, threads, shape, calls=40, alpha=0.05):
+def faster_network(tuned, default, threads, shape, calls=40, alpha=study_stats.SIGN_ALPHA):
     """Which of two executables of one network to keep: both called in turns on one seeded input
     of ``shape`` (the order flipped every round), paired by round.  "tuned" only when it won
     significantly more rounds than it lost -- a one-sided sign test at ``alpha`` -- and its

@@ -376,9 +376,9 @@ def _rules_problems(rec, tuning):
         if check.get("kept") == "tuned" and not _less(check.get("tuned_ms"), check.get("default_ms")):
             out.append("network_check.kept: 'tuned', but the searched network was not faster")
         return out
-    found = stats.faster_of(tuned, default, check.get("alpha") if isinstance(check.get("alpha"), float) else 0.05)
+    found = stats.faster_of(tuned, default)
     out += [f"network_check.{name}: {check.get(name)!r:.40}, but its paired rounds give {found[name]!r:.40}"
-            for name in ("tuned_ms", "default_ms", "calls", "tuned_wins", "p_value", "kept")
+            for name in ("tuned_ms", "default_ms", "calls", "tuned_wins", "p_value", "alpha", "kept")
             if not (check.get(name) == found[name] or _same(check.get(name), found[name]))]
     return out
 

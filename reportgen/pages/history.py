@@ -1,8 +1,7 @@
 """The runs over time: every run listed, consecutive runs on one machine compared."""
 import html
-import math
 
-from reportgen.data import compare, merge
+from reportgen.data import claims, compare, merge
 from reportgen.render import comparable
 from study import cases, identity, work
 from reportgen.render.cells import code_span as _code, text as _esc
@@ -62,45 +61,18 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
-SCORES = ("accuracy", "fp32_accuracy", "top1_agree", "top5_agree", "top5_exact")
-SCORE_GROUPS = ("score", "agreement_set", "agreement")
-SCORE_JUMP = 0.02
-"""A record's accuracy and agreement scores (shares of one evaluation set: extra.score, the INT8
-family's 256-input agreement_set, the e2e families' agreement) move by no more than this between runs of
-one case on one machine: the same program on the same inputs scores the same (every committed pair of
-the same code scored exactly alike).  A score is not timed, so it cannot move by JUMP: 0.61 forged to
-0.99 moved it 1.6x and turned the page's verdict, and 0.992 forged to 0.90 in agreement_set failed a goal."""
-ERRORS = ("max_abs_err", "max_rel_err")
-"""The largest errors against the reference (in the record's check and beside its scores): the page's
-"outputs agree" conclusion reads them, so one moving by JUMP or more is a jump as a time is."""
-
-
-def _claims(rec):
-    """(name, value) of every score and error of a record the jumps compare (numbers only)."""
-    extra = rec.get("extra") or {}
-    parts = [(f"{group}.", extra.get(group)) for group in SCORE_GROUPS] + [("check.", rec.get("check"))]
-    return {prefix + name: value for prefix, part in parts if isinstance(part, dict)
-            for name, value in part.items() if name in SCORES + ERRORS
-            and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)}
-
-
-def _jump(rec, earlier):
-    """(ratio, statistic) of the first of STATS, of the work per call or of an error that moved by JUMP
-    or more from ``earlier``, or of a score that moved by more than SCORE_JUMP, else None."""
-    pairs = [(stat, (earlier["stats"] or {}).get(stat), rec["stats"].get(stat)) for stat in STATS]
+def _jump(rec, earlier, same_profile=True):
+    """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
+    ``earlier``, or of another number the record states (data.claims: scores, errors, sizes, counts;
+    compared between runs of one profile, whose parameters are the same), else None."""
+    pairs = [(stat, (earlier.get("stats") or {}).get(stat), (rec.get("stats") or {}).get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
-    before, after = _claims(earlier), _claims(rec)
-    pairs += [(name, before.get(name), after[name]) for name in sorted(after) if name.rsplit(".", 1)[1] in ERRORS]
     for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
-    for name in sorted(after):
-        a, b = before.get(name), after[name]
-        if name.rsplit(".", 1)[1] in SCORES and a is not None and abs(b - a) > SCORE_JUMP:
-            return (b / a if a else float("inf")), name
-    return None
+    return claims.jump(earlier, rec, JUMP) if same_profile else None
 
 
 def all_jumps(runs, code_changed=None):
@@ -120,13 +92,13 @@ def all_jumps(runs, code_changed=None):
     for run in runs:
         machine = merge.machine_of(run)
         for rec in run.records:
-            if rec["status"] != "ok" or not rec.get("stats") or rec["reused_from"] is not None:
+            if rec["status"] != "ok" or rec["reused_from"] is not None:   # untimed records state numbers too
                 continue
             key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
             entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
             hit = None
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
-                moved = _jump(rec, earlier[1])
+                moved = _jump(rec, earlier[1], earlier[2].manifest.get("profile") == run.manifest.get("profile"))
                 if moved is not None:
                     changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
                         code_changed is None or code_changed(earlier[2], run, rec.get("experiment")))

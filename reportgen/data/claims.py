@@ -1,0 +1,81 @@
+"""Every number a record states beside its timings, compared with the machine's earlier run of the
+same case, as its timings are (pages.history.all_jumps).
+
+A record's extra and check hold what its run found besides the times: accuracy and agreement scores,
+the largest errors against the reference, model and weight sizes, operator coverage, quantization
+parameters, IR statistics, training results.  Most of them have no file to be read back from, so the
+history is their evidence: the same code on the same inputs finds the same numbers (every committed
+pair of runs of the same code on one machine agrees on every one of them, times and searches aside).
+A forged weight size of 0.977 KiB for 2 MB, an agreement of 0.55 for 1.0, an error 1450x higher or an
+error of exactly 0 were published with no flag while only the timings were compared.
+
+Left out: what is measured in time (each leaf named like seconds, _s or _ms, and what is derived from
+times: p-values, wins, ratios, process ids), and what a search decides (its codegen, assembly, tuning,
+knobs and campaign), which another run's search may change; those are held to their evidence by
+reportgen.data.searchfacts.  The errors of a record whose program a search scheduled move with the
+schedule (floating-point sums reassociated), so they jump at SEARCH_ERROR_JUMP.
+"""
+import math
+import re
+
+SHARE = re.compile(r"(accuracy|agree|exact|share)")
+"""A leaf that is a share of an evaluation set (0..1): it jumps when it moves by more than SCORE_JUMP."""
+SCORE_JUMP = 0.02
+"""How far a share may move between runs of the same code: the same program on the same inputs scores
+the same.  A share is not timed, so a ratio cannot tell: 0.61 forged to 0.99 moved it 1.6x and turned a
+verdict, 0.992 forged to 0.90 failed a goal."""
+ERRORS = ("max_abs_err", "max_rel_err")
+SEARCH_ERROR_JUMP = 10.0
+"""The factor the errors of a searched program jump at (its schedule changes with each search)."""
+TIMED = re.compile(r"(seconds|_s|_ms|_us|^p_value|^tuned_wins|^ratio|pid)$")
+"""A leaf measured in time or derived from times: its noise between runs is the timings' own (compile
+times of the same code differ 500x), so it is no claim to compare."""
+SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "kernels", "per_task_seconds", "campaign",
+                      "failures", "retried", "allocation", "curve", "coverage", "network_check", "start_tiles",
+                      "schedule_params", "trials_done", "total_records", "dot_instructions", "paired_peer",
+                      "timing_process", "environment"})
+"""Subtrees a search decides, or that describe the timing process: another run differs in them by design."""
+
+
+def claims(rec):
+    """{dotted name: number} of every finite number in a record's extra and check, left out TIMED leaves
+    and SEARCHED subtrees (lists are rows of tables whose totals are compared, not compared row by row)."""
+    out = {}
+    stack = [("extra", rec.get("extra")), ("check", rec.get("check"))]
+    while stack:
+        prefix, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{prefix}.{k}", v) for k, v in node.items()
+                         if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k))
+        elif isinstance(node, (int, float)) and not isinstance(node, bool) and math.isfinite(node):
+            out[prefix] = node
+    return out
+
+
+def searched(rec):
+    """Whether a search scheduled the record's program (its errors move with the schedule)."""
+    extra = rec.get("extra") or {}
+    return bool(extra.get("tuned")) or "tuning" in extra or rec.get("experiment") == "e2e_tune"
+
+
+def jump(earlier, rec, factor):
+    """(ratio, name) of the first claim of ``rec`` that moved from ``earlier``'s: a share by more than
+    SCORE_JUMP, a number by ``factor`` or more (SEARCH_ERROR_JUMP for a searched program's errors), or
+    between zero and not zero, or across zero; else None."""
+    before, after = claims(earlier), claims(rec)
+    loose = searched(rec) or searched(earlier)
+    for name in sorted(set(before) & set(after)):
+        a, b = before[name], after[name]
+        if a == b:
+            continue
+        leaf = name.rsplit(".", 1)[1]
+        if SHARE.search(leaf) and 0 <= a <= 1 and 0 <= b <= 1:
+            if abs(b - a) > SCORE_JUMP:
+                return (b / a if a else math.inf), name
+            continue
+        if a == 0 or b == 0 or (a < 0) != (b < 0):
+            return (b / a if a else math.inf), name
+        limit = SEARCH_ERROR_JUMP if loose and leaf in ERRORS else factor
+        if not 1 / limit < b / a < limit:
+            return b / a, name
+    return None
