@@ -16,7 +16,6 @@ requests, not of averages. Batch 1 measures latency; batch 8 measures
 throughput (images per second = 8 / time per call) for ``batch8_engines``.
 """
 import hashlib
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
-from study import cases
+from study import cases, leftovers
 from study.family import Family
 
 FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
@@ -228,13 +227,13 @@ def measure_case(h, ctx, engine, batch):
     own, paired = {}, {}   # an engine's timing in its own process; a rule engine's blocks paired with ORT's
 
     def timed(prepared):
-        with tempfile.TemporaryDirectory() as tmp:
+        with leftovers.temporary() as tmp:
             kind, model_path = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
             own.update(peer.time_in_child(kind, model_path, batches[0], threads, p, tmp))
         return own["samples"], 1
 
     def timed_paired(prepared):
-        with tempfile.TemporaryDirectory() as tmp:
+        with leftovers.temporary() as tmp:
             _kind, library = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
             paired.update(peer.paired_with(library, "ort", ctx["paths"][batch]["onnx"], batches[0], threads,
                                            int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
@@ -273,7 +272,7 @@ def measure_model(h, name, p, threads):
     inputs = models.sample_inputs(n, seed=p["seed"], input_size=size)
     ctx = {"name": name, "p": p, "threads": threads, "size": size, "model": model,
            "input_names": models.sample_names(n), "paths": {}, "files": {}, "batches": {}, "reference": {}}
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         tflite = models.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)  # resized per batch
         for batch in plan:
             ctx["batches"][batch] = [inputs[i:i + batch] for i in range(0, n - batch + 1, batch)] \

@@ -12,14 +12,13 @@ tuned network (engine ``tvm_d``) from this database, on a quiet machine, so a
 tuning job can run while other work goes on without touching any published
 latency.
 """
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from experiments import harness, targets
-from study import cases
+from study import cases, leftovers
 from study.family import Family
 
 FAMILY = Family(name="e2e_tune", timeout_s={"quick": 1800, "standard": 14400, "full": 43200},
@@ -78,7 +77,7 @@ def _tune(h, cid, name, batch, budget, p, threads, variant, target, campaign):
     continued = campaign.seed(work_dir) if campaign else False
     if campaign:
         h.note(cid, campaign=campaign.key, continued=bool(continued), trials=int(campaign.trials if continued else 0))
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         onnx_path = models.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=batch)
         mod = engines.tvm_import_onnx(onnx_path, (batch, size, size, 3))
     untuned = engines.prepare_tvm(engines.tvm_compile(mod, target, "C"), threads, "C")

@@ -28,7 +28,6 @@ import hashlib
 import json
 import re
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +35,7 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
-from study import cases, searchlog
+from study import cases, leftovers, searchlog
 from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
@@ -538,7 +537,7 @@ def _measure(h, ctx, engine, p, threads, target):
     own, paired = {}, {}
 
     def timed(built):
-        with tempfile.TemporaryDirectory() as tmp:
+        with leftovers.temporary() as tmp:
             pair = PAIRED_PEER.get(engine)
             if pair and p.get("paired_blocks") and pair[1] in ctx["paths"]:
                 kind, key = PEER_FILES.get(pair[0], ("tvm", pair[1]))
@@ -585,7 +584,7 @@ def study(h, name, p, threads, target):
     agree_ref = None if agree_x is None else np.concatenate(
         [model(agree_x[i:i + 16], training=False).numpy() for i in range(0, len(agree_x), 16)])
     quant = dict(p["default"])
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         paths = {"onnx": peers.export_onnx(model, Path(tmp) / f"{name}.onnx", batch=1),
                  "tflite": peers.export_tflite(model, Path(tmp) / f"{name}.tflite", batch=1)}
         fp32_mod = Q.prepare(engines.tvm_import_onnx(paths["onnx"], subj["shape"]))

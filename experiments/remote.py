@@ -6,9 +6,10 @@ what failed: the tracker, the key, or the device in the middle of a case.
 """
 import json
 import socket
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from study import leftovers
 
 
 class RemoteError(RuntimeError):
@@ -91,7 +92,7 @@ class Device:
     def load(self, executable, name):
         """Upload a compiled kernel; return an object with .rt_mod and .func on the device."""
         session = self.session()
-        with tempfile.TemporaryDirectory() as tmp:
+        with leftovers.temporary() as tmp:
             path = Path(tmp) / f"{name}.so"
             executable.export_library(str(path))
             session.upload(str(path))

@@ -204,6 +204,12 @@ def _say(text):
 
 def main():
     try:
+        os.getcwd()
+    except OSError:   # the folder the shell is in was removed: every relative path would fail naming nothing
+        _say("error: the current folder no longer exists (removed while the shell was in it); cd into the "
+             "project again and rerun")
+        sys.exit(1)
+    try:
         code = cli(standalone_mode=False)
     except ReportError as exc:
         _say(f"error: {exc}")

@@ -6,6 +6,7 @@ left them in place, and every later command then failed on the name (a campaign 
 "removed" at every start (retest's stale folders). Both layers remove leftovers through this one
 function: a link is unlinked, never followed into its target.
 """
+import contextlib
 import os
 import re
 import shutil
@@ -44,12 +45,10 @@ def restore(path, old):
     return True
 
 
-def scratch(kind, at_exit=False):
-    """A private temporary folder for one command (``reportgen-<kind>-<pid>-...`` under the system's
-    temporary folder), after removing the ones of ``kind`` that earlier commands of this user left
-    when they were killed (their process is gone): a serve closed with its terminal, or a verify
-    killed with -9, left a copy of the whole site in /tmp for good.  ``at_exit``: removed when this
-    process ends (for a folder used until then, not by one block)."""
+def sweep(kind):
+    """Remove the scratch folders of ``kind`` (``reportgen-<kind>-<pid>-...`` under the system's
+    temporary folder) whose process is gone: a command or an experiment killed (-9, a retest's timeout)
+    could not remove its own."""
     import tempfile
     top = tempfile.gettempdir()
     prefix = f"reportgen-{kind}-"
@@ -70,6 +69,17 @@ def scratch(kind, at_exit=False):
             continue
         if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():   # ours, never a link
             remove(path, strict=False)
+
+
+def scratch(kind, at_exit=False):
+    """A private temporary folder for one command (``reportgen-<kind>-<pid>-...`` under the system's
+    temporary folder), after removing the ones of ``kind`` that earlier commands of this user left
+    when they were killed (their process is gone): a serve closed with its terminal, or a verify
+    killed with -9, left a copy of the whole site in /tmp for good.  ``at_exit``: removed when this
+    process ends (for a folder used until then, not by one block)."""
+    import tempfile
+    sweep(kind)
+    prefix = f"reportgen-{kind}-"
     folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
     if at_exit:
         import atexit
@@ -85,3 +95,19 @@ def _alive(pid):
     except (OSError, OverflowError, ValueError):   # another user's process, or no pid at all: left alone
         return True
     return True
+
+
+EXPERIMENT = "experiment"
+"""The kind of an experiment's scratch folders (model exports, compiled libraries): retest sweeps them."""
+
+
+@contextlib.contextmanager
+def temporary(kind=EXPERIMENT):
+    """A scratch folder for one block, removed after it; one left by a process that was killed in the
+    block (a retest stopped by SIGTERM, its timeout or -9: a quick e2e run left 134 MB of ONNX and TFLite
+    exports in /tmp for good) goes at the next sweep of its kind (retest sweeps experiments' at start)."""
+    folder = scratch(kind)
+    try:
+        yield folder
+    finally:
+        remove(folder, strict=False)

@@ -12,6 +12,7 @@ import copy
 import json
 
 import pytest
+from conftest import ROOT
 from test_hostile_round4 import _expect
 from test_hostile_round40 import _Run
 
@@ -21,7 +22,8 @@ SPECIAL = {case: None for case in (
     "search_evidence_unnamed", "int8_own_search", "int8_borrowed_search", "campaign_snapshot",
     "rules_choice", "trial_log_duplicate_key", "agreement_jump",
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
-    "rules_level", "trial_log_rows", "margins_typed")}
+    "rules_level", "trial_log_rows", "margins_typed",
+    "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -368,3 +370,61 @@ def test_margins_the_page_prints_are_typed():
                                                                            "share_margin_below_error": 0.0}}}}
     said = work.extra_problems(rec)
     assert any(_expect("margins_typed") in p for p in said), said
+
+
+def test_an_experiments_scratch_goes_with_a_killed_process(tmp_path, monkeypatch):
+    import os
+    import tempfile
+    from study import leftovers
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = tmp_path / "reportgen-experiment-999999-abc"   # a pid beyond pid_max: its process is gone
+    (dead / "model.onnx").parent.mkdir()
+    (dead / "model.onnx").write_bytes(b"x" * 100)
+    with leftovers.temporary() as tmp:
+        assert os.path.isdir(tmp) and _expect("experiment_scratch") in tmp
+        assert not dead.exists()
+    assert not os.path.exists(tmp)
+    dead.mkdir()
+    leftovers.sweep(leftovers.EXPERIMENT)   # what retest does at start
+    assert not dead.exists()
+
+
+def test_serve_without_a_writable_log_serves_on(capsys, monkeypatch):
+    import builtins
+    from reportgen.commands import serve
+    real = builtins.print
+
+    def full(*args, **kw):
+        if kw.get("file") is None:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kw)
+    monkeypatch.setattr(serve, "_LOG", {"broken": False})
+    monkeypatch.setattr(builtins, "print", full)
+    serve._log("127.0.0.1 GET / 200")
+    serve._log("127.0.0.1 GET /x 200")
+    monkeypatch.setattr(builtins, "print", real)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and _expect("serve_log_full") in err[0]
+
+
+def test_a_cache_inside_a_checkout_is_no_cache(monkeypatch, tmp_path):
+    from reportgen.data import load
+    (tmp_path / "project" / ".git").mkdir(parents=True)
+    for value in (".cache", str(tmp_path / "project" / ".cache")):
+        monkeypatch.setenv("REPORTGEN_CACHE", value)
+        assert load.cache_dir() is None, value
+    monkeypatch.setenv("REPORTGEN_CACHE", str(tmp_path / "elsewhere"))
+    assert load.cache_dir() == tmp_path / "elsewhere"
+    assert _expect("cache_in_checkout") == "None"
+
+
+def test_a_removed_current_folder_is_said(tmp_path):
+    import subprocess
+    import sys
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = f"import os, runpy, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); sys.argv=['reportgen', 'verify']; " \
+           "runpy.run_module('reportgen.cli', run_name='__main__')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 1 and _expect("cwd_removed") in out.stderr and "Traceback" not in out.stderr

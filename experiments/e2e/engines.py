@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from experiments import targets
+from study import leftovers
 
 TVM_VARIANTS = types.MappingProxyType({
     "B": "tvm.compile default (generic build pipeline: legalize + lower, no folding, no fusion)",
@@ -365,14 +366,13 @@ def ort_node_profile(onnx_path: str | Path, threads: int, x: np.ndarray, runs: i
     5 warm-up runs, in a session configured as :func:`prepare_ort`'s; each node with its op type,
     the input shapes (data, weight, ...) and the output shape the profiler reports."""
     import json
-    import tempfile
     import onnxruntime as ort
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = int(threads)
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         opts.enable_profiling = True
         opts.profile_file_prefix = str(Path(tmp) / "ort")
         session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])

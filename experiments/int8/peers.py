@@ -61,7 +61,6 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
-import tempfile
 import time
 import types
 import warnings
@@ -72,6 +71,7 @@ from typing import Any
 import numpy as np
 
 from experiments.e2e import models
+from study import leftovers
 
 ACTIVATION_TYPES = ("int8", "uint8")
 CALIBRATION_METHODS = ("minmax", "percentile")
@@ -237,7 +237,7 @@ def ort_static_qdq(onnx_path: str | Path, calib_batches: Iterable[np.ndarray], o
         "onnxruntime": onnxruntime.__version__,
     }
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         source = Path(onnx_path)
         if preprocess:
             from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -273,7 +273,7 @@ def ort_kernel_ops(onnx_path: str | Path) -> collections.Counter:
     layout rewrites in it are specific to this CPU.
     """
     import onnxruntime as ort
-    with tempfile.TemporaryDirectory() as tmp:
+    with leftovers.temporary() as tmp:
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.optimized_model_filepath = str(Path(tmp) / "optimized.onnx")

@@ -23,7 +23,7 @@ import yaml
 
 from study import environment
 
-from study import cases, identity, schema
+from study import cases, identity, leftovers, schema
 from study.family import PROFILES, declared as declared_families
 from study import family as family_code
 from study.spec import Spec
@@ -445,6 +445,7 @@ def retest(root, profile, only=(), force=False, argv=(), rpc_tracker=None, rpc_k
         raise ReportError(f"{runs_dir}: cannot write a new run here ({exc.strerror})",
                           hint="make results/ writable, or pass --root to a writable copy") from exc
     clean_stale(runs_dir)
+    leftovers.sweep(leftovers.EXPERIMENT)   # the scratch of experiments killed in an earlier retest
 
     env = dict(os.environ)
     env.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))

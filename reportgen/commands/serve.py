@@ -106,7 +106,28 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         # backslashreplace leaves ASCII controls as they are: ESC[2J or an OSC 8 link reached the terminal
         text = re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group(0)):02x}",
                       (format % args).encode("ascii", "backslashreplace").decode("ascii"))
-        print(f"{self.address_string()} {text}", flush=True)
+        _log(f"{self.address_string()} {text}")
+
+
+_LOG = {"broken": False}
+
+
+def _log(line):
+    """Print one line of the request log.  A log that can no longer be written (a full disk, a pipe whose
+    reader is gone) is said once on stderr and dropped: the pages are still served (each request failed
+    with an empty reply and two tracebacks before)."""
+    if _LOG["broken"]:
+        return
+    try:
+        print(line, flush=True)
+    except (OSError, ValueError) as exc:   # ValueError: stdout closed
+        _LOG["broken"] = True
+        try:
+            import sys
+            print(f"serve: the request log cannot be written ({getattr(exc, 'strerror', None) or exc}); "
+                  "serving on without it", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
 
 
 def _inside_site(root, path):
@@ -149,7 +170,7 @@ class Server(http.server.ThreadingHTTPServer):
         exc = sys.exc_info()[1]
         if isinstance(exc, (ConnectionError, TimeoutError)):
             return
-        print(f"{client_address[0]}: request failed: {type(exc).__name__}", flush=True)
+        _log(f"{client_address[0]}: request failed: {type(exc).__name__}")
 
 
 def _site_problem(site_dir):

@@ -209,9 +209,20 @@ def cache_dir():
     cache, outside the project, so that no committed or pulled file can plant an entry
     (REPORTGEN_CACHE moves it; an empty value turns it off)."""
     if "REPORTGEN_CACHE" in os.environ:
-        return Path(os.environ["REPORTGEN_CACHE"]) if os.environ["REPORTGEN_CACHE"] else None
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "tvm-study-reportgen"
+        chosen = Path(os.environ["REPORTGEN_CACHE"]) if os.environ["REPORTGEN_CACHE"] else None
+    else:
+        chosen = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tvm-study-reportgen"
+    return chosen if chosen is not None and _outside_checkouts(chosen) else None
+
+
+def _outside_checkouts(path):
+    """Whether ``path`` is absolute and lies in no git checkout: a relative XDG_CACHE_HOME (.cache) or a
+    REPORTGEN_CACHE inside the project put the cache where a pull request could commit an entry (hidden
+    by .gitignore) marking a records file with NaN and <script> as checked.  No cache then: every file
+    is checked each time."""
+    if not path.is_absolute():
+        return False
+    return not any((folder / ".git").exists() for folder in (path, *path.parents))
 
 
 def _cache_folder(kind):
