@@ -320,6 +320,13 @@ def extra_problems(rec, campaign_rules=None):
         if work is not None and abs(claimed - work) > FLOPS_TOLERANCE * work:
             out.append(f"extra.flops_per_call: {claimed!r:.40} is not the work its case defines ({work}); "
                        "GFLOPS are computed from the case")
+    training, check = extra.get("training"), rec.get("check") or {}
+    if isinstance(training, dict) and _is_number(training.get("eval_accuracy")) and _is_number(check.get("threshold")):
+        reached = training["eval_accuracy"] >= check["threshold"]
+        if check.get("passed") is not reached:   # a model trained to 0.5 said it passed its 0.9
+            out.append(f"check.passed: {check.get('passed')!r:.10}, but the evaluation accuracy "
+                       f"{training['eval_accuracy']:.4g} is {'at or above' if reached else 'below'} the threshold "
+                       f"{check['threshold']:.4g}")
     if rec["experiment"] in GEMM_FAMILIES + ("machine_peak",) and rec["samples"] and flops_per_call(rec) is None:
         out.append("case: does not define the work of a call (GEMM: m, n, k > 0; machine_peak: isa, dtype, "
                    "iters, threads and extra.accumulators)")

@@ -23,7 +23,7 @@ SPECIAL = {case: None for case in (
     "rules_choice", "trial_log_duplicate_key", "agreement_jump",
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
     "rules_level", "trial_log_rows", "margins_typed",
-    "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed")}
+    "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -428,3 +428,13 @@ def test_a_removed_current_folder_is_said(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 1 and _expect("cwd_removed") in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_training_record_passes_only_at_its_threshold():
+    from study import work
+    rec = {"experiment": "int8", "samples": [], "check": {"passed": True, "threshold": 0.9},
+           "extra": {"training": {"eval_accuracy": 0.5}}}
+    said = work.extra_problems(rec)
+    assert any(_expect("training_passed") in p for p in said), said
+    rec["extra"]["training"]["eval_accuracy"] = 0.97
+    assert work.extra_problems(rec) == []
