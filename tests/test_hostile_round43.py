@@ -245,6 +245,9 @@ def test_a_group_d_records_campaign_history_is_what_its_runs_measured(tmp_path):
     rec["extra"]["estimated_kernel_s"] = 0.0005
     [said] = searchfacts.problems(tmp_path, runs)
     assert "estimated_kernel_s: 0.0005, but the search's allocation estimates 0.05 s" in said
+    _write(tmp_path, "artifacts/e2e_tune/tune-net/allocation.json", json.dumps([{"weight": 2.0, "best_s": 0.00025}]))
+    [said] = searchfacts.problems(tmp_path, runs)   # a float weight skipped the check instead of failing it
+    assert "the search's allocation is not a list of rows with an integer weight" in said
 
 
 def test_a_rule_engines_search_adds_up_and_keeps_what_its_test_says(tmp_path):

@@ -278,12 +278,17 @@ def _own_step_problems(results_dir, rec, folder, step):
     if why is not None:
         return out + [f"estimated_kernel_s: the search's allocation cannot be read ({why[:160]})"]
     rows = allocation if isinstance(allocation, list) else []
-    if all(isinstance(r, dict) and isinstance(r.get("weight"), int) and isinstance(r.get("best_s"), (int, float))
-           for r in rows) and rows:
-        estimate = sum(r["weight"] * r["best_s"] for r in rows)
+    typed = rows and all(isinstance(r, dict) and isinstance(r.get("weight"), int) and not isinstance(r["weight"], bool)
+                         and (r.get("best_s") is None or isinstance(r["best_s"], (int, float))) for r in rows)
+    if not typed:   # a float weight skipped the estimate's check instead of failing it
+        out.append("estimated_kernel_s: the search's allocation is not a list of rows with an integer weight "
+                   "and a best time (or null)")
+    else:   # None while a task has no valid record (experiments.e2e.tuning.estimated_seconds)
+        estimate = None if any(r.get("best_s") is None for r in rows) else sum(r["weight"] * r["best_s"] for r in rows)
         if not _same(step.get("estimated_kernel_s"), estimate):
+            shown = "none (a task has no valid record)" if estimate is None else f"{estimate:.6g} s"
             out.append(f"estimated_kernel_s: {step.get('estimated_kernel_s')!r:.40}, but the search's allocation "
-                       f"estimates {estimate:.6g} s")
+                       f"estimates {shown}")
     records, why = _lines(results_dir, rec, folder, searchlog.DATABASE)
     if records is not None and step.get("records") != records:
         out.append(f"records: {step.get('records')!r:.40}, but the search's database holds {records}")
