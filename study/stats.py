@@ -62,3 +62,27 @@ def faster_of(tuned_s, default_s, alpha=SIGN_ALPHA):
     kept = "tuned" if p_value < alpha and tuned_ms < default_ms else "default"
     return {"tuned_ms": tuned_ms, "default_ms": default_ms, "calls": calls, "tuned_wins": wins,
             "p_value": p_value, "alpha": alpha, "test": SIGN_TEST, "kept": kept}
+
+
+PAIRED_RESAMPLES = 2000
+
+
+def paired_summary(paired, resamples=PAIRED_RESAMPLES, seed=0):
+    """Medians of both sides of a paired timing (experiments.e2e.peer.paired_blocks: ``samples``,
+    ``peer_samples``, ``block_ratios``), the median block ratio and its bootstrap 95 % interval (blocks
+    resampled: each block is one paired observation).  Seeded: the report recomputes it from the
+    record's own samples (reportgen.data.searchfacts)."""
+    import numpy as np
+    ratios = np.asarray(paired["block_ratios"], float)
+    rng = np.random.default_rng(seed)
+    boots = np.median(ratios[rng.integers(0, len(ratios), (resamples, len(ratios)))], axis=1)
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return {"p50_s": float(np.median(paired["samples"])), "peer_p50_s": float(np.median(paired["peer_samples"])),
+            "ratio": float(np.median(ratios)), "ratio_ci": [float(lo), float(hi)]}
+
+
+def block_ratios(samples, peer_samples, calls):
+    """Each block's median over the peer's median in the same block (``calls`` calls a block)."""
+    import numpy as np
+    return [float(np.median(samples[k:k + calls]) / np.median(peer_samples[k:k + calls]))
+            for k in range(0, len(samples), calls)]

@@ -23,7 +23,8 @@ SPECIAL = {case: None for case in (
     "rules_choice", "trial_log_duplicate_key", "agreement_jump",
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
     "rules_level", "trial_log_rows", "margins_typed",
-    "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed")}
+    "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed",
+    "record_keys", "paired_ratio", "searched_by_case")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -66,7 +67,7 @@ def test_an_int8_records_search_account_is_its_trial_logs(tmp_path):
     rec = _int8(tmp_path)
     assert _problems(tmp_path, rec) == []
     for change, field in ((("trials", 5000), "tuning.trials"), (("valid", 5000), "tuning.valid"),
-                          (("seconds", 9000), "tuning.seconds"), (("tasks", 27), "tuning.tasks")):
+                          (("seconds", 9000), "tuning.seconds"), (("tasks", 3), "tuning.tasks")):
         forged = copy.deepcopy(rec)
         forged["extra"]["tuning"][change[0]] = change[1]
         said = _problems(tmp_path, forged)
@@ -441,3 +442,67 @@ def test_a_training_record_passes_only_at_its_threshold():
     assert any(_expect("training_passed") in p for p in said), said
     rec["extra"]["training"]["eval_accuracy"] = 0.97
     assert work.extra_problems(rec) == []
+
+
+def test_a_records_keys_are_labels():
+    from study import schema
+    for key in ('<a href="https://evil.example/fix">x</a>', "[x](https://evil.example/)", "x\u202egnp.exe", "k" * 300000):
+        rec = {"extra": {"codegen": {key: 1}}, "check": None, "stats": None}
+        said = schema._key_problems(rec)
+        assert said and said[0].startswith("extra.codegen: the key ") and _expect("record_keys") in said[0], key[:20]
+    assert schema._key_problems({"extra": {"ort_coverage": {"kernels": {"com.microsoft::QLinearConv": 1}}}}) == []
+
+
+def test_a_cache_reached_through_a_link_into_a_checkout_is_no_cache(monkeypatch, tmp_path):
+    from reportgen.data import load
+    (tmp_path / "project" / ".git").mkdir(parents=True)
+    (tmp_path / "project" / "results").mkdir()
+    (tmp_path / "leaf").symlink_to(tmp_path / "project" / "results")
+    monkeypatch.setenv("REPORTGEN_CACHE", str(tmp_path / "leaf" / "c"))
+    assert load.cache_dir() is None
+
+
+def _paired(rec_samples=None):
+    from study import stats
+    ours = [0.009 + 0.0001 * (i % 5) for i in range(40)]
+    theirs = [0.0091 + 0.0001 * (i % 3) for i in range(40)]
+    paired = {"samples": ours, "peer_samples": theirs, "calls_per_block": 5, "blocks": 8,
+              "block_ratios": stats.block_ratios(ours, theirs, 5)}
+    paired.update(stats.paired_summary(paired))
+    return {"id": "e2e/model=m/engine=tvm_rules", "experiment": "e2e", "status": "ok", "run_id": RUN, "reused_from": None,
+            "case": {"engine": "tvm_rules"}, "samples": rec_samples or ours, "extra": {"paired_peer": paired}}
+
+
+def test_a_paired_ratio_is_its_samples(tmp_path):
+    rec = _paired()
+    assert _problems(tmp_path, rec) == []
+    forged = copy.deepcopy(rec)
+    forged["extra"]["paired_peer"].update(ratio=0.60, ratio_ci=[0.57, 0.63])
+    said = " ".join(_problems(tmp_path, forged))
+    assert "extra.paired_peer.ratio: 0.6, but its samples give" in said and _expect("paired_ratio") in said
+    forged = copy.deepcopy(rec)
+    del forged["extra"]["paired_peer"]["p50_s"]   # a missing median broke the build in a KeyError
+    assert "extra.paired_peer.p50_s: None, but its samples give" in _problems(tmp_path, forged)[0]
+    forged = copy.deepcopy(rec)
+    forged["extra"]["paired_peer"]["samples"] = forged["extra"]["paired_peer"]["samples"] * 300
+    assert "at most 10000 times" in _problems(tmp_path, forged)[0]
+
+
+def test_a_record_cannot_loosen_its_own_error_check():
+    from reportgen.data import claims
+    tflite = {"experiment": "int8", "case": {"engine": "tflite_int8"}, "extra": {"tuned": True}, "check": {"max_rel_err": 1.9e-6}}
+    later = copy.deepcopy(tflite)
+    later["check"]["max_rel_err"] = 1.8e-5
+    assert not claims.searched(tflite)
+    assert claims.jump(tflite, later, 2.0)[1] == "check.max_rel_err"
+    assert _expect("searched_by_case") in str(claims.searched({"experiment": "int8", "case": {"engine": "tvm_int8_tuned"}}))
+
+
+def test_a_record_saying_tuned_names_its_tuning():
+    from reportgen.data import runfacts
+    rec = {"id": "e2e/model=m/engine=tvm_b", "experiment": "e2e", "status": "ok", "run_id": RUN, "reused_from": None,
+           "case": {"engine": "tvm_b"}, "extra": {"tuned": True}}
+    [said] = runfacts.tuning_problems([_Run(RUN, [rec])])
+    assert "a tuned record names the tuning it used" in said
+    rec["case"]["engine"] = "tvm_rules_tuned"   # a rule engine's search is its rules_tuning
+    assert runfacts.tuning_problems([_Run(RUN, [rec])]) == []

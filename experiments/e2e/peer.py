@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from study import stats as study_stats
+
 WARM_S = 1.0   # seconds of untimed calls a server makes before it says hello
 ENGINES = ("ort", "tflite", "tvm")   # "tvm": a library exported by export_library
 KEYS = ("warmup", "repeat", "budget_s", "min_repeat")
@@ -186,15 +188,9 @@ def steal_ticks():
         return None
 
 
-def paired_summary(paired: dict, resamples: int = 2000, seed: int = 0) -> dict:
-    """Medians of both sides of :func:`paired_blocks`, the median block ratio and its bootstrap 95 %
-    interval (blocks resampled: each block is one paired observation)."""
-    ratios = np.asarray(paired["block_ratios"], float)
-    rng = np.random.default_rng(seed)
-    boots = np.median(ratios[rng.integers(0, len(ratios), (resamples, len(ratios)))], axis=1)
-    lo, hi = np.percentile(boots, [2.5, 97.5])
-    return {"p50_s": float(np.median(paired["samples"])), "peer_p50_s": float(np.median(paired["peer_samples"])),
-            "ratio": float(np.median(ratios)), "ratio_ci": [float(lo), float(hi)]}
+paired_summary = study_stats.paired_summary
+"""Medians of both sides of :func:`paired_blocks`, the median block ratio and its bootstrap 95 % interval
+(the rule is the study's: the report recomputes it from the record's samples)."""
 
 
 def paired_with(library, peer: str, peer_model, batch: np.ndarray, threads: int, blocks: int, calls: int,

@@ -222,6 +222,7 @@ def _outside_checkouts(path):
     is checked each time."""
     if not path.is_absolute():
         return False
+    path = Path(os.path.realpath(path))   # through links: one to a folder of a checkout was taken as outside
     return not any((folder / ".git").exists() for folder in (path, *path.parents))
 
 

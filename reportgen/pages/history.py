@@ -128,7 +128,7 @@ def flagged(runs, code_changed=None, found=None):
 
 def jumps_text(runs, code_changed=None, found=None):
     def table(found):
-        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f} ({stat})"] for cid, a, b, ratio, _changed, stat in found]
+        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f} ({_esc(stat)})"] for cid, a, b, ratio, _changed, stat in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
     found, changed = split(all_jumps(runs, code_changed) if found is None else found)
