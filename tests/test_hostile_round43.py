@@ -24,7 +24,7 @@ SPECIAL = {case: None for case in (
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
     "rules_level", "trial_log_rows", "margins_typed",
     "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed",
-    "record_keys", "paired_ratio", "searched_by_case")}
+    "record_keys", "paired_ratio", "searched_by_case", "list_claims")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -506,3 +506,15 @@ def test_a_record_saying_tuned_names_its_tuning():
     assert "a tuned record names the tuning it used" in said
     rec["case"]["engine"] = "tvm_rules_tuned"   # a rule engine's search is its rules_tuning
     assert runfacts.tuning_problems([_Run(RUN, [rec])]) == []
+
+
+def test_a_lists_rows_and_length_are_claims():
+    from reportgen.data import claims
+    before = {"experiment": "int8", "case": {}, "extra": {"layers": [{"rel_err": 0.58}, {"rel_err": 0.1}],
+                                                          "rewrite": {"float_ops": [{"op": "a"}] * 4}}}
+    after = copy.deepcopy(before)
+    after["extra"]["layers"][0]["rel_err"] = 0.0058
+    assert claims.jump(before, after, 2.0)[1] == "extra.layers[0].rel_err"
+    after = copy.deepcopy(before)
+    after["extra"]["rewrite"]["float_ops"] = []
+    assert claims.jump(before, after, 2.0)[1] == "extra.rewrite.float_ops#len" == _expect("list_claims")

@@ -33,13 +33,16 @@ times of the same code differ 500x), so it is no claim to compare."""
 SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "kernels", "per_task_seconds", "campaign",
                       "failures", "retried", "allocation", "curve", "coverage", "network_check", "start_tiles",
                       "schedule_params", "trials_done", "total_records", "dot_instructions", "paired_peer",
-                      "timing_process", "environment"})
-"""Subtrees a search decides, or that describe the timing process: another run differs in them by design."""
+                      "timing_process", "environment", "op_profile", "kernel_profile", "node_profile"})
+"""Subtrees a search decides, that describe the timing process, or whose rows are ordered by time (the
+operator profiles): another run differs in them by design."""
 
 
 def claims(rec):
     """{dotted name: number} of every finite number in a record's extra and check, left out TIMED leaves
-    and SEARCHED subtrees (lists are rows of tables whose totals are compared, not compared row by row)."""
+    and SEARCHED subtrees.  A list's rows are compared row by row (a per-layer table printed every row
+    and named the worst layer: its errors divided by 100 moved nothing) and its length is a claim
+    (``name#len``: a list of float operators emptied showed 0 for 4)."""
     out = {}
     stack = [("extra", rec.get("extra")), ("check", rec.get("check"))]
     while stack:
@@ -47,6 +50,9 @@ def claims(rec):
         if isinstance(node, dict):
             stack.extend((f"{prefix}.{k}", v) for k, v in node.items()
                          if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k))
+        elif isinstance(node, list):
+            out[f"{prefix}#len"] = len(node)
+            stack.extend((f"{prefix}[{i}]", v) for i, v in enumerate(node))
         elif isinstance(node, (int, float)) and not isinstance(node, bool) and math.isfinite(node):
             out[prefix] = node
     return out
@@ -74,7 +80,7 @@ def jump(earlier, rec, factor):
         a, b = before[name], after[name]
         if a == b:
             continue
-        leaf = name.rsplit(".", 1)[1]
+        leaf = re.sub(r"(\[\d+\]|#len)+$", "", name.rsplit(".", 1)[1])
         if SHARE.search(leaf) and 0 <= a <= 1 and 0 <= b <= 1:
             if abs(b - a) > SCORE_JUMP:
                 return (b / a if a else math.inf), name
