@@ -1,3 +1,4 @@
+import atexit
 import os
 import shutil
 import sys
@@ -8,8 +9,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
-# read_jsonl remembers validated files in the user's cache; tests keep theirs to themselves
+# read_jsonl remembers validated files in the user's cache; tests keep theirs to themselves, and remove
+# it when the session's process ends (each run left one folder in /tmp: hundreds after a few days)
 os.environ["REPORTGEN_CACHE"] = tempfile.mkdtemp(prefix="reportgen-validated-")
+atexit.register(shutil.rmtree, os.environ["REPORTGEN_CACHE"], True)
 
 # What a throw-away project copy leaves out: build outputs, and the state of any retest or build
 # running in this checkout right now (its .tmp- run folder, campaign swaps, locks).
