@@ -206,23 +206,6 @@ def _length_problems(rec):
     return out
 
 
-def _key_problems(rec):
-    """The names inside a record (of its extra's and check's objects: kernels, operators, counters) are
-    labels: at most MAX_LABEL_CHARS characters, without markup or invisible characters.  A key holding a
-    link reached the history page's jumps table as a working link, and one of 300 000 characters a page."""
-    out, stack = [], [(name, rec[name]) for name in ("extra", "check", "stats") if isinstance(rec.get(name), (dict, list))]
-    while stack and len(out) < 5:
-        where, value = stack.pop()
-        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-        for key, item in items:
-            if isinstance(value, dict) and not (len(key) <= MAX_LABEL_CHARS and _SAFE_TEXT.match(key)):
-                out.append(f"{where}: the key {key[:60]!r}{'...' if len(key) > 60 else ''} is no label (at most "
-                           f"{MAX_LABEL_CHARS} characters, no markup or invisible characters)")
-            elif isinstance(item, (dict, list)):
-                stack.append((f"{where}.{key}" if isinstance(value, dict) else f"{where}[{key}]", item))
-    return out
-
-
 def record_problems(rec, pending_log=False):
     """Every contract violation of one record, as 'field: message' strings.
 
@@ -244,7 +227,7 @@ def record_problems(rec, pending_log=False):
         out.append(f"id: {rec['id']!r:.80} must start with the experiment name {rec['experiment']!r}")
     for name in ("id", "run_id", "experiment", "case", "metric", "unit"):
         _safe_strings(rec[name], name, out)
-    out.extend(_length_problems(rec) + _key_problems(rec))
+    out.extend(_length_problems(rec) + _work.key_problems(rec, _SAFE_TEXT, MAX_LABEL_CHARS))
     for name in ("samples", "stats", "check", "extra", "case"):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:

@@ -300,6 +300,24 @@ def _campaign_problems(camp, campaign_rules):
     return out
 
 
+def key_problems(rec, label, max_chars):
+    """The names inside a record (of its extra's and check's objects: kernels, operators, counters) are
+    labels (study.schema's ``label`` pattern, at most ``max_chars`` characters): no markup or invisible
+    characters.  A key holding a link reached the history page's jumps table as a working link, and one
+    of 300 000 characters a page."""
+    out, stack = [], [(name, rec[name]) for name in ("extra", "check", "stats") if isinstance(rec.get(name), (dict, list))]
+    while stack and len(out) < 5:
+        where, value = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in items:
+            if isinstance(value, dict) and not (len(key) <= max_chars and label.match(key)):
+                out.append(f"{where}: the key {key[:60]!r}{'...' if len(key) > 60 else ''} is not a name (letters, digits "
+                           f"and punctuation, no markup or invisible characters, at most {max_chars} characters)")
+            elif isinstance(item, (dict, list)):
+                stack.append((f"{where}.{key}" if isinstance(value, dict) else f"{where}[{key}]", item))
+    return out
+
+
 def extra_problems(rec, campaign_rules=None):
     """Problems of the extra fields a record's pages read: their types, flops_per_call a positive
     number equal (within FLOPS_TOLERANCE) to the work the case defines, and with ``campaign_rules``

@@ -445,12 +445,12 @@ def test_a_training_record_passes_only_at_its_threshold():
 
 
 def test_a_records_keys_are_labels():
-    from study import schema
+    from study import schema, work
     for key in ('<a href="https://evil.example/fix">x</a>', "[x](https://evil.example/)", "x\u202egnp.exe", "k" * 300000):
         rec = {"extra": {"codegen": {key: 1}}, "check": None, "stats": None}
-        said = schema._key_problems(rec)
+        said = work.key_problems(rec, schema._SAFE_TEXT, schema.MAX_LABEL_CHARS)
         assert said and said[0].startswith("extra.codegen: the key ") and _expect("record_keys") in said[0], key[:20]
-    assert schema._key_problems({"extra": {"ort_coverage": {"kernels": {"com.microsoft::QLinearConv": 1}}}}) == []
+    assert work.key_problems({"extra": {"ort_coverage": {"kernels": {"com.microsoft::QLinearConv": 1}}}}, schema._SAFE_TEXT, 200) == []
 
 
 def test_a_cache_reached_through_a_link_into_a_checkout_is_no_cache(monkeypatch, tmp_path):
