@@ -24,7 +24,7 @@ SPECIAL = {case: None for case in (
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
     "rules_level", "trial_log_rows", "margins_typed",
     "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed",
-    "record_keys", "paired_ratio", "searched_by_case", "list_claims")}
+    "record_keys", "paired_ratio", "searched_by_case", "list_claims", "claim_paths")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -518,3 +518,24 @@ def test_a_lists_rows_and_length_are_claims():
     after = copy.deepcopy(before)
     after["extra"]["rewrite"]["float_ops"] = []
     assert claims.jump(before, after, 2.0)[1] == "extra.rewrite.float_ops#len" == _expect("list_claims")
+
+
+def test_claims_are_paths_and_cover_flags_texts_and_names_that_go():
+    from reportgen.data import claims
+    before = {"experiment": "int8", "case": {}, "extra": {"score": {"top1_agree": 0.5}, "bytes": 11_800_000,
+                                                          "changed": True, "rewrite": {"float_ops": [{"op": "conv2d"}]}}}
+    decoy = copy.deepcopy(before)
+    decoy["extra"] = {"score.top1_agree": 0.5, **decoy["extra"], "score": {"top1_agree": 0.999}}
+    assert claims.jump(before, decoy, 2.0)[1] == "extra.score.top1_agree" == _expect("claim_paths")
+    flipped = copy.deepcopy(before)
+    flipped["extra"]["changed"] = False
+    assert claims.jump(before, flipped, 2.0)[1] == "extra.changed"
+    renamed = copy.deepcopy(before)
+    renamed["extra"]["rewrite"]["float_ops"][0]["op"] = "reshape"
+    assert claims.jump(before, renamed, 2.0)[1] == "extra.rewrite.float_ops[0].op"
+    swapped = copy.deepcopy(before)
+    del swapped["extra"]["bytes"]
+    swapped["extra"]["weights_bytes"] = 100_000
+    assert claims.jump(before, swapped, 2.0)[1] == "extra.bytes (gone)"
+    logged = [dict(before, extra=dict(before["extra"], log=f"runs/{run}/logs/int8.log")) for run in ("a", "b")]
+    assert claims.jump(*logged, 2.0) is None   # a text naming a run differs between runs by design

@@ -38,24 +38,37 @@ SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "kernels", "pe
 operator profiles): another run differs in them by design."""
 
 
+RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")
+"""A text naming a run (an artifact's path, a run id) differs between runs by design."""
+
+
 def claims(rec):
-    """{dotted name: number} of every finite number in a record's extra and check, left out TIMED leaves
-    and SEARCHED subtrees.  A list's rows are compared row by row (a per-layer table printed every row
-    and named the worst layer: its errors divided by 100 moved nothing) and its length is a claim
-    (``name#len``: a list of float operators emptied showed 0 for 4)."""
+    """{path: value} of what a record's extra and check state, left out TIMED leaves and SEARCHED
+    subtrees: every finite number, every true/false and every text that names no run.  A path is a tuple
+    of keys (a key "score.top1_agree" beside a real score.top1_agree took the comparison over when it came
+    first).  A list's rows are compared row by row (a per-layer table printed every row and named the
+    worst layer: its errors divided by 100 moved nothing) and its length is a claim ("#len": a list of
+    float operators emptied showed 0 for 4)."""
     out = {}
-    stack = [("extra", rec.get("extra")), ("check", rec.get("check"))]
+    stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
     while stack:
-        prefix, node = stack.pop()
+        path, node = stack.pop()
         if isinstance(node, dict):
-            stack.extend((f"{prefix}.{k}", v) for k, v in node.items()
+            stack.extend(((*path, k), v) for k, v in node.items()
                          if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k))
         elif isinstance(node, list):
-            out[f"{prefix}#len"] = len(node)
-            stack.extend((f"{prefix}[{i}]", v) for i, v in enumerate(node))
-        elif isinstance(node, (int, float)) and not isinstance(node, bool) and math.isfinite(node):
-            out[prefix] = node
+            out[(*path, "#len")] = len(node)
+            stack.extend(((*path, f"[{i}]"), v) for i, v in enumerate(node))
+        elif isinstance(node, bool) or (isinstance(node, str) and not RUN_REFERENCE.search(node)):
+            out[path] = node
+        elif isinstance(node, (int, float)) and math.isfinite(node):
+            out[path] = node
     return out
+
+
+def shown(path):
+    """A claim's path as the jumps table names it: extra.layers[3].rel_err."""
+    return ".".join(path).replace(".[", "[").replace(".#len", "#len")
 
 
 SEARCHED_ENGINES = re.compile(r"^(tvm_d|tvm_d_prepack|tvm_rules_tuned|tvm_\w+_tuned)$")
@@ -73,14 +86,20 @@ def searched(rec):
 def jump(earlier, rec, factor):
     """(ratio, name) of the first claim of ``rec`` that moved from ``earlier``'s: a share by more than
     SCORE_JUMP, a number by ``factor`` or more (SEARCH_ERROR_JUMP for a searched program's errors), or
-    between zero and not zero, or across zero; else None."""
+    between zero and not zero, or across zero; a true/false or a text that changed; a claim that appeared
+    or went (deleting one size and adding another moved the page's size column); else None."""
     before, after = claims(earlier), claims(rec)
     loose = searched(rec) or searched(earlier)
-    for name in sorted(set(before) & set(after)):
-        a, b = before[name], after[name]
-        if a == b:
+    for path in sorted(set(before) | set(after)):
+        if path not in before or path not in after:
+            return (math.inf if path in after else 0.0), shown(path) + (" (new)" if path in after else " (gone)")
+        a, b = before[path], after[path]
+        if a == b and type(a) is type(b):
             continue
-        leaf = re.sub(r"(\[\d+\]|#len)+$", "", name.rsplit(".", 1)[1])
+        name = shown(path)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)):
+            return math.inf, name   # a text or a true/false changed
+        leaf = path[-2] if path[-1] == "#len" or path[-1].startswith("[") else path[-1]
         if SHARE.search(leaf) and 0 <= a <= 1 and 0 <= b <= 1:
             if abs(b - a) > SCORE_JUMP:
                 return (b / a if a else math.inf), name
