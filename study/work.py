@@ -318,6 +318,28 @@ def key_problems(rec, label, max_chars):
     return out
 
 
+REQUIRED = (("graph", "step", ("stats", "changed")),
+            ("graph", "relay_pass", ("before_stats", "after_stats", "before_text", "after_text", "changed", "passes")),
+            ("graph", "input", ("ir_text", "output", "output_dtype", "script_roundtrip", "target", "artifacts")))
+"""(family, a case field naming the kind of record, the extra fields an ok record of that kind holds): the
+graph page reads each (a step without 'changed' stopped the build in a KeyError naming no file)."""
+REWRITE_FIELDS = ("quantize", "dequantize", "float_ops")
+"""What an INT8 record's rewrite summary holds when it has one (the methods table reads each)."""
+
+
+def _required_problems(rec):
+    if rec.get("status") != "ok":
+        return []
+    extra, case = rec["extra"], rec.get("case") or {}
+    out = [f"extra.{name}: missing (an ok {family} record with a case {kind!r} holds it)"
+           for family, kind, names in REQUIRED if rec["experiment"] == family and kind in case
+           for name in names if name not in extra]
+    if isinstance(extra.get("rewrite"), dict):
+        out += [f"extra.rewrite.{name}: missing (a rewrite summary holds {', '.join(REWRITE_FIELDS)})"
+                for name in REWRITE_FIELDS if name not in extra["rewrite"]]
+    return out
+
+
 def extra_problems(rec, campaign_rules=None):
     """Problems of the extra fields a record's pages read: their types, flops_per_call a positive
     number equal (within FLOPS_TOLERANCE) to the work the case defines, and with ``campaign_rules``
@@ -327,7 +349,7 @@ def extra_problems(rec, campaign_rules=None):
                        for name, want in EXTRA_TYPES.items() if name in extra) if p]
     if out:
         return out
-    out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules)
+    out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)
     out.extend(f"extra.artifacts.{name!s:.40}: {problem}" for name, ref in (extra.get("artifacts") or {}).items()
                if (problem := ids.artifact_ref_problem(ref)))
     claimed = extra.get("flops_per_call")

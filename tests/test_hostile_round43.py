@@ -24,7 +24,8 @@ SPECIAL = {case: None for case in (
     "asm_names_bounded", "evidence_read_once", "full_disk_destination", "untimed_claims",
     "rules_level", "trial_log_rows", "margins_typed",
     "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed",
-    "record_keys", "paired_ratio", "searched_by_case", "list_claims", "claim_paths")}
+    "record_keys", "paired_ratio", "searched_by_case", "list_claims", "claim_paths",
+    "page_fields")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -539,3 +540,25 @@ def test_claims_are_paths_and_cover_flags_texts_and_names_that_go():
     assert claims.jump(before, swapped, 2.0)[1] == "extra.bytes (gone)"
     logged = [dict(before, extra=dict(before["extra"], log=f"runs/{run}/logs/int8.log")) for run in ("a", "b")]
     assert claims.jump(*logged, 2.0) is None   # a text naming a run differs between runs by design
+
+
+def test_fields_the_pages_read_are_required():
+    from study import work
+    step = {"experiment": "graph", "status": "ok", "samples": [], "case": {"step": 7, "pass": "FuseOps"},
+            "extra": {"stats": {}}}
+    assert any(_expect("page_fields") in p and p.startswith("extra.changed") for p in work.extra_problems(step))
+    quant = {"experiment": "int8", "status": "ok", "samples": [], "case": {"quant": {}},
+             "extra": {"rewrite": {"quantize": 1, "dequantize": 1}}}
+    assert any(p.startswith("extra.rewrite.float_ops: missing") for p in work.extra_problems(quant))
+
+
+def test_a_rule_engines_kernels_are_claims_unless_searched():
+    from reportgen.data import claims
+    rec = {"experiment": "e2e", "case": {"engine": "tvm_rules"},
+           "extra": {"rules": {"kernels": {f"k{i}": {"rule": "conv" if i < 15 else "generic"} for i in range(21)}}}}
+    fewer = copy.deepcopy(rec)
+    fewer["extra"]["rules"]["kernels"] = {k: v for k, v in rec["extra"]["rules"]["kernels"].items() if v["rule"] == "conv"}
+    assert claims.jump(rec, fewer, 2.0)[1].endswith("(gone)")
+    tuned = copy.deepcopy(rec)
+    tuned["case"]["engine"] = "tvm_rules_tuned"
+    assert claims.jump(tuned, dict(copy.deepcopy(fewer), case={"engine": "tvm_rules_tuned"}), 2.0) is None

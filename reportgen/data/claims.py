@@ -30,7 +30,7 @@ SEARCH_ERROR_JUMP = 10.0
 TIMED = re.compile(r"(seconds|_s|_ms|_us|^p_value|^tuned_wins|^ratio|pid)$")
 """A leaf measured in time or derived from times: its noise between runs is the timings' own (compile
 times of the same code differ 500x), so it is no claim to compare."""
-SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "kernels", "per_task_seconds", "campaign",
+SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "per_task_seconds", "campaign",
                       "failures", "retried", "allocation", "curve", "coverage", "network_check", "start_tiles",
                       "schedule_params", "trials_done", "total_records", "dot_instructions", "paired_peer",
                       "timing_process", "environment", "op_profile", "kernel_profile", "node_profile"})
@@ -49,13 +49,14 @@ def claims(rec):
     first).  A list's rows are compared row by row (a per-layer table printed every row and named the
     worst layer: its errors divided by 100 moved nothing) and its length is a claim ("#len": a list of
     float operators emptied showed 0 for 4)."""
-    out = {}
+    out, loose = {}, searched(rec)
     stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
             stack.extend(((*path, k), v) for k, v in node.items()
-                         if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k))
+                         if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k)
+                         and not (k == "kernels" and loose))   # a search's knobs differ; a rule's kernels do not
         elif isinstance(node, list):
             out[(*path, "#len")] = len(node)
             stack.extend(((*path, f"[{i}]"), v) for i, v in enumerate(node))
