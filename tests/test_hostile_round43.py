@@ -25,7 +25,7 @@ SPECIAL = {case: None for case in (
     "rules_level", "trial_log_rows", "margins_typed",
     "experiment_scratch", "serve_log_full", "cache_in_checkout", "cwd_removed", "training_passed",
     "record_keys", "paired_ratio", "searched_by_case", "list_claims", "claim_paths",
-    "page_fields")}
+    "page_fields", "pass_ir")}
 
 RUN = "20261206T010000Z-standard-m"
 
@@ -562,3 +562,20 @@ def test_a_rule_engines_kernels_are_claims_unless_searched():
     tuned = copy.deepcopy(rec)
     tuned["case"]["engine"] = "tvm_rules_tuned"
     assert claims.jump(tuned, dict(copy.deepcopy(fewer), case={"engine": "tvm_rules_tuned"}), 2.0) is None
+
+
+def test_a_pass_demonstrations_ir_is_its_artifacts(tmp_path):
+    _write(tmp_path, "artifacts/graph/pass-FuseOps.before.relax.py", "a = relax.add(x, y)\n")
+    _write(tmp_path, "artifacts/graph/pass-FuseOps.after.relax.py", "a = fused(x, y)\n")
+    rec = {"id": "graph/relay_pass=FuseOps", "experiment": "graph", "status": "ok", "run_id": RUN, "reused_from": None,
+           "case": {"relay_pass": "FuseOps"},
+           "extra": {"artifacts": {side: f"runs/{RUN}/artifacts/graph/pass-FuseOps.{side}.relax.py" for side in ("before", "after")},
+                     "before_text": "a = relax.add(x, y)\n", "after_text": "a = fused(x, y)\n", "changed": True}}
+    assert _problems(tmp_path, rec) == []
+    forged = copy.deepcopy(rec)
+    forged["extra"]["after_text"] = forged["extra"]["before_text"]   # an emptied diff under "IR changed"
+    said = _problems(tmp_path, forged)
+    assert "extra.after_text: not the IR of the artifact it cites" in said[0] and _expect("pass_ir") in said[0]
+    forged = copy.deepcopy(rec)
+    forged["extra"]["changed"] = False
+    assert "extra.changed: False, but the IR before and after are different" in _problems(tmp_path, forged)[0]

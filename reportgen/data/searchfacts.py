@@ -439,4 +439,25 @@ def _less(a, b):
     return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)) and a < b
 
 
-CHECKS = {"int8": _int8, "e2e_tune": _e2e_tune, "gemm_tvm": _gemm_tvm, "e2e": _e2e}
+def _graph(results_dir, rec, by_id):
+    """A pass demonstration's IR before and after (the texts its page diffs) are the artifacts it cites,
+    and it changed the IR exactly when they differ: an emptied diff under "IR changed, same output"
+    was published as the pass's demonstration."""
+    extra = rec.get("extra") or {}
+    artifacts = extra.get("artifacts") if isinstance(extra.get("artifacts"), dict) else {}
+    if "before_text" not in extra and "after_text" not in extra:
+        return []
+    out = []
+    for side in ("before", "after"):
+        text, why = _once(results_dir, rec, artifacts.get(side), None, "text", lambda t, _shown: t)
+        if text is None:
+            out.append(f"artifacts.{side}: {why}")
+        elif extra.get(f"{side}_text") != text:
+            out.append(f"{side}_text: not the IR of the artifact it cites ({artifacts[side]})")
+    if not out and extra.get("changed") != (extra["before_text"] != extra["after_text"]):
+        out.append(f"changed: {extra.get('changed')!r:.10}, but the IR before and after are "
+                   f"{'different' if extra['before_text'] != extra['after_text'] else 'the same'}")
+    return out
+
+
+CHECKS = {"int8": _int8, "e2e_tune": _e2e_tune, "gemm_tvm": _gemm_tvm, "e2e": _e2e, "graph": _graph}
