@@ -72,7 +72,7 @@ def shown(path):
     return ".".join(path).replace(".[", "[").replace(".#len", "#len")
 
 
-SEARCHED_ENGINES = re.compile(r"^(tvm_d|tvm_d_prepack|tvm_rules_tuned|tvm_\w+_tuned)$")
+SEARCHED_ENGINES = re.compile(r"^(tvm_d|tvm_d_prepack|tvm_\w+_tuned)$")
 
 
 def searched(rec):

@@ -74,6 +74,16 @@ def _trial_rows(results_dir, rec, ref, name):
     return _once(results_dir, rec, ref, name, "trials", searchlog.trials)
 
 
+def _summary_problems(summary, rows, names):
+    """A search summary's counts (``names``: (its field, searchlog.summary's)) and its seconds against the
+    rows of its trial log, each as 'field: why'."""
+    found = searchlog.summary(rows)
+    out = [f"{name}: {summary.get(name)!r:.40}, but the search's trial log ({len(rows)} trials) says {found[key]!r:.60}"
+           for name, key in names if name in summary and summary[name] != found[key]]
+    seconds = searchlog.seconds_problem(summary.get("seconds"), rows)
+    return out + ([f"seconds: {seconds}"] if seconds else [])
+
+
 def _lines(results_dir, rec, ref, name):
     """(non-empty lines of a file, None) or (None, why)."""
     return _once(results_dir, rec, ref, name, "lines", lambda text, _shown: sum(1 for line in text.split("\n") if line.strip()))
@@ -113,12 +123,7 @@ def _int8_tuning(results_dir, rec, tuning, by_id):
     rows, why = _trial_rows(results_dir, rec, tuning.get("database"), searchlog.TRIAL_LOG)
     if rows is None:
         return [f"database: the search's trial log: {why}"]
-    found = searchlog.summary(rows)
-    out = [f"{name}: {tuning.get(name)!r:.40}, but the search's trial log ({len(rows)} trials) says {found[key]!r:.60}"
-           for name, key in (("trials", "measured"), ("valid", "valid"), ("failures", "failures"))
-           if name in tuning and tuning[name] != found[key]]
-    seconds = searchlog.seconds_problem(tuning.get("seconds"), rows)
-    out += [f"seconds: {seconds}"] if seconds else []
+    out = _summary_problems(tuning, rows, (("trials", "measured"), ("valid", "valid"), ("failures", "failures")))
     tasks = {row.get("task") for row in rows}
     workloads, why = _lines(results_dir, rec, tuning.get("database"), searchlog.WORKLOADS)
     if workloads is None:
@@ -220,11 +225,7 @@ def _e2e_tune(results_dir, rec, by_id):
     rows, why = _trial_rows(results_dir, rec, folder, name)
     if rows is None:
         return [f"artifacts.trials: {why}"]
-    found = searchlog.summary(rows)
-    out = [f"tuning.{name}: {tuning.get(name)!r:.40}, but the search's trial log ({len(rows)} trials) says {found[name]!r:.60}"
-           for name in ("measured", "valid", "failures") if name in tuning and tuning[name] != found[name]]
-    seconds = searchlog.seconds_problem(tuning.get("seconds"), rows)
-    out += [f"tuning.seconds: {seconds}"] if seconds else []
+    out = [f"tuning.{p}" for p in _summary_problems(tuning, rows, ((name, name) for name in ("measured", "valid", "failures")))]
     return out + _snapshot_problems(results_dir, rec, folder, by_id)
 
 

@@ -148,6 +148,7 @@ class Data:
         self.loaded = loaded   # every valid run, for the build's verify (it need not read them twice)
         # One publication machine: every topic page, conclusion and chart uses only its runs.
         self.machine, self.machine_reason = merge.publication_machine(self.all_runs, machine or None, how)
+        self.default_machine = merge.publication_machine(self.all_runs)[0]   # the rule's, named beside a pin
         self.runs = merge.runs_of(self.all_runs, self.machine)
         self.smoke = bool(self.runs) and all(merge.is_smoke(r) for r in self.runs)
         self.tables, self.environments = archive.read_archive(self.archive_dir)
@@ -207,7 +208,7 @@ class Templates:
             "publication_machine": d.machine or "",
             "publication_by_option": d.machine_reason == merge.BY_OPTION,
             "publication_pinned": d.machine_reason.startswith(merge.PINNED),
-            "publication_default": merge.publication_machine(d.all_runs)[0] or "",
+            "publication_default": d.default_machine or "",
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
             "publication_families": str(len(d.machines[d.machine].thorough_families)) if d.machine else "0",
             "hist_env": lambda key: d.environments[key],
