@@ -75,6 +75,31 @@ def last_elapsed(rows):
     return max((row["elapsed_s"] for row in rows if row.get("elapsed_s") is not None), default=0.0)
 
 
+FAILED_RUN_SECS = 1e8
+"""A trial's mean time at or above this is a failure (MetaSchedule stores 1e9 s for a failed trial)."""
+
+
+def mean_secs(run_secs):
+    """A trial's mean time in seconds, or None when it has none, failed, or is not a list of numbers."""
+    if not isinstance(run_secs, (list, tuple)) or not run_secs or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in run_secs):
+        return None
+    mean = math.fsum(run_secs) / len(run_secs)
+    return None if not math.isfinite(mean) or mean >= FAILED_RUN_SECS else mean
+
+
+def curve(rows):
+    """The best-so-far curve of a search's trials in measurement order: per trial its number, when it
+    finished (``elapsed_s``), its mean time and the best mean so far.  The GEMM experiment charts it
+    and the report rebuilds it from the trial log to hold the record's curve to the log."""
+    out, best = [], None
+    for index, row in enumerate(rows, start=1):
+        mean = mean_secs(row.get("run_secs"))
+        best = mean if best is None or (mean is not None and mean < best) else best
+        out.append({"trial": index, "elapsed_s": row.get("elapsed_s"), "run_secs": mean, "best_so_far_s": best})
+    return out
+
+
 SECONDS_SLACK_S = 60.0
 SECONDS_SLACK_SHARE = 0.05
 """How far a search's seconds may run past its last trial: the work after it (reading the task's

@@ -157,7 +157,7 @@ def paired_blocks(ours: Server, peer: Server, blocks: int, calls: int, gap_s: fl
     each block (the other side's thread pool stops spinning).  Drift of the machine hits both
     sides alike; the ratio of each block's medians is one paired observation."""
     import time
-    got_ours, got_peer, ratios, steal = [], [], [], {"ours": [], "peer": []}
+    got_ours, got_peer, steal = [], [], {"ours": [], "peer": []}
     for k in range(blocks):
         got = {}
         for side, server in (((("ours", ours), ("peer", peer)) if k % 2 == 0 else (("peer", peer), ("ours", ours)))):
@@ -166,9 +166,12 @@ def paired_blocks(ours: Server, peer: Server, blocks: int, calls: int, gap_s: fl
             got[side] = server.run(calls)
             after = steal_ticks()
             steal[side].append(after - before if None not in (before, after) else None)
+        if not len(got["ours"]) == len(got["peer"]) == calls:
+            raise RuntimeError(f"block {k}: {len(got['ours'])} and {len(got['peer'])} samples, not {calls} each")
         got_ours += got["ours"]
         got_peer += got["peer"]
-        ratios.append(float(np.median(got["ours"]) / np.median(got["peer"])))
+    # each block's ratio by the study's rule, which the report recomputes from the samples
+    ratios = study_stats.block_ratios(got_ours, got_peer, calls)
     return {"samples": got_ours, "peer_samples": got_peer, "block_ratios": ratios, "blocks": blocks,
             "calls_per_block": calls, "gap_s": gap_s, "pid": ours.pid, "peer_pid": peer.pid,
             "warm_calls": [ours.warm_calls, peer.warm_calls], "warm_s": WARM_S,

@@ -22,13 +22,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import tvm
 import tvm_ffi
 from tvm import s_tir
 
 from experiments.gemm.check import error_report
-from experiments.gemm.tvm_ladder import (FAILED_RUN_SECS, MICROKERNEL_POPULATION, _assembly, gemm_prim_func,
+from experiments.gemm.tvm_ladder import (MICROKERNEL_POPULATION, _assembly, gemm_prim_func,
                                          microkernel_space, random_operands, run_gemm, with_num_cores)
 from study import searchlog
 
@@ -168,11 +167,8 @@ def tuning_workload(m: int, n: int, k: int, dtype: str = "float32") -> tvm.IRMod
 
 
 def _mean(run_secs) -> float | None:
-    """Mean run time, or None for a missing or failed (1e9 s) measurement."""
-    if not run_secs:
-        return None
-    value = float(np.mean([float(x) for x in run_secs]))
-    return None if value >= FAILED_RUN_SECS else value
+    """Mean run time, or None for a missing or failed (1e9 s) measurement (study.searchlog.mean_secs)."""
+    return searchlog.mean_secs([float(x) for x in run_secs] if run_secs else None)
 
 
 def _records_for(database, workload, target) -> list:
@@ -223,19 +219,9 @@ def _run_tune_tir(workload, target, database, settings: dict[str, Any], runner=N
 
 
 def tuning_curve(trials: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Best-so-far curve from a per-trial log (order = measurement order)."""
-    curve, best = [], float("inf")
-    for index, trial in enumerate(trials, start=1):
-        run = _mean(trial.get("run_secs"))
-        if run is not None:
-            best = min(best, run)
-        curve.append({
-            "trial": index,
-            "elapsed_s": trial.get("elapsed_s"),
-            "run_secs": run,
-            "best_so_far_s": best if best < float("inf") else None,
-        })
-    return curve
+    """Best-so-far curve from a per-trial log (order = measurement order; study.searchlog.curve, which
+    the report rebuilds from the saved trial log to check the record's curve)."""
+    return searchlog.curve(trials)
 
 
 def _workload_key(workload) -> str:

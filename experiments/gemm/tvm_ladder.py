@@ -121,9 +121,6 @@ STAGES: list[dict[str, str]] = [
 _STAGE_RANK = {stage["name"]: rank for rank, stage in enumerate(STAGES)}
 _BLOCKING, _VECTORIZE, _PERMUTE, _PACK, _WRITE_CACHE, _PARALLEL, _MICROKERNEL = range(1, 8)
 
-FAILED_RUN_SECS = 1e8  # MetaSchedule stores 1e9 s for failed trials; anything this large is a failure
-
-
 # --------------------------------------------------------------------------- targets / workload
 
 

@@ -326,10 +326,6 @@ def _gemm_tvm(results_dir, rec, by_id):
     return out
 
 
-FAILED_RUN_SECS = 1e8
-"""A trial's mean time at or above this is a failure (MetaSchedule stores 1e9 s; experiments.gemm)."""
-
-
 def _same(a, b):
     if a is None or b is None:
         return a is None and b is None
@@ -338,20 +334,14 @@ def _same(a, b):
 
 def _curve_problems(curve, rows):
     """The tuning curve a GEMM record charts (each trial's time, the best so far, when it finished) is
-    its trial log's, point by point: a forged curve reached the tuning chart as the search's progress."""
+    its trial log's, point by point (study.searchlog.curve, which the experiment charts): a forged curve
+    reached the tuning chart as the search's progress."""
     if len(curve) != len(rows):
         return [f": {len(curve)} points for the {len(rows)} trials of the search's trial log"]
-    best = None
-    for index, (point, row) in enumerate(zip(curve, rows)):
-        secs = row.get("run_secs")
-        ok = isinstance(secs, list) and secs and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in secs)
-        mean = sum(secs) / len(secs) if ok else None
-        mean = None if mean is None or mean >= FAILED_RUN_SECS else mean
-        best = mean if best is None or (mean is not None and mean < best) else best
-        if not isinstance(point, dict) or not (_same(point.get("run_secs"), mean) and _same(point.get("best_so_far_s"), best)
-                                               and _same(point.get("elapsed_s"), row.get("elapsed_s"))):
-            return [f"[{index}]: not trial {index + 1} of the search's trial log (its time {mean!r:.12}, "
-                    f"best so far {best!r:.12}, finished at {row.get('elapsed_s')!r:.12} s)"]
+    for index, (point, want) in enumerate(zip(curve, searchlog.curve(rows))):
+        if not isinstance(point, dict) or not all(_same(point.get(k), want[k]) for k in ("run_secs", "best_so_far_s", "elapsed_s")):
+            return [f"[{index}]: not trial {index + 1} of the search's trial log (its time {want['run_secs']!r:.12}, "
+                    f"best so far {want['best_so_far_s']!r:.12}, finished at {want['elapsed_s']!r:.12} s)"]
     return []
 
 

@@ -132,10 +132,10 @@ def jumps_text(runs, code_changed=None, found=None):
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
     found, changed = split(all_jumps(runs, code_changed) if found is None else found)
-    text = (W("history.jumps.some", n=len(found), factor=JUMP) + "\n\n" + table(found) if found
-            else W("history.jumps.none", factor=JUMP))
+    text = (W("history.jumps.some", n=len(found), factor=JUMP, share=claims.SCORE_JUMP) + "\n\n" + table(found) if found
+            else W("history.jumps.none", factor=JUMP, share=claims.SCORE_JUMP))
     if changed:
-        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP) + "\n\n" + table(changed)
+        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP) + "\n\n" + table(changed)
     return text
 
 

@@ -557,16 +557,17 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
 
 def _say_jumps(runs, code_changed=None, every=None):
-    """At build time, one line when a run's median jumped (history.JUMP) against the same machine's
+    """At build time, one line when a run's figure or claim moved beyond the noise (a median by
+    history.JUMP, a claim by its own rule in reportgen.data.claims) against the same machine's
     earlier run of the same code: the history page lists them, the builder hears of it too.
     ``every``: history.all_jumps(runs, code_changed) when the caller has it."""
     found, changed = history.split(history.all_jumps(runs, code_changed) if every is None else every)
     if changed:
-        print(cells.visible(f"history: {len(changed)} record(s) jumped {history.JUMP:g}x or more between runs whose "
+        print(cells.visible(f"history: {len(changed)} record(s) moved beyond the noise between runs whose "
                             f"records claim another code or environment (listed at history.html#jumps)"), flush=True)
     if found:
         case, before, after, ratio, _changed, stat = found[-1]   # the newest: most often the run just added
-        print(cells.visible(f"history: {len(found)} record(s) jumped {history.JUMP:g}x or more between runs of the "
+        print(cells.visible(f"history: {len(found)} record(s) moved beyond the noise between runs of the "
                             f"same code on one machine (see history.html#jumps), e.g. {case} {before} -> {after}: "
                             f"x{ratio:.3g} ({stat})"), flush=True)
 
