@@ -30,7 +30,12 @@ FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 
                 uses=["e2e_tune"],  # group D times the database of the newest matching e2e_tune record
                 params=("batch_engines", "batches", "budget_s", "engines", "input_size", "min_repeat",
                         "models", "n_check", "node_profile_models", "paired_blocks", "paired_calls",
-                        "repeat", "rules_trials", "seed", "tolerance", "warmup"))
+                        "repeat", "rules_trials", "seed", "tolerance", "warmup"),
+                # timing and which cases run; the images checked change the agreement and errors; a rule
+                # engine's candidates per kernel change its kernels
+                claims_of={"warmup": [], "repeat": [], "min_repeat": [], "budget_s": [], "paired_blocks": [], "paired_calls": [], "engines": [], "batch_engines": [],
+                           "batches": [], "models": [], "node_profile_models": [], "n_check": ["inputs", "agreement", "check"],
+                           "rules_trials": ["rules"]})
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
 GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D",

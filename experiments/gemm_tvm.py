@@ -33,7 +33,9 @@ from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched
 FAMILY = Family(name="gemm_tvm", rpc=True,   # standard and full tune two search spaces
                 timeout_s={"quick": 900, "standard": 7200, "full": 21600},
                 params=("artifact_shape", "budget_s", "int8", "microkernel", "min_repeat", "min_sample_s",
-                        "repeat", "seed", "shapes", "stages", "threads", "tune", "warmup"))
+                        "repeat", "seed", "shapes", "stages", "threads", "tune", "warmup"),
+                # timing; which cases (shapes, threads, the INT8 shapes); a search's budget (searched, not compared)
+                claims_of={"warmup": [], "repeat": [], "min_repeat": [], "min_sample_s": [], "budget_s": [], "shapes": [], "threads": [], "int8": [], "tune": []})
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 

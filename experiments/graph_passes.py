@@ -24,7 +24,9 @@ from study.family import Family
 FAMILY = Family(name="graph", timeout_s={"quick": 1800, "standard": 1800, "full": 3600},
                 params=("budget_s", "hello_input", "min_repeat", "min_sample_s", "model_budget_s",
                         "model_min_repeat", "model_repeat", "models", "pipelines", "repeat", "seed",
-                        "warmup"))
+                        "warmup"),
+                claims_of={"warmup": [], "repeat": [], "min_repeat": [], "min_sample_s": [], "budget_s": [], "model_budget_s": [], "model_min_repeat": [], "model_repeat": [],
+                           "models": []})
 
 UNIT = "none"   # of this family's evidence records
 

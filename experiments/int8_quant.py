@@ -44,7 +44,11 @@ FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full":
                         "float_kinds", "int8_min_top1", "int8_tolerance", "methods", "min_fp32_accuracy", "min_repeat",
                         "models", "n_agree", "n_calib", "n_calib_peers", "n_eval", "n_layer", "node_profile_models", "ort_reduce_range",
                         "paired_blocks", "paired_calls", "repeat", "rules_trials", "schemes", "seed", "tolerance", "tune",
-                        "untuned_models", "vnni", "warmup"))
+                        "untuned_models", "vnni", "warmup"),
+                # timing, which cases run, what a search decides; a rule engine's candidates per kernel
+                claims_of={"warmup": [], "repeat": [], "min_repeat": [], "budget_s": [], "paired_blocks": [], "paired_calls": [],
+                           "engines": [], "models": [], "node_profile_models": [], "tune": [], "untuned_models": [],
+                           "fp32_tuned_from_e2e": [], "rules_trials": ["rules"]})
 
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
            "tvm_fp32_rules_avx2", "tvm_int8_rules_avx2",

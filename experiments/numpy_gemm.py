@@ -17,7 +17,8 @@ from study.family import Family
 
 FAMILY = Family(name="numpy_gemm", timeout_s={"quick": 600, "standard": 3600, "full": 14400},
                 params=("blas_env", "budget_s", "dtypes", "min_repeat", "min_sample_s", "repeat", "seed",
-                        "sizes", "warmup"))
+                        "sizes", "warmup"),
+                claims_of={"warmup": [], "repeat": [], "min_repeat": [], "min_sample_s": [], "budget_s": [], "sizes": [], "dtypes": []})   # timing; which cases
 
 PINNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 CHECK_ROWS = 64  # rows of C checked against float64 when n is large

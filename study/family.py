@@ -35,6 +35,12 @@ class Family:
     params: tuple = ()
     """the profile keys it reads: a key a profile gives it that is not listed here is a typo, and
     retest refuses the profile naming file and key (empty: not checked)"""
+    claims_of: dict = dataclasses.field(default_factory=dict)
+    """for a profile key, the keys of a record's extra and check it changes in a record of the same case
+    ([]: none; it sets how long cases are timed, which cases run, or what a search decides, which is
+    not compared): runs of two profiles that give the family different values only of keys listed here
+    are compared claim by claim, those claims left out (reportgen.data.claims; a first 'full' run
+    is held to the 'standard' runs before it).  A key not listed may change anything."""
     module: str = ""
     """the entry module (set by :func:`declared` from the file it is declared in)"""
 
@@ -98,6 +104,12 @@ def _check(fields, rel, problems):
         value = fields.get(key, ())
         if not (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
             out.append(f"{rel}: FAMILY.{key}: expected a list of strings, got {value!r}")
+    claims_of = fields.get("claims_of", {})
+    if not (isinstance(claims_of, dict) and all(isinstance(k, str) and isinstance(v, (list, tuple))
+                                                and all(isinstance(x, str) and x for x in v) for k, v in claims_of.items())):
+        out.append(f"{rel}: FAMILY.claims_of: expected {{profile key: [claim keys]}}, got {claims_of!r:.80}")
+    elif isinstance(fields.get("params"), (list, tuple)) and fields.get("params"):
+        out += [f"{rel}: FAMILY.claims_of.{key}: not one of its params" for key in claims_of if key not in fields["params"]]
     for dep in fields.get("depends", ()) if not out else ():
         if dep.endswith(".py"):
             out.append(f"{rel}: FAMILY.depends: {dep!r} is Python: imports are found from the code")
@@ -121,7 +133,8 @@ def declared(root):
         where[fields["name"]] = rel
         families[fields["name"]] = Family(**dict(fields, uses=tuple(fields.get("uses", ())),
                                                  depends=tuple(fields.get("depends", ())),
-                                                 params=tuple(fields.get("params", ()))),
+                                                 params=tuple(fields.get("params", ())),
+                                                 claims_of={k: tuple(v) for k, v in fields.get("claims_of", {}).items()}),
                                           module=f"{FAMILY_DIR}.{path.stem}")
     return families, problems
 

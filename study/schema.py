@@ -227,7 +227,7 @@ def record_problems(rec, pending_log=False):
         out.append(f"id: {rec['id']!r:.80} must start with the experiment name {rec['experiment']!r}")
     for name in ("id", "run_id", "experiment", "case", "metric", "unit"):
         _safe_strings(rec[name], name, out)
-    out.extend(_length_problems(rec) + _work.key_problems(rec, _SAFE_TEXT, MAX_LABEL_CHARS))
+    out.extend(_work.size_problems(rec) or _length_problems(rec) + _work.key_problems(rec, _SAFE_TEXT, MAX_LABEL_CHARS))
     for name in ("samples", "stats", "check", "extra", "case"):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:

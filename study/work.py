@@ -318,6 +318,32 @@ def key_problems(rec, label, max_chars):
     return out
 
 
+MAX_VALUES = 100_000
+"""The most values (list rows and object fields, counted at every depth) a record's extra and check
+may hold together: the committed records hold at most 2 891, a paired timing's samples at most
+20 000.  Each is a claim compared with the earlier run (reportgen.data.claims): a list of 4 million
+zeros took 42 s and 2.3 GB to compare."""
+
+
+def size_problems(rec):
+    """A record's extra and check beyond MAX_VALUES values, named."""
+    seen, stack = 0, [rec.get(name) for name in ("extra", "check")]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (dict, list)):
+            seen += len(value)
+            if seen > MAX_VALUES:
+                return [f"extra: more than {MAX_VALUES} values in its extra and check (lists and objects at "
+                        f"every depth; each is a claim compared between runs)"]
+            stack.extend(value.values() if isinstance(value, dict) else value)
+    return []
+
+
+MAX_IR_LINES = 500
+"""The most lines a pass demonstration's IR text may hold (the committed ones hold at most 58): the graph
+page diffs the two texts, and a line diff is quadratic at worst (25 000 lines took 40 s a record)."""
+
+
 REQUIRED = (("graph", "step", ("stats", "changed")),
             ("graph", "relay_pass", ("before_stats", "after_stats", "before_text", "after_text", "changed", "passes")),
             ("graph", "input", ("ir_text", "output", "output_dtype", "script_roundtrip", "target", "artifacts")))
@@ -350,6 +376,9 @@ def extra_problems(rec, campaign_rules=None):
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)
+    out += [f"extra.{name}: {lines} lines, more than the {MAX_IR_LINES} a pass demonstration shows (the page diffs them)"
+            for name in ("before_text", "after_text") if isinstance(extra.get(name), str)
+            and (lines := len(extra[name].splitlines())) > MAX_IR_LINES]
     out.extend(f"extra.artifacts.{name!s:.40}: {problem}" for name, ref in (extra.get("artifacts") or {}).items()
                if (problem := ids.artifact_ref_problem(ref)))
     claimed = extra.get("flops_per_call")

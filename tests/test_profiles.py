@@ -58,7 +58,7 @@ def test_every_problem_is_one_line_naming_file_and_field(tmp_path):
     assert _problems(root) == [
         "experiments/d.py: FAMILY.timeout_s.standard: expected seconds > 0, got None",
         "experiments/d.py: FAMILY.timeout_s.full: expected seconds > 0, got None",
-        "experiments/e.py: FAMILY.colour: unknown field (known: name, timeout_s, rpc, uses, depends, params)",
+        "experiments/e.py: FAMILY.colour: unknown field (known: name, timeout_s, rpc, uses, depends, params, claims_of)",
         "experiments/f.py: FAMILY.depends: 'experiments/helper.py' is Python: imports are found from the code",
         "experiments/g.py: FAMILY.name: 'a' is already declared in experiments/a.py",
         "experiments/configs/quick.yaml: extra: unknown field (known: profile, families)",

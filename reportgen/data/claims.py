@@ -84,12 +84,15 @@ def searched(rec):
             or str(case.get("stage", "")).startswith("autotuned"))
 
 
-def jump(earlier, rec, factor):
-    """(ratio, name) of the first claim of ``rec`` that moved from ``earlier``'s: a share by more than
+def jump(earlier, rec, factor, skip=frozenset()):
+    """(ratio, name) of the first claim of ``rec`` that moved from ``earlier``'s (leaving out claims under a
+    key of ``skip``: what the two runs' profiles change, data.profiles.claims_across): a share by more than
     SCORE_JUMP, a number by ``factor`` or more (SEARCH_ERROR_JUMP for a searched program's errors), or
     between zero and not zero, or across zero; a true/false or a text that changed; a claim that appeared
     or went (deleting one size and adding another moved the page's size column); else None."""
     before, after = claims(earlier), claims(rec)
+    if skip:
+        before, after = ({p: v for p, v in c.items() if skip.isdisjoint(p)} for c in (before, after))
     loose = searched(rec) or searched(earlier)
     for path in sorted(set(before) | set(after)):
         if path not in before or path not in after:

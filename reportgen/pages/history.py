@@ -61,10 +61,11 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
-def _jump(rec, earlier, same_profile=True):
+def _jump(rec, earlier, skip=frozenset()):
     """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
-    ``earlier``, or of another number the record states (data.claims: scores, errors, sizes, counts;
-    compared between runs of one profile, whose parameters are the same), else None."""
+    ``earlier``, or of another claim the record states (data.claims: scores, errors, sizes, counts), else
+    None.  ``skip``: the claim keys the two runs' profiles change (data.profiles.claims_across; empty for
+    one profile), or None when the profiles differ in what the claims depend on: times only then."""
     pairs = [(stat, (earlier.get("stats") or {}).get(stat), (rec.get("stats") or {}).get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
     for stat, a, b in pairs:
@@ -72,10 +73,10 @@ def _jump(rec, earlier, same_profile=True):
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
-    return claims.jump(earlier, rec, JUMP) if same_profile else None
+    return claims.jump(earlier, rec, JUMP, skip) if skip is not None else None
 
 
-def all_jumps(runs, code_changed=None):
+def all_jumps(runs, code_changed=None, across=None):
     """(case id, earlier run, later run, ratio, whether the code changed between them as far as told,
     the statistic that jumped), over ``runs`` in order.
 
@@ -87,7 +88,9 @@ def all_jumps(runs, code_changed=None):
     compared with the first, and passed), a quick run cannot carry the level over to a standard one,
     and a staircase of steps each under JUMP (1.0, 0.55, 0.3 ms) is flagged where it crosses JUMP
     against the baseline.  Every statistic a page shows is compared (STATS): a tail moved tenfold
-    under an unchanged median is a jump."""
+    under an unchanged median is a jump.  The claims (data.claims) are compared between runs of one
+    profile, and between runs of two where ``across`` (data.profiles.claims_across) says which claims the
+    profiles change: the first 'full' run of a machine is held to its 'standard' runs."""
     out, trusted, base = [], {}, {}
     for run in runs:
         machine = merge.machine_of(run)
@@ -98,7 +101,9 @@ def all_jumps(runs, code_changed=None):
             entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
             hit = None
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
-                moved = _jump(rec, earlier[1], earlier[2].manifest.get("profile") == run.manifest.get("profile"))
+                before_profile, profile = earlier[2].manifest.get("profile"), run.manifest.get("profile")
+                moved = _jump(rec, earlier[1], frozenset() if before_profile == profile else
+                              across(rec.get("experiment"), before_profile, profile) if across else None)
                 if moved is not None:
                     changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
                         code_changed is None or code_changed(earlier[2], run, rec.get("experiment")))

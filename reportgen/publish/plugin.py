@@ -26,7 +26,7 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, runfacts, seed
+from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, seed
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
@@ -155,7 +155,7 @@ class Data:
         self.checks = derived.run_checks(self.tables)
         # the records whose median jumped against an earlier run of the same code on their machine, found
         # once: history lists them, figures (FigureBook), chart points and numbers.json flag them
-        self.jumps = history.all_jumps(self.all_runs, self.code_changed)
+        self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root))
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
         self.current = merge.current_records(self.runs, self.jumped)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current

@@ -42,7 +42,12 @@ def time_limit(seconds, where):
     only; elsewhere the block runs unbounded)."""
     import signal
 
-    def late(_signum, _frame):
+    def late(_signum, frame):
+        code = _placeholder_code(frame)
+        if code:   # the project's code filling in a placeholder from the records, not the page's Jinja
+            raise ReportError(f"{where}: rendering took more than {seconds} s in {code}, which fills in a placeholder "
+                              "from the records (a record too large for it? the pages' records are checked against "
+                              "study.work's limits)")
         raise ReportError(f"{where}: rendering took more than {seconds} s (a loop over a long value?); a page "
                           "fills in placeholders, its own Jinja does next to no work")
     try:
@@ -56,6 +61,19 @@ def time_limit(seconds, where):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _placeholder_code(frame):
+    """'reportgen/pages/graph.py: _demo_details' for the innermost frame of the pages' code (else of the
+    render helpers') on the stack when the time ran out, else None."""
+    found = {}
+    while frame is not None:
+        path = frame.f_code.co_filename.replace("\\", "/")
+        for part in ("/reportgen/pages/", "/reportgen/render/"):
+            if part in path and part not in found:
+                found[part] = f"{part[1:]}{path.rsplit(part, 1)[1]}: {frame.f_code.co_name}"
+        frame = frame.f_back
+    return found.get("/reportgen/pages/") or found.get("/reportgen/render/")
 
 
 def sandbox(finalize=None):
