@@ -38,8 +38,7 @@ FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 
                            "rules_trials": ["rules"]})
 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
-GROUP = {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D", "tvm_d_prepack": "D",
-         "tvm_rules": "D", "tvm_rules_tuned": "D"}
+GROUP = cases.ENGINE_GROUPS["e2e"]   # the seed's groups (study/cases.py: records are checked against it)
 RULE_ENGINES = ("tvm_rules", "tvm_rules_tuned")   # group D by rule: experiments/e2e/nchwc.py
 TUNING_VARIANT = {"tvm_d": "default", "tvm_d_prepack": "prepack"}   # group D engines and their search space
 

@@ -213,7 +213,7 @@ def api_migration(h):
             return ({"reference": "import of the new API path", "max_abs_err": None, "max_rel_err": None,
                      "threshold": None, "passed": not failure}, dict(row))
 
-        slug = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in row["old_api"]).strip("_")
+        slug = cases.api_slug(row["old_api"])
         h.evidence(cases.case_id("graph", api=slug), {"old_api": row["old_api"], "new_api": row["new_api"]}, run, unit=UNIT,
                    mismatch=lambda _: failure["error"])
 

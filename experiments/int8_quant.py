@@ -53,9 +53,7 @@ FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full":
 ENGINES = ("tvm_fp32", "tvm_int8", "tvm_fp32_tuned", "tvm_int8_tuned", "tvm_fp32_rules", "tvm_int8_rules",
            "tvm_fp32_rules_avx2", "tvm_int8_rules_avx2",
            "tvm_qdq", "ort_fp32", "ort_qdq", "tflite_fp32", "tflite_int8")
-GROUP = {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ→TVM",
-         "tvm_fp32_rules": "D", "tvm_int8_rules": "F", "tvm_fp32_rules_avx2": "D", "tvm_int8_rules_avx2": "F",
-         "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"}
+GROUP = cases.ENGINE_GROUPS["int8"]   # the seed's groups (study/cases.py: records are checked against it)
 INT8_ENGINES = {"tvm_int8", "tvm_int8_tuned", "tvm_int8_rules", "tvm_int8_rules_avx2", "tvm_qdq", "ort_qdq", "tflite_int8"}
 # by rule, no search (experiments/e2e/nchwc.py, experiments/int8/vnni_rules.py): FP32 in NCHWc with the
 # register-tiled micro-kernel, INT8 channels-last with the same tile and vpdpbusd as its multiply-add

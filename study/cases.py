@@ -78,6 +78,45 @@ FREE = ("graph",)
 """Families whose id values are labels of their own (a pass step "03-FoldConstant" for case step 3)."""
 
 
+ENGINE_GROUPS = {
+    "e2e": {"tf": "A", "ort": "A-peer", "tflite": "A-peer", "tvm_b": "B", "tvm_c": "C", "tvm_d": "D",
+            "tvm_d_prepack": "D", "tvm_rules": "D", "tvm_rules_tuned": "D"},
+    "int8": {"tvm_fp32": "C", "tvm_int8": "E", "tvm_fp32_tuned": "D", "tvm_int8_tuned": "F", "tvm_qdq": "QDQ\u2192TVM",
+             "tvm_fp32_rules": "D", "tvm_int8_rules": "F", "tvm_fp32_rules_avx2": "D", "tvm_int8_rules_avx2": "F",
+             "ort_fp32": "peer", "ort_qdq": "peer", "tflite_fp32": "peer", "tflite_int8": "peer"},
+}
+"""The seed's group (A-F) of each engine a family times: its records' ``case.group``, which charts print."""
+
+
+def api_slug(old_api: str) -> str:
+    """The id value of a migration note's old API (graph ``api=``): its name with every character an id
+    cannot hold replaced."""
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in old_api).strip("_")
+
+
+def _composed_problems(family: str, named: dict, case: dict) -> list[str]:
+    """Id values made of case fields: a graph step ``05-FuseTIR`` of step 5 and pass FuseTIR, a calibration
+    ``quant=mse-int8`` of method and scheme, an API note's slug, an engine's group.  The pages label rows
+    with the case's fields: two steps' pass names swapped reversed the fusion finding, two methods
+    swapped put one's errors under the other's name."""
+    want = {}
+    if family == "graph":   # each where the case holds its fields
+        step, name = case.get("step"), case.get("pass")
+        if "step" in case or "pass" in case:
+            want["step"] = f"{step:02d}-{name}" if type(step) is int and isinstance(name, str) else None
+        want.update({k: case[k] for k in ("unit", "pipeline", "model", "relay_pass") if k in case})
+        if "old_api" in case:
+            want["api"] = api_slug(case["old_api"]) if isinstance(case["old_api"], str) else None
+    if family == "int8" and ("method" in case or "scheme" in case):
+        want["quant"] = f"{case.get('method')}-{case.get('scheme')}"
+    out = [f"case: {want[k]!r:.60} is what its fields make of the id's {k}, not {v!r:.60} (a record's case and id "
+           "name one problem)" for k, v in named.items() if k in want and v is not True and str(want[k]) != v]
+    if family in ENGINE_GROUPS and "group" in case and case["group"] != ENGINE_GROUPS[family].get(case.get("engine")):
+        out.append(f"case.group: {case['group']!r:.40} is not the group of engine {case.get('engine')!r:.40} "
+                   f"({ENGINE_GROUPS[family].get(case.get('engine'))!r}; study/cases.py)")
+    return out
+
+
 POSITIVE = ("threads", "batch", "input_size", "m", "n", "k", "iters")
 """Case fields that count threads, inputs or elements: an integer of at least 1, or null (a GEMM
 on threads=0 or "-4" loaded, and its speed-ups were computed against it)."""
@@ -100,6 +139,7 @@ def case_problems(record_id: str, case: dict, status: str | None = None) -> list
     if family in ID_FIELDS:   # a family of free labels too: its values are labels, its fields declared
         out.extend(f"id: {name!r:.40} is not a field of {family} ids ({', '.join(order(family))}; study/cases.py)"
                    for name in named if name not in order(family))
+    out.extend(_composed_problems(family, named, case))
     if family in FREE:
         return out
     if status == "ok" and "scope" in named:

@@ -171,6 +171,7 @@ def test_an_unknown_pass_is_blamed_on_the_record(tmp_path):
 
     def edit(recs):
         rec = next(r for r in recs if r["case"].get("pipeline") and r["case"].get("step", 0) > 0)
+        rec["id"] = rec["id"].replace(f"-{rec['case']['pass']}", "-NoSuchPass")   # id and case name one step
         rec["case"]["pass"] = "NoSuchPass"
         return rec
     run, rec = _graph_copy(tmp_path, edit)

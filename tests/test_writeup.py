@@ -8,6 +8,7 @@ from conftest import ROOT
 from helpers import ENV, record
 
 from reportgen.data import archive, merge, seed
+from study import cases
 from reportgen.pages import conclusions, writeup
 from reportgen.render.figures import FigureBook
 
@@ -45,7 +46,7 @@ def _e2e(model, engine, p50, compile_s=2.0, size=224):
                       "op_profile": [{"op": "conv2d", "kind": "kernel", "calls": 3, "seconds": p50 * 0.8},
                                      {"op": "add", "kind": "kernel", "calls": 3, "seconds": p50 * 0.1}],
                       "op_profile_total_s": p50})
-    return key, _cur(key, _spread(p50, 0.98, 1.05), {"model": model, "engine": engine, "group": engine.upper(), "batch": 1, "threads": 2,
+    return key, _cur(key, _spread(p50, 0.98, 1.05), {"model": model, "engine": engine, "group": cases.ENGINE_GROUPS["e2e"][engine], "batch": 1, "threads": 2,
                                                           "input_size": size, "seed": 0}, extra, experiment="e2e")
 
 

@@ -10,9 +10,10 @@ A forged weight size of 0.977 KiB for 2 MB, an agreement of 0.55 for 1.0, an err
 error of exactly 0 were published with no flag while only the timings were compared.
 
 Left out: what is measured in time (each leaf named like seconds, _s or _ms, and what is derived from
-times: p-values, wins, ratios, process ids), and what a search decides (its codegen, assembly, tuning,
-knobs and campaign), which another run's search may change; those are held to their evidence by
-reportgen.data.searchfacts.  The errors of a record whose program a search scheduled move with the
+times: p-values, wins, ratios, process ids), and what a search decides (its tuning, knobs and campaign,
+and the program it picked: codegen, assembly, tiles), which another run's search may change; those are
+held to their evidence by reportgen.data.searchfacts.  A single measurement in seconds (an import, a
+training) is compared at SINGLE_SHOT_JUMP, but for the NOISY ones.  The errors of a record whose program a search scheduled move with the
 schedule (floating-point sums reassociated), so they jump at SEARCH_ERROR_JUMP.
 """
 import math
@@ -30,12 +31,26 @@ SEARCH_ERROR_JUMP = 10.0
 TIMED = re.compile(r"(seconds|_s|_ms|_us|^p_value|^tuned_wins|^ratio|pid)$")
 """A leaf measured in time or derived from times: its noise between runs is the timings' own (compile
 times of the same code differ 500x), so it is no claim to compare."""
-SEARCHED = frozenset({"codegen", "asm", "tuning", "rules_tuning", "per_task_seconds", "campaign",
+SEARCHED = frozenset({"tuning", "rules_tuning", "per_task_seconds", "campaign",
                       "failures", "retried", "allocation", "curve", "coverage", "network_check", "start_tiles",
-                      "schedule_params", "trials_done", "total_records", "dot_instructions", "paired_peer",
+                      "trials_done", "total_records", "paired_peer",
                       "timing_process", "environment", "op_profile", "kernel_profile", "node_profile"})
 """Subtrees a search decides, that describe the timing process, or whose rows are ordered by time (the
 operator profiles): another run differs in them by design."""
+SECONDS = re.compile(r"(seconds|_s|_ms|_us)$")
+"""A timed leaf that is a duration: one measurement (an import, a training, a wall clock), not a sample."""
+NOISY = frozenset({"compile_seconds", "cold_seconds", "op_profile_total_s"})
+"""Single measurements whose spread between runs of the same code on one machine passes any factor a
+forgery would need (compile 601x, cold start 10x, an operator profile's total 16x over the committed
+runs): not compared, declared."""
+SINGLE_SHOT_JUMP = 10.0
+"""The factor another single measurement (import 3.4x, training, a wall clock at most 5.3x over the
+committed runs) jumps at: an import of 43.8 ms forged to 4.38 s made compiling look cheap beside it."""
+COMPILED = frozenset({"codegen", "asm", "dot_instructions", "schedule_params"})
+"""Subtrees that describe the program compiled: the same code compiles the same program, so they are
+claims, unless a search or a timed choice picked the program (``decided``; they are then held to their
+assembly and their grid by reportgen.data.searchfacts).  A hand-written stage's FMA counts forged to
+'64 scalar, no vector FMA' went unflagged while every codegen subtree was left out."""
 
 
 RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")
@@ -50,12 +65,13 @@ def claims(rec):
     worst layer: its errors divided by 100 moved nothing) and its length is a claim ("#len": a list of
     float operators emptied showed 0 for 4)."""
     out, loose = {}, searched(rec)
+    left_out = SEARCHED | COMPILED if decided(rec) else SEARCHED
     stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
             stack.extend(((*path, k), v) for k, v in node.items()
-                         if isinstance(k, str) and k not in SEARCHED and not TIMED.search(k)
+                         if isinstance(k, str) and k not in left_out and not TIMED.search(k)
                          and not (k == "kernels" and loose))   # a search's knobs differ; a rule's kernels do not
         elif isinstance(node, list):
             out[(*path, "#len")] = len(node)
@@ -63,6 +79,20 @@ def claims(rec):
         elif isinstance(node, bool) or (isinstance(node, str) and not RUN_REFERENCE.search(node)):
             out[path] = node
         elif isinstance(node, (int, float)) and math.isfinite(node):
+            out[path] = node
+    return out
+
+
+def durations(rec):
+    """{path: seconds} of the single measurements a record states (SECONDS leaves of its extra and check,
+    left out the SEARCHED subtrees and the NOISY ones): compared at SINGLE_SHOT_JUMP."""
+    out, stack = {}, [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(((*path, k), v) for k, v in node.items() if isinstance(k, str) and k not in SEARCHED)
+        elif SECONDS.search(path[-1]) and path[-1] not in NOISY and isinstance(node, (int, float)) \
+                and not isinstance(node, bool) and math.isfinite(node) and node > 0:
             out[path] = node
     return out
 
@@ -82,6 +112,13 @@ def searched(rec):
     case = rec.get("case") or {}
     return (rec.get("experiment") == "e2e_tune" or bool(SEARCHED_ENGINES.match(str(case.get("engine", ""))))
             or str(case.get("stage", "")).startswith("autotuned"))
+
+
+def decided(rec):
+    """Whether a search or a timed choice picked the record's program: a searched program, or one whose
+    tiles the fastest of a grid chose (extra.tiles_chosen_by names that grid record)."""
+    chosen = (rec.get("extra") or {}).get("tiles_chosen_by")
+    return searched(rec) or (isinstance(chosen, str) and "/" in chosen)
 
 
 def jump(earlier, rec, factor, skip=frozenset()):
@@ -113,4 +150,8 @@ def jump(earlier, rec, factor, skip=frozenset()):
         limit = SEARCH_ERROR_JUMP if loose and leaf in ERRORS else factor
         if not 1 / limit < b / a < limit:
             return b / a, name
+    before, after = durations(earlier), durations(rec)
+    for path in sorted(set(before) & set(after)):
+        if skip.isdisjoint(path) and not 1 / SINGLE_SHOT_JUMP < after[path] / before[path] < SINGLE_SHOT_JUMP:
+            return after[path] / before[path], shown(path)
     return None

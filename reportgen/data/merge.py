@@ -8,7 +8,7 @@ newest run of the most thorough profile that measured it (full > standard > quic
 what its id names in any spelling (cases.canonical_id).
 Historical values are never touched here: they stay strings in archive.Table.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from study import cases, identity, work
 from reportgen.data import frame, runfacts
@@ -62,7 +62,13 @@ def current_records(runs, jumped=frozenset()):
             best = chosen.get(key)
             if best is None or rank >= best[0]:
                 # keyed as history flags it: the run that measured the record (a reused one names it)
-                chosen[key] = (rank, Current(rec, run, (rec["run_id"], rec["id"]) in jumped))
+                flagged = (rec["run_id"], rec["id"]) in jumped
+                if flagged and rec["status"] != "ok" and best is not None and best[1].ok:
+                    # the same code failed a case it measured before (pages.history): its last measurement
+                    # stays current, flagged, instead of leaving the pages' choices without it
+                    chosen[key] = (best[0], replace(best[1], jumped=True))
+                    continue
+                chosen[key] = (rank, Current(rec, run, flagged))
     return frame.Records((cur.record["id"], cur) for _rank, cur in chosen.values())
 
 

@@ -509,6 +509,49 @@ def backdated_problems(runs, facts):
     return out
 
 
+LOCKED = {"tvm_version": "apache-tvm", "tvm_ffi_version": "apache-tvm-ffi", "numpy_version": "numpy"}
+"""The environment fields a run reports of software requirements.lock pins (field: package)."""
+
+
+def _locks(root, commits):
+    """{commit: {package: version}} of requirements.lock at each commit (git cat-file --batch)."""
+    out = _git(root, ["cat-file", "--batch"], "".join(f"{c}:requirements.lock\n" for c in commits))
+    locks, text = {}, out or ""
+    for commit in commits:
+        head, _, text = text.partition("\n")
+        parts = head.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            body, text = text[:int(parts[2])], text[int(parts[2]) + 1:]
+            locks[commit] = dict(line.split("==", 1) for line in body.splitlines() if line.count("==") == 1)
+    return locks
+
+
+def environment_problems(root, runs, facts):
+    """A run reports the software its commit's requirements.lock pins (TVM, tvm-ffi, NumPy), and the LLVM
+    every run of its TVM reports (the wheel bundles it): a one-record run claiming TVM 0.8.0 and LLVM 9
+    became the newest environment, and every page named the site's software by it.  ``facts``:
+    _commits(root, runs); runs of commits this repository does not hold are unknown_commits'."""
+    if not facts:
+        return []
+    known = sorted({str(run.manifest["git"].get("commit")) for run in runs} & set(facts[0]))
+    locks, out, llvm = _locks(root, known) if known else {}, [], {}
+    for run in runs:
+        env, commit = run.manifest["environment"], str(run.manifest["git"].get("commit"))
+        for field, package in LOCKED.items():
+            pinned = locks.get(commit, {}).get(package)
+            if pinned is not None and isinstance(env.get(field), str) and not env[field].startswith("unavailable") \
+                    and env[field] != pinned:
+                out.append(f"{run.path / 'run.json'}: environment.{field}: {env[field]!r:.40}, but requirements.lock "
+                           f"of its commit {commit[:12]} pins {package}=={pinned}")
+        tvm, version = env.get("tvm_version"), env.get("llvm_version")
+        if isinstance(tvm, str) and isinstance(version, str) and not tvm.startswith("unavailable"):
+            first = llvm.setdefault(tvm, (version, run))
+            if first[0] != version:
+                out.append(f"{run.path / 'run.json'}: environment.llvm_version: {version!r:.40}, but TVM {tvm!r:.40} "
+                           f"bundles LLVM {first[0]!r:.40} (run {first[1].run_id})")
+    return out
+
+
 def without_reused_from(run, excluded):
     """``run`` without the records it carries over from an ``excluded`` run (one whose commit this
     repository does not hold): a later run reusing them unchanged made the excluded run's figures
@@ -529,5 +572,8 @@ def standing(root, runs):
     backdated = backdated_problems(runs, facts)
     if backdated:
         raise ReportError(backdated, hint="a run's id is the second it started: fix or remove the run")
+    software = environment_problems(root, runs, facts)
+    if software:
+        raise ReportError(software, hint="a run's environment is the software its commit pins: fix or remove the run")
     unknown = unknown_commits(root, runs, facts)
     return [without_reused_from(run, unknown) for run in runs if run.run_id not in unknown], unknown

@@ -18,7 +18,7 @@ import math
 from reportgen.data import plainfile
 from reportgen.data.logtext import safe_path
 from reportgen.errors import ReportError
-from study import citation, schema, searchlog, stats
+from study import asm, citation, schema, searchlog, stats
 
 
 def problems(results_dir, runs):
@@ -298,12 +298,75 @@ def _own_step_problems(results_dir, rec, folder, step):
     return out
 
 
-def _gemm_tvm(results_dir, rec, by_id):
-    """A GEMM search's trials are its trial log's (every call of the search appends to it; a reused
-    database measured none), its records no more than its database holds, its seconds its log's."""
-    extra = rec.get("extra") or {}
-    if "trials_done" not in extra:
+def _compiled_problems(results_dir, rec):
+    """A GEMM stage's FMA counts (extra.codegen) and VNNI instruction counts (extra.dot_instructions) are
+    the assembly's it cites (extra.artifacts.asm), counted again by the rule the experiment counted with
+    (study.asm): a vectorized stage's 64 zmm FMAs forged to '64 scalar, no vector FMA' reached the
+    codegen page, and a VNNI row read 'vpdpbusd 0' beside an assembly holding 32."""
+    extra = rec["extra"]
+    ref = (extra.get("artifacts") or {}).get("asm")
+    if ref is None or not ({"codegen", "dot_instructions"} & set(extra)):
         return []
+    counted, why = _once(results_dir, rec, ref, None, "compiled",
+                         lambda text, _shown: (asm.codegen_evidence(text), asm.dot_counts(text)))
+    if counted is None:
+        return [f"artifacts.asm: {why}"]
+    out = []
+    for field, counts in zip(("codegen", "dot_instructions"), counted):
+        claimed = extra.get(field)
+        if isinstance(claimed, dict):
+            out += [f"{field}.{key!s:.40}: {claimed.get(key)!r:.60}, but the assembly it cites ({ref}) shows "
+                    f"{counts.get(key)!r:.60}" for key in sorted(set(claimed) | set(counts), key=str)
+                    if claimed.get(key) != counts.get(key)][:1]
+    return out
+
+
+TILES = ("mr", "nr", "ku")
+"""The register tile a grid record is timed at (its case's ``tiles``) and a stage is built with (the cache
+blocks KC and MC are fitted to each shape: K=1000 builds KC=1000 from a grid record's 1024)."""
+
+
+def _tiles_problems(rec, by_id):
+    """A micro-kernel stage built with the tiles the fastest of its grid chose (extra.tiles_chosen_by)
+    holds that grid record's tiles, and that record is the fastest ok one (the least sample) of the grid
+    it lists: a row at 92 % of peak published with 1x1 tiles."""
+    extra = rec["extra"]
+    chosen, grid = extra.get("tiles_chosen_by"), extra.get("grid")
+    if not (isinstance(chosen, str) and "/" in chosen):
+        return []
+    run = by_id.get(rec["run_id"])
+    records = {r["id"]: r for r in (run.records if run is not None else ())}
+    if not isinstance(grid, list) or chosen not in grid or chosen not in records:
+        return [f"tiles_chosen_by: {chosen!r:.120} is not a grid record of its run that extra.grid lists"]
+    timed = [(r["stats"]["min"], gid) for gid in grid if isinstance(gid, str) and (r := records.get(gid))
+             and r["status"] == "ok" and isinstance(r.get("stats"), dict) and _number(r["stats"].get("min"))]
+    pick = records[chosen]
+    if pick["status"] != "ok" or (timed and min(timed)[0] < (pick.get("stats") or {}).get("min", math.inf)):
+        best = min(timed)[1] if timed else None
+        return [f"tiles_chosen_by: {chosen!r:.120} is not the fastest ok record of the grid ({best!r:.120} is)"]
+    tiles, params = (pick.get("case") or {}).get("tiles"), extra.get("schedule_params")
+    if isinstance(tiles, dict) and isinstance(params, dict):
+        return [f"schedule_params.{k}: {params.get(k)!r:.40}, but the grid record it names was timed at "
+                f"{k}={tiles.get(k)!r:.40}" for k in TILES if k in tiles and params.get(k) != tiles.get(k)][:1]
+    return []
+
+
+def _number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _gemm_tvm(results_dir, rec, by_id):
+    """A GEMM stage's instruction counts are its assembly's and its tiles its grid's; a GEMM search's
+    trials are its trial log's (every call of the search appends to it; a reused database measured
+    none), its records no more than its database holds, its seconds its log's."""
+    extra = rec.get("extra") or {}
+    compiled = _compiled_problems(results_dir, rec) + _tiles_problems(rec, by_id)
+    if "trials_done" not in extra:
+        return compiled
+    return compiled + _search_problems(results_dir, rec, extra)
+
+
+def _search_problems(results_dir, rec, extra):
     if not extra.get("database"):
         return [f"database: missing (a search of a run from {citation.NAMED_FROM} on names its database and trial "
                 "log)"] if citation.bound(rec["run_id"]) else []

@@ -1,5 +1,6 @@
 """The runs over time: every run listed, consecutive runs on one machine compared."""
 import html
+import math
 
 from reportgen.data import claims, compare, merge
 from reportgen.render import comparable
@@ -91,22 +92,40 @@ def all_jumps(runs, code_changed=None, across=None):
     under an unchanged median is a jump.  The claims (data.claims) are compared between runs of one
     profile, and between runs of two where ``across`` (data.profiles.claims_across) says which claims the
     profiles change: the first 'full' run of a machine is held to its 'standard' runs."""
-    out, trusted, base = [], {}, {}
+    out, trusted, base, known, measured = [], {}, {}, set(), {}
     for run in runs:
-        machine = merge.machine_of(run)
+        machine, profile = merge.machine_of(run), run.manifest.get("profile")
+        ran = {}
         for rec in run.records:
-            if rec["status"] != "ok" or rec["reused_from"] is not None:   # untimed records state numbers too
-                continue
             key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
+            family = rec.get("experiment")
+            if rec["reused_from"] is not None:
+                known.add(key)
+                continue
+            ran.setdefault(family, set()).add(rec["fingerprint"])
+            if rec["status"] != "ok":
+                out.extend(_failed(rec, run, trusted.get(key), code_changed))
+                known.add(key)
+                continue
+            if key not in known and (family, machine, profile) in measured:
+                # a case the same code did not measure on this machine before: a forged one has no history
+                # to be compared with, and took a finding's smallest size
+                earlier, fingerprints = measured[(family, machine, profile)]
+                changed = rec["fingerprint"] not in fingerprints and (
+                    code_changed is None or code_changed(earlier, run, family))
+                if not changed:   # (new code measures new cases: not listed)
+                    out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
+                    continue   # flagged, and no baseline: the next run that measures it again is flagged too
+            known.add(key)
             entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
             hit = None
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
-                before_profile, profile = earlier[2].manifest.get("profile"), run.manifest.get("profile")
+                before_profile = earlier[2].manifest.get("profile")
                 moved = _jump(rec, earlier[1], frozenset() if before_profile == profile else
-                              across(rec.get("experiment"), before_profile, profile) if across else None)
+                              across(family, before_profile, profile) if across else None)
                 if moved is not None:
                     changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
-                        code_changed is None or code_changed(earlier[2], run, rec.get("experiment")))
+                        code_changed is None or code_changed(earlier[2], run, family))
                     hit = (earlier[0], *moved, changed)
                     break
             if hit is None:
@@ -117,7 +136,27 @@ def all_jumps(runs, code_changed=None, across=None):
             out.append((rec["id"], earlier_run, run.run_id, ratio, changed, stat))
             if changed:   # the code changed: the new level is the case's baseline from here on
                 base[key] = trusted[key] = entry
+        finished = run.manifest.get("experiments") or {}   # a family stopped or failed midway measured fewer cases
+        measured.update({(family, machine, profile): (run, fingerprints) for family, fingerprints in ran.items()
+                         if (finished.get(family) or {}).get("status") == "ok"})
     return out
+
+
+FAILED = "status: "
+"""How a jump of a case the same code measured before and failed now names its statistic."""
+NEW_CASE = "new case"
+"""The statistic named for a case the machine's earlier run of the family (same profile) did not measure."""
+
+
+def _failed(rec, run, before, code_changed):
+    """A case the same code measured ok before and this run did not: a jump (a forged timeout of the
+    smallest size took it out of a finding's choice, and the next size was named the smallest); the
+    last measurement stays current, flagged (merge.current_records)."""
+    if before is None:
+        return []
+    changed = before[1]["fingerprint"] != rec["fingerprint"] and (
+        code_changed is None or code_changed(before[2], run, rec.get("experiment")))
+    return [(rec["id"], before[0], run.run_id, 0.0, changed, f"{FAILED}ok \u2192 {rec['status']}")]
 
 
 def split(found):
@@ -128,7 +167,10 @@ def split(found):
 def flagged(runs, code_changed=None, found=None):
     """{(run id, record id)} of every record whose median jumped against an earlier run of the same code
     on its machine: its figures carry a flag to the jumps list (render.figures.FigureBook)."""
-    return {(after, cid) for cid, _before, after, _ratio in jumps(runs, code_changed=code_changed, found=found)}
+    same, _changed = split(all_jumps(runs, code_changed) if found is None else found)
+    # a failure of the same code leaves its last measurement current (merge.current_records): flagged too
+    return {(after, cid) for cid, _before, after, *_rest in same} | {
+        (before, cid) for cid, before, _after, _ratio, _changed, stat in same if stat.startswith(FAILED)}
 
 
 def jumps_text(runs, code_changed=None, found=None):
@@ -137,10 +179,10 @@ def jumps_text(runs, code_changed=None, found=None):
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
     found, changed = split(all_jumps(runs, code_changed) if found is None else found)
-    text = (W("history.jumps.some", n=len(found), factor=JUMP, share=claims.SCORE_JUMP) + "\n\n" + table(found) if found
-            else W("history.jumps.none", factor=JUMP, share=claims.SCORE_JUMP))
+    text = (W("history.jumps.some", n=len(found), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP) + "\n\n" + table(found) if found
+            else W("history.jumps.none", factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP))
     if changed:
-        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP) + "\n\n" + table(changed)
+        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP) + "\n\n" + table(changed)
     return text
 
 

@@ -1,6 +1,9 @@
 """What a compiled kernel's assembly shows: FMA instructions by precision and the widest SIMD
-register they use (split from :mod:`experiments.gemm.tvm_ladder`, which re-exports
-``codegen_evidence``). Reads text only; builds nothing."""
+register they use, and the integer dot-product instructions.  Reads text only; builds nothing.
+
+The GEMM experiment counts them when it compiles a stage (experiments.gemm.tvm_ladder re-exports
+``codegen_evidence``) and the report counts them again from the assembly the record cites
+(reportgen.data.searchfacts): a record's counts are its listing's."""
 from __future__ import annotations
 
 import re
@@ -66,3 +69,20 @@ def codegen_evidence(asm: str) -> dict[str, Any]:
         "has_ymm_fma": fma_packed["ymm"] > 0,
         "has_zmm": "zmm" in widths_seen,
     }
+
+
+DOT_MNEMONICS = ("vpdpbusd", "vpdpbusds", "vpmaddubsw", "vpmaddwd")
+"""The integer dot-product instructions a VNNI (or AVX2) INT8 kernel is built from."""
+
+
+def dot_counts(asm: str) -> dict[str, int]:
+    """Static counts of the integer dot-product instructions in an assembly listing."""
+    counts = dict.fromkeys(DOT_MNEMONICS, 0)
+    for line in asm.splitlines():
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        mnemonic = text.split(None, 1)[0]
+        if mnemonic in counts:
+            counts[mnemonic] += 1
+    return counts
