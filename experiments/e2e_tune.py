@@ -25,7 +25,7 @@ FAMILY = Family(name="e2e_tune", timeout_s={"quick": 1800, "standard": 14400, "f
                 params=("campaign", "cost_model", "input_size", "jobs", "keep_records", "min_trials",
                         "n_check", "per_iter", "seed", "tolerance", "workers"),
                 # the jobs (which networks, their budgets) and the search's own knobs; the images checked
-                claims_of={"jobs": [], "min_trials": [], "per_iter": [], "keep_records": [], "workers": [],
+                claims_of={"jobs": ["budget"], "min_trials": ["min_trials"], "per_iter": ["per_iter"], "keep_records": [], "workers": [],
                            "n_check": ["inputs", "agreement", "check"]})
 
 

@@ -29,7 +29,7 @@ MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "first_of_profile", "ir_diff_lines", "claims_size", "slow_placeholder",
     "codegen_forged", "dot_count_forged", "tiles_forged", "hand_stage_claims", "lock_versions", "new_case",
-    "failed_case", "quant_label", "pass_label", "engine_group", "import_seconds")}
+    "failed_case", "quant_label", "pass_label", "engine_group", "import_seconds", "case_label_claim")}
 
 
 class _R:
@@ -293,3 +293,14 @@ def test_a_single_measurement_jumps_at_ten_times():
     moved = claims.jump(rec, dict(rec, extra={"import_seconds": 4.38, "compile_seconds": 1.0}), 2.0)
     assert moved and moved[1] == _expect("import_seconds")
     assert claims.jump(rec, dict(rec, extra={"import_seconds": 0.0438, "compile_seconds": 500.0}), 2.0) is None   # declared
+
+
+def test_a_case_field_the_id_does_not_name_is_a_claim():
+    import copy
+    from reportgen.data import claims
+    [rec, *_] = _records("e2e_tune", lambda r: "budget" in r["case"])
+    forged = copy.deepcopy(rec)
+    forged["case"]["budget"] = rec["case"]["budget"] * 20
+    moved = claims.jump(rec, forged, 2.0)
+    assert moved and moved[1] == _expect("case_label_claim")
+    assert not any(p[:2] == ("case", "model") for p in claims.claims(rec))   # the id's own fields are its key

@@ -13,11 +13,15 @@ Left out: what is measured in time (each leaf named like seconds, _s or _ms, and
 times: p-values, wins, ratios, process ids), and what a search decides (its tuning, knobs and campaign,
 and the program it picked: codegen, assembly, tiles), which another run's search may change; those are
 held to their evidence by reportgen.data.searchfacts.  A single measurement in seconds (an import, a
-training) is compared at SINGLE_SHOT_JUMP, but for the NOISY ones.  The errors of a record whose program a search scheduled move with the
+training) is compared at SINGLE_SHOT_JUMP, but for the NOISY ones.  The case fields a record's id does
+not name (a group, a budget, a quantization method the pages print beside its figures) are claims too.
+The errors of a record whose program a search scheduled move with the
 schedule (floating-point sums reassociated), so they jump at SEARCH_ERROR_JUMP.
 """
 import math
 import re
+
+from study import cases
 
 SHARE = re.compile(r"(accuracy|agree|exact|share)")
 """A leaf that is a share of an evaluation set (0..1): it jumps when it moves by more than SCORE_JUMP."""
@@ -66,7 +70,7 @@ def claims(rec):
     float operators emptied showed 0 for 4)."""
     out, loose = {}, searched(rec)
     left_out = SEARCHED | COMPILED if decided(rec) else SEARCHED
-    stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
+    stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check")), (("case",), unnamed_case(rec))]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
@@ -95,6 +99,19 @@ def durations(rec):
                 and not isinstance(node, bool) and math.isfinite(node) and node > 0:
             out[path] = node
     return out
+
+
+CASE_LEFT_OUT = frozenset({"tuning_fingerprint", "tuning_run"})
+"""Case fields naming the database a timing used: each continued campaign names another."""
+
+
+def unnamed_case(rec):
+    """The case fields its id does not name (a label, a budget, a group the pages print beside the
+    figures): claims like the rest; the id's own fields are the case's key."""
+    _family, named = cases.fields(str(rec.get("id", "")))
+    keys = set(named) | {k for n in named for k in cases.CASE_KEYS.get(n, ()) + cases.ONLY_CASE_KEYS.get(n, ())}
+    case = rec.get("case")
+    return {k: v for k, v in case.items() if k not in keys and k not in CASE_LEFT_OUT} if isinstance(case, dict) else {}
 
 
 def shown(path):
