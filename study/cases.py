@@ -117,6 +117,19 @@ def _composed_problems(family: str, named: dict, case: dict) -> list[str]:
     return out
 
 
+TIMED = {"machine_peak": None, "numpy_gemm": None, "gemm_hand": None, "gemm_tvm": None, "e2e": None,
+         "graph": "step", "int8": "engine"}
+"""The cases a family times (None: every case; a field: the cases whose id names it); the others are
+evidence (a search, a quantization's scores, a pass's IR).  An ok record of a timed case holds samples:
+a NumPy GEMM made evidence without them stopped the build in the GFLOPS chart."""
+
+
+def timed(record_id: str) -> bool:
+    """Whether an ok record of this case is a timing (TIMED), not evidence."""
+    family, named = fields(record_id)
+    return family in TIMED and (TIMED[family] is None or TIMED[family] in named) and "scope" not in named
+
+
 POSITIVE = ("threads", "batch", "input_size", "m", "n", "k", "iters")
 """Case fields that count threads, inputs or elements: an integer of at least 1, or null (a GEMM
 on threads=0 or "-4" loaded, and its speed-ups were computed against it)."""

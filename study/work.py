@@ -11,7 +11,7 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
-from study import ids
+from study import cases, ids
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
 """Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
@@ -357,6 +357,9 @@ def _required_problems(rec):
     if rec.get("status") != "ok":
         return []
     extra, case = rec["extra"], rec.get("case") or {}
+    if cases.timed(rec["id"]) and (rec["metric"] == "evidence" or not rec["samples"]):
+        return [f"metric: {rec['metric']!r:.40} with {len(rec['samples'])} samples, but an ok record of this case is a "
+                "timing (its samples and stats: study/cases.py TIMED)"]
     out = [f"extra.{name}: missing (an ok {family} record with a case {kind!r} holds it)"
            for family, kind, names in REQUIRED if rec["experiment"] == family and kind in case
            for name in names if name not in extra]

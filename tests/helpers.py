@@ -109,3 +109,14 @@ def conv_nhwc_reference(x, w_ohwi, stride, pad):
             patch = xp[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride, :]
             out += np.einsum("nhwc,oc->nhwo", patch, w_ohwi[:, i, j, :].astype(np.int64))
     return out
+
+
+def wait_until(pg, expression, timeout_s=20.0):
+    """Poll ``expression`` in the page from Python until it is truthy (AssertionError after ``timeout_s``).
+    Playwright's wait_for_function polls by evaluating a string inside the page, which the site's
+    content policy (script-src 'self', no eval) refuses whenever the first check is false."""
+    import time
+    deadline = time.monotonic() + timeout_s
+    while not pg.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true after {timeout_s} s: {expression}"
+        pg.wait_for_timeout(100)

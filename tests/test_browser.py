@@ -9,6 +9,7 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
+from helpers import wait_until
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")
@@ -281,7 +282,7 @@ def _sweep(built_site, server, browser, pages):
         pg.goto(f"{server}/{path}", wait_until="load")
         seen()["title"] = pg.title()
         if charts := pg.locator("div.vchart").count():
-            pg.wait_for_function(RENDERED, timeout=20000)
+            wait_until(pg, RENDERED)
             seen()["charts"] = charts
             seen()["drawn"] = pg.evaluate("[...document.querySelectorAll('div.vchart')]"
                                           ".filter(d => d.querySelector('svg, canvas')).length")

@@ -4,6 +4,7 @@ those first screens go to tests/output/findings/ (ignored by git) for review."""
 import os
 
 import pytest
+from helpers import wait_until
 from test_browser import browser, server  # noqa: F401  (fixtures; the module skips without chromium)
 
 pytestmark = pytest.mark.browser
@@ -27,8 +28,7 @@ def test_first_screen_holds_finding_and_main_chart(built_site, server, browser, 
     context = browser.new_context(viewport=SCREEN)
     pg = context.new_page()
     pg.goto(f"{server}/{stem}.html", wait_until="networkidle")
-    pg.wait_for_function("[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')",
-                         timeout=20000)
+    wait_until(pg, "[...document.querySelectorAll('div.vchart')].every(d => d.dataset.rendered === '1')")
     pg.screenshot(path=os.path.join(SHOTS, f"{stem}-1280x800.png"))
     boxes = pg.evaluate(_BOXES)
     context.close()

@@ -29,7 +29,7 @@ MUTATIONS = {}
 SPECIAL = {case: None for case in (
     "first_of_profile", "ir_diff_lines", "claims_size", "slow_placeholder",
     "codegen_forged", "dot_count_forged", "tiles_forged", "hand_stage_claims", "lock_versions", "new_case",
-    "failed_case", "quant_label", "pass_label", "engine_group", "import_seconds", "case_label_claim")}
+    "failed_case", "quant_label", "pass_label", "engine_group", "import_seconds", "case_label_claim", "coverage_forged")}
 
 
 class _R:
@@ -304,3 +304,18 @@ def test_a_case_field_the_id_does_not_name_is_a_claim():
     moved = claims.jump(rec, forged, 2.0)
     assert moved and moved[1] == _expect("case_label_claim")
     assert not any(p[:2] == ("case", "model") for p in claims.claims(rec))   # the id's own fields are its key
+
+
+def test_a_search_s_coverage_is_its_trial_log_s():
+    from reportgen.data import searchfacts
+    from study import searchlog
+    [rec, *_] = _records("e2e_tune", lambda r: "trials" in r["extra"].get("artifacts", {}))
+    text = (ROOT / "results" / rec["extra"]["artifacts"]["trials"]).read_text(encoding="utf-8")
+    rows = searchlog.trials(text, "trials.jsonl")
+    assert searchfacts._coverage_problems(rec["extra"], rows, "t") == []
+    scheduled = rec["extra"]["coverage"]["scheduled"]
+    forged = dict(rec["extra"], coverage={"scheduled": scheduled[:11], "unscheduled": scheduled[11:]})
+    said = searchfacts._coverage_problems(forged, rows, "t")
+    assert said and _expect("coverage_forged") in said[0]
+    forged = dict(rec["extra"], tasks=rec["extra"]["tasks"] + 5)
+    assert searchfacts._coverage_problems(forged, rows, "t")[0].startswith("tasks:")

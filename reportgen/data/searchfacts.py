@@ -226,7 +226,30 @@ def _e2e_tune(results_dir, rec, by_id):
     if rows is None:
         return [f"artifacts.trials: {why}"]
     out = [f"tuning.{p}" for p in _summary_problems(tuning, rows, ((name, name) for name in ("measured", "valid", "failures")))]
-    return out + _snapshot_problems(results_dir, rec, folder, by_id)
+    return out + _coverage_problems(extra, rows, ref) + _snapshot_problems(results_dir, rec, folder, by_id)
+
+
+def _coverage_problems(extra, rows, ref):
+    """The kernels a search scheduled (extra.coverage.scheduled, the tuning table's 'scheduled n/N') are
+    the tasks its trial log holds a valid trial of, and every task it tried is scheduled or not: a search
+    that scheduled 21 of 21 was published as 11 of 21.  (Every committed record's coverage is its log's.)"""
+    coverage = extra.get("coverage")
+    if not isinstance(coverage, dict) or not isinstance(coverage.get("scheduled"), list):
+        return []
+    scheduled, unscheduled = set(map(str, coverage["scheduled"])), set(map(str, coverage.get("unscheduled") or []))
+    valid = {row["task"] for row in rows if not row["category"] and "task" in row}
+    tried = {row["task"] for row in rows if "task" in row}
+    if scheduled != valid:
+        odd = sorted(scheduled ^ valid)[0]
+        return [f"coverage.scheduled: {len(scheduled)} kernels, but its trial log ({ref}) holds a valid trial of "
+                f"{len(valid)} tasks ({odd!r:.60} is in one and not the other)"]
+    if tried - scheduled - unscheduled:
+        return [f"coverage.unscheduled: leaves out {sorted(tried - scheduled - unscheduled)[0]!r:.60}, a task its "
+                f"trial log ({ref}) tried"]
+    tasks = extra.get("tasks")
+    if isinstance(tasks, int) and not isinstance(tasks, bool) and tasks != len(scheduled | unscheduled):
+        return [f"tasks: {tasks}, but its coverage names {len(scheduled | unscheduled)} kernels"]
+    return []
 
 
 def _snapshot_problems(results_dir, rec, folder, by_id):

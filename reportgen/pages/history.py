@@ -56,6 +56,10 @@ page quotes): a jump of any of them is a jump (one sample 1000x slower moved the
 steady median and tail, and became the page's example)."""
 
 
+SAMPLES = "samples"
+"""The number of samples a record's verdicts and intervals rest on: the harness takes as many as the
+profile's repeat and budget allow at the speed measured, so the same code at the same speed takes as
+many (3 samples padded to 30 turned a verdict from 'too few samples, p = 0.1' to 'holds, p = 3e-11')."""
 WORK = "flops/call"
 """The work of one call a record's GFLOPS divide by its time (study.work: the peak loop's iterations and
 accumulators are the record's own claims): a peak of the same timings claiming 5x the accumulators
@@ -69,6 +73,7 @@ def _jump(rec, earlier, skip=frozenset()):
     one profile), or None when the profiles differ in what the claims depend on: times only then."""
     pairs = [(stat, (earlier.get("stats") or {}).get(stat), (rec.get("stats") or {}).get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
+    pairs.append((SAMPLES, len(earlier.get("samples") or ()), len(rec.get("samples") or ())))
     for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
@@ -105,7 +110,8 @@ def all_jumps(runs, code_changed=None, across=None):
             ran.setdefault(family, set()).add(rec["fingerprint"])
             if rec["status"] != "ok":
                 out.extend(_failed(rec, run, trusted.get(key), code_changed))
-                known.add(key)
+                if rec["status"] != "skipped":   # a case skipped by design was never measured: its first ok is new
+                    known.add(key)
                 continue
             if key not in known and (family, machine, profile) in measured:
                 # a case the same code did not measure on this machine before: a forged one has no history
