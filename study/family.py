@@ -56,9 +56,42 @@ def _literal(node, where, problems):
         return None
 
 
+MAX_SOURCE_BYTES = 4 << 20
+"""The most bytes of one file of the repository's code read (the largest module holds under 60 KB)."""
+
+
+def read_bytes(path):
+    """A file of the code, read only when it is a plain file (not a link: experiments/zz.py linked to
+    /dev/zero read until memory ran out, in every build and retest) of at most MAX_SOURCE_BYTES;
+    ValueError naming it otherwise."""
+    import errno
+    import os
+    import stat
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        why = "a link, never followed" if exc.errno == errno.ELOOP else exc.strerror
+        raise ValueError(f"{path}: cannot be read as a plain file of the code ({why})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
+        os.close(fd)
+        raise ValueError(f"{path}: not a plain file of at most {MAX_SOURCE_BYTES} bytes")
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+
+
+def read_source(path):
+    """The text of a Python file of the code (read_bytes; UnicodeDecodeError is a ValueError)."""
+    return read_bytes(path).decode("utf-8")
+
+
 def _declaration(path, rel, problems):
     """The FAMILY = Family(...) call of one module, as keyword values, or None."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    try:
+        tree = ast.parse(read_source(path), str(path))
+    except (ValueError, SyntaxError) as exc:
+        problems.append(f"{rel}: cannot be read as a family module ({str(exc).splitlines()[0][:160]})")
+        return None
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["FAMILY"]):
             continue
@@ -170,7 +203,7 @@ def import_closure(root, module):
         parents = name.split(".")
         for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
             todo.append(".".join(parents[:part]))
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(ast.parse(read_source(path), str(path))):
             if isinstance(node, ast.Import):
                 todo.extend(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):

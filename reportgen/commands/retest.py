@@ -60,9 +60,12 @@ def code_files(root, family):
 def code_hash(root, family):
     """sha256 over every file of ``code_files``."""
     h = hashlib.sha256()
-    for rel in code_files(root, family):
-        h.update(rel.encode())
-        h.update(Path(root, rel).read_bytes())
+    try:
+        for rel in code_files(root, family):
+            h.update(rel.encode())
+            h.update(family_code.read_bytes(Path(root, rel)))   # plain files only: a committed link is refused
+    except (ValueError, SyntaxError) as exc:
+        raise ReportError(f"{family['module']}: its code cannot be fingerprinted: {str(exc).splitlines()[0][:200]}") from None
     return h.hexdigest()
 
 

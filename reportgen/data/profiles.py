@@ -88,7 +88,7 @@ def claims_across(root):
         if profile not in read:
             try:
                 read[profile] = read_profile(root, profile) if profile in PROFILES else None
-            except ReportError:
+            except (ReportError, OSError, SyntaxError, ValueError):   # a family module git shows but Python cannot read
                 read[profile] = None
         return read[profile]
 
@@ -101,7 +101,10 @@ def claims_across(root):
         if not fa or not fb or family not in fa or family not in fb:
             return None
         if not declared:
-            declared.update(declared_families(root)[0])
+            try:
+                declared.update(declared_families(root)[0])
+            except (OSError, SyntaxError, ValueError):   # UnicodeDecodeError is a ValueError
+                declared[None] = None
         fam = declared.get(family)
         pa, pb = fa[family]["params"], fb[family]["params"]
         differ = [key for key in set(pa) | set(pb) if pa.get(key) != pb.get(key)]

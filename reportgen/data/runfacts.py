@@ -513,16 +513,33 @@ LOCKED = {"tvm_version": "apache-tvm", "tvm_ffi_version": "apache-tvm-ffi", "num
 """The environment fields a run reports of software requirements.lock pins (field: package)."""
 
 
+MAX_LOCK_BYTES = 1 << 20
+"""The most bytes of a requirements.lock read (the committed one holds 2 KB)."""
+
+
 def _locks(root, commits):
-    """{commit: {package: version}} of requirements.lock at each commit (git cat-file --batch)."""
-    out = _git(root, ["cat-file", "--batch"], "".join(f"{c}:requirements.lock\n" for c in commits))
-    locks, text = {}, out or ""
+    """{commit: {package: version}} of requirements.lock at each commit (git cat-file --batch, read as bytes:
+    a lock that is not UTF-8, or a folder at that commit, stopped the build in a UnicodeDecodeError, and a
+    long non-ASCII comment counted in characters shifted the next commit's lock out of reach).  A commit
+    whose lock is no file of at most MAX_LOCK_BYTES has none."""
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch"], capture_output=True, timeout=60,
+                             check=True, env=git_env(),
+                             input="".join(f"{c}:requirements.lock\n" for c in commits).encode()).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    locks = {}
     for commit in commits:
-        head, _, text = text.partition("\n")
+        head, _, out = out.partition(b"\n")
         parts = head.split()
-        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
-            body, text = text[:int(parts[2])], text[int(parts[2]) + 1:]
-            locks[commit] = dict(line.split("==", 1) for line in body.splitlines() if line.count("==") == 1)
+        if len(parts) != 3 or not parts[2].isdigit():
+            continue   # "<name> missing"
+        size = int(parts[2])
+        body, out = out[:size], out[size + 1:]
+        if parts[1] == b"blob" and size <= MAX_LOCK_BYTES:
+            text = body.decode("utf-8", "replace")
+            locks[commit] = dict(line.strip().split("==", 1) for line in text.splitlines() if line.count("==") == 1)
     return locks
 
 
@@ -539,8 +556,7 @@ def environment_problems(root, runs, facts):
         env, commit = run.manifest["environment"], str(run.manifest["git"].get("commit"))
         for field, package in LOCKED.items():
             pinned = locks.get(commit, {}).get(package)
-            if pinned is not None and isinstance(env.get(field), str) and not env[field].startswith("unavailable") \
-                    and env[field] != pinned:
+            if pinned is not None and isinstance(env.get(field), str) and env[field] != pinned:   # "unavailable" too
                 out.append(f"{run.path / 'run.json'}: environment.{field}: {env[field]!r:.40}, but requirements.lock "
                            f"of its commit {commit[:12]} pins {package}=={pinned}")
         tvm, version = env.get("tvm_version"), env.get("llvm_version")

@@ -56,19 +56,32 @@ def step_words(case, cur=None):
     return W_for("graph.step_diffs.step", case["pipeline"], case["pass"])
 
 
+DIFF_WORK = 4_000_000
+"""The most lines x lines one step diff may compare (the committed IR texts hold at most 944 lines):
+two artifacts of 25 000 lines each, interleaved, kept difflib busy past the build's time limit."""
+DIFF_BUDGET = 40_000_000
+"""The lines x lines all the step diffs of one call may compare together (a thousand forged steps)."""
+
+
 def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
     """A collapsible unified diff of the IR text between consecutive steps."""
     steps = _steps(current, variant, subject)
-    parts = []
+    parts, budget = [], DIFF_BUDGET
     for prev, cur in zip(steps, steps[1:]):
         rec = cur.record
-        before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"])
-        after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"])
-        diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2))
+        before = load.read_artifact(results_dir, prev.record["extra"]["artifacts"]["ir"]).splitlines()
+        after = load.read_artifact(results_dir, rec["extra"]["artifacts"]["ir"]).splitlines()
+        work = len(before) * len(after)   # a line diff's cost grows with the product at worst
+        budget -= work
+        diff = None if work > DIFF_WORK or budget < 0 else \
+            list(difflib.unified_diff(before, after, "before", "after", lineterm="", n=2))
         title = W("graph.step_diffs.title", step=rec['case']['step'], pass_=rec['case']['pass'], what=step_words(rec['case'], cur))
         link = W("graph.step_diffs.link", href=cells.href(data_prefix + '/' + rec['extra']['artifacts']['ir']))
-        body = "\n".join(provenance.cut_line(d) for d in diff[:400]) if diff else W("graph.step_diffs.unchanged")
-        if len(diff) > 400:
+        if diff is None:   # too long to diff: the link above holds the IR
+            body = W("graph.step_diffs.too_long", before=len(before), after=len(after))
+        else:
+            body = "\n".join(provenance.cut_line(d) for d in diff[:400]) if diff else W("graph.step_diffs.unchanged")
+        if diff is not None and len(diff) > 400:
             body += W("graph.step_diffs.body", diff=len(diff) - 400)
         parts.append(f'??? note "{_esc(title)}"\n    {link}\n\n' + cells.code_block(body, "diff", "    ") + "\n")
     return "\n".join(parts)
