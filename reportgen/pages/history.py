@@ -180,8 +180,16 @@ def flagged(runs, code_changed=None, found=None):
 
 
 def jumps_text(runs, code_changed=None, found=None):
+    def moved(ratio, stat):
+        if stat == NEW_CASE:
+            return W("history.jumps.new_case")
+        if stat.startswith(FAILED):
+            return W("history.jumps.failed", status=_esc(stat.rsplit("\u2192", 1)[-1].strip()))
+        shown = f"{ratio:.2f}" if math.isfinite(ratio) and ratio > 0 else "—"   # a claim that appeared, went or changed
+        return f"{shown} ({_esc(stat)})"
+
     def table(found):
-        rows = [[_code(cid), _esc(a), _esc(b), f"{ratio:.2f} ({_esc(stat)})"] for cid, a, b, ratio, _changed, stat in found]
+        rows = [[_code(cid), _esc(a), _esc(b), moved(ratio, stat)] for cid, a, b, ratio, _changed, stat in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
     found, changed = split(all_jumps(runs, code_changed) if found is None else found)
