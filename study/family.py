@@ -85,11 +85,23 @@ def read_source(path):
     return read_bytes(path).decode("utf-8")
 
 
+def parse_source(path):
+    """The syntax tree of a Python file of the code: ValueError naming it when it cannot be read or parsed,
+    nested past the parser's stack included (100 000 unary minus signs: a MemoryError; a sum of 300 000
+    terms: a RecursionError, each an internal error of every build and retest)."""
+    try:
+        return ast.parse(read_source(path), str(path))
+    except SyntaxError as exc:
+        raise ValueError(f"{path}: not Python ({exc.msg}, line {exc.lineno})") from None
+    except (MemoryError, RecursionError):
+        raise ValueError(f"{path}: nested too deep for Python's parser") from None
+
+
 def _declaration(path, rel, problems):
     """The FAMILY = Family(...) call of one module, as keyword values, or None."""
     try:
-        tree = ast.parse(read_source(path), str(path))
-    except (ValueError, SyntaxError) as exc:
+        tree = parse_source(path)
+    except ValueError as exc:
         problems.append(f"{rel}: cannot be read as a family module ({str(exc).splitlines()[0][:160]})")
         return None
     for node in tree.body:
@@ -203,7 +215,7 @@ def import_closure(root, module):
         parents = name.split(".")
         for part in range(1, len(parents)):   # importing a.b.c runs a/__init__ and a/b/__init__
             todo.append(".".join(parents[:part]))
-        for node in ast.walk(ast.parse(read_source(path), str(path))):
+        for node in ast.walk(parse_source(path)):
             if isinstance(node, ast.Import):
                 todo.extend(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):

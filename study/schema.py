@@ -543,20 +543,6 @@ def _step_run_problems(where, run_id):
     return []
 
 
-def _step_order_problems(where, step, earlier):
-    """Steps are appended one per retest: each names a run not named before, started after the
-    previous step's (a campaign's history read backwards or counted twice is forged)."""
-    runs = {e["run_id"]: j for j, e in enumerate(earlier) if isinstance(e, dict) and isinstance(e.get("run_id"), str)}
-    if step["run_id"] in runs:
-        return [f"{where}.run_id: {step['run_id']!r:.80} is already the run of steps[{runs[step['run_id']]}] "
-                "(one step per retest)"]
-    last = max(runs, key=runs.get, default=None)
-    if last is not None and step["run_id"][:16] <= last[:16]:
-        return [f"{where}.run_id: {step['run_id']!r:.80} did not start after the previous step's run "
-                f"{last!r:.80} (steps are in the order the retests ran)"]
-    return []
-
-
 def _parts_problems(parts, key):
     out = [f"parts.{name}: missing" for name in CAMPAIGN_PARTS if name not in parts]
     out += [f"parts.{name}: unknown field" for name in parts if name not in CAMPAIGN_PARTS]
@@ -586,7 +572,9 @@ def campaign_problems(state, folder_name):
     if state["key"] != folder_name:
         out.append(f"key: {state['key']!r:.80} is not its folder's name {folder_name!r:.80}")
     out.extend(_parts_problems(state["parts"], state["key"]))
-    total = 0
+    total, runs = 0, {}
+    if len(state["steps"]) > _work.MAX_CAMPAIGN_STEPS:   # one per retest; checked linearly below (runs)
+        return out + [f"steps: {len(state['steps'])}, more than the {_work.MAX_CAMPAIGN_STEPS} steps a campaign holds"]
     for i, step in enumerate(state["steps"]):
         where = f"steps[{i}]"
         if not isinstance(step, dict):
@@ -594,7 +582,8 @@ def campaign_problems(state, folder_name):
             continue
         out.extend(f"{where}.{name}: missing" for name in CAMPAIGN_STEP_FIELDS if name not in step)
         out.extend(f"{where}.{name}: unknown field" for name in step if name not in CAMPAIGN_STEP_FIELDS)
-        out.extend(_step_run_problems(where, step.get("run_id")) or _step_order_problems(where, step, state["steps"][:i]))
+        out.extend(_step_run_problems(where, step.get("run_id")) or _work.step_order_problems(where, step, runs))
+        runs.update({step["run_id"]: i} if isinstance(step.get("run_id"), str) and step["run_id"] not in runs else {})
         for name in ("trials", "cumulative_trials", "records"):
             if name in step and not _count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")

@@ -58,6 +58,22 @@ MAX_TRIALS = 10**7
 """Tuning trials a record or a campaign may count (MetaSchedule measures some thousands; a count of
 1e90 was printed as a tuned kernel's trials, and a campaign step of 1e90 trials in 1.5 s published)."""
 
+MAX_CAMPAIGN_STEPS = 1_000
+"""The most steps a campaign may hold (one per retest; the committed ones hold 4 at most): 30 000 steps
+made every build take 4 minutes and print a line for each."""
+def step_order_problems(where, step, runs):
+    """Steps are appended one per retest: each names a run not named before, started after the previous
+    step's (a history read backwards or counted twice is forged); ``runs``: the earlier steps' {run id: index}."""
+    if step["run_id"] in runs:
+        return [f"{where}.run_id: {step['run_id']!r:.80} is already the run of steps[{runs[step['run_id']]}] "
+                "(one step per retest)"]
+    last = next(reversed(runs), None)
+    if last is not None and step["run_id"][:16] <= last[:16]:
+        return [f"{where}.run_id: {step['run_id']!r:.80} did not start after the previous step's run "
+                f"{last!r:.80} (steps are in the order the retests ran)"]
+    return []
+
+
 MAX_SECONDS = 1e6
 """The longest a step a record times may take (compile, cold call, tuning, a profile's total: about
 eleven days, as a family in run.json): a compile time of 1e300 s printed 301 digits, and a cold
@@ -358,7 +374,7 @@ def _required_problems(rec):
     if rec.get("status") != "ok":
         return []
     extra, case = rec["extra"], rec.get("case") or {}
-    if cases.timed(rec["id"]) and (rec["metric"] == "evidence" or not rec["samples"]):
+    if cases.timed(str(rec.get("id", ""))) and rec.get("metric") == "evidence" and not rec.get("samples"):
         return [f"metric: {rec['metric']!r:.40} with {len(rec['samples'])} samples, but an ok record of this case is a "
                 "timing (its samples and stats: study/cases.py TIMED)"]
     out = [f"extra.{name}: missing (an ok {family} record with a case {kind!r} holds it)"
@@ -367,7 +383,29 @@ def _required_problems(rec):
     if isinstance(extra.get("rewrite"), dict):
         out += [f"extra.rewrite.{name}: missing (a rewrite summary holds {', '.join(REWRITE_FIELDS)})"
                 for name in REWRITE_FIELDS if name not in extra["rewrite"]]
+    if rec["experiment"] == "e2e_tune" and "model" in case:
+        out += _kernel_lists("extra.coverage", extra.get("coverage"))
+    tuning = extra.get("tuning")
+    if rec["experiment"] in ("e2e", "int8") and isinstance(tuning, dict) and "unscheduled" in tuning:
+        names = tuning["unscheduled"]
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names) and len(set(names)) == len(names)):
+            out.append(f"extra.tuning.unscheduled: {names!r:.60} is not a list of distinct kernel names")
     return out
+
+
+def _kernel_lists(where, coverage):
+    """A search's coverage: the kernels it scheduled and those it did not, two lists of distinct names
+    that share none (a repeated name and a kernel in both lists read '30/35 scheduled' for 21/21; a
+    coverage without its lists stopped the e2e page in a KeyError)."""
+    if not isinstance(coverage, dict):
+        return [f"{where}: missing (an ok search record holds the kernels it scheduled and those it did not)"]
+    lists = [coverage.get(k) for k in ("scheduled", "unscheduled")]
+    for name, names in zip(("scheduled", "unscheduled"), lists):
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names) and len(set(names)) == len(names)):
+            return [f"{where}.{name}: {names!r:.60} is not a list of distinct kernel names"]
+    if set(lists[0]) & set(lists[1]):
+        return [f"{where}: {sorted(set(lists[0]) & set(lists[1]))[0]!r:.60} is both scheduled and not"]
+    return []
 
 
 def extra_problems(rec, campaign_rules=None):

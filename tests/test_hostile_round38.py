@@ -339,7 +339,7 @@ def _tuned(trials=268):
                                     "campaign": {"cumulative_trials": 268}})
     e2e = dict(record(), id="e2e/model=m/size=224/engine=tvm_d/batch=1/threads=2", experiment="e2e", run_id="e1",
                extra={"tuning": {"record": tune["id"], "run_id": "d1", "trials": trials, "valid_trials": 268,
-                                 "cumulative_trials": trials, "seconds": 10.0, "scheduled": 21}})
+                                 "cumulative_trials": trials, "seconds": 10.0, "scheduled": 21, "unscheduled": []}})
     return [_Runs("d1", [tune]), _Runs("e1", [e2e])]
 
 

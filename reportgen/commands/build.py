@@ -459,9 +459,11 @@ def _build(root, site_dir, strict, machine):
         _remove_quietly(tmp)
         if not _raised_on_a_setting(exc):
             raise
+        page = next((found.group(1) for m in collect.messages if (found := re.match(r"Error reading page '([^']{1,200})'", m))), None)
+        blamed = f"{root / 'docs' / page}: MkDocs could not convert the page" if page else \
+            f"{root / 'mkdocs.yml'}: MkDocs stopped on a setting"   # a page's own text, not a setting
         raise ReportError([f"mkdocs: {m}" for m in collect.messages] + [
-            f"{root / 'mkdocs.yml'}: MkDocs stopped on a setting ({type(exc).__name__}: {str(exc)[:200]})"],
-            hint="the published site was left unchanged") from exc
+            f"{blamed} ({type(exc).__name__}: {str(exc)[:200]})"], hint="the published site was left unchanged") from exc
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
     from reportgen.publish import sitecheck

@@ -367,7 +367,7 @@ def read_runs(results_dir):
     runs = runfacts.order(runs)
     problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs)
                     + searchfacts.problems(results_dir, runs))
-    problems.extend(runfacts.machine_problems(runs) + runfacts.same_second_problems(runs)
+    problems.extend(runfacts.machine_problems(runs) + runfacts.hardware_problems(runs) + runfacts.same_second_problems(runs)
                     + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")

@@ -124,7 +124,7 @@ def copied_problems(runs):
 TUNING_FIELDS = (("trials", ("tuning", "measured")), ("valid_trials", ("tuning", "valid")),
                  ("seconds", ("tuning", "seconds")), ("cumulative_trials", ("campaign", "cumulative_trials")))
 """A record's summary of the tuning it used (extra.tuning) and where the tuning record it names says it."""
-TUNING_NAMES = ("record", "run_id", "trials", "seconds", "scheduled")
+TUNING_NAMES = ("record", "run_id", "trials", "seconds", "scheduled", "unscheduled")
 """What a tuned e2e record's summary holds (the e2e page prints each of them)."""
 
 
@@ -182,6 +182,10 @@ def _tuning_claim_problems(run, claim, by_id):
     if isinstance(scheduled, list) and claim["scheduled"] != len(scheduled):
         out.append(f".scheduled: {claim['scheduled']!r:.40} kernels, but the database of the tuning record "
                    f"{claim['record']!r:.120} schedules {len(scheduled)}")
+    unscheduled = coverage.get("unscheduled")   # the summary's 'n/N kernels scheduled' reads its length
+    if isinstance(unscheduled, list) and sorted(map(str, claim["unscheduled"])) != sorted(map(str, unscheduled)):
+        out.append(f".unscheduled: {len(claim['unscheduled'])} kernels, but the tuning record {claim['record']!r:.120} "
+                   f"leaves {len(unscheduled)} unscheduled")
     return out
 
 
@@ -263,6 +267,40 @@ def spelling_problems(run):
         if wanted != rec["id"]:
             out.append(f"{run.where(index)}: id: {rec['id']!r:.160} is not the spelling of its case "
                        f"({wanted!r:.160}, fields in declared order; runs from {citation.NAMED_FROM} on)")
+    return out
+
+
+HARDWARE = ("caches", "physical_cores", "tvm_target", "isa_level", "affinity", "hypervisor")
+"""What one machine's runs report alike beside its id's fields: a one-record run reporting 8K of L1 and
+512K of L3, one CPU of affinity and mcpu haswell made the pages' machine description its own."""
+MHZ_SPREAD = 0.10
+"""How far a machine's reported clock may move between its runs (the committed runs: 0.001 %)."""
+
+
+def _mhz(env):
+    mhz = env.get("cpu_mhz")
+    value = mhz.get("value") if isinstance(mhz, dict) else mhz
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def hardware_problems(runs):
+    """Runs of one machine report its hardware alike (HARDWARE, and the clock within MHZ_SPREAD of its first
+    run): a later run that differs is refused, naming the field and the run it differs from."""
+    first, out = {}, []
+    for run in runs:
+        env = run.manifest["environment"]
+        other = first.setdefault(run.machine, run)
+        if other is run:
+            continue
+        was = other.manifest["environment"]
+        field = next((k for k in HARDWARE if env.get(k) != was.get(k)), None)
+        a, b = _mhz(was), _mhz(env)
+        if field is None and a is not None and (b is None or abs(b - a) > MHZ_SPREAD * a):
+            field = "cpu_mhz"
+        if field is not None:
+            out.append(f"{run.path / 'run.json'}: environment.{field}: {str(env.get(field))!r:.60} differs from run "
+                       f"{other.run_id} of the same machine {run.machine!r} ({str(was.get(field))!r:.60}): one machine, "
+                       "one hardware")
     return out
 
 
@@ -518,28 +556,31 @@ MAX_LOCK_BYTES = 1 << 20
 
 
 def _locks(root, commits):
-    """{commit: {package: version}} of requirements.lock at each commit (git cat-file --batch, read as bytes:
-    a lock that is not UTF-8, or a folder at that commit, stopped the build in a UnicodeDecodeError, and a
-    long non-ASCII comment counted in characters shifted the next commit's lock out of reach).  A commit
-    whose lock is no file of at most MAX_LOCK_BYTES has none."""
+    """{commit: {package: version}} of requirements.lock at each commit, read as bytes (a lock that is not
+    UTF-8, or a folder at that commit, stopped the build in a UnicodeDecodeError, and a long non-ASCII
+    comment counted in characters shifted the next commit's lock out of reach), and only when git says it
+    is a file of at most MAX_LOCK_BYTES (a lock of 2 GiB of zeros, 2 MB in the repository, was read whole:
+    4.5 GB of memory).  A commit without such a lock is not in the answer."""
     import subprocess
-    try:
-        out = subprocess.run(["git", "-C", str(Path(root)), "cat-file", "--batch"], capture_output=True, timeout=60,
-                             check=True, env=git_env(),
-                             input="".join(f"{c}:requirements.lock\n" for c in commits).encode()).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    locks = {}
-    for commit in commits:
+
+    def cat(option, names):
+        try:
+            return subprocess.run(["git", "-C", str(Path(root)), "cat-file", option], capture_output=True, timeout=60,
+                                  check=True, env=git_env(), input="".join(f"{n}\n" for n in names).encode()).stdout
+        except (OSError, subprocess.SubprocessError):
+            return b""
+    sizes = [line.split() for line in cat("--batch-check", [f"{c}:requirements.lock" for c in commits]).split(b"\n")]
+    small = [(c, parts[0].decode()) for c, parts in zip(commits, sizes) if len(parts) == 3 and parts[1] == b"blob"
+             and parts[2].isdigit() and int(parts[2]) <= MAX_LOCK_BYTES]
+    out, locks = cat("--batch", [oid for _c, oid in small]), {}
+    for commit, _oid in small:
         head, _, out = out.partition(b"\n")
         parts = head.split()
         if len(parts) != 3 or not parts[2].isdigit():
-            continue   # "<name> missing"
-        size = int(parts[2])
-        body, out = out[:size], out[size + 1:]
-        if parts[1] == b"blob" and size <= MAX_LOCK_BYTES:
-            text = body.decode("utf-8", "replace")
-            locks[commit] = dict(line.strip().split("==", 1) for line in text.splitlines() if line.count("==") == 1)
+            break
+        body, out = out[:int(parts[2])], out[int(parts[2]) + 1:]
+        text = body.decode("utf-8", "replace")
+        locks[commit] = dict(line.strip().split("==", 1) for line in text.splitlines() if line.count("==") == 1)
     return locks
 
 
@@ -554,6 +595,10 @@ def environment_problems(root, runs, facts):
     locks, out, llvm = _locks(root, known) if known else {}, [], {}
     for run in runs:
         env, commit = run.manifest["environment"], str(run.manifest["git"].get("commit"))
+        if commit in facts[0] and not locks.get(commit):
+            out.append(f"{run.path / 'run.json'}: git.commit: {commit[:12]} holds no requirements.lock of at most "
+                       f"{MAX_LOCK_BYTES} bytes pinning its software (a run's environment is held to it)")
+            continue
         for field, package in LOCKED.items():
             pinned = locks.get(commit, {}).get(package)
             if pinned is not None and isinstance(env.get(field), str) and env[field] != pinned:   # "unavailable" too

@@ -171,6 +171,11 @@ def _borrowed_tuning(tuning, rec, by_id):
     out = [f"{name}: {tuning.get(name)!r:.40}, but the e2e_tune record {up['id']!r:.120} says {told.get(key)!r:.40}"
            for name, key in (("trials", "measured"), ("seconds", "seconds"), ("valid", "valid"), ("failures", "failures"))
            if name in tuning and tuning[name] != told.get(key)]
+    coverage = (up.get("extra") or {}).get("coverage") or {}
+    if "unscheduled" in tuning and isinstance(coverage.get("unscheduled"), list) and isinstance(tuning["unscheduled"], list) \
+            and sorted(map(str, tuning["unscheduled"])) != sorted(map(str, coverage["unscheduled"])):
+        out.append(f"unscheduled: {len(tuning['unscheduled'])} kernels, but the e2e_tune record {up['id']!r:.120} leaves "
+                   f"{len(coverage['unscheduled'])} unscheduled")
     if "database" in tuning and tuning["database"] != artifacts.get("database"):
         out.append(f"database: {tuning['database']!r:.160} is not the database of the e2e_tune record {up['id']!r:.120}")
     out += [f"{name}: a borrowed search's summary holds no {name} (group D's record does not count it)"

@@ -97,7 +97,7 @@ def all_jumps(runs, code_changed=None, across=None):
     under an unchanged median is a jump.  The claims (data.claims) are compared between runs of one
     profile, and between runs of two where ``across`` (data.profiles.claims_across) says which claims the
     profiles change: the first 'full' run of a machine is held to its 'standard' runs."""
-    out, trusted, base, known, measured = [], {}, {}, set(), {}
+    out, trusted, base, seen, measured = [], {}, {}, {}, {}
     for run in runs:
         machine, profile = merge.machine_of(run), run.manifest.get("profile")
         ran = {}
@@ -105,15 +105,14 @@ def all_jumps(runs, code_changed=None, across=None):
             key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
             family = rec.get("experiment")
             if rec["reused_from"] is not None:
-                known.add(key)
                 continue
             ran.setdefault(family, set()).add(rec["fingerprint"])
-            if rec["status"] != "ok":
+            if rec["status"] != "ok":   # a failure, a skip: nothing measured, the case stays unseen
                 out.extend(_failed(rec, run, trusted.get(key), code_changed))
-                if rec["status"] != "skipped":   # a case skipped by design was never measured: its first ok is new
-                    known.add(key)
                 continue
-            if key not in known and (family, machine, profile) in measured:
+            # unseen: never measured ok and trusted in this profile on this machine (a forged failure first, or a
+            # forged quick run, made the case known, and a forged ok of it was compared with nothing)
+            if profile not in seen.get(key, ()) and (family, machine, profile) in measured:
                 # a case the same code did not measure on this machine before: a forged one has no history
                 # to be compared with, and took a finding's smallest size
                 earlier, fingerprints = measured[(family, machine, profile)]
@@ -122,7 +121,7 @@ def all_jumps(runs, code_changed=None, across=None):
                 if not changed:   # (new code measures new cases: not listed)
                     out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
                     continue   # flagged, and no baseline: the next run that measures it again is flagged too
-            known.add(key)
+            seen.setdefault(key, set()).add(profile)
             entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
             hit = None
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:

@@ -201,13 +201,26 @@ one by hand dressed its own words as a checked figure or verdict, or hid them as
 _CLASSES = re.compile(r"""class\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))|\{:?([^{}\n]*)\}""", re.I)
 
 
+NESTING = "*_[]<>`"
+MAX_MARKS = 200
+"""The most of one character Markdown nests on that a docs line may hold (the pages hold 24 at most):
+20 000 '*' around a word exceeded Python's recursion limit, 20 000 '[' ran two minutes past every
+time limit of the build (Markdown's conversion is MkDocs', outside the render's limits)."""
+
+
 def source_problem(where, own):
     """One line for markup only the build writes in a docs page's own text (``own``: its Markdown
     before placeholders fill in, Jinja's string constants included; template_problem keeps a page
     from assembling such markup out of pieces): a data- attribute (a figure's key, a chart, a verdict,
     a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
     a script; or None.  The text is read as written and with every Jinja tag, comment and placeholder
-    dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num)."""
+    dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num).  A line holds at most MAX_MARKS of each
+    character Markdown nests on."""
+    for number, line in enumerate(own.splitlines(), 1):
+        mark = next((ch for ch in NESTING if line.count(ch) > MAX_MARKS), None)
+        if mark:
+            return (f"{where}:{number}: {line.count(mark)} {mark!r} in one line, more than {MAX_MARKS}: Python-Markdown "
+                    "nests (and backtracks) on each (20 000 '[' kept a build busy for minutes)")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     own = html.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
