@@ -190,11 +190,15 @@ _ODD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff" + _INVISIBLE + "]")
 _HIDDEN_TEXT = re.compile("[" + _INVISIBLE + "]")
 
 
-def hidden_text_problem(where, text):
+_CONTROL_TEXT = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f" + _INVISIBLE + "]")
+
+
+def hidden_text_problem(where, text, controls=False):
     """One line naming the first zero-width, bidi-override or C1 character in a reviewed text (a docs
     page, a words text), or None: such a character makes the text read otherwise than the review saw
-    it ("trojan source"), and no text of the study needs one."""
-    found = _HIDDEN_TEXT.search(text)
+    it ("trojan source"), and no text of the study needs one.  ``controls``: C0 controls and DEL too
+    (but tab and line ends), which a docs page's own text never needs (a backspace reached the page)."""
+    found = (_CONTROL_TEXT if controls else _HIDDEN_TEXT).search(text)
     if found is None:
         return None
     line = text.count("\n", 0, found.start()) + 1

@@ -270,9 +270,12 @@ def spelling_problems(run):
     return out
 
 
-HARDWARE = ("caches", "physical_cores", "tvm_target", "isa_level", "affinity", "hypervisor")
-"""What one machine's runs report alike beside its id's fields: a one-record run reporting 8K of L1 and
-512K of L3, one CPU of affinity and mcpu haswell made the pages' machine description its own."""
+HARDWARE = ("caches", "physical_cores", "tvm_target", "isa_level", "affinity", "hypervisor",
+            "python_version", "tvm_num_threads", "blas", "blas_env")
+"""What one machine's runs report alike beside its id's fields, its hardware and the setup the study holds
+fixed (the venv's Python, TVM's threads, NumPy's OpenBLAS and its environment): a one-record run reporting
+8K of L1 and 512K of L3, one CPU of affinity and mcpu haswell, or OpenBLAS 0.2.20 on one thread and Python
+3.6, made the environment page its own.  The OS, its kernel and the compiler may change (updates)."""
 MHZ_SPREAD = 0.10
 """How far a machine's reported clock may move between its runs (the committed runs: 0.001 %)."""
 
@@ -300,7 +303,7 @@ def hardware_problems(runs):
         if field is not None:
             out.append(f"{run.path / 'run.json'}: environment.{field}: {str(env.get(field))!r:.60} differs from run "
                        f"{other.run_id} of the same machine {run.machine!r} ({str(was.get(field))!r:.60}): one machine, "
-                       "one hardware")
+                       "one hardware and setup")
     return out
 
 

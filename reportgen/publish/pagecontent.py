@@ -203,7 +203,7 @@ _CLASSES = re.compile(r"""class\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))|\{:?([^{
 
 NESTING = "*_[]<>`"
 MAX_MARKS = 200
-"""The most of one character Markdown nests on that a docs line may hold (the pages hold 24 at most):
+"""The most of one character Markdown nests on that a docs paragraph may hold (the pages hold 54 at most):
 20 000 '*' around a word exceeded Python's recursion limit, 20 000 '[' ran two minutes past every
 time limit of the build (Markdown's conversion is MkDocs', outside the render's limits)."""
 
@@ -214,13 +214,15 @@ def source_problem(where, own):
     from assembling such markup out of pieces): a data- attribute (a figure's key, a chart, a verdict,
     a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
     a script; or None.  The text is read as written and with every Jinja tag, comment and placeholder
-    dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num).  A line holds at most MAX_MARKS of each
-    character Markdown nests on."""
-    for number, line in enumerate(own.splitlines(), 1):
-        mark = next((ch for ch in NESTING if line.count(ch) > MAX_MARKS), None)
+    dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num).  A paragraph holds at most MAX_MARKS of each
+    character Markdown nests on (its cost grows with the paragraph: 60 lines of 200 '[' took 36 s)."""
+    number = 1
+    for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
+        mark = next((ch for ch in NESTING if block.count(ch) > MAX_MARKS), None)
         if mark:
-            return (f"{where}:{number}: {line.count(mark)} {mark!r} in one line, more than {MAX_MARKS}: Python-Markdown "
-                    "nests (and backtracks) on each (20 000 '[' kept a build busy for minutes)")
+            return (f"{where}:{number}: {block.count(mark)} {mark!r} in one paragraph, more than {MAX_MARKS}: "
+                    "Python-Markdown nests (and backtracks) on each (20 000 '[' kept a build busy for minutes)")
+        number += block.count("\n")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     own = html.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
