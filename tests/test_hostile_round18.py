@@ -13,6 +13,7 @@ import json
 import subprocess
 
 import pytest
+from conftest import ROOT
 from helpers import record, write_run
 from test_hostile_round4 import _expect
 from test_hostile_round15_rules import CASE, HOST, NEW
@@ -29,6 +30,9 @@ def _known_commit(root):
     import os
     dated = dict(os.environ, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    # the project's lock: a run's software is its commit's pins (runfacts.environment_problems)
+    (root / "requirements.lock").write_bytes((ROOT / "requirements.lock").read_bytes())
+    subprocess.run(["git", "-C", str(root), "add", "requirements.lock"], check=True)
     subprocess.run(["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
                     "--allow-empty", "-m", "x"], check=True, env=dated)
     return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
