@@ -100,7 +100,7 @@ def test_params_reach_the_family_unchanged(tmp_path):
                     "profile: quick\nfamilies:\n  a: {sizes: [1, 2], tune: {trials: 0}}\n")
     assert retest.read_profile(root, "quick") == {"a": {"module": "experiments.a", "timeout_s": 5, "rpc": True,
                                                         "params": {"sizes": [1, 2], "tune": {"trials": 0}},
-                                                        "uses": [], "depends": []}}
+                                                        "uses": [], "depends": [], "claims_of": {}}}
 
 
 def test_a_typo_in_a_real_profile_fails_in_seconds_naming_file_and_key(tmp_path):

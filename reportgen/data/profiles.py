@@ -74,7 +74,8 @@ def read_profile(root, profile):
         raise ReportError(problems)
     return {name: {"module": declared[name].module, "timeout_s": declared[name].timeout_s[profile],
                    "params": params, "uses": list(declared[name].uses), "depends": list(declared[name].depends),
-                   "rpc": declared[name].rpc} for name, params in families.items()}
+                   "rpc": declared[name].rpc, "claims_of": dict(declared[name].claims_of)}
+            for name, params in families.items()}
 
 
 def claims_across(root):
@@ -92,23 +93,15 @@ def claims_across(root):
                 read[profile] = None
         return read[profile]
 
-    declared = {}
-
     def across(family, a, b):
         if a == b:
             return frozenset()
         fa, fb = families(a), families(b)
         if not fa or not fb or family not in fa or family not in fb:
             return None
-        if not declared:
-            try:
-                declared.update(declared_families(root)[0])
-            except (OSError, SyntaxError, ValueError):   # UnicodeDecodeError is a ValueError
-                declared[None] = None
-        fam = declared.get(family)
-        pa, pb = fa[family]["params"], fb[family]["params"]
+        pa, pb, claims_of = fa[family]["params"], fb[family]["params"], fa[family]["claims_of"]
         differ = [key for key in set(pa) | set(pb) if pa.get(key) != pb.get(key)]
-        if fam is None or any(key not in fam.claims_of for key in differ):
+        if any(key not in claims_of for key in differ):
             return None
-        return frozenset(name for key in differ for name in fam.claims_of[key])
+        return frozenset(name for key in differ for name in claims_of[key])
     return across

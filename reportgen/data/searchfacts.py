@@ -448,8 +448,7 @@ significance test's cost grows with the square and more (16 000 rounds took 14 s
 
 
 def _numbers(values):
-    return isinstance(values, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                            and math.isfinite(x) for x in values)
+    return isinstance(values, list) and all(_number(x) for x in values)
 
 
 def _paired_problems(rec):

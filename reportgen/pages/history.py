@@ -116,8 +116,7 @@ def all_jumps(runs, code_changed=None, across=None):
                 # a case the same code did not measure on this machine before: a forged one has no history
                 # to be compared with, and took a finding's smallest size
                 earlier, fingerprints = measured[(family, machine, profile)]
-                changed = rec["fingerprint"] not in fingerprints and (
-                    code_changed is None or code_changed(earlier, run, family))
+                changed = _code_changed(rec["fingerprint"] not in fingerprints, earlier, run, family, code_changed)
                 if not changed:   # (new code measures new cases: not listed)
                     out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
                     continue   # flagged, and no baseline: the next run that measures it again is flagged too
@@ -129,8 +128,8 @@ def all_jumps(runs, code_changed=None, across=None):
                 moved = _jump(rec, earlier[1], frozenset() if before_profile == profile else
                               across(family, before_profile, profile) if across else None)
                 if moved is not None:
-                    changed = earlier[1]["fingerprint"] != rec["fingerprint"] and (
-                        code_changed is None or code_changed(earlier[2], run, family))
+                    changed = _code_changed(earlier[1]["fingerprint"] != rec["fingerprint"], earlier[2], run, family,
+                                            code_changed)
                     hit = (earlier[0], *moved, changed)
                     break
             if hit is None:
@@ -147,6 +146,12 @@ def all_jumps(runs, code_changed=None, across=None):
     return out
 
 
+def _code_changed(fingerprints_differ, earlier_run, run, family, code_changed):
+    """Whether the code changed between two runs as far as told: the records claim other fingerprints and
+    git shows a change of the family's code between the runs (or there is no repository to ask)."""
+    return fingerprints_differ and (code_changed is None or code_changed(earlier_run, run, family))
+
+
 FAILED = "status: "
 """How a jump of a case the same code measured before and failed now names its statistic."""
 NEW_CASE = "new case"
@@ -159,8 +164,8 @@ def _failed(rec, run, before, code_changed):
     last measurement stays current, flagged (merge.current_records)."""
     if before is None:
         return []
-    changed = before[1]["fingerprint"] != rec["fingerprint"] and (
-        code_changed is None or code_changed(before[2], run, rec.get("experiment")))
+    changed = _code_changed(before[1]["fingerprint"] != rec["fingerprint"], before[2], run, rec.get("experiment"),
+                            code_changed)
     return [(rec["id"], before[0], run.run_id, 0.0, changed, f"{FAILED}ok \u2192 {rec['status']}")]
 
 
