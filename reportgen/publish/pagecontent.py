@@ -206,6 +206,10 @@ MAX_MARKS = 200
 """The most of one character Markdown nests on that a docs paragraph may hold (the pages hold 54 at most):
 20 000 '*' around a word exceeded Python's recursion limit, 20 000 '[' ran two minutes past every
 time limit of the build (Markdown's conversion is MkDocs', outside the render's limits)."""
+MAX_PAGE_MARKS = 2000
+"""The most of one such character a docs page may hold in all (the pages hold 130 at most): an
+unclosed tag start is scanned for to the page's end, so 20 000 paragraphs of '<a ' took 39 s and
+twice as many four times that, whatever each paragraph holds."""
 
 
 def source_problem(where, own):
@@ -215,7 +219,8 @@ def source_problem(where, own):
     a table-of-contents label), a BUILT_ONLY class (``num`` only on the legend of the figure styles),
     a script; or None.  The text is read as written and with every Jinja tag, comment and placeholder
     dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num).  A paragraph holds at most MAX_MARKS of each
-    character Markdown nests on (its cost grows with the paragraph: 60 lines of 200 '[' took 36 s)."""
+    character Markdown nests on (its cost grows with the paragraph: 60 lines of 200 '[' took 36 s), a
+    page at most MAX_PAGE_MARKS (an unclosed '<a ' costs with the rest of the page)."""
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
         mark = next((ch for ch in NESTING if block.count(ch) > MAX_MARKS), None)
@@ -223,6 +228,10 @@ def source_problem(where, own):
             return (f"{where}:{number}: {block.count(mark)} {mark!r} in one paragraph, more than {MAX_MARKS}: "
                     "Python-Markdown nests (and backtracks) on each (20 000 '[' kept a build busy for minutes)")
         number += block.count("\n")
+    mark = next((ch for ch in NESTING if own.count(ch) > MAX_PAGE_MARKS), None)
+    if mark:
+        return (f"{where}: {own.count(mark)} {mark!r} in the page, more than {MAX_PAGE_MARKS}: Python-Markdown "
+                "scans on from each to the page's end (20 000 paragraphs of '<a ' kept a build busy for 39 s)")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     own = html.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
