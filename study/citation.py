@@ -13,6 +13,7 @@ import re
 import unicodedata
 
 from study.schema import _INVISIBLE as INVISIBLE
+from study.stats import is_number
 
 NAMED_FROM = "20261205T120000Z"
 """Runs started at or after this second (their id's time) cite only ranges that name the record."""
@@ -96,7 +97,7 @@ def context(**fields):
 def _held(rec, key):
     """The record's own value of a note's key (in the key's unit), or None when it holds none."""
     def number(v):
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+        return float(v) if is_number(v) else None
     stats, check, extra = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("stats", "check", "extra"))
     stat = _STAT_KEY.fullmatch(key)
     if stat:

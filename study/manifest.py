@@ -5,8 +5,9 @@ Pages read these values (the environment table, the runs table, the machine card
 value of the wrong type must stop the build with a line naming run.json and the field, never with an
 internal TypeError, and a figure a page counts with (a family's records, its duration) must be one.
 """
-import math
 import re
+
+from study.stats import is_number
 
 TEXT, COUNT, FLAG = (str,), "a count >= 0", (bool,)
 ENVIRONMENT_TYPES = {
@@ -33,10 +34,6 @@ CLOCK_SLACK_S = 1.0
 difference by less than one second."""
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _ok(value, want):
     if want == COUNT:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
@@ -47,9 +44,9 @@ def _ok(value, want):
     if want == EXPERIMENT_TYPES["exit_code"]:   # what Popen gives: 0-255, or minus the signal's number
         return value is None or (_ok(value, (int,)) and -255 <= value <= 255)
     if want == "seconds":
-        return _number(value) and 0 <= value <= MAX_SECONDS
+        return is_number(value) and 0 <= value <= MAX_SECONDS
     if want == "load":
-        return isinstance(value, list) and len(value) == 2 and all(_number(v) and v >= 0 for v in value)
+        return isinstance(value, list) and len(value) == 2 and all(is_number(v) and v >= 0 for v in value)
     if isinstance(want, tuple) and len(want) == 2 and want[0] is list:
         return isinstance(value, list) and all(isinstance(v, want[1]) and not isinstance(v, bool) for v in value)
     if int in want and isinstance(value, bool):
@@ -122,7 +119,7 @@ def environment_problems(env):
         if isinstance(value, dict):
             # null: what capture() writes for a value it could not read (a VM without cpufreq)
             out += [f"environment.{name}.{key}: expected a string, a number or null, got {type(v).__name__}"
-                    for key, v in value.items() if not (v is None or isinstance(v, str) or _number(v))]
+                    for key, v in value.items() if not (v is None or isinstance(v, str) or is_number(v))]
     target = env.get("tvm_target")
     for key in ("kind", "mcpu", "mtriple", "tag"):   # names a page prints (identity.cpu_name)
         if isinstance(target, dict) and target.get(key) is not None and not isinstance(target[key], str):
@@ -138,7 +135,7 @@ def _clock_problems(clock):
         return []
     out = [f"environment.cpu_mhz.{name}: missing" for name in ("value", "source") if name not in clock]
     value = clock.get("value")
-    if "value" in clock and value is not None and not (_number(value) and 0 < value <= MAX_MHZ):
+    if "value" in clock and value is not None and not (is_number(value) and 0 < value <= MAX_MHZ):
         out.append(f"environment.cpu_mhz.value: expected a clock of 0 to {MAX_MHZ:g} MHz or null, "
                    f"got {type(value).__name__} {value!r:.40}")
     return out
@@ -177,7 +174,7 @@ def duration_problems(run, started, finished):
                 "(a run takes time: its families run one after another between the two)"]
     took = (finished - started).total_seconds()
     spent = [e.get("duration_s") for e in run["experiments"].values() if isinstance(e, dict)]
-    spent = sum(s for s in spent if _number(s))
+    spent = sum(s for s in spent if is_number(s))
     if spent > took + CLOCK_SLACK_S:
         return [f"experiments: the families ran {spent:.1f} s, longer than the run itself "
                 f"({took:.0f} s from started_at to finished_at)"]

@@ -4,6 +4,12 @@ import math
 STAT_KEYS = ("min", "p50", "p95", "p99", "max", "mean", "std", "n")
 
 
+def is_number(value):
+    """A finite real number, not a true/false (Python counts True as 1): what every figure a record states
+    must be before it is compared, divided or printed."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def percentile(sorted_values, q):
     """Linear-interpolated percentile (NumPy's default method) of pre-sorted values."""
     if not sorted_values:

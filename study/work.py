@@ -12,6 +12,7 @@ import math
 import re
 
 from study import cases, ids
+from study.stats import is_number
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
 """Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
@@ -105,15 +106,11 @@ EXTRA_TYPES = {
 would stop the build with an internal TypeError instead of a line naming the record)."""
 
 
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _type_problem(where, value, want):
     if want == NUMBER:
-        ok = _is_number(value)
+        ok = is_number(value)
     elif want == SECONDS:
-        ok = _is_number(value) and value >= 0
+        ok = is_number(value) and value >= 0
         if ok and value > MAX_SECONDS:
             return f"{where}: {value!r:.40} s is more than the {MAX_SECONDS:g} s a step of a run may take"
     elif want == COUNTS:   # {instruction or kernel kind: a count}
@@ -123,7 +120,7 @@ def _type_problem(where, value, want):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
               and value <= {COUNT: value, TRIALS: MAX_TRIALS, KERNELS: MAX_KERNELS}[want])
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
-        ok = _is_number(value) and 0 <= value <= 1
+        ok = is_number(value) and 0 <= value <= 1
     else:
         ok = isinstance(value, want)
         want = " or ".join("null" if t is type(None) else t.__name__ for t in want)
@@ -215,7 +212,7 @@ def _nested_problems(extra):
            for name, fields in NESTED_FIGURES.items() if isinstance(extra.get(name), dict)
            for key, want in fields.items() if extra[name].get(key) is not None]
     ci = (extra.get("paired_peer") or {}).get("ratio_ci") if isinstance(extra.get("paired_peer"), dict) else None
-    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(_is_number, ci))):
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(is_number, ci))):
         out.append(f"extra.paired_peer.ratio_ci: expected [low, high], got {ci!r:.40}")
     for i, point in enumerate(extra.get("curve") or []):
         if not isinstance(point, dict):
@@ -253,7 +250,7 @@ def _nested_problems(extra):
                 for key in RULE_TILE if info.get(key) is not None]
     theo = extra.get("theoretical")
     if isinstance(theo, dict) and "gflops" in theo:
-        if not (_is_number(theo["gflops"]) and theo["gflops"] > 0):
+        if not (is_number(theo["gflops"]) and theo["gflops"] > 0):
             out.append(f"extra.theoretical.gflops: expected a number > 0, got {theo['gflops']!r:.40}")
     blas = extra.get("blas_kernel")
     if isinstance(blas, dict) and blas.get("architecture") is not None:
@@ -270,9 +267,9 @@ def _profile_total_problems(extra):
     if not rows or not isinstance(rows, list):
         return []
     parts = [row.get("seconds") for row in rows if isinstance(row, dict)]
-    if not all(_is_number(p) and p >= 0 for p in parts):
+    if not all(is_number(p) and p >= 0 for p in parts):
         return []   # the row check names them
-    if not (_is_number(total) and total > 0):
+    if not (is_number(total) and total > 0):
         return [f"extra.op_profile_total_s: {total!r:.40} is not a total > 0 of the {len(rows)} profile rows"]
     if math.fsum(parts) > total * (1 + PROFILE_SLACK):
         return [f"extra.op_profile: its rows add up to {math.fsum(parts):.6g} s, more than "
@@ -288,8 +285,8 @@ def rate_problems(rec):
     """The fastest sample of a record whose calls do a known work (the case's, else flops_per_call)
     must not exceed MAX_OPS_PER_S (schema checks it once the samples are plausible durations)."""
     claimed = rec["extra"].get("flops_per_call")
-    work = flops_per_call(rec) or (claimed if _is_number(claimed) and claimed > 0 else None)
-    times = [s for s in rec["samples"] if _is_number(s) and s > 0]
+    work = flops_per_call(rec) or (claimed if is_number(claimed) and claimed > 0 else None)
+    times = [s for s in rec["samples"] if is_number(s) and s > 0]
     if work is None or not times or rec["unit"] != "s":
         return []
     try:
@@ -432,7 +429,7 @@ def extra_problems(rec, campaign_rules=None):
             out.append(f"extra.flops_per_call: {claimed!r:.40} is not the work its case defines ({work}); "
                        "GFLOPS are computed from the case")
     training, check = extra.get("training"), rec.get("check") or {}
-    if isinstance(training, dict) and _is_number(training.get("eval_accuracy")) and _is_number(check.get("threshold")):
+    if isinstance(training, dict) and is_number(training.get("eval_accuracy")) and is_number(check.get("threshold")):
         reached = training["eval_accuracy"] >= check["threshold"]
         if check.get("passed") is not reached:   # a model trained to 0.5 said it passed its 0.9
             out.append(f"check.passed: {check.get('passed')!r:.10}, but the evaluation accuracy "
@@ -495,7 +492,7 @@ def peak_problems(rec, env):
     if want is None:
         return [] if claim is None else ["extra.theoretical: the environment names no clock or no FMA pipes "
                                          f"for mcpu={(env.get('tvm_target') or {}).get('mcpu')!r:.40}, so no formula gives one"]
-    if not isinstance(claim, dict) or claim.get("formula") != want["formula"] or not _is_number(claim.get("gflops")) \
+    if not isinstance(claim, dict) or claim.get("formula") != want["formula"] or not is_number(claim.get("gflops")) \
             or abs(claim["gflops"] - want["gflops"]) > 1e-9 * want["gflops"]:
         return [f"extra.theoretical: not the formula over this run's environment ({want['formula']} = "
                 f"{want['gflops']:.6g} GFLOPS)"]

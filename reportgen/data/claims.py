@@ -21,7 +21,7 @@ schedule (floating-point sums reassociated), so they jump at SEARCH_ERROR_JUMP.
 import math
 import re
 
-from study import cases
+from study import cases, stats
 
 SHARE = re.compile(r"(accuracy|agree|exact|share)")
 """A leaf that is a share of an evaluation set (0..1): it jumps when it moves by more than SCORE_JUMP."""
@@ -61,44 +61,43 @@ RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")
 """A text naming a run (an artifact's path, a run id) differs between runs by design."""
 
 
-def claims(rec):
-    """{path: value} of what a record's extra and check state, left out TIMED leaves and SEARCHED
-    subtrees: every finite number, every true/false and every text that names no run.  A path is a tuple
-    of keys (a key "score.top1_agree" beside a real score.top1_agree took the comparison over when it came
-    first).  A list's rows are compared row by row (a per-layer table printed every row and named the
-    worst layer: its errors divided by 100 moved nothing) and its length is a claim ("#len": a list of
-    float operators emptied showed 0 for 4)."""
-    out, loose = {}, searched(rec)
-    left_out = SEARCHED | COMPILED if decided(rec) else SEARCHED
-    stack = [(("extra",), rec.get("extra")), (("check",), rec.get("check")), (("case",), unnamed_case(rec))]
+def _leaves(roots, keep):
+    """(path, value) of every leaf under ``roots`` ((path, node) pairs), descending into the dict keys
+    ``keep`` accepts and into every list, whose length is a leaf of its own ("#len")."""
+    stack = list(roots)
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
-            stack.extend(((*path, k), v) for k, v in node.items()
-                         if isinstance(k, str) and k not in left_out and not TIMED.search(k)
-                         and not (k == "kernels" and loose))   # a search's knobs differ; a rule's kernels do not
+            stack.extend(((*path, k), v) for k, v in node.items() if isinstance(k, str) and keep(k))
         elif isinstance(node, list):
-            out[(*path, "#len")] = len(node)
+            yield (*path, "#len"), len(node)
             stack.extend(((*path, f"[{i}]"), v) for i, v in enumerate(node))
-        elif isinstance(node, bool) or (isinstance(node, str) and not RUN_REFERENCE.search(node)):
-            out[path] = node
-        elif isinstance(node, (int, float)) and math.isfinite(node):
-            out[path] = node
-    return out
+        else:
+            yield path, node
+
+
+def claims(rec):
+    """{path: value} of what a record's extra and check state and of the case fields its id does not name
+    (unnamed_case), left out TIMED leaves and SEARCHED subtrees: every finite number, every true/false and
+    every text that names no run.  A path is a tuple of keys (a key "score.top1_agree" beside a real
+    score.top1_agree took the comparison over when it came first).  A list's rows are compared row by row
+    (a per-layer table printed every row and named the worst layer: its errors divided by 100 moved
+    nothing) and its length is a claim ("#len": a list of float operators emptied showed 0 for 4)."""
+    loose = searched(rec)
+    left_out = SEARCHED | COMPILED if decided(rec) else SEARCHED
+    roots = [(("extra",), rec.get("extra")), (("check",), rec.get("check")), (("case",), unnamed_case(rec))]
+    return {path: node for path, node in _leaves(roots, lambda k: k not in left_out and not TIMED.search(k)
+                                                 and not (k == "kernels" and loose))   # a search's knobs differ
+            if isinstance(node, bool) or (isinstance(node, str) and not RUN_REFERENCE.search(node))
+            or stats.is_number(node)}
 
 
 def durations(rec):
     """{path: seconds} of the single measurements a record states (SECONDS leaves of its extra and check,
     left out the SEARCHED subtrees and the NOISY ones): compared at SINGLE_SHOT_JUMP."""
-    out, stack = {}, [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(((*path, k), v) for k, v in node.items() if isinstance(k, str) and k not in SEARCHED)
-        elif SECONDS.search(path[-1]) and path[-1] not in NOISY and isinstance(node, (int, float)) \
-                and not isinstance(node, bool) and math.isfinite(node) and node > 0:
-            out[path] = node
-    return out
+    roots = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
+    return {path: node for path, node in _leaves(roots, lambda k: k not in SEARCHED)
+            if SECONDS.search(path[-1]) and path[-1] not in NOISY and stats.is_number(node) and node > 0}
 
 
 CASE_LEFT_OUT = frozenset({"tuning_fingerprint", "tuning_run"})
@@ -138,13 +137,24 @@ def decided(rec):
     return searched(rec) or (isinstance(chosen, str) and "/" in chosen)
 
 
-def jump(earlier, rec, factor, skip=frozenset()):
+def _facts(rec, memo):
+    """(claims, durations) of a record, kept in ``memo`` (by the record's identity, for as long as the caller
+    holds the records: a history compares each record with the next ones of its case) when one is given."""
+    if memo is None:
+        return claims(rec), durations(rec)
+    if id(rec) not in memo:
+        memo[id(rec)] = (rec, claims(rec), durations(rec))   # the record kept: its id is not reused meanwhile
+    return memo[id(rec)][1:]
+
+
+def jump(earlier, rec, factor, skip=frozenset(), memo=None):
     """(ratio, name) of the first claim of ``rec`` that moved from ``earlier``'s (leaving out claims under a
     key of ``skip``: what the two runs' profiles change, data.profiles.claims_across): a share by more than
     SCORE_JUMP, a number by ``factor`` or more (SEARCH_ERROR_JUMP for a searched program's errors), or
     between zero and not zero, or across zero; a true/false or a text that changed; a claim that appeared
-    or went (deleting one size and adding another moved the page's size column); else None."""
-    before, after = claims(earlier), claims(rec)
+    or went (deleting one size and adding another moved the page's size column); else None.  ``memo``: a
+    dict the caller keeps while its records do not change (what each record claims is read once)."""
+    (before, before_durations), (after, after_durations) = _facts(earlier, memo), _facts(rec, memo)
     if skip:
         before, after = ({p: v for p, v in c.items() if skip.isdisjoint(p)} for c in (before, after))
     loose = searched(rec) or searched(earlier)
@@ -167,7 +177,7 @@ def jump(earlier, rec, factor, skip=frozenset()):
         limit = SEARCH_ERROR_JUMP if loose and leaf in ERRORS else factor
         if not 1 / limit < b / a < limit:
             return b / a, name
-    before, after = durations(earlier), durations(rec)
+    before, after = before_durations, after_durations
     for path in sorted(set(before) & set(after)):
         if skip.isdisjoint(path) and not 1 / SINGLE_SHOT_JUMP < after[path] / before[path] < SINGLE_SHOT_JUMP:
             return after[path] / before[path], shown(path)

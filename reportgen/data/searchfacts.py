@@ -367,7 +367,7 @@ def _tiles_problems(rec, by_id):
     if not isinstance(grid, list) or chosen not in grid or chosen not in records:
         return [f"tiles_chosen_by: {chosen!r:.120} is not a grid record of its run that extra.grid lists"]
     timed = [(r["stats"]["min"], gid) for gid in grid if isinstance(gid, str) and (r := records.get(gid))
-             and r["status"] == "ok" and isinstance(r.get("stats"), dict) and _number(r["stats"].get("min"))]
+             and r["status"] == "ok" and isinstance(r.get("stats"), dict) and stats.is_number(r["stats"].get("min"))]
     pick = records[chosen]
     if pick["status"] != "ok" or (timed and min(timed)[0] < (pick.get("stats") or {}).get("min", math.inf)):
         best = min(timed)[1] if timed else None
@@ -377,10 +377,6 @@ def _tiles_problems(rec, by_id):
         return [f"schedule_params.{k}: {params.get(k)!r:.40}, but the grid record it names was timed at "
                 f"{k}={tiles.get(k)!r:.40}" for k in TILES if k in tiles and params.get(k) != tiles.get(k)][:1]
     return []
-
-
-def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _gemm_tvm(results_dir, rec, by_id):
@@ -448,7 +444,7 @@ significance test's cost grows with the square and more (16 000 rounds took 14 s
 
 
 def _numbers(values):
-    return isinstance(values, list) and all(_number(x) for x in values)
+    return isinstance(values, list) and all(stats.is_number(x) for x in values)
 
 
 def _paired_problems(rec):

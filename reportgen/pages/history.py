@@ -66,7 +66,7 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
-def _jump(rec, earlier, skip=frozenset()):
+def _jump(rec, earlier, skip=frozenset(), memo=None):
     """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
     ``earlier``, or of another claim the record states (data.claims: scores, errors, sizes, counts), else
     None.  ``skip``: the claim keys the two runs' profiles change (data.profiles.claims_across; empty for
@@ -79,7 +79,7 @@ def _jump(rec, earlier, skip=frozenset()):
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
-    return claims.jump(earlier, rec, JUMP, skip) if skip is not None else None
+    return claims.jump(earlier, rec, JUMP, skip, memo) if skip is not None else None
 
 
 def all_jumps(runs, code_changed=None, across=None):
@@ -97,7 +97,7 @@ def all_jumps(runs, code_changed=None, across=None):
     under an unchanged median is a jump.  The claims (data.claims) are compared between runs of one
     profile, and between runs of two where ``across`` (data.profiles.claims_across) says which claims the
     profiles change: the first 'full' run of a machine is held to its 'standard' runs."""
-    out, trusted, base, seen, measured = [], {}, {}, {}, {}
+    out, trusted, base, seen, measured, memo = [], {}, {}, {}, {}, {}
     for run in runs:
         machine, profile = merge.machine_of(run), run.manifest.get("profile")
         ran = {}
@@ -126,7 +126,7 @@ def all_jumps(runs, code_changed=None, across=None):
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
                 before_profile = earlier[2].manifest.get("profile")
                 moved = _jump(rec, earlier[1], frozenset() if before_profile == profile else
-                              across(family, before_profile, profile) if across else None)
+                              across(family, before_profile, profile) if across else None, memo)
                 if moved is not None:
                     changed = _code_changed(earlier[1]["fingerprint"] != rec["fingerprint"], earlier[2], run, family,
                                             code_changed)
