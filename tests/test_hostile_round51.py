@@ -3,7 +3,9 @@
 Left from round 50: the paragraph bound on the characters Markdown nests on held, but an unclosed tag
 start is scanned for to the page's end, so 20 000 paragraphs of '<a ' (each one within the bound, and
 two nested Jinja loops over a placeholder make them from 90 bytes) took 39 s, four times that for twice
-as many.
+as many.  A docs page's front matter could set any key the theme reads (``template`` picks any
+template of the theme for the reviewed text): it sets a title, a description, what it hides and
+whether search reads it.
 
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
@@ -11,7 +13,7 @@ has a test here or in the other rounds.
 from test_hostile_round4 import _expect
 
 MUTATIONS = {}
-SPECIAL = {case: None for case in ("docs_page_nesting",)}
+SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -24,3 +26,14 @@ def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
     out = sandbox.render(env, tree, {"X": "a" * 100}, "docs/x.md")
     said = pagecontent.source_problem("docs/x.md (as rendered)", out)
     assert said and "10000 '<' in the page" in said
+
+
+def test_a_docs_page_s_front_matter_sets_known_keys_only(tmp_path):
+    from reportgen.data import plainfile
+    page = tmp_path / "x.md"
+    for front, refused in (("title: a\nhide: [toc]\n", False), ("", False), ("template: 404.html\n", True),
+                           ("title: a\nextra_css: [x.css]\n", True), ("- a\n", True)):
+        page.write_text(f"---\n{front}---\n# x\n", encoding="utf-8")
+        said = plainfile.front_matter_problem("docs/x.md", page)
+        assert (said is not None) == refused, (front, said)
+        assert not refused or (said.startswith("docs/x.md: front matter: ") and _expect("docs_front_matter_keys") in said)

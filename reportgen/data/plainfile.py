@@ -233,6 +233,13 @@ def front_matter(text):
     return "\n".join(values)
 
 
+FRONT_MATTER_KEYS = frozenset({"title", "description", "hide", "search"})
+"""What a docs page's front matter may set (no page sets any yet): its title and description (plain text),
+the theme's parts it hides and whether search indexes it.  Another key changes how the theme builds the
+page behind the reviewed text: ``template`` picks any of the theme's templates, ``extra_css`` and the like
+name files the page loads."""
+
+
 def front_matter_problem(where, path):
     """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
     second, so the title or template the review saw first is not the one published), an alias or a
@@ -253,9 +260,14 @@ def front_matter_problem(where, path):
     if hidden:
         return hidden
     try:
-        safeyaml.loads(found.group(1))
+        data = safeyaml.loads(found.group(1))
     except yaml.YAMLError as exc:
         return f"{where}: front matter: {safeyaml.describe(exc)}"
+    odd = (sorted(str(k) for k in data if k not in FRONT_MATTER_KEYS) if isinstance(data, dict)
+           else [] if data is None else ["(not a mapping)"])
+    if odd:
+        return (f"{where}: front matter: {', '.join(odd)[:60]}: a docs page's front matter sets "
+                f"{', '.join(sorted(FRONT_MATTER_KEYS))} only (a template or the files a page loads are the theme's)")
     marked = next((v for v in front_matter(source).split("\n") if re.search(r"[<>&]", v)), None)
     if marked is not None:   # a title '<s><font color=#fff>' struck out and hid every page's text
         return (f"{where}: front matter: {marked[:60]!r}: markup in a value the theme writes unescaped into the "
