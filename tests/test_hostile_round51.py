@@ -5,7 +5,8 @@ start is scanned for to the page's end, so 20 000 paragraphs of '<a ' (each one 
 two nested Jinja loops over a placeholder make them from 90 bytes) took 39 s, four times that for twice
 as many.  A docs page's front matter could set any key the theme reads (``template`` picks any
 template of the theme for the reviewed text): it sets a title, a description, what it hides and
-whether search reads it.
+whether search reads it.  An earlier run's flagged group-D timing was a point of the e2e page's tuning
+projection, whose figures are flagged only where the current record is.
 
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
@@ -13,7 +14,7 @@ has a test here or in the other rounds.
 from test_hostile_round4 import _expect
 
 MUTATIONS = {}
-SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys")}
+SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys", "projection_flagged_point")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -37,3 +38,21 @@ def test_a_docs_page_s_front_matter_sets_known_keys_only(tmp_path):
         said = plainfile.front_matter_problem("docs/x.md", page)
         assert (said is not None) == refused, (front, said)
         assert not refused or (said.startswith("docs/x.md: front matter: ") and _expect("docs_front_matter_keys") in said)
+
+
+def test_a_flagged_timing_is_no_point_of_the_tuning_projection(monkeypatch):
+    import inspect
+    from types import SimpleNamespace
+    from reportgen.data import campaigns
+
+    def run(run_id, trials, p50):
+        rec = {"id": "e2e/model=resnet18_v1/size=224/engine=tvm_d/batch=1/threads=2", "experiment": "e2e",
+               "status": "ok", "case": {"model": "resnet18_v1", "engine": "tvm_d", "batch": 1},
+               "stats": {"p50": p50}, "extra": {"tuning": {"cumulative_trials": trials}}}
+        return SimpleNamespace(run_id=run_id, records=[rec], manifest={"environment": {"machine_id": "m"}})
+    runs = [run("r1", 100, 0.08), run("r2", 200, 0.001), run("r3", 400, 0.05)]
+    monkeypatch.setattr(campaigns.merge, "runs_of", lambda rs, mid: rs)
+    rid = runs[0].records[0]["id"]
+    assert [p[3] for p in campaigns.measured_points(runs, "m", "resnet18_v1")] == ["r1", "r2", "r3"]
+    assert [p[3] for p in campaigns.measured_points(runs, "m", "resnet18_v1", jumped={("r2", rid)})] == ["r1", "r3"]
+    assert _expect("projection_flagged_point") in " ".join(inspect.getdoc(campaigns.measured_points).split())

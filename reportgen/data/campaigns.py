@@ -12,17 +12,20 @@ MAX_PROJECTED_TRIALS = 1e12
 double holds it): projection() then gives None, as for a latency that does not fall."""
 
 
-def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None):
+def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None, jumped=frozenset()):
     """(cumulative trials, p50 seconds, record id, run id) of every ok group-D timing of one model
     (at one input size, if given) on one machine, oldest run first; one point per trial count (the
-    newest run's, if repeated)."""
+    newest run's, if repeated).  A record of ``jumped`` ({(run id, record id)}: history.flagged) is no
+    point: an earlier run's flagged timing moved the projection's figures, flagged only where the
+    current record was."""
     points = {}
     for run in runfacts.order(merge.runs_of(runs, machine_id)):   # -10 after -2, as every reader orders runs
         for rec in run.records:
             case = rec.get("case") or {}
             if rec.get("experiment") != "e2e" or rec.get("status") != "ok" or case.get("model") != model \
                     or case.get("engine") != engine or case.get("batch", 1) != batch \
-                    or (input_size is not None and case.get("input_size") != input_size):
+                    or (input_size is not None and case.get("input_size") != input_size) \
+                    or (run.run_id, rec.get("id")) in jumped:
                 continue
             trials = ((rec.get("extra") or {}).get("tuning") or {}).get("cumulative_trials")
             if trials:

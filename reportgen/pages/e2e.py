@@ -387,7 +387,7 @@ def names(site):
         "campaign_points": bool(charts.campaign_rows(d.current)),   # an empty chart would have no extent
         "e2e_threads": lambda model="resnet18_v1": threads_table(b, d.current, model),
         "e2e_finding": lambda model="resnet18_v1": finding(b, d.current, model),
-        "e2e_projection": lambda model="resnet18_v1": projection(b, d.current, d.all_runs, d.machine, model),
+        "e2e_projection": lambda model="resnet18_v1": projection(b, d.current, d.all_runs, d.machine, model, jumped=d.jumped),
     }
 
 
@@ -450,17 +450,18 @@ def _rules_tuning(cur):
     return {"scheduled": len(kernels), "unscheduled": [], "trials": trials, "cumulative_trials": trials}
 
 
-def projection(book, current, runs, machine, model="resnet18_v1", engine="tvm_d"):
+def projection(book, current, runs, machine, model="resnet18_v1", engine="tvm_d", jumped=frozenset()):
     """Where group D's tuning campaign is heading on this machine: facts for the template.
 
     ``points`` is how many runs timed D at different cumulative trial counts; with two or more and
     a falling latency, ``trials`` is the cumulative trial count at which the power law through them
     reaches ONNX Runtime's p50 of the current run, ``per_doubling`` the latency factor per doubling
-    of trials. None when D or ONNX Runtime has no current record."""
+    of trials (flagged timings, ``jumped``, left out). None when D or ONNX Runtime has no current record."""
     top, ort = _get(current, model, engine), _get(current, model, "ort")
     if top is None or ort is None or not top.ok or not ort.ok:
         return None
-    points = campaigns.measured_points(runs, machine, model, engine, input_size=top.record["case"].get("input_size"))
+    points = campaigns.measured_points(runs, machine, model, engine, input_size=top.record["case"].get("input_size"),
+                                       jumped=jumped)
     proj = campaigns.projection(points, ort.stat("p50"))
     facts = {"points": len(points)}
     if proj is None:
