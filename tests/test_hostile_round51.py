@@ -6,7 +6,8 @@ two nested Jinja loops over a placeholder make them from 90 bytes) took 39 s, fo
 as many.  A docs page's front matter could set any key the theme reads (``template`` picks any
 template of the theme for the reviewed text): it sets a title, a description, what it hides and
 whether search reads it.  An earlier run's flagged group-D timing was a point of the e2e page's tuning
-projection, whose figures are flagged only where the current record is.
+projection, whose figures are flagged only where the current record is.  An own INT8 search's
+scheduled and unscheduled kernels were typed, not read back from its trial log.
 
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
@@ -14,7 +15,8 @@ has a test here or in the other rounds.
 from test_hostile_round4 import _expect
 
 MUTATIONS = {}
-SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys", "projection_flagged_point")}
+SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys", "projection_flagged_point",
+                                          "int8_scheduled_count")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -56,3 +58,15 @@ def test_a_flagged_timing_is_no_point_of_the_tuning_projection(monkeypatch):
     assert [p[3] for p in campaigns.measured_points(runs, "m", "resnet18_v1")] == ["r1", "r2", "r3"]
     assert [p[3] for p in campaigns.measured_points(runs, "m", "resnet18_v1", jumped={("r2", rid)})] == ["r1", "r3"]
     assert _expect("projection_flagged_point") in " ".join(inspect.getdoc(campaigns.measured_points).split())
+
+
+def test_an_own_int8_search_s_kernel_counts_are_its_trial_log_s():
+    from reportgen.data import searchfacts
+    rows = [{"task": f"t{i}", "category": ""} for i in range(25)] + [{"task": "t25", "category": "build"},
+                                                                     {"task": "t26", "category": "run"}]
+    assert searchfacts._scheduled_problems({"scheduled": 25, "unscheduled": ["t25", "t26"]}, rows) == []
+    said = searchfacts._scheduled_problems({"scheduled": 27, "unscheduled": []}, rows)
+    assert said and said[0].startswith("scheduled: 27") and _expect("int8_scheduled_count") in said[0]
+    assert "a task the search's trial log measured" in searchfacts._scheduled_problems(
+        {"scheduled": 25, "unscheduled": ["t0", "t25", "t26"]}, rows)[0]
+    assert "never measured" in searchfacts._scheduled_problems({"scheduled": 25, "unscheduled": ["t25"]}, rows)[0]

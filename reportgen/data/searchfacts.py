@@ -124,6 +124,7 @@ def _int8_tuning(results_dir, rec, tuning, by_id):
     if rows is None:
         return [f"database: the search's trial log: {why}"]
     out = _summary_problems(tuning, rows, (("trials", "measured"), ("valid", "valid"), ("failures", "failures")))
+    out += _scheduled_problems(tuning, rows)
     tasks = {row.get("task") for row in rows}
     workloads, why = _lines(results_dir, rec, tuning.get("database"), searchlog.WORKLOADS)
     if workloads is None:
@@ -145,6 +146,25 @@ def _int8_tuning(results_dir, rec, tuning, by_id):
             out.append(f"tensorized.tuned_tasks: {tens.get('tuned_tasks')!r:.40}, but the search's trial log "
                        f"tunes {len(tasks)} tasks")
     return out
+
+
+def _scheduled_problems(tuning, rows):
+    """An own INT8 search's kernel counts are its trial log's: as many scheduled as tasks it holds a valid
+    trial of, none of those among the unscheduled, and every task it tried and never measured among them
+    (the table's 'scheduled n/N'; every committed record agrees)."""
+    valid = {row["task"] for row in rows if not row["category"] and "task" in row}
+    failed = {row["task"] for row in rows if "task" in row} - valid
+    named = tuning.get("unscheduled")
+    named = set(map(str, named)) if isinstance(named, list) else set()
+    if "scheduled" in tuning and tuning["scheduled"] != len(valid):
+        return [f"scheduled: {tuning['scheduled']!r:.40}, but the search's trial log holds a valid trial of "
+                f"{len(valid)} tasks"]
+    if named & valid:
+        return [f"unscheduled: names {sorted(named & valid)[0]!r:.60}, a task the search's trial log measured"]
+    if failed - named:
+        return [f"unscheduled: leaves out {sorted(failed - named)[0]!r:.60}, a task the search's trial log tried "
+                "and never measured"]
+    return []
 
 
 def _borrowed_tuning(tuning, rec, by_id):
