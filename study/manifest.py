@@ -83,6 +83,8 @@ def size_problems(run):
     env = run["environment"]
     out = [f"environment.{name}: {env[name]!r:.40} is more than the {MAX_CORES} CPUs a machine may have"
            for name in ("logical_cores", "physical_cores") if _ok(env.get(name), COUNT) and env[name] > MAX_CORES]
+    out += [f"environment.{name}: 0: a machine that ran the study has {what}"
+            for name, what in (("logical_cores", "a CPU"), ("memory_bytes", "memory")) if env.get(name) == 0]
     if _ok(env.get("memory_bytes"), COUNT) and env["memory_bytes"] > MAX_MEMORY_BYTES:
         out.append(f"environment.memory_bytes: {env['memory_bytes']!r:.40} is more than the {MAX_MEMORY_BYTES} "
                    "bytes (1 PiB) a machine may have")

@@ -80,8 +80,10 @@ RUN_FILE_TYPES = (".json", ".jsonl", ".log", ".txt", ".py", ".s", ".ll", ".c", "
 """What a run folder may hold: records, logs, TIR/Relax text (.py), assembly, LLVM IR, C source,
 tables. Never HTML, SVG, scripts or images: the site copies run data verbatim."""
 
-MAX_SAMPLES = 100_000
-"""Samples one record may carry (a million built a 92 MB page)."""
+MAX_SAMPLES = 10_000
+"""Samples one record may carry: ten times the most any profile asks for (full: repeat 1000; the committed
+records hold 200 at most).  A million built a 92 MB page; 100 000 cost every interval the pages print
+12 s and 3.3 GB (reportgen.data.compare.ratio_interval resamples 2000 times as many)."""
 
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
 _RUN_ID = ids.RUN_ID

@@ -11,7 +11,7 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
-from study import cases, ids
+from study import cases, identity, ids
 from study.stats import is_number
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
@@ -468,6 +468,30 @@ def theoretical(env, dtype, isa_bytes, threads):
         "assumption": "FMA pipe count and width from the vendor's manual for "
                       f"mcpu={env['tvm_target'].get('mcpu')}",
     }
+
+
+ISA_FLAGS = {"avx512": "avx512f", "avx512_vnni": "avx512_vnni", "avx2": "avx2", "avx": "avx"}
+"""The simd flag a machine reports for each vector ISA a record's kernel may name (study.identity.kernel_isa)."""
+
+
+def machine_fit_problems(rec, env):
+    """An ok record ran what its machine has: a kernel of a vector ISA its simd_flags name (a NumPy record
+    of an AVX-512 BLAS kernel was published for a machine of SSE2 alone) and no more threads than its
+    logical CPUs."""
+    if rec.get("status") != "ok" or not isinstance(env, dict):
+        return []
+    out, extra = [], rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+    flags = env.get("simd_flags") if isinstance(env.get("simd_flags"), list) else []
+    try:
+        isa = identity.kernel_isa(extra)
+    except (AttributeError, TypeError):
+        isa = None   # an extra of another shape is refused by its own check
+    if isa in ISA_FLAGS and ISA_FLAGS[isa] not in flags:
+        out.append(f"extra: its kernel ran {isa} code, but its machine's simd_flags name no {ISA_FLAGS[isa]}")
+    threads, cores = (rec.get("case") or {}).get("threads"), env.get("logical_cores")
+    if is_number(threads) and is_number(cores) and threads > cores:
+        out.append(f"case.threads: {threads}, more than its machine's {cores} logical CPUs")
+    return out
 
 
 def peak_problems(rec, env):

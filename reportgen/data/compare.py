@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from study import identity
+from study import identity, stats
 from reportgen.data import load
 from reportgen.errors import ReportError
 from study.schema import EVIDENCE
@@ -48,8 +48,8 @@ def ratio_interval(samples_a, samples_b, level=0.95, resamples=2000, seed=0):
     if len(a) < 2 or len(b) < 2:
         return None
     rng = np.random.default_rng(seed)
-    ma = np.median(a[rng.integers(0, len(a), (resamples, len(a)))], axis=1)
-    mb = np.median(b[rng.integers(0, len(b), (resamples, len(b)))], axis=1)
+    ma = stats.resampled_medians(rng, a, resamples)
+    mb = stats.resampled_medians(rng, b, resamples)
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(mb / ma, [tail, 100 - tail])
     return float(lo), float(hi)

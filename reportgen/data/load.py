@@ -432,7 +432,8 @@ def _read_run(results_dir, run_path, cache):
             problems.append(f"{where}: id: duplicate id {rec['id']!r} (first at line {seen[rec['id']]})")
         seen[rec["id"]] = number
         problems.extend(_owner_problems(run_path.name, rec, where))
-        problems.extend(f"{where}: {p}" for p in work.peak_problems(rec, manifest.get("environment")))
+        problems.extend(f"{where}: {p}" for p in work.peak_problems(rec, manifest.get("environment"))
+                        + work.machine_fit_problems(rec, manifest.get("environment")))
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from study import cases, citation, identity
+from study import cases, citation, identity, stats
 from reportgen.errors import ReportError
 
 _NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
@@ -278,17 +278,42 @@ fixed (the venv's Python, TVM's threads, NumPy's OpenBLAS and its environment): 
 3.6, made the environment page its own.  The OS, its kernel and the compiler may change (updates)."""
 MHZ_SPREAD = 0.10
 """How far a machine's reported clock may move between its runs (the committed runs: 0.001 %)."""
+MEMORY_SPREAD = 0.01
+"""How far a machine's memory may move between its runs (the committed runs: 0.001 %; the machine id rounds
+it to whole GiB, so 24.5 GiB was shown for 23.5 under one id)."""
 
 
 def _mhz(env):
     mhz = env.get("cpu_mhz")
     value = mhz.get("value") if isinstance(mhz, dict) else mhz
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+    return value if stats.is_number(value) and value > 0 else None
+
+
+def _memory(env):
+    value = env.get("memory_bytes")
+    return value if stats.is_number(value) and value > 0 else None
+
+
+def _mhz_source(env):
+    return env["cpu_mhz"].get("source") if isinstance(env.get("cpu_mhz"), dict) else None
+
+
+def _hardware_field(env, was):
+    """The first field of HARDWARE, the clock's source, the clock or the memory in which ``env`` is not ``was``."""
+    field = next((k for k in HARDWARE if env.get(k) != was.get(k)), None)
+    if field is None and _mhz_source(env) != _mhz_source(was):
+        return "cpu_mhz.source"
+    for name, value, spread in (("cpu_mhz", _mhz, MHZ_SPREAD), ("memory_bytes", _memory, MEMORY_SPREAD)):
+        a, b = value(was), value(env)
+        if field is None and a is not None and (b is None or abs(b - a) > spread * a):
+            return name
+    return field
 
 
 def hardware_problems(runs):
-    """Runs of one machine report its hardware alike (HARDWARE, and the clock within MHZ_SPREAD of its first
-    run): a later run that differs is refused, naming the field and the run it differs from."""
+    """Runs of one machine report its hardware alike (HARDWARE and the clock's source, the clock within MHZ_SPREAD
+    and the memory within MEMORY_SPREAD of its first run): a later run that differs is refused, naming the field
+    and the run it differs from."""
     first, out = {}, []
     for run in runs:
         env = run.manifest["environment"]
@@ -296,13 +321,11 @@ def hardware_problems(runs):
         if other is run:
             continue
         was = other.manifest["environment"]
-        field = next((k for k in HARDWARE if env.get(k) != was.get(k)), None)
-        a, b = _mhz(was), _mhz(env)
-        if field is None and a is not None and (b is None or abs(b - a) > MHZ_SPREAD * a):
-            field = "cpu_mhz"
+        field = _hardware_field(env, was)
         if field is not None:
-            out.append(f"{run.path / 'run.json'}: environment.{field}: {str(env.get(field))!r:.60} differs from run "
-                       f"{other.run_id} of the same machine {run.machine!r} ({str(was.get(field))!r:.60}): one machine, "
+            shown = _mhz_source if field == "cpu_mhz.source" else (lambda e: e.get(field))
+            out.append(f"{run.path / 'run.json'}: environment.{field}: {str(shown(env))!r:.60} differs from run "
+                       f"{other.run_id} of the same machine {run.machine!r} ({str(shown(was))!r:.60}): one machine, "
                        "one hardware and setup")
     return out
 

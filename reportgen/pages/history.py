@@ -4,7 +4,7 @@ import math
 
 from reportgen.data import claims, compare, merge
 from reportgen.render import comparable
-from study import cases, identity, work
+from study import cases, identity, stats, work
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
 from reportgen.data.words import W
@@ -66,11 +66,33 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
-def _jump(rec, earlier, skip=frozenset(), memo=None):
+WARMUP = "warmup"
+"""The warm-up calls a record says it made before its samples: the profile's, the same for every run of it
+(a run saying 'no warm-up, one call a sample' for 3 and 16 384 printed that method beside the figure)."""
+NUMBER = "calls/sample"
+NUMBER_JUMP = 256.0
+"""The factor a record's calls per sample jump at: the harness calibrates them to the speed it meets, and a
+NumPy peer of the same code took 128 calls a sample in one run and one in the next (the committed runs)."""
+
+
+def _method(rec, earlier):
+    """(ratio, name) of the timing method when it moved between two runs of one profile: the warm-up
+    changed, or the calls per sample by NUMBER_JUMP; else None."""
+    a, b = earlier.get("warmup"), rec.get("warmup")
+    if a != b:
+        return (b / a if stats.is_number(a) and stats.is_number(b) and a else math.inf), WARMUP
+    a, b = earlier.get("number"), rec.get("number")
+    if stats.is_number(a) and stats.is_number(b) and a > 0 and b > 0 and not 1 / NUMBER_JUMP < b / a < NUMBER_JUMP:
+        return b / a, NUMBER
+    return None
+
+
+def _jump(rec, earlier, skip=frozenset(), memo=None, same_profile=False):
     """(ratio, statistic) of the first of STATS, or of the work per call, that moved by JUMP or more from
     ``earlier``, or of another claim the record states (data.claims: scores, errors, sizes, counts), else
     None.  ``skip``: the claim keys the two runs' profiles change (data.profiles.claims_across; empty for
-    one profile), or None when the profiles differ in what the claims depend on: times only then."""
+    one profile), or None when the profiles differ in what the claims depend on: times only then.  Between
+    runs of one profile (``same_profile``) the timing method is compared too (_method)."""
     pairs = [(stat, (earlier.get("stats") or {}).get(stat), (rec.get("stats") or {}).get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
     pairs.append((SAMPLES, len(earlier.get("samples") or ()), len(rec.get("samples") or ())))
@@ -79,6 +101,9 @@ def _jump(rec, earlier, skip=frozenset(), memo=None):
             ratio = b / a
             if ratio >= JUMP or ratio <= 1 / JUMP:
                 return ratio, stat
+    moved = _method(rec, earlier) if same_profile else None
+    if moved is not None:
+        return moved
     return claims.jump(earlier, rec, JUMP, skip, memo) if skip is not None else None
 
 
@@ -126,7 +151,8 @@ def all_jumps(runs, code_changed=None, across=None):
             for earlier in [e for e in (before, origin) if e is not None][:1 if origin is before else 2]:
                 before_profile = earlier[2].manifest.get("profile")
                 moved = _jump(rec, earlier[1], frozenset() if before_profile == profile else
-                              across(family, before_profile, profile) if across else None, memo)
+                              across(family, before_profile, profile) if across else None, memo,
+                              same_profile=before_profile == profile)
                 if moved is not None:
                     changed = _code_changed(earlier[1]["fingerprint"] != rec["fingerprint"], earlier[2], run, family,
                                             code_changed)
