@@ -35,7 +35,7 @@ def test_a_docs_paragraph_holds_at_most_max_marks_of_one_character():
     from reportgen.publish import pagecontent
     said = pagecontent.source_problem("docs/x.md", "intro\n\n" + ("[" * 200 + "\n") * 100)
     assert said and said.startswith("docs/x.md:3: 20000 '['") and _expect("docs_paragraph_nesting") in said
-    assert pagecontent.source_problem("docs/x.md", "a\n\n" + ("[" * 150 + "\n\n") * 10) is None   # paragraph by paragraph
+    assert pagecontent.source_problem("docs/x.md", "a\n\n" + ("[" * 150 + "\n\n") * 6) is None   # paragraph by paragraph
 
 
 def test_a_docs_page_holds_no_control_character():

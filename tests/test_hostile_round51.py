@@ -18,6 +18,12 @@ samples at most, ten times what any profile asks); a record's warm-up and calls 
 were the newest run's (held like the hardware); a new machine of 0 cores, 0 bytes and SSE2 alone
 published an AVX-512 NumPy figure (a kernel's ISA is one its machine has, its threads at most its CPUs).
 
+Site set (4 of 10 failed): a {% raw %} block of unclosed '{{' sent the page checks' lazy scans to the
+page's end from each (an opener nothing closes is broken in two first); Pygments' lexers of some fence
+languages are quadratic (a docs page's fences are those the pages use, its text at most 256 KiB); the
+per-paragraph bound on '<' held, but Markdown scans each unclosed tag start to the page's end (1000 a
+page); a backspace as a YAML escape in the front matter and as '&#8;' in the text reached the page.
+
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
@@ -26,7 +32,9 @@ from test_hostile_round4 import _expect
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys", "projection_flagged_point",
                                           "int8_scheduled_count", "profile_labels", "samples_bootstrap",
-                                          "timing_method", "clock_source_memory", "impossible_machine")}
+                                          "timing_method", "clock_source_memory", "impossible_machine",
+                                          "docs_unclosed_openers", "docs_fence_language", "docs_page_size",
+                                          "docs_tag_starts", "docs_escaped_controls")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -145,3 +153,36 @@ def test_a_record_runs_on_what_its_machine_has():
     env = {"logical_cores": 0, "memory_bytes": 0, "affinity": []}
     said = manifest.size_problems({"environment": env, "command": [], "experiments": {}})
     assert "environment.logical_cores: 0" in said[0] and "environment.memory_bytes: 0" in said[1]
+
+
+def test_an_opener_nothing_closes_costs_the_page_checks_no_scan_to_the_end():
+    from reportgen.publish import pagecontent
+    assert pagecontent._closed_only("a {{ b }} {{ c {% d %} {% e") == "a {{ b }} " + _expect("docs_unclosed_openers") + " c {% d %} { % e"
+    page = "# T\n\nx {% raw %}" + "{{ " * 30000 + "{% endraw %} y\n"
+    assert "{{" not in pagecontent._closed_only(page)   # no opener left for a scan to the end
+    assert pagecontent.source_problem("docs/x.md", page) is None and pagecontent.typed_in_rendered("docs/x.md", page) == []
+    assert pagecontent.typed_in_rendered("docs/x.md", "{{ x }} {{ 0.5 }} ms {{ y") != []   # closed pairs read as before
+
+
+def test_a_docs_page_s_fences_and_size_are_bounded():
+    from reportgen.publish import pagecontent
+    for fence in ("```java", "~~~ {.autoit}", "```console", "> ```fan"):
+        said = pagecontent.source_problem("docs/x.md", f"# x\n\n{fence}\na a\n```\n")
+        assert said and said.startswith("docs/x.md:3:") and _expect("docs_fence_language") in said
+    assert pagecontent.source_problem("docs/x.md", "# x\n\n```python\nx\n```\n\n```\ny\n```\n") is None
+    said = pagecontent.source_problem("docs/x.md", "x" * (pagecontent.MAX_PAGE_CHARS + 1))
+    assert said and _expect("docs_page_size") in said
+    said = pagecontent.source_problem("docs/x.md", "# x\n\n" + ("<b " * 200 + "\n\n") * 40)
+    assert said and _expect("docs_tag_starts") in said
+
+
+def test_controls_written_as_escapes_or_references_are_refused(tmp_path):
+    from reportgen.data import plainfile
+    page = tmp_path / "x.md"
+    page.write_text('---\ntitle: "safe\\b\\b\\x7f evil"\n---\n# x\n', encoding="utf-8")
+    said = plainfile.front_matter_problem("docs/x.md", page)
+    assert said and "front matter (escapes decoded)" in said and _expect("docs_escaped_controls") in said
+    decoded = plainfile.references_decoded("ok\nrm safe&#8;&#x7f;&amp; evil")
+    said = plainfile.hidden_text_problem("docs/x.md", decoded, controls=True)
+    assert said and said.startswith("docs/x.md:2:") and _expect("docs_escaped_controls") in said
+    assert plainfile.references_decoded("&#10;&lt;&#x41;") == "\n<A"

@@ -206,6 +206,23 @@ def hidden_text_problem(where, text, controls=False):
             "the text read otherwise than it shows; remove it")
 
 
+_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?|&[A-Za-z][A-Za-z0-9]{1,40};")
+
+
+def references_decoded(text):
+    """The text with its character references as a browser decodes them (html.unescape drops a
+    reference to a control character, which the browser keeps: '&#8;' is a backspace on the page)."""
+    import html
+
+    def one(found):
+        hexa, decimal = found.group(1), found.group(2)
+        if hexa is None and decimal is None:
+            return html.unescape(found.group(0))
+        point = int(hexa, 16) if hexa is not None else int(decimal)
+        return chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd"
+    return _REFERENCE.sub(one, text)
+
+
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 """The YAML front matter MkDocs reads as a page's meta (mkdocs.utils.meta.YAML_RE)."""
 
@@ -268,6 +285,9 @@ def front_matter_problem(where, path):
     if odd:
         return (f"{where}: front matter: {', '.join(odd)[:60]}: a docs page's front matter sets "
                 f"{', '.join(sorted(FRONT_MATTER_KEYS))} only (a template or the files a page loads are the theme's)")
+    hidden = hidden_text_problem(f"{where} front matter (escapes decoded)", front_matter(source), controls=True)
+    if hidden:   # "\b" in a double-quoted title is a backspace in the page's <title>
+        return hidden
     marked = next((v for v in front_matter(source).split("\n") if re.search(r"[<>&]", v)), None)
     if marked is not None:   # a title '<s><font color=#fff>' struck out and hid every page's text
         return (f"{where}: front matter: {marked[:60]!r}: markup in a value the theme writes unescaped into the "

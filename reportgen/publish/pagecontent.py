@@ -206,10 +206,30 @@ MAX_MARKS = 200
 """The most of one character Markdown nests on that a docs paragraph may hold (the pages hold 54 at most):
 20 000 '*' around a word exceeded Python's recursion limit, 20 000 '[' ran two minutes past every
 time limit of the build (Markdown's conversion is MkDocs', outside the render's limits)."""
-MAX_PAGE_MARKS = 2000
+MAX_PAGE_MARKS = 1000
 """The most of one such character a docs page may hold in all (the pages hold 130 at most): an
 unclosed tag start is scanned for to the page's end, so 20 000 paragraphs of '<a ' took 39 s and
-twice as many four times that, whatever each paragraph holds."""
+twice as many four times that, whatever each paragraph holds (1000 take 0.14 s, 2000 1.5 s)."""
+MAX_PAGE_CHARS = 256 * 1024
+"""The most characters a docs page's own text may hold, before and after its Jinja runs (the pages hold
+11 000 at most): every check of the page and MkDocs' conversion read it whole, some more than once."""
+FENCE_LANGUAGES = frozenset({"", "text", "bash", "python"})
+"""The languages a docs page's code fences may name (the ones they do): Pygments highlights each, and
+some of its lexers take quadratic time (16 KB of 'a a a' as java took 5.6 s, of blanks as autoit 34 s)."""
+_FENCE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})[ \t]*\{?[ \t]*\.?([^\s{}`]*)", re.M)
+_PAIRS = (("{{", "}}"), ("{%", "%}"), ("{##", "##}"), ("<!--", "-->"))
+
+
+def _closed_only(text):
+    """The text with each Jinja or comment opener that nothing closes after it broken in two ('{{' as
+    '{ {'): each such opener sent the checks' lazy scans to the page's end, 20 000 of them (a {% raw %}
+    block) took 7.5 s, a 4 MiB page hours.  Lines and every closed pair stay where they are."""
+    for opener, closer in _PAIRS:
+        last = text.rfind(closer)
+        cut = last + len(closer) if last >= 0 else 0
+        if opener in text[cut:]:
+            text = text[:cut] + text[cut:].replace(opener, opener[0] + " " + opener[1:])
+    return text
 
 
 def source_problem(where, own):
@@ -221,6 +241,15 @@ def source_problem(where, own):
     dropped (ver{## ##}dict, da{% if x %}{% endif %}ta-num).  A paragraph holds at most MAX_MARKS of each
     character Markdown nests on (its cost grows with the paragraph: 60 lines of 200 '[' took 36 s), a
     page at most MAX_PAGE_MARKS (an unclosed '<a ' costs with the rest of the page)."""
+    if len(own) > MAX_PAGE_CHARS:
+        return (f"{where}: {len(own)} characters, more than the {MAX_PAGE_CHARS} a docs page's own text may hold "
+                "(its checks and MkDocs' conversion read it whole)")
+    fence = next((f for f in _FENCE.finditer(own) if f.group(1).lower() not in FENCE_LANGUAGES), None)
+    if fence:
+        return (f"{where}:{own.count(chr(10), 0, fence.start()) + 1}: a code fence of {fence.group(1)[:30]!r}: a docs "
+                f"page's fences are {', '.join(sorted(repr(x) for x in FENCE_LANGUAGES))} (Pygments takes minutes on "
+                "some languages' text)")
+    own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
         mark = next((ch for ch in NESTING if block.count(ch) > MAX_MARKS), None)
@@ -465,6 +494,7 @@ def _as_rendered(text):
     a {% set %} name's literal filled in where it is used, and then (1) statements as spaces and
     placeholders as their literals, (2) statements and placeholders dropped, (3) as (2) with every
     innermost {% if %}...{% endif %} dropped too (0.02{% if false %}.{% endif %} ms)."""
+    text = _closed_only(text)
     text = re.sub(r"\{##.*?##\}", _keep_lines, text, flags=re.S)
     for name, _q, literal in re.findall(r"\{%-?\s*set\s+(\w+)\s*=\s*(['\"])([^'\"\n]*)\2\s*-?%\}", text):
         text = re.sub(r"\{\{-?\s*" + re.escape(name) + r"\s*-?\}\}", literal.replace("\\", "\\\\"), text)
@@ -485,6 +515,7 @@ def _as_rendered(text):
 
 def _typed_in(text):
     """(line, figure) of each hand-typed figure of one rendering of a page (_as_rendered)."""
+    text = _closed_only(text)
     # text shown as code is still text (a ```text fence dressed as a log, a `code span`): its figures, but
     # for "16 x i32" (a type); a fence of a programming language is code, reviewed as code
     found = [(text.count("\n", 0, m.start() + f.start()) + 1, f.group(0))

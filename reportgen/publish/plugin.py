@@ -396,7 +396,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.book.set_page(page.file.src_uri)
         generated = page.file.src_uri in self.generated
         hidden = None if generated else (plainfile.hidden_text_problem(
-            f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.front_matter_problem(
+            f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.hidden_text_problem(
+            f"docs/{page.file.src_uri} (character references decoded)", plainfile.references_decoded(markdown),
+            controls=True) or plainfile.front_matter_problem(
             f"docs/{page.file.src_uri}", page.file.abs_src_path) or plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri} front matter (escapes decoded)", json.dumps(page.meta, ensure_ascii=False, default=str)))
         if hidden:
