@@ -34,7 +34,7 @@ SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys"
                                           "int8_scheduled_count", "profile_labels", "samples_bootstrap",
                                           "timing_method", "clock_source_memory", "impossible_machine",
                                           "docs_unclosed_openers", "docs_fence_language", "docs_page_size",
-                                          "docs_tag_starts", "docs_escaped_controls")}
+                                          "docs_tag_starts", "docs_escaped_controls", "docs_jinja_deep")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -186,3 +186,16 @@ def test_controls_written_as_escapes_or_references_are_refused(tmp_path):
     said = plainfile.hidden_text_problem("docs/x.md", decoded, controls=True)
     assert said and said.startswith("docs/x.md:2:") and _expect("docs_escaped_controls") in said
     assert plainfile.references_decoded("&#10;&lt;&#x41;") == "\n<A"
+
+
+def test_jinja_nested_too_deep_is_named_as_the_page_s(tmp_path):
+    from types import SimpleNamespace
+    import pytest
+    from reportgen.errors import ReportError
+    from reportgen.publish import plugin, sandbox
+    (tmp_path / "x.md").write_text("# x\n", encoding="utf-8")
+    me = SimpleNamespace(book=SimpleNamespace(set_page=lambda uri: None), generated=set(), jinja=sandbox.sandbox())
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md", abs_src_path=str(tmp_path / "x.md")), meta={})
+    with pytest.raises(ReportError) as err:
+        plugin.ReportgenPlugin.on_page_markdown(me, "x " + "{{ " * 60000, page, None, None)
+    assert str(err.value).startswith("docs/x.md: ") and _expect("docs_jinja_deep") in str(err.value)

@@ -412,9 +412,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                     derived_entries(self.book.index(), page.file.src_uri), self.book._rel)
             return markdown
         try:
+            try:
+                tree = self.jinja.parse(markdown)
+            except RecursionError:   # 60 000 nested '{{' (a mistake as much as an attack): name the page
+                raise ReportError(f"docs/{page.file.src_uri}: its Jinja is nested too deep for Jinja's parser; "
+                                  "a docs page fills in placeholders") from None
             names = Templates(self.data, self.book).names()
             self.names_defined = set(names)
-            tree = self.jinja.parse(markdown)
             unbounded = _unbounded_node(tree)   # before find_undeclared_variables: its code generator folds constants
             if unbounded:
                 raise ReportError(f"docs/{page.file.src_uri}:{unbounded.lineno}: {unbounded.what}: a docs page holds "
