@@ -34,7 +34,8 @@ SPECIAL = {case: None for case in ("docs_page_nesting", "docs_front_matter_keys"
                                           "int8_scheduled_count", "profile_labels", "samples_bootstrap",
                                           "timing_method", "clock_source_memory", "impossible_machine",
                                           "docs_unclosed_openers", "docs_fence_language", "docs_page_size",
-                                          "docs_tag_starts", "docs_escaped_controls", "docs_jinja_deep")}
+                                          "docs_tag_starts", "docs_escaped_controls", "docs_jinja_deep",
+                                          "verdict_on_flagged_figure")}
 
 
 def test_a_docs_page_holds_at_most_max_page_marks_of_one_character():
@@ -199,3 +200,16 @@ def test_jinja_nested_too_deep_is_named_as_the_page_s(tmp_path):
     with pytest.raises(ReportError) as err:
         plugin.ReportgenPlugin.on_page_markdown(me, "x " + "{{ " * 60000, page, None, None)
     assert str(err.value).startswith("docs/x.md: ") and _expect("docs_jinja_deep") in str(err.value)
+
+
+def test_a_verdict_resting_on_a_flagged_figure_says_so():
+    from types import SimpleNamespace
+    from reportgen.data.words import W
+    from reportgen.pages import conclusions
+    flagged = "0.8 GFLOPS" + W("figures.current.jumped", href="history.html#jumps")
+    cell = conclusions._verdict_cell(SimpleNamespace(id="c"), SimpleNamespace(
+        verdict=conclusions.SUPPORTS, observation=flagged, comparison=None))
+    assert _expect("verdict_on_flagged_figure") in cell
+    plain = conclusions._verdict_cell(SimpleNamespace(id="c"), SimpleNamespace(
+        verdict=conclusions.SUPPORTS, observation="0.8 GFLOPS", comparison=None))
+    assert _expect("verdict_on_flagged_figure") not in plain
