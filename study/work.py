@@ -86,6 +86,10 @@ MAX_KERNELS = 100_000
 KERNELS = f"a count of kernels from 0 to {MAX_KERNELS}"
 COUNTS = "an object of counts >= 0"
 TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
+MAX_LANES = 64
+LANES = f"a count of vector lanes from 1 to {MAX_LANES}"
+MAX_SHAPES, MAX_RANK = 64, 8
+SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RANK} dimensions >= 0"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
@@ -96,7 +100,7 @@ EXTRA_TYPES = {
     "campaign": (dict, type(None)), "agreement": (dict,), "training": (dict,), "schedule_params": (dict,),
     "engine": (dict,), "dot_instructions": (dict,), "before_stats": (dict,), "after_stats": (dict,),
     "avx2_target": (dict,), "rewrite": (dict, type(None)), "converter": (dict,), "ort_coverage": (dict,),
-    "relax_ops": (dict,), "kernel_calls": (dict,),
+    "relax_ops": (dict,), "kernel_calls": (dict,), "failures": (dict,),
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
@@ -119,6 +123,12 @@ def _type_problem(where, value, want):
     elif want in (COUNT, TRIALS, KERNELS):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
               and value <= {COUNT: value, TRIALS: MAX_TRIALS, KERNELS: MAX_KERNELS}[want])
+    elif want == LANES:   # a vector's lanes, which a kernel's channels are divided by
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_LANES
+    elif want == SHAPES:   # tensor shapes, each a list of dimensions (a 'x' stopped the build in int())
+        ok = isinstance(value, list) and len(value) <= MAX_SHAPES and all(
+            isinstance(s, list) and len(s) <= MAX_RANK and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
+                                                               for d in s) for s in value)
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
         ok = is_number(value) and 0 <= value <= 1
     else:
@@ -144,7 +154,7 @@ NESTED_FIGURES = {
                "measured": TRIALS, "valid": TRIALS, "tasks": KERNELS, "tensorized": (dict,)},
     "asm": {"hottest": COUNTS, "kernels_with": COUNTS, "all_kernels": COUNTS, "hottest_kernel": (str,)},
     "rules_tuning": {"trials": TRIALS, "seconds": SECONDS},
-    "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,)},
+    "rules": {"trials": TRIALS, "limit": COUNT, "kernels": (dict,), "lanes": LANES},
     "theoretical": {"formula": (str,)},
     "vector_fma_instructions": {"xmm": COUNT, "ymm": COUNT, "zmm": COUNT},
     "rewrite": {"quantize": COUNT, "dequantize": COUNT, "quantized_ops": (dict,), "float_ops": (list,),
@@ -160,12 +170,12 @@ NESTED_FIGURES = {
 
 
 PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
-               "operands": (str,), "inputs": (list,), "outputs": (list,)}
+               "operands": (str,), "inputs": SHAPES, "outputs": SHAPES}
+"""A row of a kernel or node profile, as the per-kernel tables read it."""
 ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
 """Rows of the tuning allocation and per-layer error tables, as the pages read them."""
-"""A row of a kernel or node profile, as the per-kernel tables read it."""
 MARGINS = {"error_median": SECONDS, "share_margin_below_error": SHARE, "flips": COUNT, "flip_margin_max": SECONDS,
            "margin_quantiles": (dict,)}
 """The fields of an agreement set's margins the INT8 page prints (each >= 0; the flip margin may be null)."""
@@ -178,7 +188,7 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{0,79}")
 digits and ``_ . : / -`` only, so that no key can carry markup into a page."""
 COUNTS_BY_NAME = {("training", "counts"): COUNT, ("codegen", "fma_packed"): COUNT,
                   ("rewrite", "quantized_ops"): COUNT, ("relax_ops",): COUNT, ("kernel_calls",): COUNT,
-                  ("ort_coverage", "by_op"): {"integer": COUNT, "float": COUNT}}
+                  ("ort_coverage", "by_op"): {"integer": COUNT, "float": COUNT}, ("failures",): COUNT}
 """Mappings pages print key by key: each key a NAME, each value a count (or an object of counts)."""
 
 
@@ -248,6 +258,8 @@ def _nested_problems(extra):
             continue
         out += [_type_problem(f"extra.rules.kernels[{kernel!r:.40}].{key}", info[key], COUNT)
                 for key in RULE_TILE if info.get(key) is not None]
+        if info.get("ic_lanes") is not None:
+            out.append(_type_problem(f"extra.rules.kernels[{kernel!r:.40}].ic_lanes", info["ic_lanes"], LANES))
     theo = extra.get("theoretical")
     if isinstance(theo, dict) and "gflops" in theo:
         if not (is_number(theo["gflops"]) and theo["gflops"] > 0):
@@ -260,9 +272,15 @@ def _nested_problems(extra):
 
 
 def _profile_total_problems(extra):
-    """An operator profile's rows are parts of its total: the total is > 0 and their sum is not
-    more than it (a total of 0 stopped the build dividing by it; a top row of twice the total
-    published a kernel's share of 201 % and an Amdahl speed-up of -153x)."""
+    """An operator profile's rows are ordered slowest first and are parts of its total: the total is > 0
+    and their sum is not more than it (a total of 0 stopped the build dividing by it; a top row of twice
+    the total published a kernel's share of 201 % and an Amdahl speed-up of -153x)."""
+    for name in ("op_profile", "kernel_profile", "node_profile"):
+        table = extra.get(name)
+        times = [row.get("seconds") for row in table if isinstance(row, dict)] if isinstance(table, list) else []
+        if all(is_number(t) for t in times) and any(a < b for a, b in zip(times, times[1:])):
+            # the pages read the first row as the slowest: the rows reversed named a 3 % kernel the bottleneck
+            return [f"extra.{name}: its rows are not ordered slowest first (the pages read the first as the slowest)"]
     rows, total = extra.get("op_profile"), extra.get("op_profile_total_s")
     if not rows or not isinstance(rows, list):
         return []

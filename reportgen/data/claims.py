@@ -59,10 +59,11 @@ assembly and their grid by reportgen.data.searchfacts).  A hand-written stage's 
 
 
 PROFILES = ("kernel_profile", "node_profile", "op_profile")
-PROFILE_LABELS = ("kind", "operands", "op", "calls")
+PROFILE_LABELS = ("kind", "operands", "op", "calls", "node", "inputs", "outputs")
 """An operator profile's rows are ordered by time, but what each row names is the program's: the count of
-rows of each label (a kernel's kind, its operands' class, its operator, its calls) is a claim.  Every
-kernel relabelled 'integer' made the INT8 page read '28 integer kernels, 100 %' for 24, 2 and 2."""
+rows of each label (a kernel's kind, its operands' class, its operator, its calls, a node's name and its
+tensors' shapes) is a claim.  Every kernel relabelled 'integer' made the INT8 page read '28 integer
+kernels, 100 %' for 24, 2 and 2; two ORT nodes' shapes swapped made TVM 15.66x slower on the stem."""
 
 
 RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")

@@ -427,9 +427,14 @@ def _search_problems(results_dir, rec, extra):
         out.append(f"database: {why}")
     elif not isinstance(extra.get("total_records"), int) or not 0 <= extra["total_records"] <= records:
         out.append(f"total_records: {extra.get('total_records')!r:.40}, but the search's database holds {records} records")
-    if done:
-        seconds = searchlog.seconds_problem(extra.get("tuning_seconds"), rows[-done:])   # this call's trials
+    if isinstance(done, int) and not isinstance(done, bool) and 0 <= done <= len(rows):
+        # this call's trials (none of a reused database): its seconds, and its failures by category (the
+        # tuning table's column; 'numeric_check_failed 61' of 128 trials the log measured all valid)
+        seconds = searchlog.seconds_problem(extra.get("tuning_seconds"), rows[-done:]) if done else None
         out += [f"tuning_seconds: {seconds}"] if seconds else []
+        failures, found = extra.get("failures"), searchlog.summary(rows[-done:] if done else [])["failures"]
+        if isinstance(failures, dict) and {k: v for k, v in failures.items() if v} != found:
+            out.append(f"failures: {failures!r:.80}, but the search's trial log ({done} trials) says {found!r:.80}")
     return out
 
 
