@@ -24,19 +24,36 @@ def parse_address(text):
 
 
 def _tracker(address, timeout_s):
+    """A session with the tracker, its handshake bounded by ``timeout_s`` (a port that accepts and never
+    answers, another service's, kept retest waiting with nothing printed); the session's socket blocks
+    again afterwards (a request waits for a free device as long as the tracker makes it)."""
     from tvm import rpc
     host, port = parse_address(address)
+    previous = socket.getdefaulttimeout()
     try:
         with socket.create_connection((host, port), timeout=timeout_s):
             pass
-        return rpc.connect_tracker(host, port)
-    except OSError as exc:
-        raise RemoteError(f"RPC tracker {address} unreachable: {exc}") from exc
+        socket.setdefaulttimeout(timeout_s)   # TVM's handshake opens its own socket and waits for 4 bytes
+        try:
+            tracker = rpc.connect_tracker(host, port)
+        finally:
+            socket.setdefaulttimeout(previous)
+        tracker._sock.settimeout(None)
+        return tracker
+    except (OSError, UnicodeError) as exc:   # a host name over 63 characters per label: UnicodeError (idna)
+        raise RemoteError(f"RPC tracker {address[:80]} unreachable: {exc}") from exc
+    except RuntimeError as exc:   # it answered, but not as a tracker
+        raise RemoteError(f"RPC tracker {address[:80]}: {exc}") from exc
 
 
 def free_servers(address, key, timeout_s=5):
     """How many servers with this key the tracker knows (0 means a request would wait forever)."""
-    summary = _tracker(address, timeout_s).summary()
+    tracker = _tracker(address, timeout_s)
+    tracker._sock.settimeout(timeout_s)   # a summary is answered at once
+    try:
+        summary = tracker.summary()
+    except OSError as exc:
+        raise RemoteError(f"RPC tracker {address[:80]} gave no summary: {exc}") from exc
     keys = [info.get("key", "") for info in summary.get("server_info", [])]
     return sum(1 for k in keys if k.split(":", 1)[-1] == key or k == f"server:{key}")
 

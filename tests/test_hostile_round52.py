@@ -7,6 +7,11 @@ record's vector lanes were untyped (a 0 divided by zero); a GEMM search's failur
 word (61 numeric failures beside a log of 128 valid trials) and untyped; an operator profile's order
 named its bottleneck (the rows reversed named a 3 % kernel).
 
+Site set (4 of 14 failed): round 51's reference decoder read 8 digits where a browser reads all
+('&#x000000008;' a backspace); '&#{{ n }};' made a reference of a placeholder's bare number after
+every check of the source; a mkdocs.yml title's YAML escapes put controls in every page's navigation;
+retest --rpc-tracker at a port that accepts and never answers waited forever with nothing printed.
+
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
@@ -19,7 +24,8 @@ from test_hostile_round4 import _expect
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("profile_shapes", "profile_shape_types", "rule_lanes", "gemm_search_failures",
-                                   "gemm_failures_types", "profile_order")}
+                                   "gemm_failures_types", "profile_order", "padded_reference", "assembled_reference",
+                                   "config_escaped_controls", "tracker_silent")}
 
 
 def _committed(run, test):
@@ -82,3 +88,55 @@ def test_an_operator_profile_is_ordered_slowest_first():
     assert work._profile_total_problems({"op_profile": rows, "op_profile_total_s": 1e-2}) == []
     said = work._profile_total_problems({"op_profile": rows[::-1], "op_profile_total_s": 1e-2})
     assert said and said[0].startswith("extra.op_profile:") and _expect("profile_order") in said[0]
+
+
+def test_a_zero_padded_reference_is_read_as_a_browser_reads_it():
+    from reportgen.data import plainfile
+    for text in ("rm safe&#x000000008; evil", "&#00000000008;", "&#x0000000007f;"):
+        said = plainfile.shown_controls_problem("docs/x.md", text)
+        assert said and said.startswith("docs/x.md (character references decoded):1:"), text
+    assert _expect("padded_reference") in plainfile.shown_controls_problem("docs/x.md", "&#x000000008;")
+    assert plainfile.references_decoded("&#x" + "0" * 5000 + "41;&#" + "9" * 5000 + ";") == "A\ufffd"
+
+
+def test_a_reference_a_placeholder_completes_is_read_as_rendered():
+    from reportgen.data import plainfile
+    from reportgen.publish import sandbox
+    env = sandbox.sandbox()
+    text = sandbox.render(env, env.parse("rm safe&#{{ n }}; evil"), {"n": "8"}, "docs/x.md")
+    said = plainfile.shown_controls_problem("docs/x.md as rendered", text)
+    assert said and _expect("assembled_reference") in said
+    assert "shown_controls_problem(f\"docs/{page.file.src_uri} as rendered\", text)" in (
+        ROOT / "reportgen" / "publish" / "plugin.py").read_text(encoding="utf-8")   # the build reads the page so
+
+
+def test_mkdocs_yml_escapes_for_controls_are_refused(tmp_path):
+    import pytest
+    from reportgen.commands import build
+    from reportgen.errors import ReportError
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    first, rest = config.split("\n", 1)
+    assert first.startswith("site_name:")
+    (tmp_path / "mkdocs.yml").write_text('site_name: "TVM\\b\\b\\x7f"\n' + rest, encoding="utf-8")
+    with pytest.raises(ReportError) as err:
+        build._config_problems(tmp_path)
+    assert _expect("config_escaped_controls") in str(err.value)
+
+
+def test_a_tracker_that_never_answers_is_reported_in_bounded_time():
+    import socket
+    import threading
+    from experiments import remote
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    kept = []
+    threading.Thread(target=lambda: kept.append(listener.accept()), daemon=True).start()
+    try:
+        remote.free_servers(f"127.0.0.1:{listener.getsockname()[1]}", "k", timeout_s=1)
+    except remote.RemoteError as exc:
+        assert _expect("tracker_silent") in str(exc)
+    else:
+        raise AssertionError("a silent tracker was taken for one")
+    finally:
+        listener.close()

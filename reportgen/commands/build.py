@@ -281,7 +281,7 @@ def _config_problems(root):
                 stack.extend((key, value))   # a key's tag too: `? !!python/object/apply:...` ran a command
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
-        elif hidden := plainfile.hidden_text_problem("", str(node.value)):   # a YAML escape ("\\u202e") loaded
+        elif hidden := plainfile.hidden_text_problem("", str(node.value), controls=True):   # a YAML escape loaded
             raise ReportError(f"{path}:{node.start_mark.line + 1}: {hidden.split(': ', 1)[1]}")
         elif id(node) not in patterns and _OUTSIDE.search(str(node.value)):   # a plugin's results_dir: /, ../..
             raise ReportError(f"{path}:{node.start_mark.line + 1}: {str(node.value)!r:.60} names a path outside "

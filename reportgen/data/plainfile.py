@@ -206,7 +206,8 @@ def hidden_text_problem(where, text, controls=False):
             "the text read otherwise than it shows; remove it")
 
 
-_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?|&[A-Za-z][A-Za-z0-9]{1,40};")
+_REFERENCE = re.compile(r"&#(?:[xX]0*([0-9a-fA-F]+)|0*([0-9]+));?|&[A-Za-z][A-Za-z0-9]{1,40};")
+"""A character reference as a browser reads it: every digit, leading zeros too (&#x000000008; is a backspace)."""
 
 
 def references_decoded(text):
@@ -218,9 +219,16 @@ def references_decoded(text):
         hexa, decimal = found.group(1), found.group(2)
         if hexa is None and decimal is None:
             return html.unescape(found.group(0))
-        point = int(hexa, 16) if hexa is not None else int(decimal)
-        return chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd"
+        digits = hexa if hexa is not None else decimal
+        point = int(digits, 16 if hexa is not None else 10) if len(digits) <= 8 else 0x110000   # past Unicode
+        return chr(point) if 0 < point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd"
     return _REFERENCE.sub(one, text)
+
+
+def shown_controls_problem(where, text):
+    """hidden_text_problem with controls, of a page's text as a browser shows it (its character references
+    decoded): '&#8;', '&#x000000008;' and a reference a placeholder completes ('&#{{ n }};') are backspaces."""
+    return hidden_text_problem(f"{where} (character references decoded)", references_decoded(text), controls=True)
 
 
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)

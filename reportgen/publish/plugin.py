@@ -396,9 +396,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.book.set_page(page.file.src_uri)
         generated = page.file.src_uri in self.generated
         hidden = None if generated else (plainfile.hidden_text_problem(
-            f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.hidden_text_problem(
-            f"docs/{page.file.src_uri} (character references decoded)", plainfile.references_decoded(markdown),
-            controls=True) or plainfile.front_matter_problem(
+            f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.shown_controls_problem(
+            f"docs/{page.file.src_uri}", markdown) or plainfile.front_matter_problem(
             f"docs/{page.file.src_uri}", page.file.abs_src_path) or plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri} front matter (escapes decoded)", json.dumps(page.meta, ensure_ascii=False, default=str)))
         if hidden:
@@ -447,6 +446,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 own = sandbox.render(self.typed, tree, names, where)   # the page's own text, Jinja run, placeholder figures out
                 bare = sandbox.render(self.bare, tree, names, where)
             self.render_left -= time.monotonic() - started
+            hidden = plainfile.shown_controls_problem(f"docs/{page.file.src_uri} as rendered", text)
+            if hidden:   # '&#{{ n }};' made a backspace of a placeholder's bare 8
+                raise ReportError(hidden)
             typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [pagecontent.source_problem(
                 f"docs/{page.file.src_uri} (as rendered)", bare)] if p]
             if typed:
