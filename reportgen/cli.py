@@ -23,7 +23,8 @@ class Root(os.PathLike):
                     raise ReportError(f"--root {start}: no such folder; point --root at the project folder")
                 self._path = start
             else:
-                found = next((p for p in (start, *start.parents) if (p / "mkdocs.yml").is_file()), None)
+                found = next((p for p in (start, *start.parents)   # a link is found, and refused where it is read
+                              if (p / "mkdocs.yml").is_file() or (p / "mkdocs.yml").is_symlink()), None)
                 if found is None:
                     raise ReportError(f"{start}: not inside the project (no mkdocs.yml here or in any parent "
                                       "folder); cd into it or pass --root")

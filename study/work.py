@@ -172,6 +172,10 @@ NESTED_FIGURES = {
 PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": SHAPES, "outputs": SHAPES}
 """A row of a kernel or node profile, as the per-kernel tables read it."""
+PROFILE_REQUIRED = {"op_profile": ("op", "kind", "calls", "seconds"), "kernel_profile": ("op", "kind", "calls", "seconds"),
+                    "node_profile": ("node", "op", "inputs", "outputs", "seconds")}
+"""What every row of each profile holds (the committed rows do): the pages index them, and order and share them
+by their seconds, each > 0 (a null stopped the build and switched the order check off, a zero divided by zero)."""
 ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
@@ -181,6 +185,10 @@ MARGINS = {"error_median": SECONDS, "share_margin_below_error": SHARE, "flips": 
 """The fields of an agreement set's margins the INT8 page prints (each >= 0; the flip margin may be null)."""
 RULE_TILE = ("oc_blocks", "ic", "ic_blocks", "kh", "kw", "oh", "ow", "oc_tile", "ow_tile")
 """The shape and tile of a kernel by rule, as the per-convolution tables read them."""
+_OUTPUT = ("kh", "kw", "oh", "ow", "ow_tile")
+RULE_REQUIRED = {"conv": ("oc_blocks", "ic_blocks", "oc_tile") + _OUTPUT, "vnni_conv": ("oc_blocks", "ic", "oc_tile") + _OUTPUT,
+                 "avx2_conv": ("oc_blocks", "ic", "oc_tile") + _OUTPUT, "depthwise": _OUTPUT}
+"""The tile fields each convolution rule's kernels hold (the committed ones do): the tables index them."""
 
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{0,79}")
@@ -237,9 +245,15 @@ def _nested_problems(extra):
             if not isinstance(row, dict):
                 out.append(f"extra.{name}[{i}]: expected an object, got {type(row).__name__}")
                 continue
+            missing = [key for key in PROFILE_REQUIRED.get(name, ()) if row.get(key) is None]
+            if missing:
+                out.append(f"extra.{name}[{i}]: holds no {missing[0]} (every row of a profile does)")
+                continue
             for key, want in fields.items():
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
+            if name in PROFILE_REQUIRED and is_number(row["seconds"]) and not row["seconds"] > 0:
+                out.append(f"extra.{name}[{i}].seconds: {row['seconds']!r}, not a time > 0 (the tables divide by it)")
     margins = (extra.get("agreement_set") or {}).get("margins") if isinstance(extra.get("agreement_set"), dict) else None
     if isinstance(margins, dict):   # the INT8 page prints each (a missing error_median stopped the build)
         out += [_type_problem(f"extra.agreement_set.margins.{key}", margins.get(key), want)
@@ -256,6 +270,10 @@ def _nested_problems(extra):
         if not isinstance(info, dict):
             out.append(f"extra.rules.kernels[{kernel!r:.40}]: expected an object, got {type(info).__name__}")
             continue
+        missing = [key for key in RULE_REQUIRED.get(info.get("rule"), ()) if info.get(key) is None]
+        if missing:
+            out.append(f"extra.rules.kernels[{kernel!r:.40}]: a {info['rule']} kernel without {missing[0]} (the "
+                       "per-convolution tables read its tile)")
         out += [_type_problem(f"extra.rules.kernels[{kernel!r:.40}].{key}", info[key], COUNT)
                 for key in RULE_TILE if info.get(key) is not None]
         if info.get("ic_lanes") is not None:

@@ -223,9 +223,11 @@ def _config_problems(root):
         raise ReportError(f"SOURCE_DATE_EPOCH: {epoch!r:.40} is not a count of seconds since 1970 (unset it, "
                           "or set it to one, e.g. $(git log -1 --format=%ct))")
     path = root / "mkdocs.yml"
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:   # a plain file of bounded size: a committed link to /dev/zero was read until memory ran out
+        text = plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES)
         stack = [safeyaml.compose(text)]   # no alias: one under extra: reused in nav: expanded without bound
+    except ReportError:   # a link, not a plain file, too large: it names the file
+        raise
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ReportError(f"{path}: cannot be read ({safeyaml.describe(exc)[:200]})") from None
     hidden = plainfile.hidden_text_problem(str(path), text)
@@ -293,8 +295,8 @@ def pinned_machine(root):
     None (no pin, or a mkdocs.yml the build itself refuses, naming the line)."""
     import yaml
     try:
-        node = safeyaml.compose((Path(root) / "mkdocs.yml").read_text(encoding="utf-8"))
-    except (OSError, ValueError, yaml.YAMLError):
+        node = safeyaml.compose(plainfile.read_text(Path(root) / "mkdocs.yml", plainfile.MAX_ARCHIVE_FILE_BYTES))
+    except (ReportError, OSError, ValueError, yaml.YAMLError):
         return None
     items = dict((getattr(k, "value", None), v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else {}
     for plugin in getattr(items.get("plugins"), "value", None) or []:

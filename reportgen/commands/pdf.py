@@ -39,7 +39,9 @@ def nav_pages(root):
     """The Markdown pages of mkdocs.yml's nav, in order (the generated provenance pages are not in it)."""
     path = Path(root) / "mkdocs.yml"
     try:   # read within limits, as build reads it: an alias reused in nav: expanded to 10^7 pages
-        config = safeyaml.loads(path.read_text(encoding="utf-8"))
+        config = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+    except ReportError:   # a link, not a plain file, too large: it names the file
+        raise
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ReportError(f"{path}: cannot be read ({safeyaml.describe(exc)[:200]})") from None
     out = []

@@ -18,6 +18,7 @@ not name (a group, a budget, a quantization method the pages print beside its fi
 The errors of a record whose program a search scheduled move with the
 schedule (floating-point sums reassociated), so they jump at SEARCH_ERROR_JUMP.
 """
+import json
 import math
 import re
 from collections import Counter
@@ -102,7 +103,8 @@ def claims(rec):
     extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
     for key in PROFILES:
         rows = extra.get(key)
-        labels = Counter(",".join(f"{f}={row.get(f)}" for f in PROFILE_LABELS if f in row)
+        # one JSON list of every label field, absent ones null: 'node=A,inputs=[..]' as a name is not a shape
+        labels = Counter(json.dumps([row.get(f) for f in PROFILE_LABELS], ensure_ascii=False, default=str)
                          for row in (rows if isinstance(rows, list) else ()) if isinstance(row, dict))
         out.update({("extra", key, "#rows", label): count for label, count in labels.items()})
     return out

@@ -478,6 +478,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # placeholder or given in the front matter's title) is read by verify at the build's end
         # (sitecheck.Markup notes the first one of every document it parses)
         drawn = spec_problem(f"docs/{page.file.src_uri}", output, self.data.specs) if "spec-" in output else None
+        # a control character as Markdown writes it ('&\\#8;' is '&#8;' once the escape is undone)
+        drawn = drawn or plainfile.shown_controls_problem(f"docs/{page.file.src_uri} as built", output)
         if drawn:
             raise ReportError(drawn)
         return with_csp(output)
