@@ -140,6 +140,10 @@ def _positive_problems(case: dict) -> list[str]:
             if case.get(key) is not None and not (type(case[key]) is int and case[key] >= 1)]
 
 
+CASE_OBJECTS = frozenset({"target", "quant", "tiles"})
+"""The case fields that are objects (a GEMM's target and tiles, a quantization's settings); every other is a label."""
+
+
 def case_problems(record_id: str, case: dict, status: str | None = None) -> list[str]:
     """A record's case must say what its id says: each id field the case also holds (under its own
     name or CASE_KEYS) has the same value, so that a page never labels one problem with another's
@@ -148,6 +152,10 @@ def case_problems(record_id: str, case: dict, status: str | None = None) -> list
     a field of no meaning (``/zz=1``) spelled one case a second way, and the older spelling stayed a
     current record the pages' lookups took (cases.canonical_id cannot fold a field it does not know)."""
     family, named = fields(record_id)
+    nested = [k for k, v in case.items() if isinstance(v, (list, dict)) and k not in CASE_OBJECTS]
+    if nested:   # a label the checks look up in a table: ['avx2'] stopped them (unhashable)
+        return [f"case.{nested[0]}: expected a label (text, number, true/false or null), got "
+                f"{type(case[nested[0]]).__name__}"]
     out = _positive_problems(case)
     if family in ID_FIELDS:   # a family of free labels too: its values are labels, its fields declared
         out.extend(f"id: {name!r:.40} is not a field of {family} ids ({', '.join(order(family))}; study/cases.py)"

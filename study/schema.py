@@ -69,7 +69,7 @@ TIME_UNITS = ("s", "ms", "us", "ns")
 """Units of durations: every sample and statistic in them is a finite number > 0."""
 
 UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-DURATION_RANGE_S = (1e-12, 1e6)
+DURATION_RANGE_S = (_work.MIN_DURATION_S, 1e6)
 """A plausible duration, in seconds: a picosecond (below it a figure such as GFLOPS overflows) to
 about eleven days (no case runs that long; 1e200 s is a broken or forged record)."""
 

@@ -65,7 +65,7 @@ def summary(rows):
     """Counts of measured, valid and failed trials (by category) of a trial log's rows."""
     failures = {}
     for row in rows:
-        if row["category"]:
+        if row.get("category"):   # a trial without one was built and ran (trials() reads it so)
             failures[row["category"]] = failures.get(row["category"], 0) + 1
     return {"measured": len(rows), "valid": len(rows) - sum(failures.values()), "failures": failures}
 

@@ -86,6 +86,9 @@ MAX_KERNELS = 100_000
 KERNELS = f"a count of kernels from 0 to {MAX_KERNELS}"
 COUNTS = "an object of counts >= 0"
 TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
+MIN_DURATION_S = 1e-12
+"""The shortest plausible duration (schema.DURATION_RANGE_S, a profile row's seconds): a picosecond; below it
+a figure such as GFLOPS overflows (a row of 5e-324 s printed 'inf x')."""
 MAX_LANES = 64
 LANES = f"a count of vector lanes from 1 to {MAX_LANES}"
 MAX_SHAPES, MAX_RANK = 64, 8
@@ -252,8 +255,9 @@ def _nested_problems(extra):
             for key, want in fields.items():
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
-            if name in PROFILE_REQUIRED and is_number(row["seconds"]) and not row["seconds"] > 0:
-                out.append(f"extra.{name}[{i}].seconds: {row['seconds']!r}, not a time > 0 (the tables divide by it)")
+            if name in PROFILE_REQUIRED and is_number(row["seconds"]) and not row["seconds"] >= MIN_DURATION_S:
+                out.append(f"extra.{name}[{i}].seconds: {row['seconds']!r}, not a time > 0 of at least "
+                           f"{MIN_DURATION_S:g} s (the tables divide by it)")
     margins = (extra.get("agreement_set") or {}).get("margins") if isinstance(extra.get("agreement_set"), dict) else None
     if isinstance(margins, dict):   # the INT8 page prints each (a missing error_median stopped the build)
         out += [_type_problem(f"extra.agreement_set.margins.{key}", margins.get(key), want)
@@ -269,6 +273,10 @@ def _nested_problems(extra):
     for kernel, info in (kernels or {}).items() if isinstance(kernels, dict) else ():
         if not isinstance(info, dict):
             out.append(f"extra.rules.kernels[{kernel!r:.40}]: expected an object, got {type(info).__name__}")
+            continue
+        if not isinstance(info.get("rule"), (str, type(None))):
+            out.append(f"extra.rules.kernels[{kernel!r:.40}].rule: expected a rule's name, got "
+                       f"{type(info['rule']).__name__}")
             continue
         missing = [key for key in RULE_REQUIRED.get(info.get("rule"), ()) if info.get(key) is None]
         if missing:

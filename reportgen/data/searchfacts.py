@@ -152,7 +152,7 @@ def _scheduled_problems(tuning, rows):
     """An own INT8 search's kernel counts are its trial log's: as many scheduled as tasks it holds a valid
     trial of, none of those among the unscheduled, and every task it tried and never measured among them
     (the table's 'scheduled n/N'; every committed record agrees)."""
-    valid = {row["task"] for row in rows if not row["category"] and "task" in row}
+    valid = {row["task"] for row in rows if not row.get("category") and "task" in row}
     failed = {row["task"] for row in rows if "task" in row} - valid
     named = tuning.get("unscheduled")
     named = set(map(str, named)) if isinstance(named, list) else set()
@@ -262,7 +262,7 @@ def _coverage_problems(extra, rows, ref):
     if not isinstance(coverage, dict) or not isinstance(coverage.get("scheduled"), list):
         return []
     scheduled, unscheduled = set(map(str, coverage["scheduled"])), set(map(str, coverage.get("unscheduled") or []))
-    valid = {row["task"] for row in rows if not row["category"] and "task" in row}
+    valid = {row["task"] for row in rows if not row.get("category") and "task" in row}
     tried = {row["task"] for row in rows if "task" in row}
     if scheduled != valid:
         odd = sorted(scheduled ^ valid)[0]

@@ -25,6 +25,7 @@ from reportgen.render.cells import text as _esc
 from reportgen.data.queries import TVM_ENGINES, e2e, e2e_models, gemm, ok
 from reportgen.render.labels import engine_zh, model_zh
 from reportgen.render.lookup import fig, gflops, hist, ms, percent, times
+from reportgen.render.figures import rests_on_jump
 from reportgen.data.words import W
 
 _FIGURE = re.compile(r"\{(\w+/\w+/\w+)\}")
@@ -513,15 +514,7 @@ def _verdict_cell(conclusion, evidence, before=None):
             f"{VERDICT_ZH[evidence.verdict]}</span>")
     if before not in (None, PENDING, evidence.verdict) and evidence.verdict != PENDING:
         cell += (W("conclusions.verdict_cell.cell", id=conclusion.id, verdict_zh=VERDICT_ZH[before]))
-    if JUMP_FLAG in (evidence.observation or "") + (evidence.comparison or ""):
-        # the verdict rests on a figure flagged as a jump (figures.current.jumped): it says so itself, not
-        # only the observation beside it
-        cell += W("conclusions.verdict_cell.jumped")
-    return cell
-
-
-JUMP_FLAG = W("figures.current.jumped", href="\0").split("\0")[0]
-"""The start of a jumped figure's flag (render.figures.FigureBook.current), up to its link."""
+    return cell + rests_on_jump(evidence.observation, evidence.comparison)   # it says so itself
 
 
 def table(ctx):

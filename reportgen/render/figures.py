@@ -14,6 +14,13 @@ from reportgen.data.runfacts import anchor
 from reportgen.data.words import W
 
 
+
+def rests_on_jump(*cells):
+    """The note a verdict or a goal's cell carries when a figure it rests on (in ``cells``, as rendered) is
+    flagged as a jump: a verdict beside a flagged figure said nothing of it ('holds', 'met')."""
+    flag = W("figures.current.jumped", href="\0").split("\0")[0]   # the flag's start, up to its link
+    return W("figures.rests_on_jump.text") if any(flag in (c or "") for c in cells) else ""
+
 def slug(text):
     """Stable HTML anchor for an id (same id, same anchor, every build; data.runfacts.anchor, where
     load refuses two ids of one anchor)."""
