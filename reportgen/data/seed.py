@@ -65,12 +65,52 @@ def read_content_map(archive_dir):
     return data
 
 
+FENCE_LANGUAGES = frozenset({"", "text", "bash", "python"})
+"""The languages a docs page's code fences may name (the ones they do): Pygments highlights each, and
+some of its lexers take quadratic time (16 KB of 'a a a' as java took 5.6 s, of blanks as autoit 34 s)."""
+SNIPPET_TEXTS = ("id", "seed_section", "lang", "title", "text")
+"""The fields of an archive/code.yaml snippet the pages print, each a text (a 5 broke method.md)."""
+MAX_SNIPPET_CHARS = 64 * 1024
+"""The most characters one code block the pages show may hold (the longest holds 2 400)."""
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.M)
+
+
+def code_problem(where, text, lang="python"):
+    """Why the code a page shows in a fence cannot be shown so, or None: a language outside the pages'
+    fences (Pygments' java lexer took 30 s on 32 KB), a line that closes the fence (what follows was page
+    Markdown no check read), or more than MAX_SNIPPET_CHARS."""
+    if lang not in FENCE_LANGUAGES:
+        return f"{where}: lang: {str(lang)[:30]!r} is not one of the pages' fences ({', '.join(sorted(map(repr, FENCE_LANGUAGES)))})"
+    if len(text) > MAX_SNIPPET_CHARS:
+        return f"{where}: {len(text)} characters, more than the {MAX_SNIPPET_CHARS} a code block may hold"
+    found = _FENCE_LINE.search(text)
+    if found:
+        return (f"{where}:{text.count(chr(10), 0, found.start()) + 1}: a line of ``` or ~~~ closes the code fence "
+                "the page shows it in")
+    return None
+
+
 def read_code(archive_dir):
-    """archive/code.yaml: the seed's code, commands and formulas, verbatim."""
+    """archive/code.yaml: the seed's code, commands and formulas, verbatim; each snippet's texts typed
+    and its code one the pages' fences show (code_problem)."""
     path = Path(archive_dir) / "code.yaml"
     if not path.exists():
         return {"snippets": [], "formulas": []}
-    return _read(path, "seed code", ("snippets", "formulas"))
+    data = _read(path, "seed code", ("snippets", "formulas"))
+    problems = []
+    for i, snip in enumerate(data.get("snippets") or []):
+        where = f"{path}: snippets[{i}]"
+        odd = next((k for k in SNIPPET_TEXTS + ("today", "note") if (k in SNIPPET_TEXTS or k in snip)
+                    and not isinstance(snip.get(k), str)), None)
+        if odd:
+            problems.append(f"{where}.{odd}: expected a text, got {type(snip.get(odd)).__name__}")
+            continue
+        bad = code_problem(f"{where}.text", snip["text"], snip["lang"])
+        if bad:
+            problems.append(bad)
+    if problems:
+        raise ReportError(problems)
+    return data
 
 
 def read_items(archive_dir):
@@ -86,6 +126,13 @@ def read_items(archive_dir):
         for key in sorted(set(item.get("require") or {}) - REQUIREMENTS):
             problems.append(f"{path}: items[{i}].require.{key}: unknown requirement "
                             f"(known: {', '.join(sorted(REQUIREMENTS))})")
+    rules = data["rules"] if isinstance(data["rules"], list) else []
+    problems += [f"{path}: rules: expected a list" for _ in [0] if not isinstance(data["rules"], list)]
+    for i, rule in enumerate(rules):   # the coverage page prints each rule and its check (a missing one: KeyError)
+        odd = next((k for k in ("id", "rule", "check") if not isinstance(rule, dict) or not isinstance(rule.get(k), str)),
+                   None)
+        if odd:
+            problems.append(f"{path}: rules[{i}].{odd}: expected a text")
     ids = [item.get("id") for item in data.get("items", [])]
     problems += [f"{path}: items: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if problems:
@@ -98,7 +145,7 @@ def snippet_file(root, rel):
     (ReportError naming it otherwise; a missing one raises FileNotFoundError), with no zero-width or
     bidi character (the page shows it as today's code: a U+202E made it read otherwise than reviewed)."""
     text = plainfile.read_text(Path(root) / rel, plainfile.MAX_ARCHIVE_FILE_BYTES)
-    hidden = plainfile.hidden_text_problem(rel, text)
+    hidden = plainfile.hidden_text_problem(rel, text) or code_problem(rel, text)
     if hidden:
         raise ReportError(hidden)
     return text

@@ -512,7 +512,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         page = files.get_file_from_path(COVERAGE_PAGE).page
         page.markdown = coverage_markdown(results, coverage.archived_missing(self.book.index(self.pages_html), self.data.tables),
                                           self.data.rules, self.pages_html, (passages, today, ratios))
-        page.render(config, files)
+        page.render(config, files)   # rendered here, after on_page_content: its markup is checked here
+        odd = pagecontent.content_problem(f"docs/{COVERAGE_PAGE}", page.content, set(self.data.specs))
+        if odd:   # a <form> in a coverage rule's text reached the page
+            raise ReportError(odd)
         return env
 
     def on_post_build(self, config):
@@ -597,7 +600,7 @@ def _cited(pages_html, kind, name=r'[^"#?]+'):
 
 
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-            "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'")
+            "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'")
 """The policy every page declares in a meta element, so that a copy served by any static host (or
 opened from disk) loads nothing from elsewhere, runs no plugin and no inline or eval'd script:
 Material's two inline scripts are files of the site (reportgen/publish/theme, docs/assets/js),
@@ -638,6 +641,10 @@ ARTICLE_ZH = {"intro": W("plugin.article_zh.intro"), "relay": W("plugin.article_
 STATUS_ZH = {True: W("plugin.status_zh.true"), False: W("plugin.status_zh.false")}
 
 
+def _t(value):
+    return cells.text(str(value))
+
+
 def coverage_markdown(results, missing_figures, rules, pages_html, content=None):
     done = sum(r.covered for r in results)
     lines = [GENERATED, W("plugin.coverage_markdown.title"), "",
@@ -657,7 +664,7 @@ def coverage_markdown(results, missing_figures, rules, pages_html, content=None)
                 W("plugin.coverage_markdown.figures_missing", missing_figures=len(missing_figures), figures=', '.join(missing_figures[:10]))
         else:
             result = W("plugin.coverage_markdown.result")
-        lines.append(f"| {rule['rule']} | {rule['check']} | {result} |")
+        lines.append(f"| {_t(rule['rule'])} | {_t(rule['check'])} | {result} |")   # the archive's words: text
     if content is not None:
         lines += content_markdown(*content)
     return "\n".join(lines) + "\n"
@@ -675,18 +682,18 @@ def content_markdown(passages, today, ratios):
             state = W("plugin.content_markdown.state_above_max", rule_text=ratio['rule_text'])
         else:
             state = W("plugin.content_markdown.state_met", rule_text=ratio['rule_text'])
-        lines.append(f"| {ratio['rule'] or ratio['label']} | {ratio['text']} | {state} | "
-                     f"{', '.join(ratio['missing']) or '—'} |")
+        lines.append(f"| {_t(ratio['rule'] or ratio['label'])} | {_t(ratio['text'])} | {state} | "
+                     f"{_t(', '.join(map(str, ratio['missing']))) or '—'} |")
     lines += ["", W("plugin.content_markdown.passages_title"), "", W("plugin.content_markdown.passages_head"), "|---|---|---|---|---|"]
     for r in passages:
         item = r.item
         where = (f"{item['page']}#{item['anchor']}" if item.get("anchor") else item.get("page", "—"))
         if "dropped" in item:
-            state, why = W("plugin.content_markdown.dropped"), item["dropped"]
+            state, why = W("plugin.content_markdown.dropped"), _t(item["dropped"])
         else:
             extra = today.get(item["id"]) if item["kind"] == "code" else []
             ok = r.covered and not extra
             state = STATUS_ZH[ok].replace(W("plugin.content_markdown.covered_word"), W("plugin.content_markdown.kept_word"))
             why = W("common.punct.semicolon").join(r.reasons + (extra or [])) or (W("plugin.content_markdown.today_open") + item["today"] + "`" if "today" in item else "—")
-        lines.append(f"| {item['id']} | {seed.KINDS[item['kind']]} | {where} | {state} | {why} |")
+        lines.append(f"| {_t(item['id'])} | {seed.KINDS[item['kind']]} | {_t(where)} | {state} | {why} |")
     return lines
