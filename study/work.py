@@ -321,6 +321,28 @@ def _profile_total_problems(extra):
     return []
 
 
+PROFILE_LATENCY = 3.0
+"""How far a kernel or node profile's rows may add up from the record's own median call (the committed
+ones: 0.72x to 1.64x): ORT's conv nodes times 40 added up to 9.7x the call they profile and made TVM
+'0.03x' of ORT on that convolution; divided by 40, 0.2x."""
+
+
+def _profile_latency_problems(rec):
+    """A kernel or node profile adds up to within PROFILE_LATENCY of the call it profiles (its rows are one
+    call's operators)."""
+    p50 = (rec.get("stats") or {}).get("p50") if isinstance(rec.get("stats"), dict) else None
+    out = []
+    for name in ("kernel_profile", "node_profile"):
+        rows = rec["extra"].get(name)
+        if not (isinstance(rows, list) and rows and is_number(p50) and p50 > 0):
+            continue
+        total = math.fsum(row["seconds"] for row in rows)
+        if not 1 / PROFILE_LATENCY <= total / p50 <= PROFILE_LATENCY:
+            out.append(f"extra.{name}: its rows add up to {total * 1e3:.4g} ms, {total / p50:.3g}x the record's own "
+                       f"median call ({p50 * 1e3:.4g} ms): a profile of one call is within {PROFILE_LATENCY:g}x of it")
+    return out
+
+
 PROFILE_SLACK = 1e-3
 """The relative rounding by which an operator profile's rows may add up to more than its total."""
 
@@ -459,6 +481,7 @@ def extra_problems(rec, campaign_rules=None):
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)
+    out += [] if out else _profile_latency_problems(rec)
     out += [f"extra.{name}: {lines} lines, more than the {MAX_IR_LINES} a pass demonstration shows (the page diffs them)"
             for name in ("before_text", "after_text") if isinstance(extra.get(name), str)
             and (lines := len(extra[name].splitlines())) > MAX_IR_LINES]

@@ -12,9 +12,10 @@ MAX_PROJECTED_TRIALS = 1e12
 double holds it): projection() then gives None, as for a latency that does not fall."""
 
 
-def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None, jumped=frozenset()):
+def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size=None, jumped=frozenset(),
+                    threads=None):
     """(cumulative trials, p50 seconds, record id, run id) of every ok group-D timing of one model
-    (at one input size, if given) on one machine, oldest run first; one point per trial count (the
+    (at one input size and thread count, if given) on one machine, oldest run first; one point per trial count (the
     newest run's, if repeated).  A record of ``jumped`` ({(run id, record id)}: history.flagged) is no
     point: an earlier run's flagged timing moved the projection's figures, flagged only where the
     current record was."""
@@ -25,6 +26,7 @@ def measured_points(runs, machine_id, model, engine="tvm_d", batch=1, input_size
             if rec.get("experiment") != "e2e" or rec.get("status") != "ok" or case.get("model") != model \
                     or case.get("engine") != engine or case.get("batch", 1) != batch \
                     or (input_size is not None and case.get("input_size") != input_size) \
+                    or (threads is not None and case.get("threads") != threads) \
                     or (run.run_id, rec.get("id")) in jumped:
                 continue
             trials = ((rec.get("extra") or {}).get("tuning") or {}).get("cumulative_trials")

@@ -461,7 +461,7 @@ def projection(book, current, runs, machine, model="resnet18_v1", engine="tvm_d"
     if top is None or ort is None or not top.ok or not ort.ok:
         return None
     points = campaigns.measured_points(runs, machine, model, engine, input_size=top.record["case"].get("input_size"),
-                                       jumped=jumped)
+                                       jumped=jumped, threads=top.record["case"].get("threads"))
     proj = campaigns.projection(points, ort.stat("p50"))
     facts = {"points": len(points)}
     if proj is None:
