@@ -156,17 +156,22 @@ def make_private(folder):
 
 def _write_cache(path, text):
     """Best effort, atomically: a cache that cannot be written only costs the next build the work."""
+    tmp, made = path.with_name(f".{path.name}.{os.getpid()}.tmp"), False
     try:
         make_private(path.parent)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         # created anew, never opened through a name planted before (a link at this guessable name in
         # a shared REPORTGEN_CACHE would have been followed and its target overwritten)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        made = True
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except OSError:
-        pass
+        if made:   # a full disk left a partial temporary in the cache folder for good
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def _manifest_problems(run_path, manifest, files, cache=None):

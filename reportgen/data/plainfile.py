@@ -265,6 +265,18 @@ page behind the reviewed text: ``template`` picks any of the theme's templates, 
 name files the page loads."""
 
 
+FRONT_MATTER_SHAPES = {"title": "a text", "description": "a text", "hide": "a list of navigation, toc, footer",
+                       "search": "a mapping exclude: true or false"}
+
+
+def _front_matter_value_ok(key, value):
+    if key in ("title", "description"):
+        return isinstance(value, str)
+    if key == "hide":
+        return isinstance(value, list) and all(v in ("navigation", "toc", "footer") for v in value)
+    return isinstance(value, dict) and set(value) <= {"exclude"} and isinstance(value.get("exclude", False), bool)
+
+
 def front_matter_problem(where, path):
     """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
     second, so the title or template the review saw first is not the one published), an alias or a
@@ -290,13 +302,16 @@ def front_matter_problem(where, path):
         return f"{where}: front matter: {safeyaml.describe(exc)}"
     odd = (sorted(str(k) for k in data if k not in FRONT_MATTER_KEYS) if isinstance(data, dict)
            else [] if data is None else ["(not a mapping)"])
+    if not odd and isinstance(data, dict):   # the theme reads each (search: 5 stopped the build, blamed on mkdocs.yml)
+        odd = [f"{k} ({FRONT_MATTER_SHAPES[k]})" for k, v in data.items() if not _front_matter_value_ok(k, v)]
     if odd:
         return (f"{where}: front matter: {', '.join(odd)[:60]}: a docs page's front matter sets "
-                f"{', '.join(sorted(FRONT_MATTER_KEYS))} only (a template or the files a page loads are the theme's)")
+                f"{', '.join(sorted(FRONT_MATTER_KEYS))} only, each as the theme reads it (a template or the files "
+                "a page loads are the theme's)")
     hidden = hidden_text_problem(f"{where} front matter (escapes decoded)", front_matter(source), controls=True)
     if hidden:   # "\b" in a double-quoted title is a backspace in the page's <title>
         return hidden
-    marked = next((v for v in front_matter(source).split("\n") if re.search(r"[<>&]", v)), None)
+    marked = next((v for v in front_matter(source).split("\n") if re.search(r"[<>&\"]", v)), None)
     if marked is not None:   # a title '<s><font color=#fff>' struck out and hid every page's text
         return (f"{where}: front matter: {marked[:60]!r}: markup in a value the theme writes unescaped into the "
                 "page (its title, the navigation); front matter holds plain text")

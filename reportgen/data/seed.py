@@ -8,6 +8,33 @@ from reportgen.data import archive, plainfile
 from reportgen.errors import ReportError
 from reportgen.data.words import W
 
+TEXT, TEXTS, TEXT_OR_TEXTS, GROUPS = "a text", "a list of texts", "a text or a list of texts", "a mapping of lists of texts"
+
+
+def _shape_problem(where, value, shape):
+    """'where: expected SHAPE' when ``value`` is not of ``shape`` (the coverage check hashes, iterates and
+    compares these values: a 5 ended the build in an internal TypeError naming nothing), else None."""
+    texts = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    ok = {TEXT: isinstance(value, str), TEXTS: texts, TEXT_OR_TEXTS: isinstance(value, str) or texts,
+          GROUPS: isinstance(value, dict) and all(isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                                  for v in value.values())}[shape]
+    return None if ok else f"{where}: expected {shape}, got {type(value).__name__}"
+
+
+def _shapes_problems(where, obj, shapes):
+    if not isinstance(obj, dict):
+        return [f"{where}: expected a mapping, got {type(obj).__name__}"]
+    return [p for k, shape in shapes.items() if k in obj and (p := _shape_problem(f"{where}.{k}", obj[k], shape))]
+
+
+ITEM_SHAPES = {"id": TEXT, "article": TEXT, "content": TEXT, "seed_sections": TEXTS, "page": TEXT, "anchor": TEXT}
+REQUIRE_SHAPES = {"terms": TEXTS, "tables": TEXTS, "passages": TEXTS, "current": TEXT_OR_TEXTS, "elsewhere": GROUPS,
+                  "ratio": TEXT, "archived": TEXT, "formulas": TEXT, "snippets": TEXT, "conclusions": TEXT}
+PASSAGE_SHAPES = {"id": TEXT, "kind": TEXT, "page": TEXT, "facts": TEXTS, "dropped": TEXT, "anchor": TEXT,
+                  "figures": TEXTS, "snippet": TEXT, "today": TEXT, "formula": TEXT, "conclusion": TEXT_OR_TEXTS}
+"""The shapes of the archive's coverage items, their requirements and the content map's passages (all the
+committed ones are of them)."""
+
 REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions",
                 "passages", "ratio"}
 
@@ -40,8 +67,19 @@ def read_content_map(archive_dir):
         return {"rules": {}, "passages": []}
     data = _read(path, "content map", ("passages",))
     problems = []
+    rules = data.get("rules", {})
+    for name, rule in (rules.items() if isinstance(rules, dict) else [("", None)]):
+        where = f"{path}: rules.{name}" if name else f"{path}: rules"
+        if not isinstance(rule, dict) or not all(isinstance(rule.get(k), str) for k in ("label", "rule")) or not all(
+                k not in rule or (isinstance(rule[k], (int, float)) and not isinstance(rule[k], bool) and 0 <= rule[k] <= 1)
+                for k in ("min", "max")):   # the share of passages kept, compared with min and max
+            problems.append(f"{where}: expected a mapping of a label, a rule (texts) and min/max shares from 0 to 1")
     ids = []
     for i, p in enumerate(data.get("passages", [])):
+        shaped = _shapes_problems(f"{path}: passages[{i}]", p, PASSAGE_SHAPES)
+        if shaped:
+            problems += shaped
+            continue
         where = f"{path}: passages[{i}] ({p.get('id', '?')})"
         ids.append(p.get("id"))
         for key in sorted(set(p) - PASSAGE_KEYS):
@@ -97,7 +135,9 @@ def read_code(archive_dir):
     if not path.exists():
         return {"snippets": [], "formulas": []}
     data = _read(path, "seed code", ("snippets", "formulas"))
-    problems = []
+    problems = [p for i, f in enumerate(data.get("formulas") or [])
+                for p in (_shapes_problems(f"{path}: formulas[{i}]", f, {"id": TEXT, "seed_section": TEXT, "text": TEXT})
+                          or [f"{path}: formulas[{i}].{k}: missing" for k in ("id", "text") if k not in f])]
     for i, snip in enumerate(data.get("snippets") or []):
         where = f"{path}: snippets[{i}]"
         odd = next((k for k in SNIPPET_TEXTS + ("today", "note") if (k in SNIPPET_TEXTS or k in snip)
@@ -120,6 +160,13 @@ def read_items(archive_dir):
         raise ReportError(f"{path}: rules: missing")
     problems = []
     for i, item in enumerate(data.get("items", [])):
+        shaped = _shapes_problems(f"{path}: items[{i}]", item, ITEM_SHAPES)
+        if not shaped and not isinstance(item.get("require"), dict):
+            shaped = [f"{path}: items[{i}].require: expected a mapping"]
+        if shaped:
+            problems += shaped
+            continue
+        problems += _shapes_problems(f"{path}: items[{i}].require", item["require"], REQUIRE_SHAPES)
         for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):
             if key not in item:
                 problems.append(f"{path}: items[{i}].{key}: missing")

@@ -77,6 +77,15 @@ def prepare():
     except ImportError:
         return None
     folder = _folder()
+    import logging
+    jieba.setLogLevel(logging.CRITICAL)   # a dump that failed (a full disk) printed a traceback in the build
+    import time
+    for stale in folder.glob("tmp*"):   # jieba's temporaries of a dump cut short (this folder is the study's),
+        try:                            # an hour old: another build's dump in progress is left alone
+            if stale.is_file() and not stale.is_symlink() and time.time() - stale.stat().st_mtime > 3600:
+                stale.unlink()
+        except OSError:
+            pass
     splitter = jieba.dt
     with splitter.lock:
         splitter.tmp_dir, splitter.cache_file = str(folder), None
