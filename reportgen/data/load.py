@@ -109,7 +109,8 @@ def _hash_memory(run_path):
     folder = _cache_folder("hashes")
     if folder is None:
         return None
-    return folder / (hashlib.sha256(str(Path(run_path).resolve()).encode()).hexdigest() + ".json")
+    # os.fsencode: a checkout in a folder whose name is not UTF-8 (R\xe9sum\xe9/) failed every run
+    return folder / (hashlib.sha256(os.fsencode(Path(run_path).resolve())).hexdigest() + ".json")
 
 
 def _digest(data):
@@ -216,7 +217,10 @@ def cache_dir():
     if "REPORTGEN_CACHE" in os.environ:
         chosen = Path(os.environ["REPORTGEN_CACHE"]) if os.environ["REPORTGEN_CACHE"] else None
     else:
-        chosen = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tvm-study-reportgen"
+        try:
+            chosen = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tvm-study-reportgen"
+        except RuntimeError:   # no HOME and no passwd entry: no cache, every file checked each time
+            return None
     return chosen if chosen is not None and _outside_checkouts(chosen) else None
 
 

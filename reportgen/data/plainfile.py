@@ -235,13 +235,19 @@ _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOT
 """The YAML front matter MkDocs reads as a page's meta (mkdocs.utils.meta.YAML_RE)."""
 
 
+def as_mkdocs_reads(text):
+    """A docs page's text as MkDocs reads it (utf-8-sig, universal newlines): a byte-order mark or CRLF line
+    ends hid a front matter MkDocs applied ('template: 404.html' turned a page into the 404 page)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def front_matter(text):
     """The values of a page's front matter as YAML decodes them ("\\u0020" a space), one per line, or ""
     without one or when it does not load (front_matter_problem says why)."""
     import yaml
 
     from reportgen.data import safeyaml
-    found = _FRONT_MATTER.match(text)
+    found = _FRONT_MATTER.match(as_mkdocs_reads(text))
     try:
         data = safeyaml.loads(found.group(1)) if found else None
     except yaml.YAMLError:
@@ -284,7 +290,7 @@ def front_matter_problem(where, path):
     import yaml
 
     from reportgen.data import safeyaml
-    source = read_text(path, MAX_ARCHIVE_FILE_BYTES)
+    source = as_mkdocs_reads(read_text(path, MAX_ARCHIVE_FILE_BYTES))
     found = _FRONT_MATTER.match(source)
     if found is None:
         # MkDocs also reads "Key: value" lines opening a page as its meta (MultiMarkdown style): a first
