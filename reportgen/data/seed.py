@@ -31,7 +31,7 @@ ITEM_SHAPES = {"id": TEXT, "article": TEXT, "content": TEXT, "seed_sections": TE
 REQUIRE_SHAPES = {"terms": TEXTS, "tables": TEXTS, "passages": TEXTS, "current": TEXT_OR_TEXTS, "elsewhere": GROUPS,
                   "ratio": TEXT, "archived": TEXT, "formulas": TEXT, "snippets": TEXT, "conclusions": TEXT}
 PASSAGE_SHAPES = {"id": TEXT, "kind": TEXT, "page": TEXT, "facts": TEXTS, "dropped": TEXT, "anchor": TEXT,
-                  "figures": TEXTS, "snippet": TEXT, "today": TEXT, "formula": TEXT, "conclusion": TEXT_OR_TEXTS}
+                  "figures": TEXTS, "snippet": TEXT, "formula": TEXT, "conclusion": TEXT_OR_TEXTS}   # today: its own check
 """The shapes of the archive's coverage items, their requirements and the content map's passages (all the
 committed ones are of them)."""
 
