@@ -23,7 +23,7 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
-from study import cases, leftovers
+from study import cases, leftovers, work
 from study.family import Family
 
 FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 3600},
@@ -40,6 +40,7 @@ FAMILY = Family(name="e2e", timeout_s={"quick": 3600, "standard": 3600, "full": 
 ENGINES = ("tf", "ort", "tflite", "tvm_b", "tvm_c", "tvm_d", "tvm_d_prepack", "tvm_rules", "tvm_rules_tuned")
 GROUP = cases.ENGINE_GROUPS["e2e"]   # the seed's groups (study/cases.py: records are checked against it)
 RULE_ENGINES = ("tvm_rules", "tvm_rules_tuned")   # group D by rule: experiments/e2e/nchwc.py
+PAIRED_WITH = work.PAIRED_PEERS[("e2e", "tvm_rules")]   # the peer the rule engines are timed in blocks with
 TUNING_VARIANT = {"tvm_d": "default", "tvm_d_prepack": "prepack"}   # group D engines and their search space
 
 
@@ -239,14 +240,14 @@ def measure_case(h, ctx, engine, batch):
     def timed_paired(prepared):
         with leftovers.temporary() as tmp:
             _kind, library = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
-            paired.update(peer.paired_with(library, "ort", ctx["paths"][batch]["onnx"], batches[0], threads,
+            paired.update(peer.paired_with(library, PAIRED_WITH, ctx["paths"][batch]["onnx"], batches[0], threads,
                                            int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
         return paired["samples"], 1
 
     def after(prepared, info):
         if paired:
-            info["paired_peer"] = peer.paired_peer("ort", paired)
-            h.say(peer.paired_line(case_id, "ort", paired))
+            info["paired_peer"] = peer.paired_peer(PAIRED_WITH, paired)
+            h.say(peer.paired_line(case_id, PAIRED_WITH, paired))
         if own or paired:
             info["timing_process"] = peer.timing_process(own or paired)
         if engine.startswith("tvm"):

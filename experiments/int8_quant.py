@@ -35,7 +35,7 @@ import numpy as np
 
 from experiments import harness, targets
 from experiments.e2e import peer
-from study import cases, leftovers, searchlog
+from study import cases, leftovers, searchlog, work
 from study.family import Family
 
 FAMILY = Family(name="int8", timeout_s={"quick": 1800, "standard": 7200, "full": 7200},
@@ -71,8 +71,8 @@ TRAIN_ID = cases.case_id("int8", model="digits_cnn", train=True)   # the evidenc
 # profile sets paired_blocks): (peer engine, the model file it loads)
 # every kernel / node profiled, for the models in ``node_profile_models`` (experiments/int8/profiles.py)
 PROFILED = ("tvm_int8_rules", "ort_qdq")
-PAIRED_PEER = {"tvm_int8_rules": ("ort_qdq", "qdq"), "tvm_fp32_rules": ("ort_fp32", "onnx"),
-               "tvm_int8_rules_avx2": ("tvm_fp32_rules_avx2", "fp32_rules_avx2")}
+PAIRED_PEER = {engine: (work.PAIRED_PEERS[("int8", engine)], model_file) for engine, model_file in
+               (("tvm_int8_rules", "qdq"), ("tvm_fp32_rules", "onnx"), ("tvm_int8_rules_avx2", "fp32_rules_avx2"))}
 DOT_INSTRUCTIONS = searchlog.INSTRUCTIONS
 
 

@@ -12,7 +12,7 @@ import math
 import re
 import unicodedata
 
-from study.schema import _INVISIBLE as INVISIBLE
+from study.schema import STATUSES, _INVISIBLE as INVISIBLE
 from study.stats import is_number
 
 NAMED_FROM = "20261205T120000Z"
@@ -191,7 +191,7 @@ def _line_problems(rec, line):
         return [_GRAMMAR]   # control or invisible characters, words before the id, the id twice
     rest = text[len(head):]
     status = rec.get("status")
-    said = re.fullmatch(r"(ok|compile_failed|run_failed|timeout|check_failed|skipped)(?:: (.*))?", rest)
+    said = re.fullmatch(rf"({'|'.join(STATUSES)})(?:: (.*))?", rest)
     if said:
         if said.group(1) != status:
             return [f"a cited line reports {said.group(1)!r} for a record whose status is {status!r:.20}"]
@@ -302,6 +302,21 @@ def summary(rec_id, status, samples=(), p50=None):
     if status == "ok" and samples and p50 is not None:
         return f"{rec_id}: p50 {p50 * 1e3:.4g} ms over {len(samples)} samples"
     return f"{rec_id}: {status}"
+
+
+_SUMMARY = re.compile(r"(?:\[[a-z0-9_]+\] )?(\S+): (?:p50 \S+ ms over \d+ samples|" + "|".join(STATUSES) + ")")
+
+
+def summaries(lines):
+    """{id: [line numbers (from 1)]} of the lines of a log shaped as a record's summary (``summary``'s
+    two forms, after an optional "[family] "): a record has one; a second, outside its cited range,
+    reported it twice (another median beside the one its evidence shows)."""
+    out = {}
+    for number, line in enumerate(lines, 1):
+        m = _SUMMARY.fullmatch(line.rstrip("\r"))
+        if m:
+            out.setdefault(m.group(1), []).append(number)
+    return out
 
 
 def summary_problem(rec, line):

@@ -433,6 +433,28 @@ REWRITE_FIELDS = ("quantize", "dequantize", "float_ops")
 """What an INT8 record's rewrite summary holds when it has one (the methods table reads each)."""
 
 
+PAIRED_PEERS = {("e2e", "tvm_rules"): "ort", ("e2e", "tvm_rules_tuned"): "ort",
+                ("int8", "tvm_int8_rules"): "ort_qdq", ("int8", "tvm_fp32_rules"): "ort_fp32",
+                ("int8", "tvm_int8_rules_avx2"): "tvm_fp32_rules_avx2"}
+"""(family, engine) -> the peer engine it is timed with in alternating blocks (extra.paired_peer): the
+experiments pair so, the pages name that peer beside the ratio, and the paired peer's median is held to
+that engine's own record of the run (reportgen.data.searchfacts)."""
+
+
+def _paired_engine_problems(rec):
+    paired = rec["extra"].get("paired_peer")
+    if not isinstance(paired, dict):
+        return []
+    want = PAIRED_PEERS.get((rec["experiment"], (rec.get("case") or {}).get("engine")))
+    engine = paired.get("engine")
+    if want is None:
+        return [f"extra.paired_peer: the engine {(rec.get('case') or {}).get('engine')!r:.40} is timed with no peer "
+                "in alternating blocks (study.work.PAIRED_PEERS)"]
+    if engine != want:
+        return [f"extra.paired_peer.engine: {engine!r:.40}, but this engine is timed in blocks with {want!r}"]
+    return []
+
+
 def _required_problems(rec):
     if rec.get("status") != "ok":
         return []
@@ -442,7 +464,7 @@ def _required_problems(rec):
                 "timing (its samples and stats: study/cases.py TIMED)"]
     out = [f"extra.{name}: missing (an ok {family} record with a case {kind!r} holds it)"
            for family, kind, names in REQUIRED if rec["experiment"] == family and kind in case
-           for name in names if name not in extra]
+           for name in names if name not in extra] + _paired_engine_problems(rec)
     if isinstance(extra.get("rewrite"), dict):
         out += [f"extra.rewrite.{name}: missing (a rewrite summary holds {', '.join(REWRITE_FIELDS)})"
                 for name in REWRITE_FIELDS if name not in extra["rewrite"]]

@@ -194,18 +194,25 @@ def unnamed_problems(run, lines_of):
     lines that name the record (the harness writes such a line when a case printed none); older runs
     are published with a marker on the record's evidence instead. The lines also agree with it: none
     about an ok record reports a failure or another median, and the last is the record's summary
-    (citation.statement_problems, summary_problem).
+    (citation.statement_problems, summary_problem), and the log holds no other summary of it
+    (citation.summaries: a record reported twice, the second median outside its cited range).
     ``lines_of(rec)``: its log's lines."""
     if not citation.bound(run.run_id):
         return []
-    out, logs = [], {}
+    out, logs, said = [], {}, {}
     for index, rec in enumerate(run.records):
         if rec["reused_from"] is not None:   # checked with the run it was measured in
             continue
         path, (first, last) = rec["log"]["path"], rec["log"]["lines"]
         if path not in logs:
             logs[path] = lines_of(rec)
+            said[path] = citation.summaries(logs[path])
         cited = logs[path][first - 1:last]
+        elsewhere = [n for n in said[path].get(rec["id"], ()) if not first <= n <= last]
+        if elsewhere:
+            out.append(f"{run.where(index)}: log.lines: line {elsewhere[0]} of {path}, outside the cited lines "
+                       f"{first}-{last}, is a summary of the record too (a log reports each record once)")
+            continue
         if not citation.names_record(rec["id"], "\n".join(cited)):
             out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "
                        f"{rec['id']!r} (runs from {citation.NAMED_FROM} on cite lines about their own record)")

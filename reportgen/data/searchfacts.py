@@ -91,7 +91,7 @@ def _lines(results_dir, rec, ref, name):
 
 def _int8(results_dir, rec, by_id):
     extra = rec.get("extra") or {}
-    out = _paired_problems(rec)
+    out = _paired_problems(rec, by_id)
     rules = extra.get("rules")
     if isinstance(rules, dict):
         tuning = rules.get("tuning") if isinstance(rules.get("tuning"), dict) else {}
@@ -460,7 +460,7 @@ def _curve_problems(curve, rows):
 def _e2e(results_dir, rec, by_id):
     tuning = (rec.get("extra") or {}).get("rules_tuning")
     out = [f"rules_tuning.{p}" for p in _rules_problems(rec, tuning)] if isinstance(tuning, dict) else []
-    return out + _paired_problems(rec)
+    return out + _paired_problems(rec, by_id)
 
 
 MAX_PAIRED = 10_000
@@ -472,7 +472,33 @@ def _numbers(values):
     return isinstance(values, list) and all(stats.is_number(x) for x in values)
 
 
-def _paired_problems(rec):
+PAIRED_PEER_SPREAD = 2.0
+"""How far a paired timing's peer median may be from the peer engine's own record of the run (either
+way): the committed runs keep within 0.63x-1.55x (blocks of a few calls beside a long timing in a
+process of its own); peer samples scaled x2.5 and recomputed printed TVM 0.40x ORT, unflagged."""
+_PEER_CASE = ("model", "batch", "threads", "input_size")
+
+
+def _peer_problems(rec, paired, by_id):
+    """The paired peer's median against its engine's own record of the run (same model, batch, threads,
+    input size): that record is required, and within PAIRED_PEER_SPREAD of it."""
+    engine, case = paired.get("engine"), rec["case"]
+    run = by_id.get(rec["run_id"])
+    peers = [r for r in (run.records if run is not None else ()) if r["experiment"] == rec["experiment"]
+             and r["case"].get("engine") == engine and all(r["case"].get(k) == case.get(k) for k in _PEER_CASE)
+             and r["status"] == "ok" and r.get("samples")]
+    if not peers:
+        return [f"paired_peer: the run holds no ok record of its peer {engine!r:.40} for the same model, batch and "
+                "threads (the paired peer's median is held to that record)"]
+    own = float(peers[0]["stats"]["p50"])
+    ratio = float(paired["peer_p50_s"]) / own
+    if not 1 / PAIRED_PEER_SPREAD <= ratio <= PAIRED_PEER_SPREAD:
+        return [f"paired_peer.peer_p50_s: {paired['peer_p50_s'] * 1e3:.4g} ms, {ratio:.2f}x the p50 of {engine}'s own "
+                f"record of the run ({own * 1e3:.4g} ms; at most {PAIRED_PEER_SPREAD:g}x either way)"]
+    return []
+
+
+def _paired_problems(rec, by_id):
     """A paired timing (extra.paired_peer: the rule engine and its peer timed in alternating blocks) is its
     samples': each block's ratio, both medians, the median ratio and its seeded bootstrap interval are
     recomputed (study.stats.paired_summary), and the record's samples are its side's.  A forged ratio of
@@ -502,7 +528,7 @@ def _paired_problems(rec):
                 if isinstance(claimed, list) and isinstance(value, list) else _same(claimed, value))
         if not same:
             out.append(f"{where}.{name}: {claimed!r:.60}, but its samples give {value!r:.60}")
-    return out
+    return out or _peer_problems(rec, paired, by_id)
 
 
 def _rules_problems(rec, tuning):

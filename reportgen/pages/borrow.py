@@ -35,13 +35,13 @@ class Source:
         self.borrowed = self.provenance is not None
         self.shows = shows or wants
 
-    def fig(self, figure_id, text, unit, cur, derived=None):
+    def fig(self, figure_id, text, unit, cur, derived=None, also=()):
         if self.borrowed:
             if derived is not None:   # the operands' entries are on this machine's provenance page too
                 derived = dict(derived, operands=[dict(o, page=self.provenance) for o in derived["operands"]])
             return self.book.current(f"{self.machine}/{figure_id}", text, unit, cur, provenance=self.provenance,
-                                     derived=derived)
-        return self.book.current(figure_id, text, unit, cur, derived=derived)
+                                     derived=derived, also=also)
+        return self.book.current(figure_id, text, unit, cur, derived=derived, also=also)
 
     def sum(self, figure_id, cur, parts):
         """A time that is the sum of ``parts`` [(name, seconds)] of one record (kernels of its

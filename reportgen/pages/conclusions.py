@@ -103,7 +103,7 @@ def _tvm_vs_tf(c):
         tvms = [t for t in (e2e(c.current, model, e, like=tf) for e in TVM_ENGINES) if ok(t)] if ok(tf) else []
         if not ok(tf) or not tvms:
             continue
-        best = min(tvms, key=lambda t: t.stat("p50"))
+        best = merge.fastest(tvms)
         ratio = best.stat("p50") / tf.stat("p50")
         result = differ(tf, best)
         faster += result[0] == "better"
@@ -171,21 +171,19 @@ def _batching(c):
 
 def _numpy_best(c, dtype, threads):
     """Per size, NumPy's faster BLAS environment (pinning variables unset, or as configured)."""
-    faster = {}
+    by_n = {}
     for x in merge.family(c.current, "numpy_gemm").values():
         case = x.record["case"]
         if x.ok and case["dtype"] == dtype and case["threads"] == threads:
-            old = faster.get(case["n"])
-            if old is None or x.stat("p50") < old.stat("p50"):
-                faster[case["n"]] = x
-    return list(faster.values())
+            by_n.setdefault(case["n"], []).append(x)
+    return [merge.fastest(found) for found in by_n.values()]
 
 
 def _small_matrix(c):
     fam = sorted(_numpy_best(c, "float32", 1), key=lambda x: x.record["case"]["n"])
     if len(fam) < 2:
         return _pending()
-    small, big = fam[0], max(fam, key=lambda x: x.gflops())
+    small, big = fam[0], merge.fastest(fam, key=lambda x: -x.gflops())
     share = small.gflops() / big.gflops()
     obs = (W("conclusions.small_matrix.obs", n=small.record['case']['n'], gflops=gflops(c.book, small), best_n=big.record['case']['n'], best_gflops=gflops(c.book, big), percent=percent(c.book, small, 'share_of_best_n', share, big)))
     comparison = (W("conclusions.small_matrix.comparison")
@@ -445,7 +443,7 @@ def _numpy_near_peak(c):
     fam = _numpy_best(c, "float32", 1)
     if not fam:
         return _pending()
-    best = max(fam, key=lambda x: x.gflops())
+    best = merge.fastest(fam, key=lambda x: -x.gflops())
     kernel = (best.record["extra"].get("blas_kernel") or {}).get("architecture") or "?"
     isa = identity.BLAS_ISA.get(kernel.lower())
     peak = merge.isa_peak(c.current, "float32", 1, isa) if isa else None

@@ -243,7 +243,7 @@ def goal(book, current, model="resnet18_v1"):
             if c is not None and c.ok and ort is not None and same_run(c, ort)]
     if ort is None or not ort.ok or not best:
         return W("e2e.goal.text")
-    top = min(best, key=lambda c: c.stat("p50"))
+    top = merge.fastest(best)
     ratio = top.stat("p50") / ort.stat("p50")
     cell = book.current(f"{top.record['id']}#vs_ort", f"{ratio:.2f}×", "×", top, also=(ort,))
     name = GROUP_NAME[top.record["case"]["engine"]]
@@ -406,15 +406,15 @@ def finding(book, current, model="resnet18_v1"):
     tuned = [x for x in tuned if same_run(x, ort)]   # a ratio only within one run
     if not tuned:
         return None
-    top = min(tuned, key=lambda x: x.stat("p50"))
+    top = merge.fastest(tuned)
     paired = top.record["extra"].get("paired_peer")
     if paired:   # timed in alternating blocks with ORT: the like-for-like ratio, with its interval
         ratio, (lo, hi) = paired["ratio"], paired["ratio_ci"]
         ort_ms = book.current(f"{top.record['id']}#ort_paired_p50", fmt_number(paired["peer_p50_s"] * 1e3, "ms") + " ms",
-                              "ms", top)
+                              "ms", top, also=(ort,))
         # its own id: the goal and tuning tables show the p50 / p50 ratio of the same record as #vs_ort
         vs_ort = book.current(f"{top.record['id']}#vs_ort_paired", f"{ratio:.2f}×", "×", top,
-                              derived=paired_derivation(top))
+                              derived=paired_derivation(top), also=(ort,))
         vs_ort += W("e2e.finding.interval", lo=lo, hi=hi)
         verdict = "par" if lo <= 1 <= hi else ("behind" if ratio > 1 else "ahead")
     else:

@@ -86,11 +86,13 @@ def state(fig, cur):
              kept=kept, kernels=kernels)
 
 
-def _paired(src, tvm, suffix, brief=False):
+def _paired(src, tvm, ort, suffix, brief=False):
     """The ratio of a rule engine timed in alternating blocks with ORT (its record's paired_peer):
-    the median of the blocks' p50 ratios, with its bootstrap interval over blocks."""
+    the median of the blocks' p50 ratios, with its bootstrap interval over blocks.  It rests on ORT's
+    own record of the run too (its paired median is held to it): a flag on that record follows it."""
     pp = tvm.record["extra"]["paired_peer"]
-    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=paired_derivation(tvm))
+    text = src.fig(f"{tvm.record['id']}#{suffix}", f"{pp['ratio']:.2f}×", "×", tvm, derived=paired_derivation(tvm),
+                   also=(ort,) if _ok(ort) and _same_run(tvm, ort) else ())
     lo, hi = pp["ratio_ci"]
     if brief:   # the sentence around it says how the blocks were timed
         return text + W("e2e_rules.interval_brief", lo=lo, hi=hi), float(pp["ratio"])
@@ -111,7 +113,7 @@ def _ratio(src, tvm, ort, suffix="vs_ort", brief=False):
     else p50 / p50 of the two records; "—" across runs."""
     if _ok(tvm) and tvm.record["extra"].get("paired_peer"):
         # #vs_ort is the p50 / p50 ratio on the e2e page: the paired one has an id of its own
-        return _paired(src, tvm, "vs_ort_paired" if suffix == "vs_ort" else suffix, brief)
+        return _paired(src, tvm, ort, "vs_ort_paired" if suffix == "vs_ort" else suffix, brief)
     if not (_ok(tvm) and _ok(ort) and _same_run(tvm, ort)):
         return "—", None
     value = tvm.stat("p50") / ort.stat("p50")
@@ -139,7 +141,7 @@ def summary_table(src):
         cells.append(state(src.fig, tuned) if _ok(tuned) else "—")
         tvms = [c for c in (_get(current, model, e) for e in (*RULE_ENGINES, *D_ENGINES))
                 if _ok(c) and _ok(ort) and _same_run(c, ort)]
-        best = min(tvms, key=lambda c: c.stat("p50")) if tvms else None
+        best = merge.fastest(tvms) if tvms else None
         goal = GOALS.get(model)
         if best is None:
             cells += ["—", "—"]
@@ -256,7 +258,7 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
             ort_parts.append((f"row{n}", row["ort_s"]))
             ort_cell = src.sum(f"{oid}#conv_{tag}", ort, [(k, v["seconds"]) for k, v in row["nodes"].items()])
             # ORT's side past the measured peak is flagged too (its nodes' times divided by 40 printed 42.93x)
-            ratio = (f"{row['tvm_s'] / row['ort_s']:.2f}×"
+            ratio = (f"{row['tvm_s'] / row['ort_s']:.2f}×" + src.book.profiles_disagree(row["tvm_s"] / row["ort_s"])
                      + (src.book.above_peak(row["flops"] / row["ort_s"] / 1e9 / peak.gflops("p50")) if peak else ""))
         gflops = row["flops"] / row["tvm_s"] / 1e9
         # a kernel past the measured peak is shown, and flagged (a profile time divided by 40 printed 3532 %)
@@ -353,7 +355,7 @@ def answer(data, src):
         measured = [c for c in (_get(src.current, model, e) for e in (*RULE_ENGINES, *D_ENGINES)) if _ok(c)]
         tvms = [c for c in measured if _ok(ort) and _same_run(c, ort)]
         if tvms:
-            best = min(tvms, key=lambda c: c.stat("p50"))
+            best = merge.fastest(tvms)
             parts.append(W("e2e_rules.answer.model", model=_esc(model_zh(model)),
                            ratio=_ratio(src, best, ort, "best_vs_ort", brief=True)[0]))
         elif measured and _ok(ort):   # a ratio only within one run: a model left out is named, never dropped

@@ -10,7 +10,7 @@ from reportgen.render.cells import code_span as _code, text as _esc  # the one e
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table as _table
 from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main_shape, tvm_record as _tvm_get
 from reportgen.data import merge
-from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.figures import derive, fmt_number, operand, rests_on_jump
 from study.identity import kernel_isa
 from reportgen.data.words import W, W_for
 
@@ -87,7 +87,7 @@ def utilization(book, table, current, env):
         threads = 1 if row["join"]["threads"] == 1 else env["logical_cores"]
         fam = [c for c in merge.family(current, "numpy_gemm").values()
                if c.ok and c.record["case"]["dtype"] == dtype and c.record["case"]["threads"] == threads]
-        best = max(fam, key=lambda c: c.gflops()) if fam else None
+        best = merge.fastest(fam, key=lambda c: -c.gflops()) if fam else None
         peak = merge.peak(current, dtype, threads, kernel_isa(best.record["extra"])) if best else None
         if best is None or peak is None:
             lines.append([_esc(row["label"]), book.historical(row["cells"]["utilization"]), W("gemm.gflops_cell.text"), W("gemm.gflops_cell.text"), W("gemm.gflops_cell.text"), "—"])
@@ -325,17 +325,18 @@ def gemm_goals(book, current, env):
             rows.append([label, f"≥ {goal}×", W("gemm.gflops_cell.text"), "—"])
             return
         ratio = best.stat("p50") / cur.stat("p50")
-        rows.append([label, f"≥ {goal}×", book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur, also=(best,)),
-                     W("gemm.speed_row.met") if ratio >= goal else W("gemm.speed_row.missed")])
+        cell = book.current(f"{cur.record['id']}#{suffix}", f"{ratio:.2f}×", "×", cur, also=(best,))
+        rows.append([label, f"≥ {goal}×", cell,
+                     (W("gemm.speed_row.met") if ratio >= goal else W("gemm.speed_row.missed")) + rests_on_jump(cell)])
 
     speed_row(W("gemm.gemm_goals.label_tuned"), tuned, 1.0, "speed_vs_best_numpy")
     speed_row(W("gemm.gemm_goals.label_parallel"), parallel, 0.5, "speed_vs_best_numpy")
     if tuned is not None and tuned.ok and peak is not None:
         share = tuned.gflops() / peak.gflops()
-        rows.append([W("gemm.gemm_goals.label_tuned_vs_peak"), "≥ 85%",
-                     book.current(f"{tuned.record['id']}#share_of_peak", f"{share * 100:.1f}%", "%", tuned,
-                                  derived=_share_of_peak(tuned, peak)) + book.above_peak(share),
-                     W("gemm.speed_row.met") if share >= 0.85 else W("gemm.speed_row.missed")])
+        cell = book.current(f"{tuned.record['id']}#share_of_peak", f"{share * 100:.1f}%", "%", tuned,
+                            derived=_share_of_peak(tuned, peak)) + book.above_peak(share)
+        rows.append([W("gemm.gemm_goals.label_tuned_vs_peak"), "≥ 85%", cell,
+                     (W("gemm.speed_row.met") if share >= 0.85 else W("gemm.speed_row.missed")) + rests_on_jump(cell)])
     m, n, k = shape
     return (W("gemm.gemm_goals.shape_note", m=m, n=n, k=k, threads=threads)
             + markdown([W("gemm.gemm_goals.head_goal"), W("gemm.gemm_goals.head_requirement"), W("gemm.gemm_goals.head_measured"), W("gemm.checks_table.head_verdict")], rows))
@@ -438,7 +439,7 @@ def finding(book, current, env):
     out = {}
     for key, threads in (("one", 1), ("all", env["logical_cores"])):
         pool = [c for c in fam if c.record["case"]["threads"] == threads]
-        best = max(pool, key=lambda c: c.gflops()) if pool else None
+        best = merge.fastest(pool, key=lambda c: -c.gflops()) if pool else None
         peak = merge.peak(current, "float32", threads, kernel_isa(best.record["extra"])) if best else None
         if best is None or peak is None:
             return None

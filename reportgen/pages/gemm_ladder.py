@@ -153,7 +153,7 @@ def int8_vnni(book, current):
 def _fastest(current, shape, threads):
     """The fastest passing finished TVM kernel (by p50) on one shape and thread count."""
     done = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in BEST_STAGES) if c is not None and c.ok]
-    return min(done, key=lambda c: c.stat("p50")) if done else None
+    return merge.fastest(done) if done else None
 
 
 def _goal_row(book, label, threads, goal, num, den, suffix, share=False):
@@ -253,7 +253,7 @@ def finding(book, current, threads):
     done = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in BEST_STAGES) if c is not None and c.ok]
     if best_np is None or not best_np.ok or not done:
         return None
-    top = min(done, key=lambda c: c.stat("p50"))
+    top = merge.fastest(done)
     ratio = best_np.stat("p50") / top.stat("p50")
     out = {"shape": _shape_text(shape), "threads": str(threads), "stage": top.record["case"]["stage"],
            "gflops": _gflops(book, top), "numpy": _gflops(book, best_np),
@@ -280,7 +280,7 @@ def finding(book, current, threads):
     tuned = [c for c in (_tvm_get(current, "tvm", s, shape, threads) for s in ("autotuned", "autotuned_microkernel"))
              if c is not None and c.ok]
     if hands and tuned:
-        h, t = min(hands, key=lambda c: c.stat("p50")), min(tuned, key=lambda c: c.stat("p50"))
+        h, t = merge.fastest(hands), merge.fastest(tuned)
         r = h.stat("p50") / t.stat("p50")
         out.update(tuned=_gflops(book, t), tuned_stage=t.record["case"]["stage"], hand_stage=h.record["case"]["stage"],
                    tuned_vs_hand=book.current(f"{t.record['id']}#speed_vs_hand", f"{r:.2f}×", "×", t,

@@ -313,7 +313,7 @@ def fastest(current, model, engines, run=None):
     takes the best of each side, never a variant that happens to share a name."""
     found = [c for c in (get(current, model, e) for e in engines)
              if c is not None and c.ok and c.record["samples"] and (run is None or c.record["run_id"] == run)]
-    return min(found, key=lambda c: c.stat("p50")) if found else None
+    return merge.fastest(found) if found else None
 
 
 PAIRS = [(W("int8.pairs.tvm_untuned"), "tvm_fp32", "tvm_int8"), (W("int8.pairs.tvm_tuned"), "tvm_fp32_tuned", "tvm_int8_tuned"),
@@ -405,7 +405,7 @@ def finding(book, current, model="resnet18_v1"):
                                                   operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))
             + _interval(theirs_ci),
             "theirs_verdict": verdict_within(theirs, theirs_ci),
-            "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f,
+            "vs_ort": book.current(f"{f.record['id']}#vs_ort_qdq", f"{gap:.2f}×", "×", f, also=(oq,),
                                    derived=paired_derivation(f) if paired is not None else
                                    derive(f"p50({f.record['case']['engine']}) / p50(ort_qdq), same run", operand(f.record["case"]["engine"], f, fmt_number(f.stat("p50") * 1e3, "ms"), "ms (p50)"),
                                           operand("ort_qdq", oq, fmt_number(oq.stat("p50") * 1e3, "ms"), "ms (p50)")))

@@ -5,11 +5,11 @@ like-for-like comparisons of the INT8 issue, with the goals beside them.  Reads 
 :mod:`reportgen.pages.borrow` picks.  Words in docs/words/int8_rules.yaml."""
 import re
 
-from reportgen.data import compare, frame
+from reportgen.data import compare, frame, merge
 from reportgen.data.words import W, W_for
 from reportgen.pages import borrow
 from reportgen.render.cells import text as _esc
-from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio
+from reportgen.render.figures import derive, fmt_number, operand, paired_derivation, paired_ratio, rests_on_jump
 from reportgen.render.markdown import markdown
 
 RULE = "tvm_int8_rules"
@@ -53,7 +53,9 @@ def _ratio(src, num, den, suffix, formula):
     paired = paired_ratio(num, den.record["case"]["engine"])
     if paired is not None:
         value, (lo, hi) = paired
-        text = src.fig(f"{num.record['id']}#{suffix}", f"{value:.2f}×", "×", num, derived=paired_derivation(num))
+        # resting on the peer's own record too (its paired median is held to it): its flag follows
+        text = src.fig(f"{num.record['id']}#{suffix}", f"{value:.2f}×", "×", num, derived=paired_derivation(num),
+                       also=(den,))
         return text + W("int8_rules.interval", lo=lo, hi=hi), value
     value = num.stat("p50") / den.stat("p50")
     names = [num.record["case"]["engine"], den.record["case"]["engine"]]
@@ -76,7 +78,7 @@ def rows(src):
         rule = _get(src.current, model, RULE)
         qdq, tfl = _get(src.current, model, "ort_qdq"), _get(src.current, model, "tflite_int8")
         fp32 = [c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule)]
-        best = min(fp32, key=lambda c: c.stat("p50")) if fp32 else None
+        best = merge.fastest(fp32) if fp32 else None
         cells = [MODELS.get(model, model), src.ms(qdq), src.ms(tfl),
                  (src.ms(best) + W("int8_rules.variant", engine=W_for("int8_rules.engine", best.record["case"]["engine"]))
                   + _trials(best)) if best else "—", src.ms(rule) + _trials(rule)]
@@ -96,7 +98,8 @@ def rows(src):
             cells.append(src.fig(f"{rule.record['id']}#top1_agree", fmt_number(agree * 100, "%") + "%", "%", rule)
                          if agree is not None else "—")
         if model == "resnet18_v1" and vs_qdq[1] is not None and vs_fp32[1] is not None:
-            cells.append(_goal(vs_qdq[1], vs_fp32[1], rule.record["extra"].get("agreement_set")))
+            cells.append(_goal(vs_qdq[1], vs_fp32[1], rule.record["extra"].get("agreement_set"))
+                         + rests_on_jump(vs_qdq[0], vs_fp32[0]))
         else:
             cells.append("—")
         out.append(cells)
@@ -342,7 +345,7 @@ def profile(src, model="resnet18_v1"):
         convs.append([f"{o}×{i}", " + ".join(row["sizes"]), f"{oh}×{ow}", str(row["count"]),
                       src.sum(f"{rid}#conv_{tag}", rule, row["kernels"]),
                       src.sum(f"{oid}#conv_{tag}", ort, list(row["nodes"].items())) if row["nodes"] else "—",
-                      f"{tvm_s / ort_s:.2f}×" if ort_s else "—"])
+                      f"{tvm_s / ort_s:.2f}×{src.book.profiles_disagree(tvm_s / ort_s)}" if ort_s else "—"])
     head = W("int8_rules.profile.text", model=MODELS.get(model, model),
              tvm_sum=src.sum(f"{rid}#kernel_sum", rule, [(k["op"], float(k["seconds"])) for k in kernels]),
              tvm_p50=src.ms(rule), ort_sum=src.sum(f"{oid}#node_sum", ort, [(n["node"], float(n["seconds"])) for n in nodes]),
@@ -361,18 +364,19 @@ def profile(src, model="resnet18_v1"):
 
 def answer(data, src, model="resnet18_v1"):
     """The home page's INT8 answer: INT8 by rule against ORT QDQ and against the best FP32 TVM of
-    the same run, on one model, and which machine it comes from."""
+    the same run, on one model, and which machine it comes from.  A ratio only within one run: a side
+    whose current record is of another run is named as left out, never the whole answer dropped (a
+    re-run of the rule and QDQ records alone said there was no INT8 record at all)."""
     rule, qdq = _get(src.current, model, RULE), _get(src.current, model, "ort_qdq")
     if not _ok(rule):
         return W("int8_rules.answer.none")
-    fp32 = [c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule)]
-    if not (_ok(qdq) and _same_run(qdq, rule) and fp32):
-        return W("int8_rules.answer.none")
-    best = min(fp32, key=lambda c: c.stat("p50"))
-    return W("int8_rules.answer.text", model=MODELS.get(model, model),
-             vs_fp32=_ratio(src, best, rule, "best_fp32_over_int8",
-                            "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run")[0],
-             vs_qdq=_ratio(src, rule, qdq, "vs_ort_qdq", "p50({a}) / p50({b}), same run")[0],
+    best = merge.fastest(c for c in (_get(src.current, model, e) for e in FP32_TVM) if _ok(c) and _same_run(c, rule))
+    vs_fp32 = _ratio(src, best, rule, "best_fp32_over_int8",
+                     "p50({a}) / p50({b}), {a} the fastest FP32 TVM network of the run")[0] if best else None
+    vs_qdq = _ratio(src, rule, qdq, "vs_ort_qdq", "p50({a}) / p50({b}), same run")[0] \
+        if _ok(qdq) and _same_run(qdq, rule) else None
+    which = "text" if vs_fp32 and vs_qdq else "only_fp32" if vs_fp32 else "only_qdq" if vs_qdq else "left"
+    return W_for("int8_rules.answer", which, model=MODELS.get(model, model), vs_fp32=vs_fp32, vs_qdq=vs_qdq,
              machine=borrow.where(data, src))
 
 

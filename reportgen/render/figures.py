@@ -173,7 +173,9 @@ class FigureBook:
         # other records of a ratio): a forged peak 3.3x faster lowered every share of it, unflagged
         rests_on = [(rec["run_id"], rec["id"])] + [(o["run"], o["record"]) for o in (derived or {}).get("operands", [])] \
             + [(c.record["run_id"], c.record["id"]) for c in also if c is not None]
-        jumped = bool(self.jumped.intersection(rests_on))
+        # or a Current marked so (merge.fastest: the fastest of candidates one of which was flagged; merge's
+        # last good record kept for a failed re-run): the choice rests on that record
+        jumped = bool(self.jumped.intersection(rests_on)) or any(getattr(c, "jumped", False) for c in (cur, *also))
         self.entries[(self.page, figure_id)]["jumped"] = jumped   # numbers.json says it too, not only the page
         flag = W("figures.current.jumped", href=self._rel("history.md#jumps")) if jumped else ""
         return W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']),
@@ -183,6 +185,17 @@ class FigureBook:
         """A flag after a share of a measured peak above 1: the kernel outran the peak that divides it
         (a slowed peak run, or a record too fast to be true): shown, and flagged, never capped."""
         return W("figures.above_peak.text") if share > 1.0 else ""
+
+    PROFILE_ROW_SPREAD = 5.0
+    """How far apart two engines' profiles may be on one row of a side-by-side profile table (one
+    convolution's kernels and nodes) before the ratio is flagged: each profile is bounded only as a
+    whole (study.work.PROFILE_LATENCY), so one small node's time x40 printed TVM 0.03x ORT on it."""
+
+    def profiles_disagree(self, ratio):
+        """A flag after a per-row ratio of two profiles beyond PROFILE_ROW_SPREAD either way: shown,
+        and flagged, never dropped."""
+        far = not (1 / self.PROFILE_ROW_SPREAD <= ratio <= self.PROFILE_ROW_SPREAD)
+        return W("figures.profiles_disagree.text", spread=self.PROFILE_ROW_SPREAD) if far else ""
 
     def failed(self, cur):
         """A case that did not produce a time is shown as failed, never as a number."""
