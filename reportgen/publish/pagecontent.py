@@ -89,6 +89,11 @@ def _value_problem(tag, name, value, charts=None):
     return None   # title, alt, download: text
 
 
+def _file_name(href):
+    """The file name a link's target has (its path's last part, without query or fragment)."""
+    return re.split(r"[?#]", href, maxsplit=1)[0].rsplit("/", 1)[-1]
+
+
 _SMALL = ("sub", "sup", "small")
 
 
@@ -120,6 +125,11 @@ class _Content(HTMLParser):
             if why:
                 self.problem = f"<{tag} {name}={str(value)[:60]!r}>: {why}"
                 return
+        saved = dict(attrs).get("download")
+        if saved and saved != _file_name(dict(attrs).get("href") or ""):
+            # a run log linked as 'download="\u5b89\u88c5\u8bf4\u660e.html"' was saved as the install guide's page
+            self.problem = (f"<{tag} download={saved[:60]!r}>: a name other than the linked file's own "
+                            f"({_file_name(dict(attrs).get('href') or '')[:60]!r})")
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
