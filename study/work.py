@@ -179,6 +179,12 @@ PROFILE_REQUIRED = {"op_profile": ("op", "kind", "calls", "seconds"), "kernel_pr
                     "node_profile": ("node", "op", "inputs", "outputs", "seconds")}
 """What every row of each profile holds (the committed rows do): the pages index them, and order and share them
 by their seconds, each > 0 (a null stopped the build and switched the order check off, a zero divided by zero)."""
+PROFILES = tuple(PROFILE_REQUIRED)
+"""The operator profiles a record may hold, each a list of rows ordered slowest first (the one list of
+their names: the row checks, the order check, the claims' row labels read it)."""
+ONE_CALL_PROFILES = ("kernel_profile", "node_profile")
+"""The profiles of one call (their rows add up to about the record's median call; op_profile has a total
+of its own, op_profile_total_s)."""
 ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
@@ -242,7 +248,7 @@ def _nested_problems(extra):
         for name, want in (("trial", TRIALS), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
-    tables = [(name, PROFILE_ROW) for name in ("op_profile", "kernel_profile", "node_profile")] + list(ROWS.items())
+    tables = [(name, PROFILE_ROW) for name in PROFILES] + list(ROWS.items())
     for name, fields in tables:   # the per-kernel, allocation and per-layer tables add these rows
         for i, row in enumerate(extra.get(name) or []):
             if not isinstance(row, dict):
@@ -301,7 +307,7 @@ def _profile_total_problems(extra):
     """An operator profile's rows are ordered slowest first and are parts of its total: the total is > 0
     and their sum is not more than it (a total of 0 stopped the build dividing by it; a top row of twice
     the total published a kernel's share of 201 % and an Amdahl speed-up of -153x)."""
-    for name in ("op_profile", "kernel_profile", "node_profile"):
+    for name in PROFILES:
         table = extra.get(name)
         times = [row.get("seconds") for row in table if isinstance(row, dict)] if isinstance(table, list) else []
         if all(is_number(t) for t in times) and any(a < b for a, b in zip(times, times[1:])):
@@ -332,7 +338,7 @@ def _profile_latency_problems(rec):
     call's operators)."""
     p50 = (rec.get("stats") or {}).get("p50") if isinstance(rec.get("stats"), dict) else None
     out = []
-    for name in ("kernel_profile", "node_profile"):
+    for name in ONE_CALL_PROFILES:
         rows = rec["extra"].get(name)
         if not (isinstance(rows, list) and rows and is_number(p50) and p50 > 0):
             continue

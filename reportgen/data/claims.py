@@ -23,7 +23,7 @@ import math
 import re
 from collections import Counter
 
-from study import cases, stats
+from study import cases, stats, work
 
 SHARE = re.compile(r"(accuracy|agree|exact|share)")
 """A leaf that is a share of an evaluation set (0..1): it jumps when it moves by more than SCORE_JUMP."""
@@ -59,7 +59,7 @@ assembly and their grid by reportgen.data.searchfacts).  A hand-written stage's 
 '64 scalar, no vector FMA' went unflagged while every codegen subtree was left out."""
 
 
-PROFILES = ("kernel_profile", "node_profile", "op_profile")
+PROFILES = work.PROFILES
 PROFILE_LABELS = ("kind", "operands", "op", "calls", "node", "inputs", "outputs")
 """An operator profile's rows are ordered by time, but what each row names is the program's: the count of
 rows of each label (a kernel's kind, its operands' class, its operator, its calls, a node's name and its
