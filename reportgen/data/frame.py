@@ -17,6 +17,8 @@ A build computes ``current`` once (merge.current_records returns ``Records``); `
 builds its frame the first time it is asked and keeps it until the mapping changes.  A plain dict
 (a test's hand-made records) gets a fresh frame each time.
 """
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -186,3 +188,17 @@ def archive_frame(tables):
     columns = {name: [r[name] for r in rows] for name in ARCHIVE}
     columns.update({f"join.{k}": [r["join"].get(k) for r in rows] for k in joins})
     return _frame(columns, [r["id"] for r in rows])
+
+
+def fastest(candidates, key=None):
+    """The fastest of ``candidates`` (lowest p50, or lowest ``key``; None skipped, None if none), marked
+    as resting on a jump when a candidate it passed over is flagged: that record (a re-run forged slow)
+    decided the choice, so the winner's figures and the verdicts on them say so (a faster BLAS
+    environment slowed 3x handed the choice to the other, shown unflagged)."""
+    found = [c for c in candidates if c is not None]
+    if not found:
+        return None
+    top = min(found, key=key or (lambda c: c.stat("p50")))
+    if not top.jumped and any(c.jumped for c in found if c is not top):
+        return dataclasses.replace(top, jumped=True)
+    return top

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from study import cases, identity, work
 from reportgen.data import frame, runfacts
+from reportgen.data.frame import fastest  # noqa: F401 - the pages choose through merge.fastest
 from reportgen.errors import ReportError
 
 PROFILE_RANK = {"quick": 0, "standard": 1, "full": 2}
@@ -70,20 +71,6 @@ def current_records(runs, jumped=frozenset()):
                     continue
                 chosen[key] = (rank, Current(rec, run, flagged))
     return frame.Records((cur.record["id"], cur) for _rank, cur in chosen.values())
-
-
-def fastest(candidates, key=None):
-    """The fastest of ``candidates`` (lowest p50, or lowest ``key``; None skipped, None if none), marked
-    as resting on a jump when a candidate it passed over is flagged: that record (a re-run forged slow)
-    decided the choice, so the winner's figures and the verdicts on them say so (a faster BLAS
-    environment slowed 3x handed the choice to the other, shown unflagged)."""
-    found = [c for c in candidates if c is not None]
-    if not found:
-        return None
-    top = min(found, key=key or (lambda c: c.stat("p50")))
-    if not top.jumped and any(c.jumped for c in found if c is not top):
-        return replace(top, jumped=True)
-    return top
 
 
 def family(current, name):

@@ -2,7 +2,7 @@
 one case, list a family's models, pick the main GEMM shape.  Every function returns None (or an
 empty list) when the record is missing; a record is found by id through the mapping itself (the
 frame's index is the same id)."""
-from reportgen.data import frame, merge
+from reportgen.data import frame
 from study import cases
 
 D_ENGINES = ("tvm_d", "tvm_d_prepack")   # group D in each tuning search space (default, weight prepack)
@@ -47,7 +47,7 @@ def numpy_peer(current, shape, threads):
              for stage in ("any", *STAGE_ORDER) for blas in ("best", "configured")]
     ok = [c for c in found if c is not None and c.ok]
     if ok:
-        return merge.fastest(ok)
+        return frame.fastest(ok)
     return found[0]
 
 
