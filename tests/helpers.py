@@ -58,11 +58,6 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
     before it is added to the list, as the commit of such a run would (``sealed=False``: not)."""
     from reportgen.data import archive, runfacts
     from study import citation
-    listed = runfacts.sealed_list(results_dir)
-    if sealed and listed.is_file() and not citation.bound(run_id):
-        with open(listed, "a", encoding="utf-8") as fh:
-            fh.write(run_id + "\n")
-        archive.reseal(listed.parent)   # as the commit adding such a run would, deliberately
     run = Path(results_dir) / "runs" / run_id
     (run / "logs").mkdir(parents=True)
     logs = {}
@@ -92,6 +87,11 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
                   for p in sorted(run.rglob("*")) if p.is_file()},
     }
     (run / "run.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    listed = runfacts.sealed_list(results_dir)
+    if sealed and listed.is_file() and not citation.bound(run_id):
+        with open(listed, "a", encoding="utf-8") as fh:
+            fh.write(f"{run_id} {runfacts.manifest_sha256(run)}\n")
+        archive.reseal(listed.parent)   # as the commit adding such a run would, deliberately
     return run
 
 

@@ -215,14 +215,14 @@ def test_a_run_dated_before_the_rule_loads_only_when_listed(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     (tmp_path / "archive").mkdir()
-    runfacts.sealed_list(results).write_text(f"# listed\n{first}\n")
     write_run(results, first, [record(first)], sealed=False, environment=env)
+    runfacts.sealed_list(results).write_text(f"# listed\n{first} {runfacts.manifest_sha256(results / 'runs' / first)}\n")
     assert len(load.read_runs(results)) == 1
     write_run(results, late, [record(late)], sealed=False, environment=env)
     with pytest.raises(ReportError) as err:
         load.read_runs(results)
     assert any(late in p and _expect("run_dated_back") in p for p in err.value.problems)
-    runfacts.sealed_list(results).write_text(f"{late}\n20991231T000000Z-quick-f6ab9f827cfd\n")
+    runfacts.sealed_list(results).write_text(f"{late} {'0' * 64}\n20991231T000000Z-quick-f6ab9f827cfd {'0' * 64}\n")
     with pytest.raises(ReportError) as err:
         load.read_runs(results)
     assert any("runs-before-named.txt:2:" in p for p in err.value.problems)

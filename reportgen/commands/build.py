@@ -211,6 +211,21 @@ def _commit_date(root):
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
+MAX_PATTERN_STARS = 4
+"""The most '*' a line of exclude_docs or not_in_nav holds (the project's have two): MkDocs' matcher
+(pathspec) backtracks on each, and twelve in one line took 19 s to collect the docs, seventeen hours."""
+
+
+def _patterns_problem(path, name, value):
+    """exclude_docs / not_in_nav: a text of path patterns of at most MAX_PATTERN_STARS stars a line."""
+    text = getattr(value, "value", None)
+    lines = text.splitlines() if isinstance(text, str) else None
+    if lines is None or len(lines) > 100 or any(len(line) > 200 or line.count("*") > MAX_PATTERN_STARS for line in lines):
+        raise ReportError(f"{path}:{value.start_mark.line + 1}: {name}: not a text of at most 100 path patterns, each "
+                          f"of at most 200 characters and {MAX_PATTERN_STARS} '*' (MkDocs' matcher backtracks on each "
+                          "star: twelve in one line took 19 s to collect the docs)")
+
+
 def _config_problems(root):
     """Refuse, in one line, what MkDocs would take silently: a key given twice in mkdocs.yml (a
     second `plugins:` far down the file replaced the first, and the build ran without reportgen's
@@ -238,6 +253,7 @@ def _config_problems(root):
         name = getattr(key, "value", None)
         if name in ("exclude_docs", "not_in_nav"):
             patterns.add(id(value))
+            _patterns_problem(path, name, value)
         if name not in CONFIG_KEYS:
             raise ReportError(f"{path}:{key.start_mark.line + 1}: {name!r:.40}: not a setting this project uses "
                               f"({', '.join(CONFIG_KEYS)}); INHERIT, hooks:, watch: and the like would read or run "

@@ -21,6 +21,11 @@ TEXT_TYPES = {".log": "text/plain; charset=utf-8", ".jsonl": "text/plain; charse
 
 TIMEOUT_S = 30
 """A connection idle this long is closed (a client that never finishes its request holds nothing)."""
+HEAD_DEADLINE_S = 30
+"""The whole request head (its line and headers) arrives within this many seconds of the connection, or the
+connection is closed: TIMEOUT_S bounds each read only, and a client sending a byte every 29 s kept one for days."""
+MAX_CONNECTIONS = 64
+"""Connections served at once; one more is closed at once (each holds a thread)."""
 
 CSP = PAGE_CSP + "; frame-ancestors 'none'"
 """Every response: nothing is loaded from elsewhere, and no plugin or frame runs (the pages carry
@@ -30,6 +35,35 @@ the same policy as a meta element for static hosting; frame-ancestors only works
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TEXT_TYPES}
     timeout = TIMEOUT_S
+
+    def setup(self):
+        super().setup()
+        import socket
+        import threading
+
+        self._cut = False
+
+        def cut():
+            self._cut = True   # what was read so far is no request: never answered
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)   # the blocked read returns, the handler ends
+            except OSError:
+                pass
+        self._deadline = threading.Timer(HEAD_DEADLINE_S, cut)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def parse_request(self):
+        parsed = not self._cut and super().parse_request()   # the request line is in; this reads the headers
+        self._deadline.cancel()   # the head is in: the response is the server's to send
+        if self._cut:
+            self.close_connection = True
+            return False
+        return parsed
+
+    def finish(self):
+        self._deadline.cancel()
+        super().finish()
 
     def end_headers(self):
         self.send_header("Content-Security-Policy", CSP)
@@ -163,6 +197,14 @@ def _own_file(path):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+
+    def process_request(self, request, client_address):
+        """At most MAX_CONNECTIONS served at once: one more is closed unanswered."""
+        import threading
+        if threading.active_count() > MAX_CONNECTIONS + 2:   # the main thread and the serve loop
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
 
     def handle_error(self, request, client_address):
         """A client that goes away or sends garbage is not a traceback: one line at most."""

@@ -103,3 +103,45 @@ def step_lines(campaigns, runs):
                            f"machine {own} (its newest step's); its {step['trials']} trials are counted as the "
                            "campaign says, measured on another machine")
     return out
+
+
+WORKLOADS, TUNING_RECORDS = "database_workload.json", "database_tuning_record.json"
+RUN_SECS = (1e-12, 1e10)
+"""A tuning record's measured times, seconds: MetaSchedule's own failure marker is 1e10; a forged 1e-300
+made a schedule the best the next search starts from."""
+
+
+def database_problems(path, lines, state, workloads):
+    """Each line of a campaign's database (``lines``: its parsed JSON values) against the campaign
+    (``state``: its checked campaign.json; ``workloads``: the workload file's line count): a workload line is
+    [hash, payload], two texts; a tuning record [workload index, [trace, run_secs, target, args]] of an
+    index into the workload file, run_secs of times in RUN_SECS, the campaign's own target; the tuning records
+    are as many as the campaign's last step says (its 256 lines repeated 4x sat under 256 trials)."""
+    import json
+    from study import stats
+    target = json.loads(state["parts"]["target"]) if isinstance(state["parts"].get("target"), str) else None
+    for number, value in enumerate(lines, 1):
+        if path.name == WORKLOADS:
+            if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+                return [f"{path}:{number}: not a workload ([its hash, its payload], two texts)"]
+            continue
+        body = value[1] if isinstance(value, list) and len(value) == 2 else None
+        index = value[0] if body is not None else None
+        if not (isinstance(index, int) and not isinstance(index, bool) and 0 <= index < workloads
+                and isinstance(body, list) and len(body) == 4 and isinstance(body[0], list) and isinstance(body[3], list)):
+            return [f"{path}:{number}: not a tuning record ([a workload index below {workloads}, [trace, run_secs, "
+                    "target, args]])"]
+        secs = body[1]
+        if not (isinstance(secs, list) and secs and all(stats.is_number(s) and RUN_SECS[0] <= s <= RUN_SECS[1] for s in secs)):
+            return [f"{path}:{number}: run_secs: {str(secs)[:60]!r} is not a list of times of {RUN_SECS[0]:g} to "
+                    f"{RUN_SECS[1]:g} s"]
+        if body[2] != target:
+            return [f"{path}:{number}: target: {json.dumps(body[2])[:80]!r} is not the campaign's (parts.target)"]
+    steps = state.get("steps") or []
+    if path.name == TUNING_RECORDS and steps and isinstance(steps[-1], dict) and steps[-1].get("records") != len(lines):
+        return [f"{path}: {len(lines)} tuning records, but the campaign's last step says {steps[-1].get('records')!r:.20} "
+                "(campaign.json steps[-1].records)"]
+    if path.name == TUNING_RECORDS and isinstance(state.get("cumulative_trials"), int) and len(lines) > state["cumulative_trials"]:
+        return [f"{path}: {len(lines)} tuning records, more than the campaign's {state['cumulative_trials']} trials "
+                "(a trial commits at most one)"]
+    return []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import schema, work
-from reportgen.data import plainfile, runfacts, searchfacts
+from reportgen.data import campaigns, plainfile, runfacts, searchfacts
 from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
 
@@ -553,9 +553,12 @@ def _read_campaign(top, folder, steps_of_runs, problems, run_ids=frozenset()):
         return None
     found_here = schema.campaign_problems(state, name)
     problems.extend(f"{folder / 'campaign.json'}: {p}" for p in found_here)
-    for name in names:
+    workloads = None
+    for name in sorted(names, key=lambda n: n != campaigns.WORKLOADS):   # the workloads first: records index them
         if name != "campaign.json":
-            problems.extend(_database_problems(folder / name))
+            found, count = _database_problems(folder / name, None if found_here else state, workloads)
+            problems.extend(found)
+            workloads = count if name == campaigns.WORKLOADS else workloads
     if found_here:
         return None
     for i, step in enumerate(state["steps"]):
@@ -583,26 +586,36 @@ def _campaign_steps_in_runs(runs):
     return out
 
 
-def _database_problems(path):
-    """A MetaSchedule database: one JSON value per line (remembered by sha256 as read_jsonl does:
-    a 64 MiB database took 70 s to check at every build)."""
+def _database_problems(path, state=None, workloads=None):
+    """([problems], line count) of a MetaSchedule database: one JSON value per line, each of its file's shape
+    and agreeing with its campaign (``state``, when its campaign.json passed; campaigns.database_problems;
+    ``workloads``: the workload file's line count).  Remembered by sha256 with the campaign's facts it was
+    held to, as read_jsonl does: a 64 MiB database took 70 s to check at every build."""
     try:
         data = plainfile.read_bytes(path)
-        text, key = data.decode("utf-8"), _validated_key(data, False, b"database")
+        facts = json.dumps([state and state["parts"].get("target"), state and state["steps"][-1:], workloads],
+                           default=str).encode()
+        text, key = data.decode("utf-8"), _validated_key(data + b"\0" + facts, False, b"database")
     except ReportError as exc:
-        return list(exc.problems)
+        return list(exc.problems), None
     except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: cannot read: {exc}"]
+        return [f"{path}: cannot read: {exc}"], None
+    count = sum(1 for line in text.split("\n") if line.strip())
     if _known_valid(key):
-        return []
+        return [], count
+    values = []
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
             try:
-                schema.loads(line)
+                values.append(schema.loads(line))
             except ValueError as exc:
-                return [f"{path}:{number}: invalid JSON: {exc}"]
+                return [f"{path}:{number}: invalid JSON: {exc}"], None
+    if state is not None and path.name in (campaigns.WORKLOADS, campaigns.TUNING_RECORDS):
+        found = campaigns.database_problems(path, values, state, workloads if workloads is not None else 0)
+        if found:
+            return found, count
     _remember_valid(key)
-    return []
+    return [], count
 
 
 SHIP_LIMIT_BYTES = 2_000_000

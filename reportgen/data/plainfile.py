@@ -210,6 +210,28 @@ _REFERENCE = re.compile(r"&#(?:[xX]0*([0-9a-fA-F]+)|0*([0-9]+));?|&[A-Za-z][A-Za
 """A character reference as a browser reads it: every digit, leading zeros too (&#x000000008; is a backspace)."""
 
 
+_HUGE_REFERENCE = re.compile(r"&#(?:[xX]0*(?=[1-9a-fA-F])[0-9a-fA-F]{9,}|0*(?=[1-9])[0-9]{9,})")
+"""A numeric character reference of more than 8 digits past its leading zeros: no character (U+10FFFF has
+7), a browser shows U+FFFD; Python's html.unescape turns its digits into an int, and past 4300 digits
+stops in a ValueError."""
+
+
+def bounded_references(text):
+    """``text`` with each reference of more digits than any character has as '&#65533;' (what the browser
+    shows for it), so that html.unescape and HTMLParser read it: the one way this code decodes them."""
+    return _HUGE_REFERENCE.sub("&#65533", text)
+
+
+def huge_reference_problem(where, text):
+    """A docs page's or setting's numeric character reference of more digits than any character has, or None."""
+    found = _HUGE_REFERENCE.search(text)
+    if found is None:
+        return None
+    digits = len(found.group(0).lstrip("&#xX").lstrip("0"))
+    return (f"{where}:{text.count(chr(10), 0, found.start()) + 1}: a character reference of {digits} digits (no "
+            "character has more than 7; a browser shows U+FFFD for it)")
+
+
 def references_decoded(text):
     """The text with its character references as a browser decodes them (html.unescape drops a
     reference to a control character, which the browser keeps: '&#8;' is a backspace on the page)."""

@@ -224,11 +224,20 @@ def unnamed_problems(run, lines_of):
 
 
 SEALED = "runs-before-named.txt"
-"""archive/<this> (beside results/): the ids of the runs recorded before study.citation.NAMED_FROM, one
-per line, the only runs dated before it that load: a run made now and dated back (to a real commit of
-its day) fell outside the citation rule, its evidence shown unchecked.  The archive's seal covers the
-list (archive/SHA256SUMS): adding a run to it, or removing it, is a deliberate reseal a review sees;
-in results/ it was a file any run's pull request could edit or delete unnoticed."""
+"""archive/<this> (beside results/): the runs recorded before study.citation.NAMED_FROM, one per line as
+'<run id> <sha256 of its run.json>', the only runs dated before it that load, each as it was recorded: a
+run made now and dated back (to a real commit of its day) fell outside the citation rule, its evidence
+shown unchecked, and an old run edited with its run.json resealed (ORT 1.82x faster, its cited line
+still the old median) was published as current.  run.json lists every file's sha256, so its own seals
+the run.  The archive's seal covers the list (archive/SHA256SUMS): adding a run, or changing one, is a
+deliberate reseal a review sees; in results/ it was a file any run's pull request could edit unnoticed."""
+
+
+def manifest_sha256(run_dir):
+    """The sha256 of a run's run.json (bounded read, no links followed), as the sealed list gives it."""
+    import hashlib
+    from reportgen.data import plainfile
+    return hashlib.sha256(plainfile.read_bytes(Path(run_dir) / "run.json", 1 << 26)).hexdigest()
 
 
 def sealed_list(results_dir):
@@ -249,16 +258,32 @@ def sealed_problems(results_dir, runs):
         return []
     except (OSError, ReportError, UnicodeDecodeError) as exc:
         return list(getattr(exc, "problems", None) or [f"{path}: cannot read ({type(exc).__name__})"])
-    out, listed = [], set()
+    out, listed = [], {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if line and not line.startswith("#"):
-            if not schema._RUN_ID.fullmatch(line) or citation.bound(line):
-                out.append(f"{path}:{number}: {line[:80]!r} is not the id of a run dated before {citation.NAMED_FROM}")
-            listed.add(line)
-    out.extend(f"{run.path / 'run.json'}: run_id: dated before {citation.NAMED_FROM} (the citation rule) but not one "
-               f"of the runs recorded before it ({path}); a run made now is dated now" for run in runs
-               if not citation.bound(run.run_id) and run.run_id not in listed)
+            parts = line.split()
+            if not (len(parts) == 2 and schema._RUN_ID.fullmatch(parts[0]) and not citation.bound(parts[0])
+                    and re.fullmatch(r"[0-9a-f]{64}", parts[1])):
+                out.append(f"{path}:{number}: {line[:120]!r} is not '<the id of a run dated before "
+                           f"{citation.NAMED_FROM}> <the sha256 of its run.json>'")
+                continue
+            listed[parts[0]] = parts[1]
+    for run in runs:
+        if citation.bound(run.run_id):
+            continue
+        if run.run_id not in listed:
+            out.append(f"{run.path / 'run.json'}: run_id: dated before {citation.NAMED_FROM} (the citation rule) but "
+                       f"not one of the runs recorded before it ({path}); a run made now is dated now")
+            continue
+        try:
+            sha = manifest_sha256(run.path)
+        except (OSError, ReportError) as exc:
+            out.append(f"{run.path / 'run.json'}: cannot be read to compare with its seal ({type(exc).__name__})")
+            continue
+        if sha != listed[run.run_id]:
+            out.append(f"{run.path / 'run.json'}: differs from its sha256 in {path} (a run recorded before the "
+                       "citation rule is published as it was recorded: its files are never edited)")
     return out
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from reportgen.data import seed
+from reportgen.data import plainfile, seed
 from reportgen.errors import ReportError
 from reportgen.data.words import W
 
@@ -69,7 +69,7 @@ def _resolve(item, code):
 
 def page_text(page_html):
     """Visible text: tags removed without adding spaces (highlighted code is split into spans)."""
-    return re.sub(r"\s+", " ", _html.unescape(_TAG.sub("", page_html)))
+    return re.sub(r"\s+", " ", _html.unescape(plainfile.bounded_references(_TAG.sub("", page_html))))
 
 
 def _squash(text):

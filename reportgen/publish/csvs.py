@@ -11,6 +11,8 @@ import io
 import re
 from html.parser import HTMLParser
 
+from reportgen.data import plainfile
+
 _TABLE = re.compile(r"<table>.*?</table>", re.S)
 
 
@@ -43,7 +45,7 @@ class _Cells(HTMLParser):
 def rows(table_html):
     """The cell texts of one HTML table, header row first."""
     parser = _Cells()
-    parser.feed(table_html)
+    parser.feed(plainfile.bounded_references(table_html))
     parser.close()
     return parser.rows
 

@@ -152,7 +152,7 @@ def content_problem(where, page_html, charts=None):
     Markdown wrote it, before the theme wraps it) outside ELEMENTS and CLASSES, or None (``charts``:
     the names of the charts the build draws; an image shows only one of them)."""
     parser = _Content(charts)
-    parser.feed(page_html)
+    parser.feed(plainfile.bounded_references(page_html))
     parser.close()
     if parser.problem is None:
         return None
@@ -194,6 +194,10 @@ def docs_file_problem(rel, data=None):
             return None
         return (f"docs/{rel}: not a kind of file docs/ holds: not one of the vendored files, byte for byte (pagecontent.VENDORED lists each by its "
                 "sha256); a vendored script is changed by vendoring a release and updating that list")
+    from reportgen.publish.sitecheck import PDF_OUTPUTS
+    if rel in {name.removesuffix(".html") + ".md" for name in PDF_OUTPUTS}:
+        # built as site/print.html, the name `reportgen pdf` writes: verify then failed for good on a sound site
+        return f"docs/{rel}: a page of the name `reportgen pdf` writes into the site ({', '.join(PDF_OUTPUTS)}): name it otherwise"
     if DOCS_FILES.fullmatch(rel):
         if data is None:
             return None
@@ -272,7 +276,7 @@ def source_problem(where, own):
         return (f"{where}: {own.count(mark)} {mark!r} in the page, more than {MAX_PAGE_MARKS}: Python-Markdown "
                 "scans on from each to the page's end (20 000 paragraphs of '<a ' kept a build busy for 39 s)")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
-    own = html.unescape(own)   # class="&#99;sv" is csv to the browser
+    own = html.unescape(plainfile.bounded_references(own))   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
     if found:
         return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
@@ -543,7 +547,7 @@ def _typed_in(text):
     found += [(masked.count("\n", 0, tag.start()) + 1, f.group(0)) for tag in _TAG.finditer(masked)
               for f in _TYPED.finditer(_shown_attributes(tag))]
     masked = _TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)
-    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(masked)))   # 0\.01 ms
+    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(plainfile.bounded_references(masked))))   # 0\.01 ms
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
     masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
                     lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip

@@ -303,11 +303,14 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if linked:
             raise ReportError(linked, hint="remove the link")
         titles = [getattr(config, "site_name", None) or ""] + nav_titles(getattr(config, "nav", None))
-        marked = next((t for t in titles if re.search(r"[<>&]", t)), None)
+        # the theme writes these unescaped too: site_description into every page's <head> (a '"><details>'
+        # folded every page behind one toggle), extra.alternate's names, extra.social's links
+        shown = titles + [str(getattr(config, key, None) or "") for key in ("site_description", "site_author")] \
+            + list(_strings(dict(getattr(config, "extra", None) or {})))
+        marked = next((t for t in shown if re.search(r'[<>&"]', t)), None)
         if marked is not None:   # a nav title 'x<s>' struck out the text of every page
-            raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title the theme writes "
-                              "unescaped into every page; titles are plain text")
-        shown = titles + list(_strings(dict(getattr(config, "extra", None) or {})))   # extra.alternate's names too
+            raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title or setting the theme "
+                              "writes unescaped into every page; titles and settings are plain text")
         typed = [p for t in shown for p in pagecontent.typed_in_rendered(
             config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
         if typed:
@@ -395,7 +398,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
         generated = page.file.src_uri in self.generated
-        hidden = None if generated else (plainfile.hidden_text_problem(
+        hidden = None if generated else (plainfile.huge_reference_problem(f"docs/{page.file.src_uri}", markdown)
+                                         or plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.shown_controls_problem(
             f"docs/{page.file.src_uri}", markdown) or plainfile.front_matter_problem(
             f"docs/{page.file.src_uri}", page.file.abs_src_path) or plainfile.hidden_text_problem(

@@ -172,7 +172,9 @@ class Markup(HTMLParser):
 
     def feed(self, data):
         """Parse ``data``, first refusing what a browser parses otherwise than this parser does, and
-        noting the first bidi or zero-width character it shows (entities decoded: &#x202E; is one)."""
+        noting the first bidi or zero-width character it shows (entities decoded: &#x202E; is one).  A
+        reference of more digits than any character has is read as the U+FFFD a browser shows."""
+        data = plainfile.bounded_references(data)
         self.hidden = self.hidden or plainfile.hidden_text_problem("", html.unescape(data))
         self.otherwise.extend(f"{found.group(0)[:20]!r}" for found in _PARSED_OTHERWISE.finditer(data))
         if "\x00" in data or data.startswith("\ufffd\ufffd"):   # UTF-16/32 (a browser follows its mark)

@@ -141,7 +141,7 @@ def _parse(data):
         if len(_PARSED) >= _PARSED_MAX:
             _PARSED.clear()
         parser = _Nums()
-        parser.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))  # as read_text reads it
+        parser.feed(plainfile.bounded_references(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")))  # as read_text reads it
         _PARSED[key] = parser
     return _PARSED[key]
 
