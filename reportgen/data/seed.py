@@ -9,6 +9,7 @@ from reportgen.errors import ReportError
 from reportgen.data.words import W
 
 TEXT, TEXTS, TEXT_OR_TEXTS, GROUPS = "a text", "a list of texts", "a text or a list of texts", "a mapping of lists of texts"
+SHARE = "a share from 0 to 1"
 
 
 def _shape_problem(where, value, shape):
@@ -17,14 +18,18 @@ def _shape_problem(where, value, shape):
     texts = isinstance(value, list) and all(isinstance(v, str) for v in value)
     ok = {TEXT: isinstance(value, str), TEXTS: texts, TEXT_OR_TEXTS: isinstance(value, str) or texts,
           GROUPS: isinstance(value, dict) and all(isinstance(v, list) and all(isinstance(x, str) for x in v)
-                                                  for v in value.values())}[shape]
+                                                  for v in value.values()),
+          SHARE: isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1}[shape]
     return None if ok else f"{where}: expected {shape}, got {type(value).__name__}"
 
 
-def _shapes_problems(where, obj, shapes):
+def _shapes_problems(where, obj, shapes, required=()):
+    """Each field of ``obj`` (a mapping) of its shape in ``shapes``, and the ``required`` ones there: the one
+    check every archive file's fields meet."""
     if not isinstance(obj, dict):
         return [f"{where}: expected a mapping, got {type(obj).__name__}"]
-    return [p for k, shape in shapes.items() if k in obj and (p := _shape_problem(f"{where}.{k}", obj[k], shape))]
+    return [p for k, shape in shapes.items() if (k in obj or k in required)
+            and (p := _shape_problem(f"{where}.{k}", obj.get(k), shape))]
 
 
 ITEM_SHAPES = {"id": TEXT, "article": TEXT, "content": TEXT, "seed_sections": TEXTS, "page": TEXT, "anchor": TEXT}
@@ -32,8 +37,11 @@ REQUIRE_SHAPES = {"terms": TEXTS, "tables": TEXTS, "passages": TEXTS, "current":
                   "ratio": TEXT, "archived": TEXT, "formulas": TEXT, "snippets": TEXT, "conclusions": TEXT}
 PASSAGE_SHAPES = {"id": TEXT, "kind": TEXT, "page": TEXT, "facts": TEXTS, "dropped": TEXT, "anchor": TEXT,
                   "figures": TEXTS, "snippet": TEXT, "formula": TEXT, "conclusion": TEXT_OR_TEXTS}   # today: its own check
-"""The shapes of the archive's coverage items, their requirements and the content map's passages (all the
-committed ones are of them)."""
+RATIO_RULE_SHAPES = {"label": TEXT, "rule": TEXT, "min": SHARE, "max": SHARE}
+COVERAGE_RULE_SHAPES = {"id": TEXT, "rule": TEXT, "check": TEXT}
+FORMULA_SHAPES = {"id": TEXT, "seed_section": TEXT, "text": TEXT}
+"""The shapes of the archive's coverage items and rules, their requirements, the content map's passages and
+ratio rules, the seed's formulas (all the committed ones are of them; snippets: SNIPPET_SHAPES)."""
 
 REQUIREMENTS = {"terms", "tables", "current", "elsewhere", "snippets", "formulas", "archived", "conclusions",
                 "passages", "ratio"}
@@ -69,11 +77,9 @@ def read_content_map(archive_dir):
     problems = []
     rules = data.get("rules", {})
     for name, rule in (rules.items() if isinstance(rules, dict) else [("", None)]):
-        where = f"{path}: rules.{name}" if name else f"{path}: rules"
-        if not isinstance(rule, dict) or not all(isinstance(rule.get(k), str) for k in ("label", "rule")) or not all(
-                k not in rule or (isinstance(rule[k], (int, float)) and not isinstance(rule[k], bool) and 0 <= rule[k] <= 1)
-                for k in ("min", "max")):   # the share of passages kept, compared with min and max
-            problems.append(f"{where}: expected a mapping of a label, a rule (texts) and min/max shares from 0 to 1")
+        # the share of passages kept, compared with min and max
+        problems += _shapes_problems(f"{path}: rules.{name}" if name else f"{path}: rules", rule, RATIO_RULE_SHAPES,
+                                     required=("label", "rule"))
     ids = []
     for i, p in enumerate(data.get("passages", [])):
         shaped = _shapes_problems(f"{path}: passages[{i}]", p, PASSAGE_SHAPES)
@@ -107,6 +113,7 @@ FENCE_LANGUAGES = frozenset({"", "text", "bash", "python"})
 """The languages a docs page's code fences may name (the ones they do): Pygments highlights each, and
 some of its lexers take quadratic time (16 KB of 'a a a' as java took 5.6 s, of blanks as autoit 34 s)."""
 SNIPPET_TEXTS = ("id", "seed_section", "lang", "title", "text")
+SNIPPET_SHAPES = {k: TEXT for k in SNIPPET_TEXTS + ("today", "note")}
 """The fields of an archive/code.yaml snippet the pages print, each a text (a 5 broke method.md)."""
 MAX_SNIPPET_CHARS = 64 * 1024
 """The most characters one code block the pages show may hold (the longest holds 2 400)."""
@@ -136,14 +143,12 @@ def read_code(archive_dir):
         return {"snippets": [], "formulas": []}
     data = _read(path, "seed code", ("snippets", "formulas"))
     problems = [p for i, f in enumerate(data.get("formulas") or [])
-                for p in (_shapes_problems(f"{path}: formulas[{i}]", f, {"id": TEXT, "seed_section": TEXT, "text": TEXT})
-                          or [f"{path}: formulas[{i}].{k}: missing" for k in ("id", "text") if k not in f])]
+                for p in _shapes_problems(f"{path}: formulas[{i}]", f, FORMULA_SHAPES, required=("id", "text"))]
     for i, snip in enumerate(data.get("snippets") or []):
         where = f"{path}: snippets[{i}]"
-        odd = next((k for k in SNIPPET_TEXTS + ("today", "note") if (k in SNIPPET_TEXTS or k in snip)
-                    and not isinstance(snip.get(k), str)), None)
+        odd = _shapes_problems(where, snip, SNIPPET_SHAPES, required=SNIPPET_TEXTS)
         if odd:
-            problems.append(f"{where}.{odd}: expected a text, got {type(snip.get(odd)).__name__}")
+            problems.append(odd[0])
             continue
         bad = code_problem(f"{where}.text", snip["text"], snip["lang"])
         if bad:
@@ -176,10 +181,7 @@ def read_items(archive_dir):
     rules = data["rules"] if isinstance(data["rules"], list) else []
     problems += [f"{path}: rules: expected a list" for _ in [0] if not isinstance(data["rules"], list)]
     for i, rule in enumerate(rules):   # the coverage page prints each rule and its check (a missing one: KeyError)
-        odd = next((k for k in ("id", "rule", "check") if not isinstance(rule, dict) or not isinstance(rule.get(k), str)),
-                   None)
-        if odd:
-            problems.append(f"{path}: rules[{i}].{odd}: expected a text")
+        problems += _shapes_problems(f"{path}: rules[{i}]", rule, COVERAGE_RULE_SHAPES, required=tuple(COVERAGE_RULE_SHAPES))
     ids = [item.get("id") for item in data.get("items", [])]
     problems += [f"{path}: items: duplicate id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if problems:
