@@ -116,10 +116,19 @@ _FILE_NAME = re.compile(r"^[A-Za-z0-9_+=\-][A-Za-z0-9_.+=\-]*(/[A-Za-z0-9_+=\-][
 letter that another spelling normalizes to) of no hidden part."""
 
 
+MAX_INTEGER = 2**53
+"""The largest integer a record may hold: past it a JSON reader (the browser's, numbers.json's) no longer keeps
+it exact, and no count or size a run measures comes near (an INT8 record's weights of 10^25 bytes loaded and
+was published in the methods table)."""
+
+
 def _finite(value, where, out):
-    """Append a problem for every NaN/inf reachable inside value."""
+    """Append a problem for every NaN/inf, and every integer beyond MAX_INTEGER, reachable inside value."""
     if isinstance(value, float) and not math.isfinite(value):
         out.append(f"{where}: not a finite number ({value!r})")
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        out.append(f"{where}: the integer {str(value)[:30]} is beyond 2^53 ({MAX_INTEGER}): no count or size is that "
+                   "large, and a JSON reader does not keep it exact")
     elif isinstance(value, dict):
         for k, v in value.items():
             _finite(v, f"{where}.{k}", out)

@@ -95,6 +95,20 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
     return run
 
 
+def reseal_old_run(run):
+    """After a test edits a run dated before the citation rule (in a copied project with the sealed list),
+    its line of archive/runs-before-named.txt gives its run.json's new sha256, as a deliberate reseal would."""
+    from reportgen.data import archive, runfacts
+    listed = runfacts.sealed_list(Path(run).parents[1])
+    if not listed.is_file():
+        return
+    name = Path(run).name
+    lines = [f"{name} {runfacts.manifest_sha256(run)}" if line.split()[:1] == [name] else line
+             for line in listed.read_text(encoding="utf-8").splitlines()]
+    listed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    archive.reseal(listed.parent)
+
+
 def conv_nhwc_reference(x, w_ohwi, stride, pad):
     """int64 NHWC conv (zero padding) in NumPy: the reference of the integer conv kernels."""
     import numpy as np

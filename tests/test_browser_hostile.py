@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 from conftest import ROOT, copy_project
-from helpers import ENV, record, write_run
+from helpers import ENV, record, reseal_old_run, write_run
 
 from reportgen.commands import build
 from study import identity
@@ -47,6 +47,7 @@ def hostile_site(tmp_path_factory):
     manifest = json.loads((run / "run.json").read_text())
     manifest["environment"] = dict(HOSTILE_ENV, machine_id=identity.machine_id(HOSTILE_ENV))
     (run / "run.json").write_text(json.dumps(manifest, indent=1))
+    reseal_old_run(run)
     # the hostile CPU name makes it a machine of its own: publish that machine, so its strings reach every page
     build.build(dest, dest / "site", machine=identity.machine_id(manifest["environment"]))
     return dest / "site"

@@ -139,7 +139,7 @@ def _campaign(results, monkeypatch):
              "tvm_version": "x"}
     work = results.parent / "work"
     work.mkdir(exist_ok=True)
-    (work / "database_workload.json").write_text("[1]\n")
+    (work / "database_workload.json").write_text('["hash", "payload"]\n')
     (work / "database_tuning_record.json").write_text("")
     return (lambda: tuning.Campaign(results, parts)), work
 

@@ -255,8 +255,9 @@ def _campaign(tmp, **change):
                         "estimated_kernel_s": 0.01, "records": 8}]}
     state.update(change)
     (folder / "campaign.json").write_text(json.dumps(state), encoding="utf-8")
-    (folder / "database_workload.json").write_text('["w", 1]\n', encoding="utf-8")
-    (folder / "database_tuning_record.json").write_text('[0, [1, 2]]\n', encoding="utf-8")
+    (folder / "database_workload.json").write_text('["w", "payload"]\n', encoding="utf-8")
+    # one tuning record a trial, of the campaign's target (parts.target "{}")
+    (folder / "database_tuning_record.json").write_text('[0, [[], [0.001], {}, []]]\n' * 8, encoding="utf-8")
     return folder
 
 

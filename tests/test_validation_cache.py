@@ -156,9 +156,9 @@ def test_a_database_is_checked_once_per_bytes_and_never_passes_as_records(cache,
     parsed = []
     real = schema.loads
     monkeypatch.setattr(schema, "loads", lambda text: parsed.append(text) or real(text))
-    assert load._database_problems(db) == [] and len(parsed) == 2
-    assert load._database_problems(db) == [] and len(parsed) == 2   # remembered
+    assert load._database_problems(db) == ([], 2) and len(parsed) == 2
+    assert load._database_problems(db) == ([], 2) and len(parsed) == 2   # remembered
     with pytest.raises(ReportError):                                  # the same bytes read as records
         load.read_jsonl(db)
     db.write_text('{"a": 1}\n[2, 3\n', encoding="utf-8")
-    assert "invalid JSON" in load._database_problems(db)[0]
+    assert "invalid JSON" in load._database_problems(db)[0][0]
