@@ -122,19 +122,20 @@ it exact, and no count or size a run measures comes near (an INT8 record's weigh
 was published in the methods table)."""
 
 
-def _finite(value, where, out):
-    """Append a problem for every NaN/inf, and every integer beyond MAX_INTEGER, reachable inside value."""
-    if isinstance(value, float) and not math.isfinite(value):
-        out.append(f"{where}: not a finite number ({value!r})")
-    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+def _finite(value, where, out, integers=False):
+    """Append a problem for every NaN/inf (``integers``: every integer beyond MAX_INTEGER instead) reachable
+    inside value."""
+    if integers and isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
         out.append(f"{where}: the integer {str(value)[:30]} is beyond 2^53 ({MAX_INTEGER}): no count or size is that "
                    "large, and a JSON reader does not keep it exact")
+    elif not integers and isinstance(value, float) and not math.isfinite(value):
+        out.append(f"{where}: not a finite number ({value!r})")
     elif isinstance(value, dict):
         for k, v in value.items():
-            _finite(v, f"{where}.{k}", out)
+            _finite(v, f"{where}.{k}", out, integers)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            _finite(v, f"{where}[{i}]", out)
+            _finite(v, f"{where}[{i}]", out, integers)
 
 
 def _strings(value, where, out, pattern, problem):
@@ -264,6 +265,9 @@ def record_problems(rec, pending_log=False):
     if not out:
         out.extend(_log_problems(rec["log"], pending_log))
         out.extend(_sample_problems(rec))
+    if not out:   # after the typed fields' own bounds, which name what a field holds: the fields no type bounds
+        for name in ("case", "check", "extra"):
+            _finite(rec[name], name, out, integers=True)
     return out
 
 

@@ -332,6 +332,11 @@ PLUGINS = {"search": ("separator",), "reportgen": ("results_dir", "archive_dir",
 """The plugins mkdocs.yml may name, with their options: material/projects built nested mkdocs.yml
 files that none of these checks read, and any other plugin is code that runs at every build."""
 ALLOWED_ITEMS = {"markdown_extensions": MARKDOWN_EXTENSIONS, "plugins": PLUGINS}
+PINNED_OPTIONS = {("plugins", "search", "separator"):
+                  r'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'}
+"""Options whose value is code a visitor's browser runs: the search separator is a regular expression the
+search worker applies to every page (an invalid one broke search, '(\\S+\\s?)+\\u0001' hung every visitor's
+worker): the reviewed value only."""
 
 
 def _extensions_problem(path, node, section="markdown_extensions"):
@@ -355,6 +360,11 @@ def _extensions_problem(path, node, section="markdown_extensions"):
                 raise ReportError(f"{path}:{key.start_mark.line + 1}: {section}: {name.value}: "
                                   f"{getattr(key, 'value', '')!r:.40}: not an option this project sets "
                                   f"({', '.join(allowed) or 'none'}, each a plain value)")
+            pinned = PINNED_OPTIONS.get((section, name.value, key.value))
+            if pinned is not None and value.value != pinned:
+                raise ReportError(f"{path}:{key.start_mark.line + 1}: {section}: {name.value}: {key.value}: not the "
+                                  "reviewed value (reportgen/commands/build.py PINNED_OPTIONS): it is code every "
+                                  "visitor's browser runs on every page")
 
 
 _OUTSIDE = re.compile(r"^\s*[/~]|(^|[/\\])\.\.([/\\]|$)")

@@ -151,6 +151,9 @@ def content_problem(where, page_html, charts=None):
     """One line naming the first element, attribute or class of a page's content (its HTML as the
     Markdown wrote it, before the theme wraps it) outside ELEMENTS and CLASSES, or None (``charts``:
     the names of the charts the build draws; an image shows only one of them)."""
+    if "<![" in page_html:   # a marked section: Python reads one declaration, a browser ends it at the first '>'
+        return (f"{where}: '<![': a marked section, which a browser ends at its first '>' while this check read it "
+                "whole (a <meta http-equiv=\"refresh\"> inside one was live); a page's content holds none")
     parser = _Content(charts)
     parser.feed(plainfile.bounded_references(page_html))
     parser.close()
@@ -168,6 +171,14 @@ licences, code snippets the pages show, and the words (not published).  Any othe
 .html, a .pdf) would be published as written, unread by the page checks."""
 
 
+OWN_SCRIPTS = {
+    "assets/js/charts.js": "fb47c2fef517dc93d35945dadb05019e7aae61f55c6505e19f7ab48ce90d78e5",
+    "assets/js/md-scope.js": "f452833b68a4e46aa8615db9145a3c8f9169b31e94f2a0f5faba451059c7614c",
+    "assets/js/md-tabbed.js": "605cb75e48dbcc7e574169edb14d04e99f00d68ac81e9519e1ae64d7c1e84687",
+}
+"""The project's own scripts under docs/assets/js, each by its sha256: a script runs on every page, so it is
+code, changed with this list in a reviewed commit (a docs/assets/js/evil.js listed in extra_javascript
+passed every check; stylesheets are read against an allow-list, a script cannot be)."""
 VENDORED = {
     "LICENSE.iframe-worker": "dd69737a4768aab9f934a5aed9efab9561ac4062d4fdbe490d44369a2cf48b6b",
     "LICENSE.vega": "63727832aaf62004a2b249c933e327f3c90caf49e41a72f4bf436edf632cbda8",
@@ -194,6 +205,13 @@ def docs_file_problem(rel, data=None):
             return None
         return (f"docs/{rel}: not a kind of file docs/ holds: not one of the vendored files, byte for byte (pagecontent.VENDORED lists each by its "
                 "sha256); a vendored script is changed by vendoring a release and updating that list")
+    if rel.startswith("assets/js/"):
+        if data is not None and not isinstance(data, bytes):
+            data = plainfile.read_bytes(data, plainfile.MAX_ARCHIVE_FILE_BYTES)
+        if data is not None and hashlib.sha256(data).hexdigest() == OWN_SCRIPTS.get(rel):
+            return None
+        return (f"docs/{rel}: not one of the project's scripts, byte for byte (pagecontent.OWN_SCRIPTS lists each by "
+                "its sha256): a script runs on every page, so it changes with that list, as code does")
     from reportgen.publish.sitecheck import PDF_OUTPUTS
     if rel in {name.removesuffix(".html") + ".md" for name in PDF_OUTPUTS}:
         # built as site/print.html, the name `reportgen pdf` writes: verify then failed for good on a sound site
@@ -227,6 +245,10 @@ MAX_PAGE_MARKS = 1000
 """The most of one such character a docs page may hold in all (the pages hold 130 at most): an
 unclosed tag start is scanned for to the page's end, so 20 000 paragraphs of '<a ' took 39 s and
 twice as many four times that, whatever each paragraph holds (1000 take 0.14 s, 2000 1.5 s)."""
+MAX_BLOCK_LINES = 400
+"""The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
+pages' longest has 19): Python-Markdown re-scans the rest of a block for each heading it takes off it, and
+40 000 setext headings ('a', '-') in one block took 228 s to convert."""
 MAX_PAGE_CHARS = 256 * 1024
 """The most characters a docs page's own text may hold, before and after its Jinja runs (the pages hold
 11 000 at most): every check of the page and MkDocs' conversion read it whole, some more than once."""
@@ -263,9 +285,17 @@ def source_problem(where, own):
         return (f"{where}:{own.count(chr(10), 0, fence.start()) + 1}: a code fence of {fence.group(1)[:30]!r}: a docs "
                 f"page's fences are {', '.join(sorted(repr(x) for x in FENCE_LANGUAGES))} (Pygments takes minutes on "
                 "some languages' text)")
+    marked = own.find("<![")
+    if marked >= 0:   # before any parser: Python's stops on '<![foo[' (an internal AssertionError naming nothing)
+        return (f"{where}:{own.count(chr(10), 0, marked) + 1}: '<![': a marked section, which a browser ends at its "
+                "first '>' while Python's parser reads it whole (a live <meta http-equiv=\"refresh\"> hid in one)")
     own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
+        if block.count("\n") >= MAX_BLOCK_LINES:
+            return (f"{where}:{number}: {block.count(chr(10)) + 1} lines without a blank line, more than {MAX_BLOCK_LINES}: "
+                    "Python-Markdown re-scans the rest of a block for each heading it takes off it (40 000 setext "
+                    "headings in one block took 228 s)")
         mark = next((ch for ch in NESTING if block.count(ch) > MAX_MARKS), None)
         if mark:
             return (f"{where}:{number}: {block.count(mark)} {mark!r} in one paragraph, more than {MAX_MARKS}: "
@@ -462,9 +492,10 @@ def _shown_attributes(tag):
     return " ".join(a or b or c for a, b, c in shown)
 
 
-_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+(?:[^<>\"']|\"[^\"]*\"|'[^']*')*)?/?>")
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s(?:[^<>\"']|\"[^\"]*\"|'[^']*')*+)?/?>")
 """An HTML tag as Markdown passes it through, a quoted '>' inside it ('<span title=">"> ms'); '<0.01 ms =>'
-is no tag but text."""
+is no tag but text.  One whitespace, then a possessive run (its alternatives share no character): '\\s+'
+beside '[^<>"']' split the spaces after an unclosed '<a' every way (32 000 spaces: 130 s)."""
 
 
 def typed_figures(docs_dir):
@@ -472,7 +503,10 @@ def typed_figures(docs_dir):
     out = []
     from mkdocs.utils import is_markdown_file   # x.markdown, .mdown, .mkd are pages too
     for path in [p for p in plainfile.tree(docs_dir) if is_markdown_file(p.name) and p.is_file()]:
-        text = path.read_text(encoding="utf-8")
+        text = plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES)
+        if len(text) > MAX_PAGE_CHARS:   # the build refuses it (source_problem); its checks would read it whole
+            out.append(f"{path}: {len(text)} characters, more than the {MAX_PAGE_CHARS} a docs page may hold")
+            continue
         found = {}
         meta = plainfile.front_matter(text)   # its values as YAML decodes them ("0.01\u0020ms" in a title)
         for variant in _as_rendered(text) + ([meta] if meta else []):

@@ -181,7 +181,7 @@ class Markup(HTMLParser):
             self.otherwise.append("UTF-16, UTF-32 or NUL bytes")
         if "\x1b" in data or _OTHER_CHARSET.search(data):   # ISO-2022-JP's escapes swallow a quote
             self.otherwise.append("a charset other than UTF-8, or an ESC byte")
-        super().feed(data)
+        super().feed(data.replace("<![", "&lt;!["))   # noted above; Python's parser stops on some
 
     def handle_starttag(self, tag, attrs):
         names = [name.lower() for name, _value in attrs]
@@ -266,12 +266,14 @@ class Markup(HTMLParser):
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
 
 
-_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[CDATA\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:[\w.-]+:)?(?:noembed|noscript|noframes|xmp|"
+_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:[\w.-]+:)?(?:noembed|noscript|noframes|xmp|"
                                r"plaintext|style|math|template|textarea|iframe)\b|</(?:script|title)(?!\s*>)", re.I)
 """Markup that a browser and Python's HTMLParser read differently (a comment closed by --!> or <!-->,
 CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math, an end
 tag </script/> or </title x>; also "</" in an attribute, UTF-16 or NUL bytes): each hid a script
-from the checks. A built page holds none of them (its styles are linked files)."""
+from the checks; a marked section '<![x[ ... ]]>', which Python reads as one declaration and a browser ends
+at its first '>' (a live <meta http-equiv="refresh"> inside one), or '<![foo[' that stopped the parser in an
+AssertionError). A built page holds none of them (its styles are linked files)."""
 _OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]+", re.I)
 """A declared charset other than UTF-8 (a meta charset, an XML declaration's encoding)."""
 _ODD_TAG = re.compile(r"<(?![A-Za-z/!?])")
@@ -340,6 +342,16 @@ def _inert(rel):
     return last in INERT_TYPES and not any(s in DOCUMENT_TYPES for s in suffixes[:-1])
 
 
+MAX_STYLESHEET_CHARS = 64 * 1024
+"""The most characters a project stylesheet (docs/assets/css) holds: the committed ones have under 3000."""
+
+
+def _prelude(css, at):
+    """The text before ``at`` back to the previous brace: a rule's selectors (found by index: slicing the
+    whole prefix at every brace made 1.28 MB of empty rules take 69 s)."""
+    return css[max(css.rfind("}", 0, at), css.rfind("{", 0, at)) + 1:at]
+
+
 def stylesheet_problems(path, rules=False):
     """A site stylesheet read as a browser reads it: strict UTF-8 (a UTF-16 file or an @charset of
     another encoding hid a U+202E from a UTF-8 reading), no bidi or zero-width character once its
@@ -356,6 +368,9 @@ def stylesheet_problems(path, rules=False):
     charset = re.match(r'\ufeff?@charset\s*"([^"]*)"', text)
     if "\x00" in text or (charset and charset.group(1).lower() not in ("utf-8", "utf8")):
         return [f"{path}: declares another encoding than UTF-8 (or holds NUL bytes); a browser would read it otherwise"]
+    if rules and len(text) > MAX_STYLESHEET_CHARS:
+        return [f"{path}: {len(text)} characters, more than the {MAX_STYLESHEET_CHARS} a project stylesheet may hold "
+                "(its rules are read one by one: 1.28 MB of empty rules took 69 s)"]
     decoded = _css_text(text)
     hidden = plainfile.hidden_text_problem(path, decoded)
     if hidden:
@@ -513,7 +528,7 @@ def _css_outside_allowed(css):
     depth, nested = [], None
     for mark in re.finditer(r"[{}]|[^{}]+", css):   # a rule inside a rule (CSS nesting) hid its declarations
         if mark.group(0) == "{":
-            prelude = css[:mark.start()].rsplit("}", 1)[-1].rsplit("{", 1)[-1].strip().lower()
+            prelude = _prelude(css, mark.start()).strip().lower()
             if depth and not depth[-1].startswith(("@media", "@page")):
                 nested = nested or mark
             depth.append(prelude)
@@ -522,7 +537,7 @@ def _css_outside_allowed(css):
     if nested:
         return nested
     for block in re.finditer(r"\{([^{}]*)\}", css):
-        selectors = css[:block.start()].rsplit("}", 1)[-1].rsplit("{", 1)[-1].split(",")
+        selectors = _prelude(css, block.start()).split(",")
         for decl in re.finditer(r"([-a-zA-Z]+)\s*:([^;]*)", block.group(1)):
             if not CSS_PROPERTIES.fullmatch(decl.group(1).lower()) or _value_problem(decl.group(1).lower(), decl.group(2)):
                 return decl

@@ -141,7 +141,10 @@ def _parse(data):
         if len(_PARSED) >= _PARSED_MAX:
             _PARSED.clear()
         parser = _Nums()
-        parser.feed(plainfile.bounded_references(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")))  # as read_text reads it
+        # as read_text reads it; a marked section '<![' (refused by the page checks) is no declaration here
+        parser.feed(plainfile.bounded_references(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
+                    .replace("<![", "&lt;!["))
+        parser.close()
         _PARSED[key] = parser
     return _PARSED[key]
 
