@@ -116,15 +116,11 @@ _FILE_NAME = re.compile(r"^[A-Za-z0-9_+=\-][A-Za-z0-9_.+=\-]*(/[A-Za-z0-9_+=\-][
 letter that another spelling normalizes to) of no hidden part."""
 
 
-MAX_INTEGER = 2**53
-"""The largest integer a record may hold: past it a JSON reader (the browser's, numbers.json's) no longer keeps
-it exact, and no count or size a run measures comes near (an INT8 record's weights of 10^25 bytes loaded and
-was published in the methods table)."""
+MAX_INTEGER = 2**53   # past it a JSON reader keeps no integer exact; no count a run measures comes near (10^25 bytes were published)
 
 
 def _finite(value, where, out, integers=False):
-    """Append a problem for every NaN/inf (``integers``: every integer beyond MAX_INTEGER instead) reachable
-    inside value."""
+    """Append a problem for every NaN/inf (``integers``: integer beyond MAX_INTEGER) reachable inside value."""
     if integers and isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
         out.append(f"{where}: the integer {str(value)[:30]} is beyond 2^53 ({MAX_INTEGER}): no count or size is that "
                    "large, and a JSON reader does not keep it exact")

@@ -211,6 +211,11 @@ def _commit_date(root):
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
+THEME_DIR = "reportgen/publish/theme"
+"""The one theme.custom_dir: the project's own templates, code in the package."""
+MAX_CONFIG_BYTES = 64 * 1024
+"""The most bytes mkdocs.yml may have (the committed one has under 4000): its titles and nav are written into
+every page (a 100 000-entry nav, a 1.2-million-character site_name: gigabytes of site)."""
 MAX_PATTERN_STARS = 4
 """The most '*' a line of exclude_docs or not_in_nav holds (the project's have two): MkDocs' matcher
 (pathspec) backtracks on each, and twelve in one line took 19 s to collect the docs, seventeen hours."""
@@ -239,7 +244,7 @@ def _config_problems(root):
                           "or set it to one, e.g. $(git log -1 --format=%ct))")
     path = root / "mkdocs.yml"
     try:   # a plain file of bounded size: a committed link to /dev/zero was read until memory ran out
-        text = plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES)
+        text = plainfile.read_text(path, MAX_CONFIG_BYTES)
         stack = [safeyaml.compose(text)]   # no alias: one under extra: reused in nav: expanded without bound
     except ReportError:   # a link, not a plain file, too large: it names the file
         raise
@@ -278,6 +283,11 @@ def _config_problems(root):
                 # custom_dir: .git copied .git/config (a token in it) into the site
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
                                   "of the project (a relative path without '..' or a hidden folder such as .git)")
+            if name == "theme" and Path(text).as_posix().rstrip("/") != THEME_DIR:
+                # its templates are code MkDocs runs unsandboxed: custom_dir: site/tpl took a docs page built
+                # there (docs/tpl/main.md) as the theme's main.html, and a command ran at the next build
+                raise ReportError(f"{path}:{folder.start_mark.line + 1}: theme.custom_dir: {text!r:.60} is not "
+                                  f"{THEME_DIR!r}, the project's reviewed templates (they run unsandboxed)")
     walked = set()   # an alias is walked once: a: &x [*x] looped for ever, aliases of aliases 10^9 nodes
     while stack:
         node = stack.pop()

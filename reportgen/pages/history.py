@@ -229,6 +229,31 @@ def flagged(runs, code_changed=None, found=None):
         (before, cid) for cid, before, _after, _ratio, _changed, stat in same if stat.startswith(FAILED)}
 
 
+def unconfirmed(runs, code_changed=None, found=None):
+    """{(run id, record id)} of the new levels not yet confirmed: a median that moved by JUMP or more over code
+    git shows changed (a new level, the case's baseline from there on) and that no later run of the same
+    code has measured again on the machine (a tail that moved is a jump of the tail, not of the level the
+    pages print).  Its figures carry a flag of their own until one does: a run
+    naming any commit that touched the family's code (one comment line, dated back) published ResNet-18 0.4x
+    as 'another code', unflagged.  Jumps of a claim (a field that appeared) are no level of a figure."""
+    found = all_jumps(runs, code_changed) if found is None else found
+    order = {run.run_id: i for i, run in enumerate(runs)}
+    out = set()
+    for cid, _before, after, _ratio, changed, stat in found:
+        if not changed or stat != "p50" or after not in order:
+            continue
+        run = runs[order[after]]
+        family, key = cid.split("/", 1)[0], cases.canonical_id(cid, None)
+        again = any(merge.machine_of(later) == merge.machine_of(run)
+                    and not (code_changed and code_changed(run, later, family))
+                    and any(r["reused_from"] is None and r["status"] == "ok"
+                            and cases.canonical_id(r["id"], r.get("case")) == key for r in later.records)
+                    for later in runs[order[after] + 1:])
+        if not again:
+            out.add((after, cid))
+    return out
+
+
 def jumps_text(runs, code_changed=None, found=None):
     def moved(ratio, stat):
         if stat == NEW_CASE:

@@ -205,7 +205,7 @@ def docs_file_problem(rel, data=None):
             return None
         return (f"docs/{rel}: not a kind of file docs/ holds: not one of the vendored files, byte for byte (pagecontent.VENDORED lists each by its "
                 "sha256); a vendored script is changed by vendoring a release and updating that list")
-    if rel.startswith("assets/js/"):
+    if rel.startswith("assets/js/") and DOCS_FILES.fullmatch(rel):
         if data is not None and not isinstance(data, bytes):
             data = plainfile.read_bytes(data, plainfile.MAX_ARCHIVE_FILE_BYTES)
         if data is not None and hashlib.sha256(data).hexdigest() == OWN_SCRIPTS.get(rel):
@@ -338,6 +338,10 @@ def template_problem(tree):
     join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
     that source_problem reads in no piece)."""
     import jinja2.nodes as nodes
+    other = next(tree.find_all((nodes.Include, nodes.Extends, nodes.Import, nodes.FromImport)), None)
+    if other is not None:   # no loader: an internal error; with one, another file's text no check of the page read
+        other.what = "an include, extends or import (another template's text, read by no check of this page)"
+        return other
     blocks = next(tree.find_all((nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.AssignBlock, nodes.With)), None)
     if blocks is not None:
         blocks.what = ("a macro, call, filter, set or with block typed into the page (its own text set aside and "

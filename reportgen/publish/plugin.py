@@ -61,6 +61,11 @@ def checked_runs(results_dir):
     return runs, campaigns
 
 
+MAX_NAV_ENTRIES, MAX_SETTING_CHARS = 500, 300
+"""The most nav titles, and characters of a title or setting, mkdocs.yml gives: the theme writes each into every
+page (a 100 000-entry nav, a 1.2-million-character site_name: gigabytes of site)."""
+
+
 def _strings(value):
     """Every string in a setting (dicts and lists walked)."""
     if isinstance(value, str):
@@ -157,6 +162,7 @@ class Data:
         # once: history lists them, figures (FigureBook), chart points and numbers.json flag them
         self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root))
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
+        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps)
         self.current = merge.current_records(self.runs, self.jumped)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
@@ -307,6 +313,18 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # folded every page behind one toggle), extra.alternate's names, extra.social's links
         shown = titles + [str(getattr(config, key, None) or "") for key in ("site_description", "site_author")] \
             + list(_strings(dict(getattr(config, "extra", None) or {})))
+        scripts = [str(getattr(s, "path", s)) for s in list(getattr(config, "extra_javascript", None) or [])
+                   + list((dict(getattr(config, "extra", None) or {})).get("polyfills") or [])]
+        odd = next((s for s in scripts if s not in pagecontent.OWN_SCRIPTS and not (
+            s.startswith("assets/vendor/") and s.endswith(".js") and s[len("assets/vendor/"):] in pagecontent.VENDORED)), None)
+        if odd is not None:   # snippets/evil.py as a script bypassed the scripts' pins
+            raise ReportError(f"{config.config_file_path}: extra_javascript or extra.polyfills: {odd[:60]!r} is not one of "
+                              "the project's pinned scripts (pagecontent.OWN_SCRIPTS, assets/vendor/ VENDORED)")
+        long = next((t for t in shown if len(t) > MAX_SETTING_CHARS), None)
+        if len(titles) > MAX_NAV_ENTRIES or long is not None:   # each written into every page
+            raise ReportError(f"{config.config_file_path}: {len(titles)} titles (at most {MAX_NAV_ENTRIES}) or a title or "
+                              f"setting of more than {MAX_SETTING_CHARS} characters ({(long or '')[:40]!r}): the theme "
+                              "writes each into every page")
         marked = next((t for t in shown if re.search(r'[<>&"]', t)), None)
         if marked is not None:   # a nav title 'x<s>' struck out the text of every page
             raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title or setting the theme "
@@ -325,6 +343,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
         self.book = FigureBook()
         self.book.jumped = self.data.jumped
+        self.book.new_level = self.data.new_level
         self.jinja = _sandbox()
         # the same pages with every placeholder value that holds a digit left out: what is left is the
         # text the page's author typed, as the reader gets it (loops run, conditions decided, words and

@@ -27,13 +27,33 @@ def render(env, tree, names, where, limit=MAX_RENDER_CHARS):
     as soon as it writes more than ``limit`` characters (a whole render held in memory first was the
     memory of the machine)."""
     out, size = [], 0
-    for piece in env.from_string(tree).generate(**names):
-        size += len(piece)
-        if size > limit:
-            raise ReportError(f"{where}: renders to more than {limit} characters (a loop writing a long value "
-                              "again and again?); a page fills in placeholders, its own Jinja writes next to nothing")
-        out.append(piece)
+    try:
+        for piece in env.from_string(tree).generate(**names):
+            size += len(piece)
+            if size > limit:
+                raise ReportError(f"{where}: renders to more than {limit} characters (a loop writing a long value "
+                                  "again and again?); a page fills in placeholders, its own Jinja writes next to nothing")
+            out.append(piece)
+    except (jinja2.TemplateError, TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError) as exc:
+        line = _page_line(exc)
+        if line is None:   # raised in the project's code filling in a placeholder: its bug, reported as one
+            raise
+        # the page's own Jinja ('a' in false, a loop over true, an unknown test): the page's fault, named at its line
+        raise ReportError(f"{where}:{line}: the page's Jinja fails here ({type(exc).__name__}: {str(exc)[:120]})") from None
     return "".join(out)
+
+
+def _page_line(exc):
+    """The page's line where ``exc`` was raised when its innermost frame is the page's template, else None."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if isinstance(exc, jinja2.TemplateError) and getattr(exc, "lineno", None):
+        return exc.lineno
+    if last is not None and last.tb_frame.f_code.co_filename == "<template>":
+        return last.tb_lineno
+    return None
 
 
 @contextlib.contextmanager

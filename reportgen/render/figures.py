@@ -18,8 +18,8 @@ from reportgen.data.words import W
 def rests_on_jump(*cells):
     """The note a verdict or a goal's cell carries when a figure it rests on (in ``cells``, as rendered) is
     flagged as a jump: a verdict beside a flagged figure said nothing of it ('holds', 'met')."""
-    flag = W("figures.current.jumped", href="\0").split("\0")[0]   # the flag's start, up to its link
-    return W("figures.rests_on_jump.text") if any(flag in (c or "") for c in cells) else ""
+    flags = [W(f"figures.current.{kind}", href="\0").split("\0")[0] for kind in ("jumped", "new_level")]   # up to the link
+    return W("figures.rests_on_jump.text") if any(f in (c or "") for c in cells for f in flags) else ""
 
 def slug(text):
     """Stable HTML anchor for an id (same id, same anchor, every build; data.runfacts.anchor, where
@@ -129,6 +129,8 @@ class FigureBook:
         # {(run id, record id)} of the records whose median jumped against an earlier run of the same
         # code on their machine (pages.history.flagged): their figures carry a flag to the jumps list
         self.jumped = set()
+        # {(run id, record id)} of new levels over changed code not yet confirmed (pages.history.unconfirmed)
+        self.new_level = set()
 
     def set_page(self, src_uri):
         self.page = src_uri
@@ -177,7 +179,11 @@ class FigureBook:
         # last good record kept for a failed re-run): the choice rests on that record
         jumped = bool(self.jumped.intersection(rests_on)) or any(getattr(c, "jumped", False) for c in (cur, *also))
         self.entries[(self.page, figure_id)]["jumped"] = jumped   # numbers.json says it too, not only the page
-        flag = W("figures.current.jumped", href=self._rel("history.md#jumps")) if jumped else ""
+        level = not jumped and bool(self.new_level.intersection(rests_on))
+        if level:
+            self.entries[(self.page, figure_id)]["new_level"] = True
+        flag = (W("figures.current.jumped", href=self._rel("history.md#jumps")) if jumped else
+                W("figures.current.new_level", href=self._rel("history.md#jumps")) if level else "")
         return W("figures.current.text", figure_id=html.escape(figure_id), href=href, id=html.escape(rec['id']),
                  text=_text(text)) + flag
 
