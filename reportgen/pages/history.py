@@ -267,11 +267,13 @@ def jumps_text(runs, code_changed=None, found=None):
         rows = [[_code(cid), _esc(a), _esc(b), moved(ratio, stat)] for cid, a, b, ratio, _changed, stat in found]
         return markdown([W("history.jumps.head_case"), W("history.jumps.head_before"), W("history.jumps.head_after"),
                          "B ÷ A"], rows)
-    found, changed = split(all_jumps(runs, code_changed) if found is None else found)
+    every = all_jumps(runs, code_changed) if found is None else found
+    found, changed = split(every)
     text = (W("history.jumps.some", n=len(found), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP) + "\n\n" + table(found) if found
             else W("history.jumps.none", factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP))
     if changed:
-        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP) + "\n\n" + table(changed)
+        text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP,
+                             unconfirmed=len(unconfirmed(runs, code_changed, every))) + "\n\n" + table(changed)
     return text
 
 
@@ -331,5 +333,5 @@ def names(site):
         # the publication machine's runs: another machine's pairs are on its own site (build --machine),
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
-        "history_jumps": lambda: jumps_text(d.all_runs, found=d.jumps),
+        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps),
     }
