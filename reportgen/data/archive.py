@@ -88,6 +88,13 @@ def _shape_problems(path, raw):
         if col.get("kind") not in COLUMN_KINDS:
             out.append(f"{where}.kind: expected one of {', '.join(COLUMN_KINDS)}, got {col.get('kind')!r:.40}")
         out += _optional_problems(where, col)
+    for name in ("title", "unit_evidence", "row_header", "seed_section"):   # each shown as one line of text
+        if not isinstance(raw.get(name), str) or "\n" in raw[name] or "\r" in raw[name]:
+            out.append(f"{path}: {name}: expected a one-line string, got {type(raw.get(name)).__name__}")
+    lines = raw.get("seed_lines")
+    if not (isinstance(lines, list) and len(lines) == 2 and all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                                                                for n in lines) and lines[0] <= lines[1]):
+        out.append(f"{path}: seed_lines: expected [first, last], two line numbers, got {lines!r:.40}")
     if raw.get("environment") is not None and not isinstance(raw.get("environment"), str):
         out.append(f"{path}: environment: expected a string (an id of environments.yaml) or null, got "
                    f"{type(raw['environment']).__name__}")
@@ -111,8 +118,9 @@ def _optional_problems(where, item):
     out = []
     if not isinstance(item.get("unit"), (str, type(None))):
         out.append(f"{where}.unit: expected a string or null, got {type(item['unit']).__name__}")
-    if not isinstance(item.get("join", {}), dict):
-        out.append(f"{where}.join: expected a mapping, got {type(item['join']).__name__}")
+    if not isinstance(item.get("join", {}), dict) or not all(
+            isinstance(v, (str, int, float, type(None))) for v in item.get("join", {}).values()):
+        out.append(f"{where}.join: expected a mapping of plain values, got {str(item.get('join'))[:40]!r}")
     return out
 
 

@@ -69,7 +69,9 @@ def _resolve(item, code):
 
 def page_text(page_html):
     """Visible text: tags removed without adding spaces (highlighted code is split into spans)."""
-    return re.sub(r"\s+", " ", _html.unescape(plainfile.bounded_references(_TAG.sub("", page_html))))
+    # comments first, as a browser ends them (at the first '-->' or '--!>'): '<!-- > words -->' counted its words
+    shown = re.sub(r"<!--.*?(?:--!?>|$)", "", page_html, flags=re.S)
+    return re.sub(r"\s+", " ", _html.unescape(plainfile.bounded_references(_TAG.sub("", shown))))
 
 
 def _squash(text):

@@ -249,6 +249,9 @@ MAX_BLOCK_LINES = 400
 """The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
 pages' longest has 19): Python-Markdown re-scans the rest of a block for each heading it takes off it, and
 40 000 setext headings ('a', '-') in one block took 228 s to convert."""
+MAX_TABLE_CELLS = 64
+"""The most '|' one line of a docs page's own text holds (the committed pages' most: 6): Markdown pads every
+row of a table to its header's cells, so a header of thousands made megabytes of HTML of each bare row."""
 MAX_PAGE_CHARS = 256 * 1024
 """The most characters a docs page's own text may hold, before and after its Jinja runs (the pages hold
 11 000 at most): every check of the page and MkDocs' conversion read it whole, some more than once."""
@@ -280,11 +283,12 @@ def source_problem(where, own):
     if len(own) > MAX_PAGE_CHARS:
         return (f"{where}: {len(own)} characters, more than the {MAX_PAGE_CHARS} a docs page's own text may hold "
                 "(its checks and MkDocs' conversion read it whole)")
-    fence = next((f for f in _FENCE.finditer(own) if f.group(1).lower() not in FENCE_LANGUAGES), None)
+    fence = next((f for f in _FENCE.finditer(own) if f.group(1).lower() not in FENCE_LANGUAGES
+                  or own[f.end():own.find("\n", f.end()) % (len(own) + 1)].strip(" \t}")), None)
     if fence:
         return (f"{where}:{own.count(chr(10), 0, fence.start()) + 1}: a code fence of {fence.group(1)[:30]!r}: a docs "
-                f"page's fences are {', '.join(sorted(repr(x) for x in FENCE_LANGUAGES))} (Pygments takes minutes on "
-                "some languages' text)")
+                f"page's fences are {', '.join(sorted(repr(x) for x in FENCE_LANGUAGES))}, with no option after it "
+                "(Pygments takes minutes on some languages' text; hl_lines=\"1-999999\" repeated took 4 GB)")
     marked = own.find("<![")
     if marked >= 0:   # before any parser: Python's stops on '<![foo[' (an internal AssertionError naming nothing)
         return (f"{where}:{own.count(chr(10), 0, marked) + 1}: '<![': a marked section, which a browser ends at its "
@@ -292,6 +296,10 @@ def source_problem(where, own):
     own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
+        wide = max(line.count("|") for line in block.split("\n"))
+        if wide > MAX_TABLE_CELLS:
+            return (f"{where}:{number}: a line of {wide} '|', more than {MAX_TABLE_CELLS}: a table's every row is "
+                    "padded to its header's cells (a 33 KB table of 398 rows became 30 MB of HTML)")
         if block.count("\n") >= MAX_BLOCK_LINES:
             return (f"{where}:{number}: {block.count(chr(10)) + 1} lines without a blank line, more than {MAX_BLOCK_LINES}: "
                     "Python-Markdown re-scans the rest of a block for each heading it takes off it (40 000 setext "

@@ -206,8 +206,9 @@ class Templates:
         d, b = self.data, self.book
         return {
             "hist": lambda table, row, col: b.historical(d.tables[table].cell(row, col)),
-            "archive_title": lambda table: d.tables[table].meta["title"],
-            "archive_evidence": lambda table: d.tables[table].meta["unit_evidence"],
+            # the archive's words are text, never Markdown ('\n\n!!! danger' made a live warning box)
+            "archive_title": lambda table: cells.text(d.tables[table].meta["title"]),
+            "archive_evidence": lambda table: cells.text(d.tables[table].meta["unit_evidence"]),
             "not_comparable": lambda *families: comparable.family_note(d.current, families),
             "compare_alpha": f"{compare.ALPHA:g}",
             "compare_min_effect": f"{compare.MIN_EFFECT:.0%}",

@@ -266,12 +266,12 @@ class Markup(HTMLParser):
             self.inline.append(f"<?{data.strip().rstrip('?')[:60]}?> (a stylesheet that may write scripts)")
 
 
-_PARSED_OTHERWISE = re.compile(r"--!>|<!---?>|<!\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:[\w.-]+:)?(?:noembed|noscript|noframes|xmp|"
+_PARSED_OTHERWISE = re.compile(r"--!>|--\s+>|<!---?>|<!\[|<!ENTITY|<!DOCTYPE[^>\[]*\[|<(?:[\w.-]+:)?(?:noembed|noscript|noframes|xmp|"
                                r"plaintext|style|math|template|textarea|iframe)\b|</(?:script|title)(?!\s*>)", re.I)
 """Markup that a browser and Python's HTMLParser read differently (a comment closed by --!> or <!-->,
 CDATA in HTML, an XML entity holding a tag, the raw-text elements, <style> inside svg or math, an end
 tag </script/> or </title x>; also "</" in an attribute, UTF-16 or NUL bytes): each hid a script
-from the checks; a marked section '<![x[ ... ]]>', which Python reads as one declaration and a browser ends
+from the checks ('-- >' closes a comment for Python's parser, not for a browser); a marked section '<![x[ ... ]]>', which Python reads as one declaration and a browser ends
 at its first '>' (a live <meta http-equiv="refresh"> inside one), or '<![foo[' that stopped the parser in an
 AssertionError). A built page holds none of them (its styles are linked files)."""
 _OTHER_CHARSET = re.compile(r"(?:charset|encoding)\s*=\s*[\"']?(?!utf-?8\b)[\w-]+", re.I)
