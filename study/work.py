@@ -96,6 +96,7 @@ SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RA
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "weights_bytes": COUNT, "fp32_weights_bytes": COUNT,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -232,6 +233,14 @@ def _counts_problems(extra):
     return out
 
 
+def _label(name):
+    """A kernel's or node's name as a reader tells it apart (case folded), or "" when it is no such name: printable
+    ASCII without spaces, as TVM and ONNX Runtime write them (every committed one is)."""
+    if not isinstance(name, str):
+        return None
+    return name.casefold() if re.fullmatch(r"[\x21-\x7e]{1,200}", name) else ""
+
+
 def _nested_problems(extra):
     """The nested values derived figures compute with: a tuning curve's points, the theoretical peak,
     and NESTED_FIGURES."""
@@ -248,13 +257,25 @@ def _nested_problems(extra):
         for name, want in (("trial", TRIALS), ("elapsed_s", SECONDS), ("best_so_far_s", SECONDS)):
             if point.get(name) is not None:
                 out.append(_type_problem(f"extra.curve[{i}].{name}", point[name], want))
-    tables = [(name, PROFILE_ROW) for name in PROFILES] + list(ROWS.items())
+    tables, seen = [(name, PROFILE_ROW) for name in PROFILES] + list(ROWS.items()), {}
     for name, fields in tables:   # the per-kernel, allocation and per-layer tables add these rows
         for i, row in enumerate(extra.get(name) or []):
             if not isinstance(row, dict):
                 out.append(f"extra.{name}[{i}]: expected an object, got {type(row).__name__}")
                 continue
             missing = [key for key in PROFILE_REQUIRED.get(name, ()) if row.get(key) is None]
+            label = _label(row.get("node" if name == "node_profile" else "op")) if name in ONE_CALL_PROFILES else None
+            if label == "":   # a zero-width space, a Cyrillic letter or a trailing space made one name two
+                out.append(f"extra.{name}[{i}]: its name is not printable ASCII without spaces (as TVM and ONNX Runtime "
+                           "write them)")
+                continue
+            if label is not None and label in seen.setdefault(name, set()):
+                # one node or kernel listed twice (a zero-width space, a case, a Cyrillic letter apart) printed
+                # '21 QLinearConv' for the model's 20 and a phantom row of the per-convolution table
+                out.append(f"extra.{name}[{i}]: names a node or kernel an earlier row names (as written apart)")
+                continue
+            if label is not None:
+                seen[name].add(label)
             if missing:
                 out.append(f"extra.{name}[{i}]: holds no {missing[0]} (every row of a profile does)")
                 continue

@@ -229,6 +229,10 @@ def flagged(runs, code_changed=None, found=None):
         (before, cid) for cid, before, _after, _ratio, _changed, stat in same if stat.startswith(FAILED)}
 
 
+LEVELS = ("p50", "mean")
+"""The statistics that are a figure's level: the median every page prints, the mean the pitfalls page quotes."""
+
+
 def unconfirmed(runs, code_changed=None, found=None):
     """{(run id, record id)} of the new levels not yet confirmed: a median that moved by JUMP or more over code
     git shows changed (a new level, the case's baseline from there on) and that no later run of the same
@@ -240,7 +244,7 @@ def unconfirmed(runs, code_changed=None, found=None):
     order = {run.run_id: i for i, run in enumerate(runs)}
     out = set()
     for cid, _before, after, _ratio, changed, stat in found:
-        if not changed or stat != "p50" or after not in order:
+        if not changed or stat not in LEVELS or after not in order:
             continue
         run = runs[order[after]]
         family, key = cid.split("/", 1)[0], cases.canonical_id(cid, None)

@@ -163,7 +163,8 @@ class Data:
         self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root))
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
         self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps)
-        self.current = merge.current_records(self.runs, self.jumped)
+        # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
+        self.current = merge.current_records(self.runs, self.jumped | self.new_level)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
@@ -175,7 +176,8 @@ class Data:
         self.rules, self.items = coverage.read_items(self.archive_dir, self.code)
         # The cross-machine page: each machine's own current records and headline figures.
         self.machines = merge.machines(self.all_runs)
-        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid), self.jumped) for mid in self.machines}
+        self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid), self.jumped | self.new_level)
+                           for mid in self.machines}
         self.headlines = {mid: machines.headline(cur, merge.latest_environment(merge.runs_of(self.all_runs, mid), cur))
                           for mid, cur in self.by_machine.items()}
         # the rule section may read another machine (pages/e2e_rules.pick): its chart too

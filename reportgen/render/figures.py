@@ -177,9 +177,11 @@ class FigureBook:
             + [(c.record["run_id"], c.record["id"]) for c in also if c is not None]
         # or a Current marked so (merge.fastest: the fastest of candidates one of which was flagged; merge's
         # last good record kept for a failed re-run): the choice rests on that record
-        jumped = bool(self.jumped.intersection(rests_on)) or any(getattr(c, "jumped", False) for c in (cur, *also))
+        level = bool(self.new_level.intersection(rests_on))   # a new level over changed code, not yet confirmed
+        jumped = bool(self.jumped.intersection(rests_on)) or (
+            not level and any(getattr(c, "jumped", False) for c in (cur, *also)))
         self.entries[(self.page, figure_id)]["jumped"] = jumped   # numbers.json says it too, not only the page
-        level = not jumped and bool(self.new_level.intersection(rests_on))
+        level = level and not jumped
         if level:
             self.entries[(self.page, figure_id)]["new_level"] = True
         flag = (W("figures.current.jumped", href=self._rel("history.md#jumps")) if jumped else
