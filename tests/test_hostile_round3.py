@@ -453,10 +453,12 @@ def test_a_forged_20x_run_is_flagged_by_the_build_and_on_the_site(built_copy, ca
     run = runs_dir / new_id
     (run / "logs").mkdir(parents=True)
     family_log = f"logs/{rec['experiment']}.log"
-    shutil.copy(source / family_log, run / family_log)
+    from study import citation
+    own = citation.summaries((source / family_log).read_text(encoding="utf-8").split("\n")).get(rec["id"], [])
+    kept = [x for n, x in enumerate((source / family_log).read_text(encoding="utf-8").split("\n"), 1) if n not in own]
+    (run / family_log).write_text("\n".join(kept), encoding="utf-8")   # a log reports a record once: the forged summary only
     rec.update(run_id=new_id, samples=[s / 25 for s in rec["samples"]])
     rec["stats"] = stats.summarize(rec["samples"])
-    from study import citation
     with open(run / family_log, "a", encoding="utf-8") as fh:   # a forger's lines agree with the forgery
         fh.write(f"[{rec['experiment']}] {citation.summary(rec['id'], 'ok', rec['samples'], rec['stats']['p50'])}\n")
     line = (run / family_log).read_text(encoding="utf-8").count("\n")

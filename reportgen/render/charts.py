@@ -441,7 +441,7 @@ def e2e_latency(tables, current, env):
         tooltip=["model:N", "engine:N", alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f")])
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(
         x=alt.X("engine:N", sort=[engine_zh(e) for e in E2E_ENGINES]), y=alt.Y("p95_ms:Q", scale=alt.Scale(type="log")))
-    return (alt.layer(bars, ticks, data=data).properties(width=170, height=190)
+    return (alt.layer(bars, ticks, data=data).properties(width=170, height=174)
             .facet(column=alt.Column("model:N", title=None)).properties(title=W("charts.e2e_latency.title")))
 
 
