@@ -258,7 +258,9 @@ def unconfirmed(runs, code_changed=None, found=None):
     return out
 
 
-def jumps_text(runs, code_changed=None, found=None):
+def jumps_text(runs, code_changed=None, found=None, new_level=None):
+    """The history page's jumps: those of the same code, then those over changed code with how many of them
+    are unconfirmed new levels (``new_level``: unconfirmed(...) when the caller has it; a build finds it once)."""
     def moved(ratio, stat):
         if stat == NEW_CASE:
             return W("history.jumps.new_case")
@@ -277,7 +279,8 @@ def jumps_text(runs, code_changed=None, found=None):
             else W("history.jumps.none", factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP))
     if changed:
         text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP,
-                             unconfirmed=len(unconfirmed(runs, code_changed, every))) + "\n\n" + table(changed)
+                             unconfirmed=len(unconfirmed(runs, code_changed, every) if new_level is None else new_level))
+        text += "\n\n" + table(changed)
     return text
 
 
@@ -337,5 +340,5 @@ def names(site):
         # the publication machine's runs: another machine's pairs are on its own site (build --machine),
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
-        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps),
+        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps, new_level=d.new_level),
     }
