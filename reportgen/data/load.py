@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import schema, work
-from reportgen.data import campaigns, plainfile, runfacts, searchfacts
+from reportgen.data import campaigns, plainfile, runfacts, runlists, searchfacts
 from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
 
@@ -377,7 +377,8 @@ def read_runs(results_dir):
     problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs)
                     + searchfacts.problems(results_dir, runs))
     problems.extend(runfacts.machine_problems(runs) + runfacts.hardware_problems(runs) + runfacts.same_second_problems(runs)
-                    + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs))
+                    + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs)
+                    + runlists.confirming(results_dir, runs)[1])
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
     return runs

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from study import cases, citation, identity, stats
+from reportgen.data import runlists
 from reportgen.errors import ReportError
 
 _NUMBERED = re.compile(r"^(.*)-([2-9]|[1-9]\d{1,3})$")
@@ -223,68 +224,9 @@ def unnamed_problems(run, lines_of):
     return out
 
 
-SEALED = "runs-before-named.txt"
-"""archive/<this> (beside results/): the runs recorded before study.citation.NAMED_FROM, one per line as
-'<run id> <sha256 of its run.json>', the only runs dated before it that load, each as it was recorded: a
-run made now and dated back (to a real commit of its day) fell outside the citation rule, its evidence
-shown unchecked, and an old run edited with its run.json resealed (ORT 1.82x faster, its cited line
-still the old median) was published as current.  run.json lists every file's sha256, so its own seals
-the run.  The archive's seal covers the list (archive/SHA256SUMS): adding a run, or changing one, is a
-deliberate reseal a review sees; in results/ it was a file any run's pull request could edit unnoticed."""
-
-
-def manifest_sha256(run_dir):
-    """The sha256 of a run's run.json (bounded read, no links followed), as the sealed list gives it."""
-    import hashlib
-    from reportgen.data import plainfile
-    return hashlib.sha256(plainfile.read_bytes(Path(run_dir) / "run.json", 1 << 26)).hexdigest()
-
-
-def sealed_list(results_dir):
-    """The path of the list for a results folder: archive/SEALED beside it."""
-    return Path(results_dir).parent / "archive" / SEALED
-
-
-def sealed_problems(results_dir, runs):
-    """Runs dated before NAMED_FROM that the sealed list does not list, and list lines that are no run id
-    of that time.  No archive beside results/ (a test's results folder, a new study's): each run as
-    dated; a project's archive without the list is refused by the archive's seal."""
-    from reportgen.data import plainfile
-    from study import schema
-    path = sealed_list(results_dir)
-    try:
-        text = plainfile.read_text(path, 1 << 20)
-    except FileNotFoundError:
-        return []
-    except (OSError, ReportError, UnicodeDecodeError) as exc:
-        return list(getattr(exc, "problems", None) or [f"{path}: cannot read ({type(exc).__name__})"])
-    out, listed = [], {}
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            parts = line.split()
-            if not (len(parts) == 2 and schema._RUN_ID.fullmatch(parts[0]) and not citation.bound(parts[0])
-                    and re.fullmatch(r"[0-9a-f]{64}", parts[1])):
-                out.append(f"{path}:{number}: {line[:120]!r} is not '<the id of a run dated before "
-                           f"{citation.NAMED_FROM}> <the sha256 of its run.json>'")
-                continue
-            listed[parts[0]] = parts[1]
-    for run in runs:
-        if citation.bound(run.run_id):
-            continue
-        if run.run_id not in listed:
-            out.append(f"{run.path / 'run.json'}: run_id: dated before {citation.NAMED_FROM} (the citation rule) but "
-                       f"not one of the runs recorded before it ({path}); a run made now is dated now")
-            continue
-        try:
-            sha = manifest_sha256(run.path)
-        except (OSError, ReportError) as exc:
-            out.append(f"{run.path / 'run.json'}: cannot be read to compare with its seal ({type(exc).__name__})")
-            continue
-        if sha != listed[run.run_id]:
-            out.append(f"{run.path / 'run.json'}: differs from its sha256 in {path} (a run recorded before the "
-                       "citation rule is published as it was recorded: its files are never edited)")
-    return out
+# the reviewed lists of runs (archive/): their readers live in runlists, named here as before
+SEALED, manifest_sha256, sealed_list, sealed_problems = (runlists.SEALED, runlists.manifest_sha256, runlists.sealed_list,
+                                                    runlists.sealed_problems)
 
 
 def spelling_problems(run):

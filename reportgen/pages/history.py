@@ -142,9 +142,10 @@ def all_jumps(runs, code_changed=None, across=None):
                 # to be compared with, and took a finding's smallest size
                 earlier, fingerprints = measured[(family, machine, profile)]
                 changed = _code_changed(rec["fingerprint"] not in fingerprints, earlier, run, family, code_changed)
-                if not changed:   # (new code measures new cases: not listed)
-                    out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
+                out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
+                if not changed:
                     continue   # flagged, and no baseline: the next run that measures it again is flagged too
+                # new code measures new cases: a new level (unconfirmed), and the case's baseline from here on
             seen.setdefault(key, set()).add(profile)
             entry, before, origin = (run.run_id, rec, run), trusted.get(key), base.get(key)
             hit = None
@@ -233,29 +234,58 @@ LEVELS = ("p50", "mean")
 """The statistics that are a figure's level: the median every page prints, the mean the pitfalls page quotes."""
 
 
-def unconfirmed(runs, code_changed=None, found=None):
-    """{(run id, record id)} of the new levels not yet confirmed: a median that moved by JUMP or more over code
-    git shows changed (a new level, the case's baseline from there on) and that no later run of the same
-    code has measured again on the machine (a tail that moved is a jump of the tail, not of the level the
-    pages print).  Its figures carry a flag of their own until one does: a run
-    naming any commit that touched the family's code (one comment line, dated back) published ResNet-18 0.4x
-    as 'another code', unflagged.  Jumps of a claim (a field that appeared) are no level of a figure."""
+def _level_moved(rec, earlier):
+    """Whether a record moved its level from ``earlier`` (both of one case and machine, over changed code):
+    a statistic of LEVELS by JUMP, a share the pages print (agreement, accuracy) by more than
+    claims.SCORE_JUMP, or the threshold its own check is held to (a record said 1e300 and its error of 5.0
+    read as passed).  A tail alone, a text or a model file's sha256 changes with the code: listed, no level."""
+    for stat in LEVELS:
+        a, b = ((r.get("stats") or {}).get(stat) for r in (earlier, rec))
+        if stats.is_number(a) and stats.is_number(b) and a > 0 and b > 0 and not 1 / JUMP < b / a < JUMP:
+            return True
+    before, after = claims.claims(earlier), claims.claims(rec)
+    for path in set(before) | set(after):
+        a, b = before.get(path), after.get(path)
+        if path == ("check", "threshold"):
+            if a != b:
+                return True
+        elif (claims.SHARE.search(path[-1]) and all(stats.is_number(x) and 0 <= x <= 1 for x in (a, b))
+              and abs(b - a) > claims.SCORE_JUMP):
+            return True
+    return False
+
+
+def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
+    """{(run id, record id)} of the new levels not yet confirmed: over code git shows changed, a case measured
+    for the first time (NEW_CASE) or a level that moved (_level_moved), which no later run of the same code on
+    the machine has measured again, ``confirming`` that run (runlists.confirming: the runs a maintainer
+    accepted; by default none).  Its figures carry a flag of their own until one does: a run naming any
+    commit that touched the family's code (one comment line, dated back) published ResNet-18 0.4x as 'another
+    code', unflagged, and a second forged run at that commit 'confirmed' it; a case never measured before,
+    ORT's agreement forged to 0.41 and a check held to 1e300 went the same way."""
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
     out = set()
-    for cid, _before, after, _ratio, changed, stat in found:
-        if not changed or stat not in LEVELS or after not in order:
+    for cid, before, after, _ratio, changed, stat in found:
+        if not changed or after not in order or stat.startswith(FAILED):
             continue
         run = runs[order[after]]
         family, key = cid.split("/", 1)[0], cases.canonical_id(cid, None)
-        again = any(merge.machine_of(later) == merge.machine_of(run)
-                    and not (code_changed and code_changed(run, later, family))
-                    and any(r["reused_from"] is None and r["status"] == "ok"
-                            and cases.canonical_id(r["id"], r.get("case")) == key for r in later.records)
+        rec, earlier = _record(run, key), _record(runs[order[before]], key) if before in order else None
+        if stat != NEW_CASE and stat not in LEVELS and not (rec and earlier and _level_moved(rec, earlier)):
+            continue
+        again = any(later.run_id in confirming and merge.machine_of(later) == merge.machine_of(run)
+                    and not (code_changed and code_changed(run, later, family)) and _record(later, key) is not None
                     for later in runs[order[after] + 1:])
         if not again:
             out.add((after, cid))
     return out
+
+
+def _record(run, key):
+    """The run's own ok record of the case ``key`` (a canonical id), or None."""
+    return next((r for r in run.records if r["reused_from"] is None and r["status"] == "ok"
+                 and cases.canonical_id(r["id"], r.get("case")) == key), None)
 
 
 def jumps_text(runs, code_changed=None, found=None, new_level=None):

@@ -26,7 +26,7 @@ from mkdocs.structure.files import File
 
 from reportgen import pages
 from reportgen.publish import nofollow
-from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, seed
+from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, runlists, seed
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
@@ -162,7 +162,8 @@ class Data:
         # once: history lists them, figures (FigureBook), chart points and numbers.json flag them
         self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root))
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
-        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps)
+        self.confirming = runlists.confirming(self.results_dir, self.all_runs)[0]   # problems: checked_runs refused them
+        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps, confirming=self.confirming)
         # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
         self.current = merge.current_records(self.runs, self.jumped | self.new_level)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current

@@ -1,0 +1,93 @@
+"""The sixty-first round of the hostile corpus (issue #29): attack only, then fixed.
+
+Round 60's data set, left then: a second forged run at the same commit 'confirmed' a forged new level; a case
+never measured before, a share the pages print (ORT's agreement 0.86 -> 0.41) and a record's own check
+threshold (1e300) moved over changed code unflagged.  Only a run listed in archive/runs-confirming.txt (a
+maintainer's, sealed with the archive) confirms a new level now; a new case and a moved share or threshold
+over changed code are new levels too (history.unconfirmed).
+
+Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
+has a test here or in the other rounds.
+"""
+import shutil
+from types import SimpleNamespace
+
+from conftest import ROOT
+from test_hostile_round4 import _expect
+from test_hostile_round35_data import _changed, _Run
+
+MUTATIONS = {}
+SPECIAL = {case: None for case in ("confirm_only_accepted", "confirming_list_sealed", "new_case_changed_code",
+                                   "share_moved_changed_code", "threshold_changed_code")}
+
+
+def test_only_an_accepted_run_confirms_a_new_level():
+    from reportgen.data.words import W
+    from reportgen.pages import history
+    runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.4, "b" * 64, commit="b" * 40),
+            _Run("r3", 0.4, "b" * 64, commit="b" * 40)]   # a second run at the forged run's commit
+    assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}
+    assert history.unconfirmed(runs, _changed, confirming={"r3"}) == set()
+    assert history.unconfirmed(runs, _changed, confirming={"r1"}) == {("r2", "numpy_gemm/n=1")}   # not a later run
+    assert _expect("confirm_only_accepted") in W("history.jumps.changed", n=1, factor=2, share=0.02, single=10,
+                                                   unconfirmed=1)
+
+
+def test_the_list_of_confirming_runs_is_sealed_by_the_runs_bytes(tmp_path):
+    from reportgen.data import runlists
+    run_dir = sorted((ROOT / "results" / "runs").iterdir())[-1]
+    results = tmp_path / "results"
+    shutil.copytree(run_dir, results / "runs" / run_dir.name)
+    (tmp_path / "archive").mkdir()
+    listed = runlists.sealed_list(results, runlists.CONFIRMING)
+    run = SimpleNamespace(run_id=run_dir.name, path=results / "runs" / run_dir.name)
+    assert runlists.confirming(results, [run]) == (set(), [])   # no list: no run confirms
+    listed.write_text(f"# accepted\n{run.run_id} {runlists.manifest_sha256(run.path)}\n")
+    assert runlists.confirming(results, [run]) == ({run.run_id}, [])
+    manifest = run.path / "run.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b'"profile"', b' "profile"', 1))   # edited after it was accepted
+    accepted, said = runlists.confirming(results, [run])
+    assert accepted == set() and said[0].startswith(str(manifest)) and _expect("confirming_list_sealed") in said[0]
+    listed.write_text(f"{run.run_id}\n")
+    assert any("runs-confirming.txt:1:" in p for p in runlists.confirming(results, [run])[1])
+    listed.write_text(f"{run.run_id} {'0' * 64}\n{run.run_id} {'0' * 64}\n")   # each run once
+    assert any("runs-confirming.txt:2:" in p for p in runlists.confirming(results, [run])[1])
+    assert any("not a run of results/" in p for p in runlists.confirming(results, [])[1])
+
+
+def _with(run, **extra):
+    run.records[0].update(extra)
+    return run
+
+
+def test_a_new_case_over_changed_code_is_a_new_level():
+    from reportgen.pages import history
+    first = _Run("r1", 1.0, "a" * 64)
+    later = _Run("r2", 1.0, "b" * 64, commit="b" * 40)
+    later.records.append(dict(later.records[0], id="numpy_gemm/n=2"))
+    for run in (first, later):
+        run.records = [dict(r, experiment="numpy_gemm") for r in run.records]
+        run.manifest.update(profile="standard", experiments={"numpy_gemm": {"status": "ok"}})
+    found = history.all_jumps([first, later], _changed)
+    assert [(j[0], j[4], j[5]) for j in found] == [("numpy_gemm/n=2", True, _expect("new_case_changed_code"))]
+    assert history.unconfirmed([first, later], _changed, found) == {("r2", "numpy_gemm/n=2")}
+
+
+def test_a_printed_share_or_a_check_threshold_moved_over_changed_code_is_a_new_level():
+    from reportgen.pages import history
+    for key, before, after, case in (("extra", {"agreement_set": {"top1_agree": 0.86}},
+                                      {"agreement_set": {"top1_agree": 0.41}}, "share_moved_changed_code"),
+                                     ("check", {"max_rel_err": 0.1, "threshold": 0.5},
+                                      {"max_rel_err": 5.0, "threshold": 1e300}, "threshold_changed_code")):
+        runs = [_with(_Run("r1", 1.0, "a" * 64), **{key: before}),
+                _with(_Run("r2", 1.0, "b" * 64, commit="b" * 40), **{key: after})]
+        found = history.all_jumps(runs, _changed)
+        assert found and found[0][4], found   # listed over changed code
+        assert history.unconfirmed(runs, _changed, found) == {("r2", "numpy_gemm/n=1")}, case
+        assert _expect(case) in history._level_moved.__doc__
+        # the same claims with a tail that moved only: listed, no level
+        tail = [_with(_Run("r1", 1.0, "a" * 64), **{key: before}), _with(_Run("r2", 1.0, "b" * 64, commit="b" * 40),
+                                                                          **{key: before})]
+        tail[1].records[0]["stats"] = {"p50": 1.0, "p99": 9.0}
+        tail[0].records[0]["stats"] = {"p50": 1.0, "p99": 1.0}
+        assert history.unconfirmed(tail, _changed) == set()
