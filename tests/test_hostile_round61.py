@@ -6,6 +6,11 @@ threshold (1e300) moved over changed code unflagged.  Only a run listed in archi
 maintainer's, sealed with the archive) confirms a new level now; a new case and a moved share or threshold
 over changed code are new levels too (history.unconfirmed).
 
+Site set (1 of 10 failed, one weak): a placeholder chained 3000 deep ('x.a.a...', 'x and x ...', '|indent'
+repeated) parsed (Jinja reads chains in a loop) and every walk of its tree after ran out of stack: 'reportgen
+broke'; 250 tab-nested list items or 400 nested '<div markdown>' passed every source bound and ran
+Python-Markdown out of stack.
+
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
@@ -18,7 +23,8 @@ from test_hostile_round35_data import _changed, _Run
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("confirm_only_accepted", "confirming_list_sealed", "new_case_changed_code",
-                                   "share_moved_changed_code", "threshold_changed_code")}
+                                   "share_moved_changed_code", "threshold_changed_code", "template_depth",
+                                   "markdown_nesting")}
 
 
 def test_only_an_accepted_run_confirms_a_new_level():
@@ -91,3 +97,25 @@ def test_a_printed_share_or_a_check_threshold_moved_over_changed_code_is_a_new_l
         tail[1].records[0]["stats"] = {"p50": 1.0, "p99": 9.0}
         tail[0].records[0]["stats"] = {"p50": 1.0, "p99": 1.0}
         assert history.unconfirmed(tail, _changed) == set()
+
+
+def test_a_placeholder_nested_deep_is_refused_before_any_walk_of_its_tree():
+    from reportgen.publish import plugin
+    env = plugin._sandbox()
+    for payload in ("{{ x" + ".a" * 3000 + " }}", "{{ x" + " and x" * 600 + " }}", "{{ x" + "|indent(2)" * 600 + " }}"):
+        assert plugin._deep_node(env.parse("a\n\n" + payload)) is not None
+    for page in (ROOT / "docs").rglob("*.md"):   # the project's pages nest at most 9 deep
+        assert plugin._deep_node(env.parse(page.read_text(encoding="utf-8"))) is None, page
+    import inspect
+    assert _expect("template_depth") in inspect.getsource(plugin.ReportgenPlugin.on_page_markdown)
+
+
+def test_a_page_nested_deeper_than_markdown_bears_is_refused():
+    from reportgen.publish import pagecontent
+    lists = "a\n\n" + "".join("\t" * k + "- a\n" for k in range(250))
+    said = pagecontent.source_problem("docs/x.md", lists)
+    assert said.startswith("docs/x.md:28:") and _expect("markdown_nesting") in said
+    divs = "".join("<div markdown>\n\n" for _ in range(400))
+    said = pagecontent.source_problem("docs/x.md", divs)
+    assert said.startswith("docs/x.md:") and "block elements nested" in said
+    assert pagecontent.source_problem("docs/x.md", "<div>\n\n" * 30 + "</div>\n\n" * 30) is None

@@ -249,6 +249,15 @@ MAX_BLOCK_LINES = 400
 """The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
 pages' longest has 19): Python-Markdown re-scans the rest of a block for each heading it takes off it, and
 40 000 setext headings ('a', '-') in one block took 228 s to convert."""
+MAX_INDENT = 96
+"""The most columns a line of a docs page's own text is indented (a tab counts 4; the committed pages' deepest:
+42): each 4 columns is a list or a quote Python-Markdown nests into by recursion, and 250 tab-indented items
+(32 KB) ran it out of stack."""
+MAX_HTML_DEPTH = 32
+"""How deep a docs page's own block elements nest (the committed pages: 1): 400 nested '<div markdown>' (9.6 KB)
+ran Python-Markdown's md_in_html out of stack."""
+_BLOCK_TAG = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
+                        r"ul|ol|dl|table|form|fieldset)\b", re.I)
 MAX_TABLE_CELLS = 64
 """The most '|' one line of a docs page's own text holds (the committed pages' most: 6): Markdown pads every
 row of a table to its header's cells, so a header of thousands made megabytes of HTML of each bare row."""
@@ -269,6 +278,23 @@ def _closed_only(text):
         if opener in text[cut:]:
             text = text[:cut] + text[cut:].replace(opener, opener[0] + " " + opener[1:])
     return text
+
+
+def _nesting_problem(where, own):
+    """One line for a page nested deeper than Python-Markdown's recursion bears (MAX_INDENT, MAX_HTML_DEPTH),
+    or None."""
+    for number, line in enumerate(own.split("\n"), 1):
+        wide = line.expandtabs(4)
+        if len(wide) - len(wide.lstrip(" ")) > MAX_INDENT:
+            return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
+                    "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
+    depth = 0
+    for tag in _BLOCK_TAG.finditer(own):
+        depth = max(0, depth - 1) if tag.group(1) else depth + 1
+        if depth > MAX_HTML_DEPTH:
+            return (f"{where}:{own.count(chr(10), 0, tag.start()) + 1}: block elements nested more than {MAX_HTML_DEPTH} "
+                    "deep (400 nested '<div markdown>' ran Python-Markdown out of stack)")
+    return None
 
 
 def source_problem(where, own):
@@ -293,6 +319,9 @@ def source_problem(where, own):
     if marked >= 0:   # before any parser: Python's stops on '<![foo[' (an internal AssertionError naming nothing)
         return (f"{where}:{own.count(chr(10), 0, marked) + 1}: '<![': a marked section, which a browser ends at its "
                 "first '>' while Python's parser reads it whole (a live <meta http-equiv=\"refresh\"> hid in one)")
+    nested = _nesting_problem(where, own)
+    if nested:
+        return nested
     own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it

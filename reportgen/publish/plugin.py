@@ -283,6 +283,24 @@ docs page uses them."""
 LARGEST_LITERAL = 10**4   # a number a page writes: "a\nb"|indent(2000000000) was folded into 2 GB
 
 
+MAX_TEMPLATE_DEPTH = 40
+"""How deep a docs page's parsed Jinja may nest (the project's pages: at most 9).  Jinja parses a chain of
+attributes, filters or 'and's in a loop, not by recursion, so ``x.a.a...`` 3000 long parsed, and every walk
+of its tree after (the checks below, Jinja's own analysis) ran out of stack: 'reportgen broke'."""
+
+
+def _deep_node(tree):
+    """The first node of a parsed page nested deeper than MAX_TEMPLATE_DEPTH, or None: measured with a stack
+    of its own, before anything walks the tree by recursion."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TEMPLATE_DEPTH:
+            return node
+        stack.extend((child, depth + 1) for child in node.iter_child_nodes())
+    return None
+
+
 def _unbounded_node(tree):
     """The first node of a parsed docs page whose work has no bound (UNBOUNDED, or a number beyond
     LARGEST_LITERAL), with ``what`` set to name it; None when there is none."""
@@ -443,6 +461,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             except RecursionError:   # 60 000 nested '{{' (a mistake as much as an attack): name the page
                 raise ReportError(f"docs/{page.file.src_uri}: its Jinja is nested too deep for Jinja's parser; "
                                   "a docs page fills in placeholders") from None
+            deep = _deep_node(tree)
+            if deep is not None:
+                raise ReportError(f"docs/{page.file.src_uri}:{getattr(deep, 'lineno', 1)}: a placeholder nested more than "
+                                  f"{MAX_TEMPLATE_DEPTH} deep (attributes, filters or operators chained): a docs page "
+                                  "fills in placeholders; compute it in a reportgen/pages module")
             names = Templates(self.data, self.book).names()
             self.names_defined = set(names)
             unbounded = _unbounded_node(tree)   # before find_undeclared_variables: its code generator folds constants
