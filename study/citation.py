@@ -177,7 +177,8 @@ def _mentions(rec, line):
     text = "/" + _skeleton(_untagged(rec, line)) + "/"
     fam = "/?".join(re.escape(ch) for ch in _skeleton(family).replace("/", ""))
     field = "(?:" + "|".join(names) + ")"
-    if not re.search(rf"[/=]{fam}[/=]", text):
+    tag = re.match(r"\s*\[([^\]\n]{1,40})\]", line)   # "[int8] model=...": the tag names the family too
+    if not re.search(rf"[/=]{fam}[/=]", text) and not (tag and re.fullmatch(fam, _skeleton(tag.group(1)).strip("/"))):
         return False
     return re.search(rf"[/=]{field}=", text) is not None or \
         re.search(rf"/{fam}/{field}/(?:[a-z0-9]+/){{1,4}}{field}/", text) is not None
@@ -310,13 +311,28 @@ _SUMMARY = re.compile(r"(?:\[[a-z0-9_]+\] )?(\S+): (?:p50 \S+ ms over \d+ sample
 def summaries(lines):
     """{id: [line numbers (from 1)]} of the lines of a log shaped as a record's summary (``summary``'s
     two forms, after an optional "[family] "): a record has one; a second, outside its cited range,
-    reported it twice (another median beside the one its evidence shows)."""
+    reported it twice (another median beside the one its evidence shows).  An id without its family after
+    a "[family] " tag is read with the tag's family before it ("[int8] model=...": the same case)."""
     out = {}
     for number, line in enumerate(lines, 1):
         m = _SUMMARY.fullmatch(line.rstrip("\r"))
         if m:
-            out.setdefault(m.group(1), []).append(number)
+            said, tag = m.group(1), re.match(r"\[([a-z0-9_]+)\] ", line)
+            if tag and said.split("/", 1)[0] != tag.group(1) and "=" in said.split("/", 1)[0]:
+                said = f"{tag.group(1)}/{said}"
+            out.setdefault(said, []).append(number)
     return out
+
+
+def summarised(said, rec, ids=frozenset()):
+    """The line numbers of ``said`` (summaries) that report the record's case in any spelling of its id (fields
+    in another order, an optional field left out: cases.canonical_id with the record's case).  ``ids``: the
+    ids of the run's records, each read as itself only (the other spellings are few: each is compared)."""
+    from study import cases
+    want = cases.canonical_id(rec["id"], rec.get("case"))
+    return sorted(n for key, numbers in said.items() if key == rec["id"] or (
+        key not in ids and key.split("/", 1)[0] == rec["id"].split("/", 1)[0]
+        and cases.canonical_id(key, rec.get("case")) == want) for n in numbers)
 
 
 def summary_problem(rec, line):

@@ -4,7 +4,9 @@ Round 60's data set, left then: a second forged run at the same commit 'confirme
 never measured before, a share the pages print (ORT's agreement 0.86 -> 0.41) and a record's own check
 threshold (1e300) moved over changed code unflagged.  Only a run listed in archive/runs-confirming.txt (a
 maintainer's, sealed with the archive) confirms a new level now; a new case and a moved share or threshold
-over changed code are new levels too (history.unconfirmed).
+over changed code are new levels too (history.unconfirmed).  A summary-shaped line giving the record's fields
+after its family's "[int8] " tag but without the family in its id sat in the record's evidence with a median
+15x off: the tag names the family (citation._mentions), and such a spelling is the record's summary elsewhere.
 
 Site set (1 of 10 failed, one weak): a placeholder chained 3000 deep ('x.a.a...', 'x and x ...', '|indent'
 repeated) parsed (Jinja reads chains in a loop) and every walk of its tree after ran out of stack: 'reportgen
@@ -24,7 +26,7 @@ from test_hostile_round35_data import _changed, _Run
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("confirm_only_accepted", "confirming_list_sealed", "new_case_changed_code",
                                    "share_moved_changed_code", "threshold_changed_code", "template_depth",
-                                   "markdown_nesting")}
+                                   "markdown_nesting", "summary_tag_names_family")}
 
 
 def test_only_an_accepted_run_confirms_a_new_level():
@@ -119,3 +121,18 @@ def test_a_page_nested_deeper_than_markdown_bears_is_refused():
     said = pagecontent.source_problem("docs/x.md", divs)
     assert said.startswith("docs/x.md:") and "block elements nested" in said
     assert pagecontent.source_problem("docs/x.md", "<div>\n\n" * 30 + "</div>\n\n" * 30) is None
+
+
+def test_a_line_naming_the_case_after_its_family_s_tag_is_a_statement_about_it():
+    from study import citation
+    rec = {"id": "int8/model=resnet18_v1/size=224/engine=tvm_fp32/batch=1/threads=2", "experiment": "int8",
+           "status": "ok", "stats": {"p50": 1.514}, "samples": [1.514] * 6,
+           "case": {"model": "resnet18_v1", "size": 224, "engine": "tvm_fp32", "batch": 1, "threads": 2}}
+    odd = "[int8] model=resnet18_v1/engine=tvm_fp32/threads=2: p50 100.0 ms over 7 samples"
+    own = citation.summary(rec["id"], "ok", rec["samples"], 1.514)
+    said = citation.statement_problems(rec, [odd, "[int8] " + own])
+    assert said and _expect("summary_tag_names_family") in said[0]
+    assert citation.statement_problems(rec, ["[int8] " + own]) == []
+    assert citation.statement_problems(rec, ["[e2e] model=resnet18_v1/engine=tvm_fp32: p50 9 ms over 7 samples"]) == []
+    found = citation.summaries(["[int8] " + own, odd])   # outside the cited range: a second summary of it
+    assert citation.summarised(found, rec, {rec["id"]}) == [1, 2]

@@ -200,7 +200,7 @@ def unnamed_problems(run, lines_of):
     ``lines_of(rec)``: its log's lines."""
     if not citation.bound(run.run_id):
         return []
-    out, logs, said = [], {}, {}
+    out, logs, said, ids = [], {}, {}, {rec["id"] for rec in run.records}
     for index, rec in enumerate(run.records):
         if rec["reused_from"] is not None:   # checked with the run it was measured in
             continue
@@ -209,7 +209,7 @@ def unnamed_problems(run, lines_of):
             logs[path] = lines_of(rec)
             said[path] = citation.summaries(logs[path])
         cited = logs[path][first - 1:last]
-        elsewhere = [n for n in said[path].get(rec["id"], ()) if not first <= n <= last]
+        elsewhere = [n for n in citation.summarised(said[path], rec, ids) if not first <= n <= last]
         if elsewhere:
             out.append(f"{run.where(index)}: log.lines: line {elsewhere[0]} of {path}, outside the cited lines "
                        f"{first}-{last}, is a summary of the record too (a log reports each record once)")
