@@ -81,6 +81,9 @@ eleven days, as a family in run.json): a compile time of 1e300 s printed 301 dig
 call of 1e306 s overflowed to inf in ms and stopped the build (the committed maximum is 2100 s)."""
 
 NUMBER, SECONDS, COUNT, SHARE = "a number", "seconds >= 0", "a count >= 0", "a share from 0 to 1"
+POSITIVE = "a count >= 1"
+"""A count that is never zero where it is stated: a profile row's calls and runs (a kernel of 0 calls is no row),
+a model's weight bytes ('0 KiB' of weights printed)."""
 MAX_KERNELS = 100_000
 """Kernels a network's tuning may schedule (ResNet-50 has some seventy): 10^30 was printed as one count."""
 KERNELS = f"a count of kernels from 0 to {MAX_KERNELS}"
@@ -96,7 +99,7 @@ SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RA
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
-    "weights_bytes": COUNT, "fp32_weights_bytes": COUNT,
+    "weights_bytes": POSITIVE, "fp32_weights_bytes": POSITIVE,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -124,6 +127,8 @@ def _type_problem(where, value, want):
     elif want == COUNTS:   # {instruction or kernel kind: a count}
         ok = isinstance(value, dict) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                                              for v in value.values())
+    elif want == POSITIVE:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
     elif want in (COUNT, TRIALS, KERNELS):
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0
               and value <= {COUNT: value, TRIALS: MAX_TRIALS, KERNELS: MAX_KERNELS}[want])
@@ -173,7 +178,7 @@ NESTED_FIGURES = {
 """Figures pages print from inside an extra field (a ratio, an agreement share, a trial count)."""
 
 
-PROFILE_ROW = {"seconds": SECONDS, "calls": COUNT, "op": (str,), "node": (str,), "kind": (str,),
+PROFILE_ROW = {"seconds": SECONDS, "calls": POSITIVE, "runs": POSITIVE, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": SHAPES, "outputs": SHAPES}
 """A row of a kernel or node profile, as the per-kernel tables read it."""
 PROFILE_REQUIRED = {"op_profile": ("op", "kind", "calls", "seconds"), "kernel_profile": ("op", "kind", "calls", "seconds"),

@@ -7,6 +7,7 @@ maintainer's, sealed with the archive) confirms a new level now; a new case and 
 over changed code are new levels too (history.unconfirmed).  A summary-shaped line giving the record's fields
 after its family's "[int8] " tag but without the family in its id sat in the record's evidence with a median
 15x off: the tag names the family (citation._mentions), and such a spelling is the record's summary elsewhere.
+A profile row of 0 calls or 0 runs and a model of 0 weight bytes ('0 KiB') were accepted: counts >= 1 now.
 
 Site set (1 of 10 failed, one weak): a placeholder chained 3000 deep ('x.a.a...', 'x and x ...', '|indent'
 repeated) parsed (Jinja reads chains in a loop) and every walk of its tree after ran out of stack: 'reportgen
@@ -26,7 +27,7 @@ from test_hostile_round35_data import _changed, _Run
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("confirm_only_accepted", "confirming_list_sealed", "new_case_changed_code",
                                    "share_moved_changed_code", "threshold_changed_code", "template_depth",
-                                   "markdown_nesting", "summary_tag_names_family")}
+                                   "markdown_nesting", "summary_tag_names_family", "profile_counts_positive")}
 
 
 def test_only_an_accepted_run_confirms_a_new_level():
@@ -136,3 +137,17 @@ def test_a_line_naming_the_case_after_its_family_s_tag_is_a_statement_about_it()
     assert citation.statement_problems(rec, ["[e2e] model=resnet18_v1/engine=tvm_fp32: p50 9 ms over 7 samples"]) == []
     found = citation.summaries(["[int8] " + own, odd])   # outside the cited range: a second summary of it
     assert citation.summarised(found, rec, {rec["id"]}) == [1, 2]
+
+
+def test_a_profile_row_s_calls_and_a_model_s_weights_are_never_zero():
+    from study import work
+    for extra in ({"weights_bytes": 0}, {"fp32_weights_bytes": 0},
+                  {"kernel_profile": [{"op": "k", "kind": "integer", "calls": 0, "runs": 1, "seconds": 0.001}]},
+                  {"kernel_profile": [{"op": "k", "kind": "integer", "calls": 1, "runs": 0, "seconds": 0.001}]}):
+        rec = {"extra": extra, "experiment": "int8", "status": "ok", "case": {}, "samples": []}
+        said = work.extra_problems(rec)
+        assert said and _expect("profile_counts_positive") in said[0], (extra, said)
+    rec = {"extra": {"weights_bytes": 2048, "kernel_profile": [{"op": "k", "kind": "integer", "calls": 1, "runs": 1,
+                                                                "seconds": 0.001}]},
+           "experiment": "int8", "status": "ok", "case": {}, "samples": []}
+    assert work.extra_problems(rec) == []
