@@ -265,27 +265,27 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
     ORT's agreement forged to 0.41 and a check held to 1e300 went the same way."""
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
-    out = set()
+    out, index = set(), {}
+
+    def record(run, key):   # the run's own ok record of the case ``key`` (a canonical id), or None
+        if run.run_id not in index:   # each run's records indexed once, when first asked
+            index[run.run_id] = {cases.canonical_id(r["id"], r.get("case")): r for r in run.records
+                                 if r["reused_from"] is None and r["status"] == "ok"}
+        return index[run.run_id].get(key)
     for cid, before, after, _ratio, changed, stat in found:
         if not changed or after not in order or stat.startswith(FAILED):
             continue
         run = runs[order[after]]
         family, key = cid.split("/", 1)[0], cases.canonical_id(cid, None)
-        rec, earlier = _record(run, key), _record(runs[order[before]], key) if before in order else None
+        rec, earlier = record(run, key), record(runs[order[before]], key) if before in order else None
         if stat != NEW_CASE and stat not in LEVELS and not (rec and earlier and _level_moved(rec, earlier)):
             continue
         again = any(later.run_id in confirming and merge.machine_of(later) == merge.machine_of(run)
-                    and not (code_changed and code_changed(run, later, family)) and _record(later, key) is not None
+                    and not (code_changed and code_changed(run, later, family)) and record(later, key) is not None
                     for later in runs[order[after] + 1:])
         if not again:
             out.add((after, cid))
     return out
-
-
-def _record(run, key):
-    """The run's own ok record of the case ``key`` (a canonical id), or None."""
-    return next((r for r in run.records if r["reused_from"] is None and r["status"] == "ok"
-                 and cases.canonical_id(r["id"], r.get("case")) == key), None)
 
 
 def jumps_text(runs, code_changed=None, found=None, new_level=None):
