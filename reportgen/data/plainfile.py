@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import stat
+from html.parser import HTMLParser
 from pathlib import Path
 
 from reportgen.errors import ReportError
@@ -220,6 +221,20 @@ def bounded_references(text):
     """``text`` with each reference of more digits than any character has as '&#65533;' (what the browser
     shows for it), so that html.unescape and HTMLParser read it: the one way this code decodes them."""
     return _HUGE_REFERENCE.sub("&#65533", text)
+
+
+class Parser(HTMLParser):
+    """Python's HTMLParser as every reader of the project's HTML feeds it: a reference of more digits than any
+    character has read as the U+FFFD a browser shows (bounded_references; HTMLParser's own decoding raised)."""
+
+    def feed(self, data):
+        super().feed(bounded_references(data))
+
+
+def unescape(text):
+    """``text`` with its character references decoded as html.unescape does, huge ones read as U+FFFD."""
+    import html
+    return html.unescape(bounded_references(text))
 
 
 def huge_reference_problem(where, text):

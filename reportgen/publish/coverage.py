@@ -25,7 +25,6 @@ is not on its page fails ``--strict`` by name.
 
 ``strict_problems`` turns the unmet items into the messages that fail ``--strict``.
 """
-import html as _html
 import json
 import re
 from dataclasses import dataclass, field
@@ -71,7 +70,7 @@ def page_text(page_html):
     """Visible text: tags removed without adding spaces (highlighted code is split into spans)."""
     # comments first, as a browser ends them (at the first '-->' or '--!>'): '<!-- > words -->' counted its words
     shown = re.sub(r"<!--.*?(?:--!?>|$)", "", page_html, flags=re.S)
-    return re.sub(r"\s+", " ", _html.unescape(plainfile.bounded_references(_TAG.sub("", shown))))
+    return re.sub(r"\s+", " ", plainfile.unescape(_TAG.sub("", shown)))
 
 
 def _squash(text):

@@ -9,14 +9,13 @@ import csv
 import html
 import io
 import re
-from html.parser import HTMLParser
 
 from reportgen.data import plainfile
 
 _TABLE = re.compile(r"<table>.*?</table>", re.S)
 
 
-class _Cells(HTMLParser):
+class _Cells(plainfile.Parser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.rows, self._row, self._cell = [], None, None
@@ -45,7 +44,7 @@ class _Cells(HTMLParser):
 def rows(table_html):
     """The cell texts of one HTML table, header row first."""
     parser = _Cells()
-    parser.feed(plainfile.bounded_references(table_html))
+    parser.feed(table_html)
     parser.close()
     return parser.rows
 

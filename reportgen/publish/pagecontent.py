@@ -10,10 +10,8 @@ with the page and the element named.  The theme's part of a page (header, naviga
 from the pinned theme and reportgen/publish/theme, which are code, not content.
 """
 import hashlib
-import html
 import re
 import unicodedata
-from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES
 
@@ -97,7 +95,7 @@ def _file_name(href):
 _SMALL = ("sub", "sup", "small")
 
 
-class _Content(HTMLParser):
+class _Content(plainfile.Parser):
     def __init__(self, charts=None):
         super().__init__(convert_charrefs=True)
         self.problem, self.furniture, self.charts = None, [], charts   # the furniture elements open, by tag
@@ -155,7 +153,7 @@ def content_problem(where, page_html, charts=None):
         return (f"{where}: '<![': a marked section, which a browser ends at its first '>' while this check read it "
                 "whole (a <meta http-equiv=\"refresh\"> inside one was live); a page's content holds none")
     parser = _Content(charts)
-    parser.feed(plainfile.bounded_references(page_html))
+    parser.feed(page_html)
     parser.close()
     if parser.problem is None:
         return None
@@ -256,7 +254,7 @@ MAX_INDENT = 96
 MAX_HTML_DEPTH = 32
 """How deep a docs page's own block elements nest (the committed pages: 1): 400 nested '<div markdown>' (9.6 KB)
 ran Python-Markdown's md_in_html out of stack."""
-_BLOCK_TAG = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
+_NESTED_BLOCK = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
                         r"ul|ol|dl|table|form|fieldset)\b", re.I)
 MAX_TABLE_CELLS = 64
 """The most '|' one line of a docs page's own text holds (the committed pages' most: 6): Markdown pads every
@@ -289,7 +287,7 @@ def _nesting_problem(where, own):
             return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
                     "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
     depth = 0
-    for tag in _BLOCK_TAG.finditer(own):
+    for tag in _NESTED_BLOCK.finditer(own):
         depth = max(0, depth - 1) if tag.group(1) else depth + 1
         if depth > MAX_HTML_DEPTH:
             return (f"{where}:{own.count(chr(10), 0, tag.start()) + 1}: block elements nested more than {MAX_HTML_DEPTH} "
@@ -343,7 +341,7 @@ def source_problem(where, own):
         return (f"{where}: {own.count(mark)} {mark!r} in the page, more than {MAX_PAGE_MARKS}: Python-Markdown "
                 "scans on from each to the page's end (20 000 paragraphs of '<a ' kept a build busy for 39 s)")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
-    own = html.unescape(plainfile.bounded_references(own))   # class="&#99;sv" is csv to the browser
+    own = plainfile.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
     if found:
         return (f"{where}: {found.group(0)[:40]!r}: markup only the build writes (a figure's key, a chart, a "
@@ -622,7 +620,7 @@ def _typed_in(text):
     found += [(masked.count("\n", 0, tag.start()) + 1, f.group(0)) for tag in _TAG.finditer(masked)
               for f in _TYPED.finditer(_shown_attributes(tag))]
     masked = _TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)
-    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", html.unescape(plainfile.bounded_references(masked))))   # 0\.01 ms
+    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", plainfile.unescape(masked)))   # 0\.01 ms
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
     masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
                     lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip

@@ -11,7 +11,6 @@ import json
 import os
 import posixpath
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -142,8 +141,7 @@ def _parse(data):
             _PARSED.clear()
         parser = _Nums()
         # as read_text reads it; a marked section '<![' (refused by the page checks) is no declaration here
-        parser.feed(plainfile.bounded_references(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
-                    .replace("<![", "&lt;!["))
+        parser.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").replace("<![", "&lt;!["))
         parser.close()
         _PARSED[key] = parser
     return _PARSED[key]
