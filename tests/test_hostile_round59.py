@@ -36,10 +36,11 @@ def test_a_new_level_over_changed_code_is_flagged_until_the_same_code_measures_i
     assert history.flagged(runs, _changed) == set()
     assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}
     again = runs + [_Run("r3", 0.41, "b" * 64, commit="b" * 40)]   # the same code measured it again
-    # only a run a maintainer accepted confirms it (round 61: a second forged run at the commit did)
-    assert history.unconfirmed(again, _changed) == {("r2", "numpy_gemm/n=1")}
+    # only a run a maintainer accepted confirms it (round 61: a second forged run at the commit did), and a
+    # later run that repeats the level unaccepted carries the flag too
+    assert history.unconfirmed(again, _changed) == {("r2", "numpy_gemm/n=1"), ("r3", "numpy_gemm/n=1")}
     assert history.unconfirmed(again, _changed, confirming={"r3"}) == set()
-    other = runs + [_Run("r3", 0.41, "c" * 64, commit="c" * 40)]   # another change of code: no confirmation
+    other = runs + [_Run("r3", 1.0, "c" * 64, commit="c" * 40)]   # an accepted run that moved away: no confirmation
     assert ("r2", "numpy_gemm/n=1") in history.unconfirmed(other, _changed, confirming={"r3"})
     book = FigureBook()
     book.set_page("gemm.md")

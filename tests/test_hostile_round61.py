@@ -9,6 +9,12 @@ after its family's "[int8] " tag but without the family in its id sat in the rec
 15x off: the tag names the family (citation._mentions), and such a spelling is the record's summary elsewhere.
 A profile row of 0 calls or 0 runs and a model of 0 weight bytes ('0 KiB') were accepted: counts >= 1 now.
 
+Data set (5 of 11 failed): only the run where a new level appeared carried the flag, so a second forged run
+repeating it (or a plain copy of the newest run) was current and unflagged: the flag now stays on every later
+record at that level until an accepted run measures it; every number, true/false and profile class a page
+may print is a level (an INT8 error 100x smaller, a model 20x smaller, every kernel relabelled 'integer'); a
+label's share of a profile's time is compared (QLinearConv 86.4 % -> 3.8 %, the total kept).
+
 Site set (1 of 10 failed, one weak): a placeholder chained 3000 deep ('x.a.a...', 'x and x ...', '|indent'
 repeated) parsed (Jinja reads chains in a loop) and every walk of its tree after ran out of stack: 'reportgen
 broke'; 250 tab-nested list items or 400 nested '<div markdown>' passed every source bound and ran
@@ -27,7 +33,9 @@ from test_hostile_round35_data import _changed, _Run
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("confirm_only_accepted", "confirming_list_sealed", "new_case_changed_code",
                                    "share_moved_changed_code", "threshold_changed_code", "template_depth",
-                                   "markdown_nesting", "summary_tag_names_family", "profile_counts_positive")}
+                                   "markdown_nesting", "summary_tag_names_family", "profile_counts_positive",
+                                   "level_repeated_later", "printed_claims_level", "profile_shares_compared",
+                                   "profile_labels_level")}
 
 
 def test_only_an_accepted_run_confirms_a_new_level():
@@ -35,9 +43,12 @@ def test_only_an_accepted_run_confirms_a_new_level():
     from reportgen.pages import history
     runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.4, "b" * 64, commit="b" * 40),
             _Run("r3", 0.4, "b" * 64, commit="b" * 40)]   # a second run at the forged run's commit
-    assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}
+    both = {("r2", "numpy_gemm/n=1"), ("r3", "numpy_gemm/n=1")}   # the level flagged wherever it stands
+    assert history.unconfirmed(runs, _changed) == both
     assert history.unconfirmed(runs, _changed, confirming={"r3"}) == set()
-    assert history.unconfirmed(runs, _changed, confirming={"r1"}) == {("r2", "numpy_gemm/n=1")}   # not a later run
+    assert history.unconfirmed(runs, _changed, confirming={"r1"}) == both   # not a later run
+    copy = runs[:2] + [_Run("r3", 0.4, "b" * 64, commit="b" * 40), _Run("r4", 0.4, "c" * 64, commit="c" * 40)]
+    assert ("r4", "numpy_gemm/n=1") in history.unconfirmed(copy, _changed)   # a copy at any code repeats it
     assert _expect("confirm_only_accepted") in W("history.jumps.changed", n=1, factor=2, share=0.02, single=10,
                                                    unconfirmed=1)
 
@@ -61,7 +72,7 @@ def test_the_list_of_confirming_runs_is_sealed_by_the_runs_bytes(tmp_path):
     assert any("runs-confirming.txt:1:" in p for p in runlists.confirming(results, [run])[1])
     listed.write_text(f"{run.run_id} {'0' * 64}\n{run.run_id} {'0' * 64}\n")   # each run once
     assert any("runs-confirming.txt:2:" in p for p in runlists.confirming(results, [run])[1])
-    assert any("not a run of results/" in p for p in runlists.confirming(results, [])[1])
+    assert runlists.confirming(results, [])[0] == set()   # a line of a run results/ does not hold confirms nothing
 
 
 def _with(run, **extra):
@@ -151,3 +162,55 @@ def test_a_profile_row_s_calls_and_a_model_s_weights_are_never_zero():
                                                                 "seconds": 0.001}]},
            "experiment": "int8", "status": "ok", "case": {}, "samples": []}
     assert work.extra_problems(rec) == []
+
+
+def _rec(run_id, commit, **extra):
+    run = _Run(run_id, 1.0, commit[0] * 64, commit=commit)
+    run.records[0]["extra"] = extra
+    return run
+
+
+def test_a_later_run_repeating_an_unconfirmed_level_carries_its_flag():
+    from reportgen.pages import history
+    runs = [_Run("r1", 1.0, "a" * 64), _Run("r2", 0.4, "b" * 64, commit="b" * 40),
+            _Run("r3", 0.4, "b" * 64, commit="b" * 40)]
+    assert ("r3", "numpy_gemm/n=1") in history.unconfirmed(runs, _changed)
+    assert _expect("level_repeated_later") in history.unconfirmed.__doc__
+
+
+def test_every_printed_number_over_changed_code_is_a_level():
+    from reportgen.pages import history
+    for before, after in (({"score": {"max_rel_err": 0.099}}, {"score": {"max_rel_err": 0.00089}}),
+                          ({"weights_bytes": 2105956}, {"weights_bytes": 105956})):
+        runs = [_rec("r1", "a" * 40, **before), _rec("r2", "b" * 40, **after)]
+        assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}, before
+    runs = [_rec("r1", "a" * 40, model_files={"sha256": "1" * 64}), _rec("r2", "b" * 40, model_files={"sha256": "2" * 64})]
+    assert history.unconfirmed(runs, _changed) == set()   # a text that changed with the code: listed, no level
+    assert _expect("printed_claims_level") in history.claims.level_jump.__doc__
+
+
+def _profile(int_s, float_s, operands=("integer", "float")):
+    return [{"op": f"k{i}", "kind": "kernel", "operands": operands[i], "calls": 1, "runs": 1, "seconds": s}
+            for i, s in enumerate((int_s, float_s))]
+
+
+def test_a_label_s_share_of_a_profile_is_compared():
+    from reportgen.data import claims
+    a = {"extra": {"kernel_profile": _profile(0.9, 0.1)}}
+    b = {"extra": {"kernel_profile": _profile(0.1, 0.9)}}   # the same total, the time moved between classes
+    moved = claims.profile_share_jump(a, b)
+    assert moved and _expect("profile_shares_compared") in moved[1]
+    assert claims.profile_share_jump(a, {"extra": {"kernel_profile": _profile(0.85, 0.15)}}) is None
+    runs = [_rec("r1", "a" * 40, kernel_profile=_profile(0.9, 0.1)), _rec("r2", "a" * 40, kernel_profile=_profile(0.1, 0.9))]
+    assert _changed(*runs) is False and claims.jump(runs[0].records[0], runs[1].records[0], 2.0)   # same code: a jump
+
+
+def test_profile_classes_relabelled_over_changed_code_are_a_level():
+    from reportgen.data import claims
+    from reportgen.pages import history
+    a = {"extra": {"kernel_profile": _profile(0.9, 0.1)}}
+    b = {"extra": {"kernel_profile": _profile(0.9, 0.1, operands=("integer", "integer"))}}
+    moved = claims.level_jump(a, b, 2.0)
+    assert moved and _expect("profile_labels_level") in moved[1]
+    runs = [_rec("r1", "a" * 40, **a["extra"]), _rec("r2", "b" * 40, **b["extra"])]
+    assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}

@@ -175,7 +175,19 @@ def jump(earlier, rec, factor, skip=frozenset(), memo=None):
     (before, before_durations), (after, after_durations) = _facts(earlier, memo), _facts(rec, memo)
     if skip:
         before, after = ({p: v for p, v in c.items() if skip.isdisjoint(p)} for c in (before, after))
-    loose = searched(rec) or searched(earlier)
+    found = _compare(before, after, factor, searched(rec) or searched(earlier)) or profile_share_jump(earlier, rec)
+    if found:
+        return found
+    before, after = before_durations, after_durations
+    for path in sorted(set(before) & set(after)):
+        if skip.isdisjoint(path) and not 1 / SINGLE_SHOT_JUMP < after[path] / before[path] < SINGLE_SHOT_JUMP:
+            return after[path] / before[path], shown(path)
+    return None
+
+
+def _compare(before, after, factor, loose):
+    """(ratio, name) of the first claim of ``after`` (a claims() dict) that moved from ``before``'s, or None
+    (jump's rules; ``loose``: a searched program's errors jump at SEARCH_ERROR_JUMP)."""
     for path in sorted(set(before) | set(after)):
         if path not in before or path not in after:
             return (math.inf if path in after else 0.0), shown(path) + (" (new)" if path in after else " (gone)")
@@ -195,8 +207,62 @@ def jump(earlier, rec, factor, skip=frozenset(), memo=None):
         limit = SEARCH_ERROR_JUMP if loose and leaf in ERRORS else factor
         if not 1 / limit < b / a < limit:
             return b / a, name
-    before, after = before_durations, after_durations
-    for path in sorted(set(before) & set(after)):
-        if skip.isdisjoint(path) and not 1 / SINGLE_SHOT_JUMP < after[path] / before[path] < SINGLE_SHOT_JUMP:
-            return after[path] / before[path], shown(path)
+    return None
+
+
+def level_jump(earlier, rec, factor, memo=None):
+    """(ratio, name) of the first claim that moved its level between two records of one case over changed code,
+    or None: every number, true/false and operator profile row count a page may print, and the profiles' time
+    shares (profile_share_jump), by jump's rules.  Left out: texts (a model file's sha256, a converter's path, a
+    kernel's name change with the code) and a field the new code added or dropped (a profile's rows aside).  An
+    INT8 error 100x smaller, a model 20x smaller and every kernel relabelled 'integer' were published unflagged
+    while only the median, shares and the check's threshold were levels."""
+    (before, _bd), (after, _ad) = _facts(earlier, memo), _facts(rec, memo)
+
+    def kept(mine, other):   # a profile's rows by their whole label (kernel names) change with the code
+        return {p: v for p, v in mine.items() if not isinstance(v, str) and p in other and "#rows" not in p}
+    return (_compare(kept(before, after), kept(after, before), factor, searched(rec) or searched(earlier))
+            or profile_share_jump(earlier, rec, counts=True))
+
+
+SHARE_LABELS = {"kernel_profile": ("kind", "operands"), "node_profile": ("op",)}
+"""The labels of a one-call profile whose share of its time the pages print (the kernel classes' table, the
+operators' table): each label's share is the program's, not noise."""
+PROFILE_SHARE_JUMP = 0.2
+"""How far a label's share of a profile's time may move between two records of one case: over the committed
+runs' 48 consecutive pairs it moved 0.047 at most; QLinearConv forged from 86.4 % to 3.8 % (the profile's total
+kept) moved nothing that was compared."""
+
+
+def profile_shares(rec):
+    """{(profile, label field, label): [rows, share of the profile's seconds]} of a record's SHARE_LABELS."""
+    extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+    out = {}
+    for key, fields in SHARE_LABELS.items():
+        rows = [r for r in extra.get(key) or () if isinstance(r, dict) and stats.is_number(r.get("seconds"))]
+        total = sum(r["seconds"] for r in rows)
+        if total <= 0:
+            continue
+        for field in fields:
+            for row in rows:
+                label = out.setdefault((key, field, str(row.get(field))), [0, 0.0])
+                label[0] += 1
+                label[1] += row["seconds"] / total
+    return out
+
+
+def profile_share_jump(earlier, rec, counts=False):
+    """(ratio, name) of the first label whose share of a profile's time moved by more than PROFILE_SHARE_JUMP
+    (a label that appeared or went holding that much too), or, with ``counts``, whose count of rows changed
+    (24 integer kernels and 2 float relabelled as 28 integer); None when none did."""
+    before, after = profile_shares(earlier), profile_shares(rec)
+    if not before or not after:
+        return None
+    for label in sorted(set(before) | set(after)):
+        (rows_a, a), (rows_b, b) = before.get(label, (0, 0.0)), after.get(label, (0, 0.0))
+        name = f"extra.{label[0]}[{label[1]}={label[2]}]"
+        if counts and rows_a != rows_b:
+            return (rows_b / rows_a if rows_a else math.inf), name + " rows"
+        if abs(b - a) > PROFILE_SHARE_JUMP:
+            return (b / a if a else math.inf), name + " share"
     return None

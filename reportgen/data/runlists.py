@@ -12,6 +12,7 @@ the archive's seal (archive/SHA256SUMS) covers, so adding a line is a deliberate
 run.json lists every file's sha256, so its own sha256 seals the run.
 """
 import re
+import sys
 from pathlib import Path
 
 from study import citation
@@ -27,8 +28,16 @@ edit unnoticed."""
 
 CONFIRMING = "runs-confirming.txt"
 """archive/<this>: the runs that may confirm a new level, '<run id> <sha256 of its run.json>' a line: runs a
-maintainer made (``reportgen retest`` on the publication machine) and accepted.  A run not listed measures
-and is published like any other, but a level it repeats stays flagged as new."""
+maintainer made (``reportgen retest``) and accepted (``python -m reportgen.data.runlists --confirm RUN ...``,
+then the archive's reseal).  A run not listed measures and is published like any other, but a level it
+repeats stays flagged as new."""
+
+
+HEADER = """# The runs that may confirm a new level (reportgen/data/runlists.py CONFIRMING), one per line as
+# '<run id> <sha256 of its run.json>': runs a maintainer made with `reportgen retest` and accepted.  A run not
+# listed is published like any other, but a level it repeats stays flagged as new.  Add runs with
+# `python -m reportgen.data.runlists --confirm RUN_ID ...`, then `python -m reportgen.data.archive --reseal`.
+"""
 
 
 def manifest_sha256(run_dir):
@@ -104,8 +113,8 @@ def sealed_problems(results_dir, runs):
 
 def confirming(results_dir, runs):
     """({run id} of the runs the CONFIRMING list accepts, problems): a listed run whose run.json differs
-    from its line, or that results/ does not hold, is a problem naming the list or the run.  No list: no
-    run confirms (every new level over changed code stays flagged)."""
+    from its line is a problem naming the run (a line of a run results/ no longer holds confirms nothing:
+    no other run.json has its sha256).  No list: no run confirms (every new level stays flagged)."""
     path = sealed_list(results_dir, CONFIRMING)
     listed, out = _read(path, lambda _run_id: True, "the id of a run a maintainer accepted")
     if not listed:
@@ -114,7 +123,6 @@ def confirming(results_dir, runs):
     accepted = set()
     for run_id in sorted(listed):
         if run_id not in held:
-            out.append(f"{path}: {run_id}: not a run of results/ (a line is removed with its run)")
             continue
         differs = _differs(held[run_id], listed, path, "a run accepted as a confirmation is published as it "
                                                        "was accepted: its files are never edited")
@@ -123,3 +131,43 @@ def confirming(results_dir, runs):
         else:
             accepted.add(run_id)
     return accepted, out
+
+
+def main(argv=None):
+    """python -m reportgen.data.runlists --confirm RUN_ID [RUN_ID ...]: list runs of results/runs/ in
+    archive/CONFIRMING, each with the sha256 of its run.json (then reseal the archive and commit both)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) < 2 or args[0] != "--confirm":
+        print("usage: python -m reportgen.data.runlists --confirm RUN_ID [RUN_ID ...]", file=sys.stderr)
+        return 2
+    from study import schema
+    results = Path("results")
+    path = sealed_list(results, CONFIRMING)
+    listed, problems = _read(path, lambda _run_id: True, "the id of a run a maintainer accepted")
+    listed = listed or {}
+    lines = []
+    for run_id in args[1:]:
+        if not schema._RUN_ID.fullmatch(run_id) or not (results / "runs" / run_id / "run.json").is_file():
+            problems.append(f"{results / 'runs' / run_id[:120]}: not a run of results/runs/")
+        elif run_id not in listed:
+            try:
+                lines.append(f"{run_id} {manifest_sha256(results / 'runs' / run_id)}")
+            except (OSError, ReportError) as exc:
+                problems.append(f"{results / 'runs' / run_id / 'run.json'}: cannot be read ({type(exc).__name__})")
+            listed[run_id] = ""
+    if problems:
+        print("\n".join(f"error: {p}" for p in problems), file=sys.stderr)
+        return 1
+    from reportgen.data import plainfile
+    try:   # the list whole, as a new plain file: a list committed as a link is replaced, never written through
+        text = plainfile.read_text(path, 1 << 20) if path.exists() or path.is_symlink() else HEADER
+        plainfile.replace_whole(path, (text.rstrip("\n") + "\n" + "".join(line + "\n" for line in lines)).encode())
+    except (OSError, ReportError, UnicodeDecodeError) as exc:
+        print(f"error: {path}: cannot be written: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        return 1
+    print(f"listed {len(lines)} run(s) in {path}; now `python -m reportgen.data.archive --reseal` and commit both")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

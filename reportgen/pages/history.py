@@ -234,38 +234,33 @@ LEVELS = ("p50", "mean")
 """The statistics that are a figure's level: the median every page prints, the mean the pitfalls page quotes."""
 
 
-def _level_moved(rec, earlier):
-    """Whether a record moved its level from ``earlier`` (both of one case and machine, over changed code):
-    a statistic of LEVELS by JUMP, a share the pages print (agreement, accuracy) by more than
-    claims.SCORE_JUMP, or the threshold its own check is held to (a record said 1e300 and its error of 5.0
-    read as passed).  A tail alone, a text or a model file's sha256 changes with the code: listed, no level."""
+def _level_moved(rec, earlier, memo=None):
+    """Whether a record moved its level from ``earlier`` (both of one case and machine): a statistic of LEVELS
+    by JUMP, any number, true/false or profile row a page may print (claims.level_jump: a share the pages
+    print by more than claims.SCORE_JUMP, an error, a size, a label's share of a profile's time),
+    or the threshold its own check is held to (a record said 1e300 and its error of 5.0 read as passed).
+    A tail alone, a text or a model file's sha256 changes with the code: listed, no level."""
     for stat in LEVELS:
         a, b = ((r.get("stats") or {}).get(stat) for r in (earlier, rec))
         if stats.is_number(a) and stats.is_number(b) and a > 0 and b > 0 and not 1 / JUMP < b / a < JUMP:
             return True
-    before, after = claims.claims(earlier), claims.claims(rec)
-    for path in set(before) | set(after):
-        a, b = before.get(path), after.get(path)
-        if path == ("check", "threshold"):
-            if a != b:
-                return True
-        elif (claims.SHARE.search(path[-1]) and all(stats.is_number(x) and 0 <= x <= 1 for x in (a, b))
-              and abs(b - a) > claims.SCORE_JUMP):
-            return True
-    return False
+    if (earlier.get("check") or {}).get("threshold") != (rec.get("check") or {}).get("threshold"):
+        return True
+    return claims.level_jump(earlier, rec, JUMP, memo) is not None
 
 
 def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
-    """{(run id, record id)} of the new levels not yet confirmed: over code git shows changed, a case measured
-    for the first time (NEW_CASE) or a level that moved (_level_moved), which no later run of the same code on
-    the machine has measured again, ``confirming`` that run (runlists.confirming: the runs a maintainer
-    accepted; by default none).  Its figures carry a flag of their own until one does: a run naming any
-    commit that touched the family's code (one comment line, dated back) published ResNet-18 0.4x as 'another
-    code', unflagged, and a second forged run at that commit 'confirmed' it; a case never measured before,
-    ORT's agreement forged to 0.41 and a check held to 1e300 went the same way."""
+    """{(run id, record id)} of the records that stand on a new level not yet confirmed.  A new level: over code
+    git shows changed, a case measured for the first time (NEW_CASE) or a level that moved (_level_moved).  It
+    is flagged, and so is every later record of the case on the machine that repeats it, until a run of
+    ``confirming`` (runlists.confirming: the runs a maintainer accepted; by default none) measures the case
+    at that level; a later record that moves away from it ends it, unconfirmed.  A run naming any commit that
+    touched the family's code published ResNet-18 0.4x as 'another code', unflagged; a second forged run at the
+    forged run's commit 'confirmed' it, and a second one repeating it (or a plain copy of the newest run) took
+    the flag off the current figure: the flag belongs to the level, not to the run that first showed it."""
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
-    out, index = set(), {}
+    out, index, memo = set(), {}, {}
 
     def record(run, key):   # the run's own ok record of the case ``key`` (a canonical id), or None
         if run.run_id not in index:   # each run's records indexed once, when first asked
@@ -276,15 +271,23 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
         if not changed or after not in order or stat.startswith(FAILED):
             continue
         run = runs[order[after]]
-        family, key = cid.split("/", 1)[0], cases.canonical_id(cid, None)
+        key = cases.canonical_id(cid, None)
         rec, earlier = record(run, key), record(runs[order[before]], key) if before in order else None
-        if stat != NEW_CASE and stat not in LEVELS and not (rec and earlier and _level_moved(rec, earlier)):
+        if stat != NEW_CASE and stat not in LEVELS and not (rec and earlier and _level_moved(rec, earlier, memo)):
             continue
-        again = any(later.run_id in confirming and merge.machine_of(later) == merge.machine_of(run)
-                    and not (code_changed and code_changed(run, later, family)) and record(later, key) is not None
-                    for later in runs[order[after] + 1:])
-        if not again:
-            out.add((after, cid))
+        chain, confirmed = [(after, cid)], False
+        for later in runs[order[after] + 1:]:
+            again = record(later, key) if merge.machine_of(later) == merge.machine_of(run) else None
+            if again is None:
+                continue
+            if rec is not None and _level_moved(again, rec, memo):
+                break   # moved away: its own jump (listed above) says what it is
+            if later.run_id in confirming:
+                confirmed = True
+                break
+            chain.append((later.run_id, again["id"]))
+        if not confirmed:
+            out.update(chain)
     return out
 
 
