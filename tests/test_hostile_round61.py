@@ -214,3 +214,14 @@ def test_profile_classes_relabelled_over_changed_code_are_a_level():
     assert moved and _expect("profile_labels_level") in moved[1]
     runs = [_rec("r1", "a" * 40, **a["extra"]), _rec("r2", "b" * 40, **b["extra"])]
     assert history.unconfirmed(runs, _changed) == {("r2", "numpy_gemm/n=1")}
+
+
+def test_a_later_record_that_moves_unseen_by_the_jumps_keeps_the_level_s_flag():
+    from reportgen.pages import history
+    runs = [_rec("r1", "a" * 40, weights_bytes=1000), _rec("r2", "b" * 40, weights_bytes=1000),
+            _rec("r3", "b" * 40, weights_bytes=100)]
+    runs[1].records[0]["stats"] = runs[2].records[0]["stats"] = {"p50": 0.4}
+    runs[2].manifest["profile"] = "full"   # another profile: its claims are not compared with the level's
+    found = history.all_jumps(runs, _changed)
+    assert [j[2] for j in found] == ["r2"]
+    assert ("r3", "numpy_gemm/n=1") in history.unconfirmed(runs, _changed, found, confirming={"r3"})

@@ -261,6 +261,7 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
     out, index, memo = set(), {}, {}
+    listed = {(after, cases.canonical_id(cid, None)) for cid, _before, after, *_rest in found}
 
     def record(run, key):   # the run's own ok record of the case ``key`` (a canonical id), or None
         if run.run_id not in index:   # each run's records indexed once, when first asked
@@ -280,9 +281,10 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
             again = record(later, key) if merge.machine_of(later) == merge.machine_of(run) else None
             if again is None:
                 continue
-            if rec is not None and _level_moved(again, rec, memo):
-                break   # moved away: its own jump (listed above) says what it is
-            if later.run_id in confirming:
+            moved = rec is not None and _level_moved(again, rec, memo)
+            if moved and (later.run_id, key) in listed:
+                break   # moved away: its own jump (listed, flagged as it is) says what it is
+            if later.run_id in confirming and not moved:
                 confirmed = True
                 break
             chain.append((later.run_id, again["id"]))
