@@ -225,10 +225,22 @@ def bounded_references(text):
 
 class Parser(HTMLParser):
     """Python's HTMLParser as every reader of the project's HTML feeds it: a reference of more digits than any
-    character has read as the U+FFFD a browser shows (bounded_references; HTMLParser's own decoding raised)."""
+    character has read as the U+FFFD a browser shows (bounded_references; HTMLParser's own decoding raised),
+    and a marked section '<![' read as text (marked_section_problem refuses one where a page is written;
+    Python's parser stopped on '<![foo[' with an AssertionError)."""
 
     def feed(self, data):
-        super().feed(bounded_references(data))
+        super().feed(bounded_references(data).replace("<![", "&lt;!["))
+
+
+def marked_section_problem(where, text):
+    """A page's marked section '<![' (its line named), or None: a browser ends one at its first '>', Python's
+    parser reads it whole (a live <meta http-equiv="refresh"> hid in one), or stops on it ('<![foo[')."""
+    at = text.find("<![")
+    if at < 0:
+        return None
+    return (f"{where}:{text.count(chr(10), 0, at) + 1}: '<![': a marked section, which a browser ends at its first "
+            "'>' while Python's parser reads it whole (a live <meta http-equiv=\"refresh\"> hid in one)")
 
 
 def unescape(text):

@@ -149,9 +149,9 @@ def content_problem(where, page_html, charts=None):
     """One line naming the first element, attribute or class of a page's content (its HTML as the
     Markdown wrote it, before the theme wraps it) outside ELEMENTS and CLASSES, or None (``charts``:
     the names of the charts the build draws; an image shows only one of them)."""
-    if "<![" in page_html:   # a marked section: Python reads one declaration, a browser ends it at the first '>'
-        return (f"{where}: '<![': a marked section, which a browser ends at its first '>' while this check read it "
-                "whole (a <meta http-equiv=\"refresh\"> inside one was live); a page's content holds none")
+    marked = plainfile.marked_section_problem(where, page_html)
+    if marked:
+        return marked
     parser = _Content(charts)
     parser.feed(page_html)
     parser.close()
@@ -313,10 +313,9 @@ def source_problem(where, own):
         return (f"{where}:{own.count(chr(10), 0, fence.start()) + 1}: a code fence of {fence.group(1)[:30]!r}: a docs "
                 f"page's fences are {', '.join(sorted(repr(x) for x in FENCE_LANGUAGES))}, with no option after it "
                 "(Pygments takes minutes on some languages' text; hl_lines=\"1-999999\" repeated took 4 GB)")
-    marked = own.find("<![")
-    if marked >= 0:   # before any parser: Python's stops on '<![foo[' (an internal AssertionError naming nothing)
-        return (f"{where}:{own.count(chr(10), 0, marked) + 1}: '<![': a marked section, which a browser ends at its "
-                "first '>' while Python's parser reads it whole (a live <meta http-equiv=\"refresh\"> hid in one)")
+    marked = plainfile.marked_section_problem(where, own)   # before any parser
+    if marked:
+        return marked
     nested = _nesting_problem(where, own)
     if nested:
         return nested

@@ -19,7 +19,6 @@ import io
 import os
 import re
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 
 from reportgen.data import merge, plainfile
@@ -158,7 +157,7 @@ def manifest_problems(site_dir, listed=None):
     return out
 
 
-class Markup(HTMLParser):
+class Markup(plainfile.Parser):
     """Event attributes, inline scripts, javascript: URLs and XSLT hooks of one HTML, SVG or XML file
     (verify's page parser extends it)."""
 
@@ -181,7 +180,7 @@ class Markup(HTMLParser):
             self.otherwise.append("UTF-16, UTF-32 or NUL bytes")
         if "\x1b" in data or _OTHER_CHARSET.search(data):   # ISO-2022-JP's escapes swallow a quote
             self.otherwise.append("a charset other than UTF-8, or an ESC byte")
-        super().feed(data.replace("<![", "&lt;!["))   # noted above; Python's parser stops on some
+        super().feed(data)   # plainfile.Parser reads '<![' as text (noted above)
 
     def handle_starttag(self, tag, attrs):
         names = [name.lower() for name, _value in attrs]

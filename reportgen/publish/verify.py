@@ -140,8 +140,8 @@ def _parse(data):
         if len(_PARSED) >= _PARSED_MAX:
             _PARSED.clear()
         parser = _Nums()
-        # as read_text reads it; a marked section '<![' (refused by the page checks) is no declaration here
-        parser.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").replace("<![", "&lt;!["))
+        # as read_text reads it; a marked section '<![' (refused by the page checks) is text to plainfile.Parser
+        parser.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
         parser.close()
         _PARSED[key] = parser
     return _PARSED[key]
