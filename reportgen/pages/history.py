@@ -261,7 +261,8 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
     out, index, memo = set(), {}, {}
-    listed = {(after, cases.canonical_id(cid, None)) for cid, _before, after, *_rest in found}
+    # the records whose own jump is listed, and whether over changed code (a level of its own) or not
+    listed = {(after, cases.canonical_id(cid, None)): changed for cid, _before, after, _ratio, changed, _stat in found}
 
     def record(run, key):   # the run's own ok record of the case ``key`` (a canonical id), or None
         if run.run_id not in index:   # each run's records indexed once, when first asked
@@ -282,8 +283,10 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
             if again is None:
                 continue
             moved = rec is not None and _level_moved(again, rec, memo)
+            if moved and listed.get((later.run_id, key)):
+                break   # moved away over changed code: a level of its own, flagged as it is
             if moved and (later.run_id, key) in listed:
-                break   # moved away: its own jump (listed, flagged as it is) says what it is
+                continue   # a jump of the same code, flagged as one: the level stands after it (a decoy ended it)
             if later.run_id in confirming and not moved:
                 confirmed = True
                 break
