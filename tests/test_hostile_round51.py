@@ -96,8 +96,14 @@ def test_an_operator_profile_s_row_labels_are_claims():
     rows = [{"kind": "kernel", "operands": o, "op": f"k{i}", "calls": 1, "seconds": 1e-4 * (i + 1)}
             for i, o in enumerate(["integer"] * 3 + ["mixed", "float"])]
     rec = {"id": "int8/model=m/engine=tvm_int8_rules/batch=1/threads=2", "case": {}, "extra": {"kernel_profile": rows}}
-    resorted = dict(rec, extra={"kernel_profile": [dict(r, seconds=1e-3 - r["seconds"]) for r in reversed(rows)]})
-    assert claims.jump(rec, resorted, 2.0) is None   # rows ordered by time, times declared
+    # each row's time moved, each class's share of the time kept (compared since round 61): rows ordered by time
+    shares = {"integer": 0.4, "mixed": 4 / 15, "float": 1 / 3}
+    times = iter([0.5e-4, 0.5e-4, 5e-4, 4e-4, 5e-4])   # the three integer rows' 6e-4 split otherwise
+    resorted = dict(rec, extra={"kernel_profile": sorted((dict(r, seconds=next(times)) for r in rows),
+                                                         key=lambda r: -r["seconds"])})
+    assert {k: round(v[1], 6) for (_p, f, k), v in claims.profile_shares(resorted).items() if f == "operands"} == \
+        {k: round(v, 6) for k, v in shares.items()}
+    assert claims.jump(rec, resorted, 2.0) is None
     relabelled = dict(rec, extra={"kernel_profile": [dict(r, operands="integer") for r in rows]})
     moved = claims.jump(rec, relabelled, 2.0)
     assert moved and _expect("profile_labels") in moved[1]
