@@ -6,6 +6,7 @@ archive deliberately, edit it, then run ``python -m reportgen.data.archive --res
 both (the diff of SHA256SUMS shows which files changed).
 """
 import hashlib
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -226,6 +227,10 @@ def seal_problems(archive_dir):
 def reseal(archive_dir):
     """Write archive/SHA256SUMS for the archive as it is now (a deliberate act: commit it)."""
     archive_dir = Path(archive_dir)
+    linked = plainfile.linked_folder_problem(archive_dir, Path.cwd(), "the archive") or (
+        f"{archive_dir}: is a symlink; the archive is a folder of the project" if os.path.islink(archive_dir) else None)
+    if linked:   # a committed link 'archive -> elsewhere' had the seal written outside the project
+        raise ReportError(linked)
     deep = []
     files = _sealed_files(archive_dir, deep)
     if deep:

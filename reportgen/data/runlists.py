@@ -141,8 +141,15 @@ def main(argv=None):
         print("usage: python -m reportgen.data.runlists --confirm RUN_ID [RUN_ID ...]", file=sys.stderr)
         return 2
     from study import schema
+    from reportgen.data import plainfile
     results = Path("results")
     path = sealed_list(results, CONFIRMING)
+    linked = [p for p in [plainfile.linked_folder_problem(path.parent, Path.cwd(), "the archive")] + [
+        plainfile.linked_folder_problem(results / "runs" / run_id, Path.cwd(), "the run")
+        for run_id in args[1:] if schema._RUN_ID.fullmatch(run_id)] if p]
+    if linked:   # a committed link 'archive -> elsewhere' had the list written outside the project
+        print("\n".join(f"error: {p}" for p in linked), file=sys.stderr)
+        return 1
     listed, problems = _read(path, lambda _run_id: True, "the id of a run a maintainer accepted")
     listed = listed or {}
     lines = []
@@ -158,7 +165,6 @@ def main(argv=None):
     if problems:
         print("\n".join(f"error: {p}" for p in problems), file=sys.stderr)
         return 1
-    from reportgen.data import plainfile
     try:   # the list whole, as a new plain file: a list committed as a link is replaced, never written through
         text = plainfile.read_text(path, 1 << 20) if path.exists() or path.is_symlink() else HEADER
         plainfile.replace_whole(path, (text.rstrip("\n") + "\n" + "".join(line + "\n" for line in lines)).encode())

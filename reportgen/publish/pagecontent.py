@@ -638,18 +638,36 @@ def _shown_as_text(code):
     return fence is None or fence.group(1).lower() in _TEXT_FENCES
 
 
+_SEPARATOR = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
+
+
 def _typed_in_tables(masked):
-    """(line, figure) of each bare number in a table column whose header names a unit (| GFLOPS | ... | 206.4 |)."""
-    out, lines = [], masked.split("\n")
-    for number, line in enumerate(lines):   # with or without outer pipes ("ms | name" / "--- | ---")
-        if not ("|" in line and number + 1 < len(lines) and "|" in lines[number + 1]
-                and re.fullmatch(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*", lines[number + 1])):
+    """(line, figure) of each bare number in a table column whose header names a unit (| GFLOPS | ... | 206.4 |).
+    One pass: a table runs from its header and separator while its lines hold a '|', each row read under
+    the table's header and under the latest header-shaped pair inside it (Markdown reads those as rows; a
+    reader might not).  Each body was read again from every such pair: 'a|b' / '-|-' repeated took hours."""
+    out, lines = {}, masked.split("\n")
+
+    def header(at):   # with or without outer pipes ("ms | name" / "--- | ---")
+        return "|" in lines[at] and at + 1 < len(lines) and "|" in lines[at + 1] and _SEPARATOR.fullmatch(lines[at + 1])
+
+    def cells(line):
+        return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    number = 0
+    while number < len(lines):
+        if not header(number):
+            number += 1
             continue
-        heads = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        first = latest = cells(lines[number])
         body = number + 2
         while body < len(lines) and "|" in lines[body]:
-            for head, cell in zip(heads, lines[body].strip().strip("|").split("|")):
-                if re.search(_UNIT_WORD, head) and re.fullmatch(r"\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*", cell):
-                    out.append((body + 1, f"{cell.strip()} ({head})"))
+            row = cells(lines[body])
+            for heads in (first,) if latest is first else (first, latest):
+                for head, cell in zip(heads, row):
+                    if re.search(_UNIT_WORD, head) and re.fullmatch(r"\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*", cell):
+                        out.setdefault((body + 1, f"{cell.strip()} ({head})"), None)
+            if header(body):
+                latest = row
             body += 1
-    return out
+        number = body
+    return list(out)

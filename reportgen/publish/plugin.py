@@ -377,9 +377,19 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
+        self.csv_owner = {}   # site path -> the docs page whose table it is
         self.names_defined, self.names_used = set(), set()
         pages = [{family: f"provenance/{family}.md"} for family in self.data.families()]
         pages += [{W("plugin.on_config.machine_title", machine=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
+        # the build's own titles and footer are words (docs/words/plugin.yaml) the theme writes into every page,
+        # outside the content's checks: plain text, the footer's <code> aside (a nav title ending '<s>' struck out every page)
+        own = [next(iter(entry)) for entry in pages] + [W("plugin.on_config.nav_provenance"),
+                                                         re.sub(r"</?code>", "", W("plugin.footer.text", commit="", date="", machine=""))]
+        odd = next((t for t in own if re.search(r'[<>&"]', t) or len(t) > MAX_SETTING_CHARS), None)
+        if odd is not None:
+            raise ReportError(f"docs/words/plugin.yaml: {odd[:60]!r}: a navigation title or the footer is plain text "
+                              f"(no <, >, & or \", the footer's <code> aside; at most {MAX_SETTING_CHARS} characters): "
+                              "the theme writes it into every page")
         if pages and config.nav is not None:
             config.nav.append({W("plugin.on_config.nav_provenance"): pages})
         # every page's footer names the code and the machine it was built from (the commit's own
@@ -499,8 +509,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             hidden = plainfile.shown_controls_problem(f"docs/{page.file.src_uri} as rendered", text)
             if hidden:   # '&#{{ n }};' made a backspace of a placeholder's bare 8
                 raise ReportError(hidden)
-            typed = pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [pagecontent.source_problem(
-                f"docs/{page.file.src_uri} (as rendered)", bare)] if p]
+            # the rendered text's bounds first (its size, its blocks): the typed-figure scan reads it whole
+            typed = [p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", bare)] if p] or \
+                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own)
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
@@ -542,7 +553,12 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         uri = page.file.src_uri
         if not uri.startswith("provenance/") and uri != COVERAGE_PAGE:
             html, found = csvs.attach(html, uri.removesuffix(".md"), W("plugin.csv_link"))
+            taken = sorted(set(found) & set(self.csv_files))
+            if taken:   # 'gemm/ladder.md' and 'gemm-ladder.md' both name csv/gemm-ladder-1.csv: one replaced the other
+                raise ReportError(f"docs/{uri}: its table's download {taken[0]} is another page's "
+                                  f"({self.csv_owner[taken[0]]}); rename the page")
             self.csv_files.update(found)
+            self.csv_owner.update(dict.fromkeys(found, f"docs/{uri}"))
         odd = pagecontent.content_problem(f"docs/{uri}", html, set(self.data.specs))
         if odd:
             raise ReportError(odd)
