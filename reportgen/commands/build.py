@@ -211,6 +211,13 @@ def _commit_date(root):
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
+THEME_SETTINGS = {"name": r"material", "custom_dir": r".*", "language": r"[a-z]{2}(?:-[A-Za-z]{2,4})?", "font": r"false",
+                  "features": r"[a-z]+(?:\.[a-z]+)*", "palette": r"scheme|primary|accent",
+                  "scheme": r"default", "primary": r"[a-z]+(?: [a-z]+)?", "accent": r"[a-z]+(?: [a-z]+)?"}
+"""The theme's settings this project uses, each value's pattern (a list's items, a mapping's keys): Material
+writes theme.logo and theme.favicon raw into every page's header and head (a typed figure, a link away, a
+download= link and robots/referrer meta passed the build), the palette's colours and theme.direction raw
+into <body>'s attributes; a font loads from Google, which an offline site cannot."""
 THEME_DIR = "reportgen/publish/theme"
 """The one theme.custom_dir: the project's own templates, code in the package."""
 MAX_CONFIG_BYTES = 64 * 1024
@@ -229,6 +236,32 @@ def _patterns_problem(path, name, value):
         raise ReportError(f"{path}:{value.start_mark.line + 1}: {name}: not a text of at most 100 path patterns, each "
                           f"of at most 200 characters and {MAX_PATTERN_STARS} '*' (MkDocs' matcher backtracks on each "
                           "star: twelve in one line took 19 s to collect the docs)")
+
+
+def _theme_setting_problem(path, key, value):
+    """Raise naming the line when a theme setting is not one of THEME_SETTINGS or its value (a scalar, a list's
+    items, a mapping's keys and their values) does not match the setting's pattern."""
+    import re
+    import yaml
+    name = getattr(key, "value", None)
+    pairs = [(name, value)]
+    while pairs:
+        setting, node = pairs.pop()
+        if setting not in THEME_SETTINGS:
+            raise ReportError(f"{path}:{key.start_mark.line + 1}: theme.{str(setting)[:40]}: not a theme setting this "
+                              f"project uses ({', '.join(sorted(THEME_SETTINGS))}); the theme writes its settings raw "
+                              "into every page")
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if not re.fullmatch(THEME_SETTINGS[setting], str(getattr(k, "value", ""))):
+                    raise ReportError(f"{path}:{k.start_mark.line + 1}: theme.{setting}: {getattr(k, 'value', '')!r:.40} is "
+                                      "not one of its keys this project uses")
+                pairs.append((getattr(k, "value", None), v))
+        elif isinstance(node, yaml.SequenceNode):
+            pairs.extend((setting, item) for item in node.value)
+        elif not re.fullmatch(THEME_SETTINGS[setting], str(getattr(node, "value", ""))):
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: theme.{setting}: {getattr(node, 'value', '')!r:.40} is "
+                              "not a value this project uses (the theme writes it raw into every page)")
 
 
 def _config_problems(root):
@@ -266,6 +299,7 @@ def _config_problems(root):
         if name in ALLOWED_ITEMS:
             _extensions_problem(path, value, name)
         for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
+            _theme_setting_problem(path, k, v)
             schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]
             if getattr(k, "value", None) == "palette" and (not isinstance(v, yaml.MappingNode) or any(
                     getattr(s, "value", None) != "default" for s in schemes)):

@@ -232,26 +232,48 @@ PROFILE_SHARE_JUMP = 0.2
 """How far a label's share of a profile's time may move between two records of one case: over the committed
 runs' 48 consecutive pairs it moved 0.047 at most; QLinearConv forged from 86.4 % to 3.8 % (the profile's total
 kept) moved nothing that was compared."""
-PROFILE_SHARE_FACTOR, PROFILE_SHARE_FLOOR = 10.0, 0.01
+PROFILE_SHARE_FACTOR, PROFILE_SHARE_FLOOR = 10.0, 0.001
 """And by what factor a label holding at least PROFILE_SHARE_FLOOR of the time on either side may move (the
-committed pairs: 4.3x at most above 0.5 %): ORT's Transpose forged from 0.17 % to 19.7 % stayed under the
-absolute bound."""
+committed pairs: 4.3x at most above 0.1 %): ORT's Transpose forged from 0.17 % to 19.7 % stayed under the
+absolute bound, QLinearMatMul 0.7 % -> 0.0 % under a floor of 1 %."""
+CONV_ROW_FACTOR, CONV_ROW_FLOOR = 3.0, 0.01
+"""By what factor one convolution's row (a kernel by its name, an ORT node by its name) holding at least
+CONV_ROW_FLOOR of its profile may move its share: the per-convolution tables print each row (the committed
+pairs: 1.8x at most over 927 rows); ORT's time moved between its QLinearConv nodes, the class's share kept,
+turned one row's TVM / ORT from 0.94x to 3.78x."""
+ROW_NAME = {"kernel_profile": "op", "node_profile": "node"}
+
+
+def _timed_rows(rec, key):
+    """(rows of a record's profile ``key`` with seconds, their total seconds): no rows when the total is not > 0."""
+    extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+    rows = [r for r in extra.get(key) or () if isinstance(r, dict) and stats.is_number(r.get("seconds"))]
+    total = sum(r["seconds"] for r in rows)
+    return (rows, total) if total > 0 else ([], 0.0)
 
 
 def profile_shares(rec):
     """{(profile, label field, label): [rows, share of the profile's seconds]} of a record's SHARE_LABELS."""
-    extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
     out = {}
     for key, fields in SHARE_LABELS.items():
-        rows = [r for r in extra.get(key) or () if isinstance(r, dict) and stats.is_number(r.get("seconds"))]
-        total = sum(r["seconds"] for r in rows)
-        if total <= 0:
-            continue
+        rows, total = _timed_rows(rec, key)
         for field in fields:
             for row in rows:
                 label = out.setdefault((key, field, str(row.get(field))), [0, 0.0])
                 label[0] += 1
                 label[1] += row["seconds"] / total
+    return out
+
+
+def conv_row_shares(rec):
+    """{(profile, row name): share of the profile's seconds} of the convolutions' rows (ROW_NAME)."""
+    out = {}
+    for key, name in ROW_NAME.items():
+        rows, total = _timed_rows(rec, key)
+        for row in rows:
+            if "conv" in str(row.get("op")).lower():
+                label = (key, str(row.get(name)))
+                out[label] = out.get(label, 0.0) + row["seconds"] / total
     return out
 
 
@@ -270,4 +292,9 @@ def profile_share_jump(earlier, rec, counts=False):
         if abs(b - a) > PROFILE_SHARE_JUMP or (max(a, b) >= PROFILE_SHARE_FLOOR
                                                 and not min(a, b) * PROFILE_SHARE_FACTOR > max(a, b)):
             return (b / a if a else math.inf), name + " share"
+    before, after = conv_row_shares(earlier), conv_row_shares(rec)
+    for label in sorted(set(before) & set(after)):   # a row's name is the program's: compared where both hold it
+        a, b = before[label], after[label]
+        if max(a, b) >= CONV_ROW_FLOOR and not min(a, b) * CONV_ROW_FACTOR > max(a, b):
+            return (b / a if a else math.inf), f"extra.{label[0]}[{label[1][:80]}] share"
     return None

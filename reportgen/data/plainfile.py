@@ -81,6 +81,9 @@ def replace_whole(path, data):
             fh.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
+    except OSError as exc:   # named as the file it was to be (the temporary name is gone: a folder there, a full disk)
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

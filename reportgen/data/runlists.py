@@ -159,8 +159,10 @@ def main(argv=None):
         elif run_id not in listed:
             try:
                 lines.append(f"{run_id} {manifest_sha256(results / 'runs' / run_id)}")
-            except (OSError, ReportError) as exc:
-                problems.append(f"{results / 'runs' / run_id / 'run.json'}: cannot be read ({type(exc).__name__})")
+            except (OSError, ReportError) as exc:   # the reason itself (a link, a size), not the exception's name
+                problems.extend(getattr(exc, "problems", None) or [
+                    f"{results / 'runs' / run_id / 'run.json'}: cannot be read "
+                    f"({getattr(exc, 'strerror', None) or type(exc).__name__})"])
             listed[run_id] = ""
     if problems:
         print("\n".join(f"error: {p}" for p in problems), file=sys.stderr)

@@ -11,6 +11,7 @@ import io
 import re
 
 from reportgen.data import plainfile
+from reportgen.errors import ReportError
 
 _TABLE = re.compile(r"<table>.*?</table>", re.S)
 
@@ -68,8 +69,17 @@ def guard(cell):
     return cell
 
 
+MAX_TABLES = 200
+"""The most tables a page may hold, each published as a CSV of its own (the committed pages: 25 at most): one
+252 KB page of 28 000 tables wrote as many files."""
+
+
 def attach(page_html, stem, label):
     """(page HTML with a CSV link after every table, {site path: CSV text})."""
+    tables = len(_TABLE.findall(page_html))
+    if tables > MAX_TABLES:
+        raise ReportError(f"docs/{stem}.md: {tables} tables, more than the {MAX_TABLES} a page may hold (each is "
+                          "published as a CSV download of its own)")
     files, count = {}, [0]
     depth = stem.count("/")
 

@@ -278,6 +278,10 @@ def _closed_only(text):
     return text
 
 
+_MARKER = re.compile(r"(?:[-+*>]|\d{1,9}[.)])")
+_MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")
+
+
 def _nesting_problem(where, own):
     """One line for a page nested deeper than Python-Markdown's recursion bears (MAX_INDENT, MAX_HTML_DEPTH),
     or None."""
@@ -286,6 +290,10 @@ def _nesting_problem(where, own):
         if len(wide) - len(wide.lstrip(" ")) > MAX_INDENT:
             return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
                     "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
+        opened = _MARKERS.match(line).group(0)
+        if len(_MARKER.findall(opened)) > MAX_HTML_DEPTH:   # '- - - ... x': a list in a list on one line
+            return (f"{where}:{number}: more than {MAX_HTML_DEPTH} list or quote markers opening one line: each is a "
+                    "list Python-Markdown nests into ('- - - ...' 500 long ran it out of stack)")
     depth = 0
     for tag in _NESTED_BLOCK.finditer(own):
         depth = max(0, depth - 1) if tag.group(1) else depth + 1
