@@ -211,13 +211,17 @@ def _commit_date(root):
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-THEME_SETTINGS = {"name": r"material", "custom_dir": r".*", "language": r"[a-z]{2}(?:-[A-Za-z]{2,4})?", "font": r"false",
+THEME_SETTINGS = {"name": r"material", "custom_dir": r".*", "language": r"zh|en", "font": r"false",
                   "features": r"[a-z]+(?:\.[a-z]+)*", "palette": r"scheme|primary|accent",
                   "scheme": r"default", "primary": r"[a-z]+(?: [a-z]+)?", "accent": r"[a-z]+(?: [a-z]+)?"}
 """The theme's settings this project uses, each value's pattern (a list's items, a mapping's keys): Material
 writes theme.logo and theme.favicon raw into every page's header and head (a typed figure, a link away, a
 download= link and robots/referrer meta passed the build), the palette's colours and theme.direction raw
-into <body>'s attributes; a font loads from Google, which an offline site cannot."""
+into <body>'s attributes; a font loads from Google, which an offline site cannot.  The language: Chinese or
+English (Material's right-to-left ones turn every page's body rtl, which the site checks refuse unnamed)."""
+EXTRA_SETTINGS = ("polyfills",)
+"""The keys of mkdocs.yml's extra: this project uses (the plugin pins their values): Material writes others
+(consent, social, alternate, analytics, generator) into every page, keys included."""
 THEME_DIR = "reportgen/publish/theme"
 """The one theme.custom_dir: the project's own templates, code in the package."""
 MAX_CONFIG_BYTES = 64 * 1024
@@ -298,6 +302,13 @@ def _config_problems(root):
                               "files outside the reviewed configuration")
         if name in ALLOWED_ITEMS:
             _extensions_problem(path, value, name)
+        if name == "extra":
+            odd = next((k for k, _v in (value.value if isinstance(value, yaml.MappingNode) else [(value, None)])
+                        if getattr(k, "value", None) not in EXTRA_SETTINGS), None)
+            if odd is not None:
+                raise ReportError(f"{path}:{odd.start_mark.line + 1}: extra: {str(getattr(odd, 'value', ''))[:40]!r} is not "
+                                  f"a setting this project uses ({', '.join(EXTRA_SETTINGS)}); the theme writes them, "
+                                  "keys included, into every page")
         for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
             _theme_setting_problem(path, k, v)
             schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]

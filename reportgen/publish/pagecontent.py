@@ -278,15 +278,15 @@ def _closed_only(text):
     return text
 
 
-_MARKER = re.compile(r"(?:[-+*>]|\d{1,9}[.)])")
-_MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")
+_MARKER = re.compile(r"(?:[-+*>]|\d+[.)])")
+_MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]*)*")
 
 
 def _nesting_problem(where, own):
     """One line for a page nested deeper than Python-Markdown's recursion bears (MAX_INDENT, MAX_HTML_DEPTH),
     or None."""
     for number, line in enumerate(own.split("\n"), 1):
-        wide = line.expandtabs(4)
+        wide = line.replace(">", " ").expandtabs(4)   # '>     - x': a quote's own indentation nests as deep
         if len(wide) - len(wide.lstrip(" ")) > MAX_INDENT:
             return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
                     "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
