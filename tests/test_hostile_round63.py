@@ -14,8 +14,8 @@ SPECIAL = {case: None for case in ("conv_row_share", "small_label_share")}
 
 
 def _nodes(*rows):
-    return {"extra": {"node_profile": [{"node": n, "op": op, "inputs": [], "outputs": [], "seconds": s}
-                                       for n, op, s in rows]}}
+    return {"extra": {"node_profile": [{"node": n, "op": op, "inputs": [[1, 64 * (i + 1), 56, 56]], "outputs": [],
+                                        "seconds": s} for i, (n, op, s) in enumerate(rows)]}}
 
 
 def test_a_convolution_s_row_share_is_compared():
@@ -23,9 +23,11 @@ def test_a_convolution_s_row_share_is_compared():
     before = _nodes(("conv_1", "QLinearConv", 0.529), ("conv_2", "QLinearConv", 0.40), ("add", "Add", 0.07))
     after = _nodes(("conv_1", "QLinearConv", 0.132), ("conv_2", "QLinearConv", 0.797), ("add", "Add", 0.07))
     moved = claims.profile_share_jump(before, after)
-    assert moved and "conv_1" in moved[1] and _expect("conv_row_share") in moved[1]
-    kept = _nodes(("conv_1", "QLinearConv", 0.40), ("conv_2", "QLinearConv", 0.529), ("add", "Add", 0.07))
-    assert claims.profile_share_jump(before, kept) is None   # 1.3x: within the committed rows' 1.8x
+    assert moved and "[1, 64, 56, 56]" in moved[1] and _expect("conv_row_share") in moved[1]
+    renamed = _nodes(("x_1", "QLinearConv", 0.132), ("x_2", "QLinearConv", 0.797), ("y", "Add", 0.07))
+    assert claims.profile_share_jump(before, renamed)   # rows are the table's: by operator and shapes, not names
+    kept = _nodes(("conv_1", "QLinearConv", 0.45), ("conv_2", "QLinearConv", 0.479), ("add", "Add", 0.07))
+    assert claims.profile_share_jump(before, kept) is None   # 1.2x: within the committed rows' 1.8x
 
 
 def test_a_small_label_s_share_is_compared_by_its_factor():

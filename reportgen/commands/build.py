@@ -310,7 +310,6 @@ def _config_problems(root):
                                   f"a setting this project uses ({', '.join(EXTRA_SETTINGS)}); the theme writes them, "
                                   "keys included, into every page")
         for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
-            _theme_setting_problem(path, k, v)
             schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]
             if getattr(k, "value", None) == "palette" and (not isinstance(v, yaml.MappingNode) or any(
                     getattr(s, "value", None) != "default" for s in schemes)):
@@ -318,6 +317,7 @@ def _config_problems(root):
                 # backgrounds): on slate a finding's dark words vanished
                 raise ReportError(f"{path}:{k.start_mark.line + 1}: theme.palette: one light palette (scheme: default) "
                                   "only; the project's colours are checked against a white page")
+            _theme_setting_problem(path, k, v)
         where = [value] if name == "docs_dir" else [
             v for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ())
             if getattr(k, "value", None) == "custom_dir"]

@@ -236,12 +236,12 @@ PROFILE_SHARE_FACTOR, PROFILE_SHARE_FLOOR = 10.0, 0.001
 """And by what factor a label holding at least PROFILE_SHARE_FLOOR of the time on either side may move (the
 committed pairs: 4.3x at most above 0.1 %): ORT's Transpose forged from 0.17 % to 19.7 % stayed under the
 absolute bound, QLinearMatMul 0.7 % -> 0.0 % under a floor of 1 %."""
-CONV_ROW_FACTOR, CONV_ROW_FLOOR = 3.0, 0.01
-"""By what factor one convolution's row (a kernel by its name, an ORT node by its name) holding at least
-CONV_ROW_FLOOR of its profile may move its share: the per-convolution tables print each row (the committed
-pairs: 1.8x at most over 927 rows); ORT's time moved between its QLinearConv nodes, the class's share kept,
-turned one row's TVM / ORT from 0.94x to 3.78x."""
-ROW_NAME = {"kernel_profile": "op", "node_profile": "node"}
+CONV_ROW_FACTOR, CONV_ROW_FLOOR = 2.0, 0.01
+"""By what factor one convolution's row (a kernel by its name, an ORT node by its operator and shapes, the
+per-convolution tables' own key) holding at least CONV_ROW_FLOOR of its profile may move its share: the tables
+print each row (the committed pairs: 1.8x at most); ORT's time moved between its QLinearConv nodes, the class's
+share kept, turned one row's TVM / ORT from 0.94x to 3.78x (2.86x slipped under a factor of 3; with every node
+renamed, nothing was compared by name)."""
 
 
 def _timed_rows(rec, key):
@@ -266,13 +266,14 @@ def profile_shares(rec):
 
 
 def conv_row_shares(rec):
-    """{(profile, row name): share of the profile's seconds} of the convolutions' rows (ROW_NAME)."""
+    """{(profile, row key): share of the profile's seconds} of the convolutions' rows (CONV_ROW_FACTOR)."""
     out = {}
-    for key, name in ROW_NAME.items():
+    for key in ("kernel_profile", "node_profile"):
         rows, total = _timed_rows(rec, key)
         for row in rows:
             if "conv" in str(row.get("op")).lower():
-                label = (key, str(row.get(name)))
+                label = (key, str(row.get("op")) if key == "kernel_profile" else json.dumps(
+                    [row.get("op"), row.get("inputs"), row.get("outputs")], default=str))
                 out[label] = out.get(label, 0.0) + row["seconds"] / total
     return out
 

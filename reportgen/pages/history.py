@@ -168,9 +168,12 @@ def all_jumps(runs, code_changed=None, across=None):
                 continue
             earlier_run, ratio, stat, changed = hit
             out.append((rec["id"], earlier_run, run.run_id, ratio, changed, stat))
-            if changed:   # the code changed: the new level is the case's baseline from here on
-                base[key] = trusted[key] = entry
+            if changed:   # the code changed: the record is trusted; a new level is the baseline from here on
+                trusted[key] = entry
                 kept.setdefault(key, []).append(entry)
+                if origin is None or _level_moved(rec, origin[1], memo):
+                    # not a tail or a text alone: one slow sample, then two runs each 0.55x, published 0.3x unflagged
+                    base[key] = entry
         finished = run.manifest.get("experiments") or {}   # a family stopped or failed midway measured fewer cases
         measured.update({(family, machine, profile): (run, fingerprints) for family, fingerprints in ran.items()
                          if (finished.get(family) or {}).get("status") == "ok"})
