@@ -290,7 +290,7 @@ def _config_problems(root):
     hidden = plainfile.hidden_text_problem(str(path), text)
     if hidden:   # site_name is in every page's title
         raise ReportError(hidden)
-    patterns = set()   # exclude_docs / not_in_nav: "/x" is docs/x there, not a path of the machine
+    patterns, extra = set(), None   # exclude_docs / not_in_nav: "/x" is docs/x there, not a path of the machine
     for key, value in stack[0].value if isinstance(stack[0], yaml.MappingNode) else ():
         name = getattr(key, "value", None)
         if name in ("exclude_docs", "not_in_nav"):
@@ -303,12 +303,7 @@ def _config_problems(root):
         if name in ALLOWED_ITEMS:
             _extensions_problem(path, value, name)
         if name == "extra":
-            odd = next((k for k, _v in (value.value if isinstance(value, yaml.MappingNode) else [(value, None)])
-                        if getattr(k, "value", None) not in EXTRA_SETTINGS), None)
-            if odd is not None:
-                raise ReportError(f"{path}:{odd.start_mark.line + 1}: extra: {str(getattr(odd, 'value', ''))[:40]!r} is not "
-                                  f"a setting this project uses ({', '.join(EXTRA_SETTINGS)}); the theme writes them, "
-                                  "keys included, into every page")
+            extra = value   # its keys are held to EXTRA_SETTINGS after the walk (a tag or an escape is named first)
         for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
             schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]
             if getattr(k, "value", None) == "palette" and (not isinstance(v, yaml.MappingNode) or any(
@@ -359,6 +354,12 @@ def _config_problems(root):
         elif id(node) not in patterns and _OUTSIDE.search(str(node.value)):   # a plugin's results_dir: /, ../..
             raise ReportError(f"{path}:{node.start_mark.line + 1}: {str(node.value)!r:.60} names a path outside "
                               "the project (absolute, ~ or '..'); every path mkdocs.yml gives is one of the project")
+    odd = next((k for k, _v in (extra.value if isinstance(extra, yaml.MappingNode) else [(extra, None)] if extra else ())
+                if getattr(k, "value", None) not in EXTRA_SETTINGS), None)
+    if odd is not None:
+        raise ReportError(f"{path}:{odd.start_mark.line + 1}: extra: {str(getattr(odd, 'value', ''))[:40]!r} is not a "
+                          f"setting this project uses ({', '.join(EXTRA_SETTINGS)}); the theme writes them, keys "
+                          "included, into every page")
 
 
 def pinned_machine(root):
