@@ -245,7 +245,6 @@ def _patterns_problem(path, name, value):
 def _theme_setting_problem(path, key, value):
     """Raise naming the line when a theme setting is not one of THEME_SETTINGS or its value (a scalar, a list's
     items, a mapping's keys and their values) does not match the setting's pattern."""
-    import re
     import yaml
     name = getattr(key, "value", None)
     pairs = [(name, value)]
