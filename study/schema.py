@@ -8,6 +8,7 @@ import math
 import re
 
 from study import ids, manifest, stats as _stats, work as _work
+from study.strictjson import MAX_DEPTH, dumps, loads   # noqa: F401 - schema.loads, as every reader calls it
 
 SCHEMA_VERSION = 1
 
@@ -137,26 +138,52 @@ def _finite(value, where, out, integers=False):
 def _strings(value, where, out, pattern, problem):
     """Append ``problem(bad characters)`` for every string (key or value) inside value that
     ``pattern`` does not match."""
-    if isinstance(value, str) and not pattern.match(value):
-        out.append(f"{where}: {problem(sorted({c for c in value if not pattern.match(c)}))}")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _strings(k, f"{where} key", out, pattern, problem)
-            _strings(v, f"{where}.{k}", out, pattern, problem)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _strings(v, f"{where}[{i}]", out, pattern, problem)
+    for text, at in _texts(value, where):
+        if not pattern.match(text):
+            out.append(f"{at}: {problem(sorted({c for c in text if not pattern.match(c)}))}")
 
 
 def _safe_strings(value, where, out):
-    """Strings end up in pages: refuse markup and control characters outright."""
+    """Strings end up in pages: refuse markup and control characters outright, and marks drawn over the text."""
     _strings(value, where, out, _SAFE_TEXT, lambda bad: f"contains characters not allowed in labels {bad!r}")
+    _overlaid(value, where, out, _SAFE_TEXT)
+
+
+_OVERLAID = re.compile("[\u0334-\u0338\u0488\u0489\u20d0-\u20ff\u1ab0-\u1aff\u1dc0-\u1dff\ufe20-\ufe2f]"
+                       "|[\u0300-\u036f\u0483-\u0487]{3}")
+"""Combining marks that draw over what a reader sees: a stroke or a ring laid over a letter (a CPU name struck
+out letter by letter), the extended and supplementary combining blocks, three marks on one letter (500 of
+U+0489 were drawn over the lines around a platform fact)."""
 
 
 def _visible_strings(value, where, out):
-    """Environment strings are shown as text: refuse control, zero-width and bidi characters."""
+    """Environment strings are shown as text: refuse control, zero-width and bidi characters and marks drawn
+    over the text (_OVERLAID)."""
     _strings(value, where, out, _VISIBLE, lambda bad: "contains invisible or control characters "
              + ", ".join(f"U+{ord(c):04X}" for c in bad[:5]))
+    _overlaid(value, where, out, _VISIBLE)
+
+
+def _overlaid(value, where, out, pattern):
+    """Append a problem for every string inside value (that ``pattern`` passed) holding _OVERLAID marks."""
+    for text, at in _texts(value, where):
+        found = _OVERLAID.search(text)
+        if found and pattern.match(text):
+            out.append(f"{at}: combining marks drawn over the text ({', '.join(f'U+{ord(c):04X}' for c in found.group())}); "
+                       "it is shown as plain text")
+
+
+def _texts(value, where):
+    """Every string inside value (keys too) with where it is, as _strings names it."""
+    if isinstance(value, str):
+        yield value, where
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(k, f"{where} key")
+            yield from _texts(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _texts(v, f"{where}[{i}]")
 
 
 def _types(obj, fields, out):
@@ -620,80 +647,3 @@ def campaign_problems(state, folder_name):
     elif not out and state["cumulative_trials"] != total:
         out.append(f"cumulative_trials: {state['cumulative_trials']} is not the sum of its steps' trials ({total})")
     return out
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON (NaN and Infinity are refused)")
-
-
-MAX_DIGITS = 100
-"""Digits an integer literal may have: a count or a size needs a few (Python refuses to read an
-integer of over 4300 digits at all, and reads one of a few thousand slowly)."""
-
-
-def _int(text):
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_DIGITS}) is no figure")
-    return int(text)
-
-
-def _float(text):
-    value = float(text)
-    if value in (float("inf"), float("-inf")):   # 1e999: out of a double's range, read as infinity
-        raise ValueError(f"number {text[:40]!r} is out of range (a JSON figure is a finite double)")
-    return value
-
-
-MAX_DEPTH = 64
-"""Nesting a record or manifest may have (deeper JSON would exhaust the parser's recursion)."""
-
-
-def _no_duplicates(pairs):
-    seen = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r:.60} (JSON objects must not repeat a key)")
-        seen[key] = value
-    return seen
-
-
-def _depth(value):
-    """Deepest nesting of lists and objects in a parsed value (iterative: no recursion)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, level)
-            if level > MAX_DEPTH:
-                break
-            # only containers go on the stack: a record's long sample lists hold numbers
-            stack.extend([(v, level + 1) for v in (item.values() if isinstance(item, dict) else item)
-                          if isinstance(v, (list, dict))])
-    return deepest
-
-
-def loads(text):
-    """json.loads that refuses NaN/Infinity, repeated keys and nesting deeper than MAX_DEPTH
-    instead of silently accepting them (or failing with a RecursionError)."""
-    try:
-        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates,
-                           parse_int=_int, parse_float=_float)
-    except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
-    if _depth(value) > MAX_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    if _SURROGATE_ESCAPE.search(text):   # only an escape can make one: the text itself is UTF-8
-        try:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("a string holds a lone UTF-16 surrogate escape (such as \\ud800): "
-                             "it is not text and cannot be written to a page") from None
-    return value
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def dumps(obj):
-    """Canonical JSON line: sorted keys, no NaN allowed."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False)

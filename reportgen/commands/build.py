@@ -219,6 +219,8 @@ writes theme.logo and theme.favicon raw into every page's header and head (a typ
 download= link and robots/referrer meta passed the build), the palette's colours and theme.direction raw
 into <body>'s attributes; a font loads from Google, which an offline site cannot.  The language: Chinese or
 English (Material's right-to-left ones turn every page's body rtl, which the site checks refuse unnamed)."""
+THEME_LISTS = ("features",)
+"""The theme settings that are a list (palette is a mapping; every other setting one plain value)."""
 EXTRA_SETTINGS = ("polyfills",)
 """The keys of mkdocs.yml's extra: this project uses (the plugin pins their values): Material writes others
 (consent, social, alternate, analytics, generator) into every page, keys included."""
@@ -242,6 +244,26 @@ def _patterns_problem(path, name, value):
                           "star: twelve in one line took 19 s to collect the docs)")
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|\\\\")
+
+
+def _targets_problem(path, name, node):
+    """Raise naming the line when nav, extra_css or extra_javascript names a target outside the project: a URL of
+    any scheme (javascript:, data:, https:) or a host (//).  MkDocs writes a nav target into every page's
+    navigation, a stylesheet into every page's head; verify refused each built page, never naming mkdocs.yml."""
+    import yaml
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, yaml.MappingNode):
+            stack.extend(v for _k, v in item.value)   # a title: target pair (the titles are checked as text)
+        elif isinstance(item, yaml.SequenceNode):
+            stack.extend(item.value)
+        elif isinstance(item, yaml.ScalarNode) and _SCHEME.match(item.value.strip()):
+            raise ReportError(f"{path}:{item.start_mark.line + 1}: {name}: {item.value[:60]!r} is not a file of the "
+                              "project (a URL, a scheme or a host); the site links and loads its own files only")
+
+
 def _theme_setting_problem(path, key, value):
     """Raise naming the line when a theme setting is not one of THEME_SETTINGS or its value (a scalar, a list's
     items, a mapping's keys and their values) does not match the setting's pattern."""
@@ -254,14 +276,18 @@ def _theme_setting_problem(path, key, value):
             raise ReportError(f"{path}:{key.start_mark.line + 1}: theme.{str(setting)[:40]}: not a theme setting this "
                               f"project uses ({', '.join(sorted(THEME_SETTINGS))}); the theme writes its settings raw "
                               "into every page")
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.MappingNode) and setting == "palette":
             for k, v in node.value:
                 if not re.fullmatch(THEME_SETTINGS[setting], str(getattr(k, "value", ""))):
                     raise ReportError(f"{path}:{k.start_mark.line + 1}: theme.{setting}: {getattr(k, 'value', '')!r:.40} is "
                                       "not one of its keys this project uses")
                 pairs.append((getattr(k, "value", None), v))
-        elif isinstance(node, yaml.SequenceNode):
+        elif isinstance(node, yaml.SequenceNode) and setting in THEME_LISTS:
             pairs.extend((setting, item) for item in node.value)
+        elif not isinstance(node, yaml.ScalarNode) or (setting == "font") != (node.tag == "tag:yaml.org,2002:bool"):
+            # language: [zh, en] matched item by item and stopped the theme; font: 'false', a text, loaded Google's fonts
+            raise ReportError(f"{path}:{node.start_mark.line + 1}: theme.{setting}: one plain value "
+                              f"{'(the YAML false)' if setting == 'font' else '(a text)'} is the kind this project uses")
         elif not re.fullmatch(THEME_SETTINGS[setting], str(getattr(node, "value", ""))):
             raise ReportError(f"{path}:{node.start_mark.line + 1}: theme.{setting}: {getattr(node, 'value', '')!r:.40} is "
                               "not a value this project uses (the theme writes it raw into every page)")
@@ -303,6 +329,8 @@ def _config_problems(root):
             _extensions_problem(path, value, name)
         if name == "extra":
             extra = value   # its keys are held to EXTRA_SETTINGS after the walk (a tag or an escape is named first)
+        if name in ("nav", "extra_css", "extra_javascript"):
+            _targets_problem(path, name, value)
         for k, v in (value.value if name == "theme" and isinstance(value, yaml.MappingNode) else ()):
             schemes = [s for sk, s in (v.value if isinstance(v, yaml.MappingNode) else ()) if getattr(sk, "value", None) == "scheme"]
             if getattr(k, "value", None) == "palette" and (not isinstance(v, yaml.MappingNode) or any(
@@ -322,6 +350,10 @@ def _config_problems(root):
                 # custom_dir: .git copied .git/config (a token in it) into the site
                 raise ReportError(f"{path}:{folder.start_mark.line + 1}: {name}: {text!r:.60} is not a folder "
                                   "of the project (a relative path without '..' or a hidden folder such as .git)")
+            if name == "docs_dir" and Path(text).as_posix().rstrip("/") != "docs":
+                # docs_dir: results made every record a page to refuse, each named as docs/... that is not there
+                raise ReportError(f"{path}:{folder.start_mark.line + 1}: docs_dir: {text!r:.60} is not 'docs', the "
+                                  "project's pages")
             if name == "theme" and Path(text).as_posix().rstrip("/") != THEME_DIR:
                 # its templates are code MkDocs runs unsandboxed: custom_dir: site/tpl took a docs page built
                 # there (docs/tpl/main.md) as the theme's main.html, and a command ran at the next build
@@ -369,7 +401,8 @@ def pinned_machine(root):
         node = safeyaml.compose(plainfile.read_text(Path(root) / "mkdocs.yml", plainfile.MAX_ARCHIVE_FILE_BYTES))
     except (ReportError, OSError, ValueError, yaml.YAMLError):
         return None
-    items = dict((getattr(k, "value", None), v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else {}
+    items = dict((k.value, v) for k, v in node.value if isinstance(k, yaml.ScalarNode)) if isinstance(
+        node, yaml.MappingNode) else {}   # a key written as a list is no setting (a TypeError stopped `reportgen machines`)
     for plugin in getattr(items.get("plugins"), "value", None) or []:
         for key, options in plugin.value if isinstance(plugin, yaml.MappingNode) else ():
             if getattr(key, "value", None) == "reportgen" and isinstance(options, yaml.MappingNode):
@@ -388,10 +421,13 @@ PLUGINS = {"search": ("separator",), "reportgen": ("results_dir", "archive_dir",
 files that none of these checks read, and any other plugin is code that runs at every build."""
 ALLOWED_ITEMS = {"markdown_extensions": MARKDOWN_EXTENSIONS, "plugins": PLUGINS}
 PINNED_OPTIONS = {("plugins", "search", "separator"):
-                  r'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'}
-"""Options whose value is code a visitor's browser runs: the search separator is a regular expression the
-search worker applies to every page (an invalid one broke search, '(\\S+\\s?)+\\u0001' hung every visitor's
-worker): the reviewed value only."""
+                  r'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])',
+                  ("markdown_extensions", "toc", "permalink"): "true",
+                  ("markdown_extensions", "pymdownx.highlight", "use_pygments"): "true"}
+"""Options whose value is code a visitor's browser runs or text written beside every heading: the search separator
+is a regular expression the search worker applies to every page (an invalid one broke search, '(\\S+\\s?)+\\u0001'
+hung every visitor's worker); toc's permalink is the anchor's text (60 000 '<' made a 216 MB site): the reviewed
+value only."""
 
 
 def _extensions_problem(path, node, section="markdown_extensions"):
@@ -419,7 +455,7 @@ def _extensions_problem(path, node, section="markdown_extensions"):
             if pinned is not None and value.value != pinned:
                 raise ReportError(f"{path}:{key.start_mark.line + 1}: {section}: {name.value}: {key.value}: not the "
                                   "reviewed value (reportgen/commands/build.py PINNED_OPTIONS): it is code every "
-                                  "visitor's browser runs on every page")
+                                  "visitor's browser runs, or text written into every page")
 
 
 _OUTSIDE = re.compile(r"^\s*[/~]|(^|[/\\])\.\.([/\\]|$)")

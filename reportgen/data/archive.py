@@ -241,6 +241,10 @@ def reseal(archive_dir):
     links = [p for p in files if p.is_symlink()]
     if links:
         raise ReportError(f"{links[0]}: is a symlink; the archive holds only plain files")
+    tree = [line for line in plainfile.tree_problems(archive_dir, "the archive")
+            if not line.startswith(f"{archive_dir / SEAL}: ")]   # the seal itself is replaced whole, never followed
+    if tree:   # the build's own rules (a hard link, a FIFO, a bidi name): a hard link to a file outside the project
+        raise ReportError(tree)   # was sealed, its sha256 in a committed file, and the build refused the archive
     text = "".join(f"{_sha256(p)}  {p.relative_to(archive_dir).as_posix()}\n" for p in files)
     plainfile.replace_whole(archive_dir / SEAL, text.encode("utf-8"))
     return len(files)

@@ -266,26 +266,54 @@ def profile_shares(rec):
 
 
 def conv_row_shares(rec):
-    """{(profile, row key): share of the profile's seconds} of the convolutions' rows (CONV_ROW_FACTOR)."""
+    """{(profile, row key): share of the profile's seconds} of the rows the pages print one by one (CONV_ROW_FACTOR):
+    the convolutions' rows (a rule's kernel by its shape, _kernel_shape; another kernel by its name; an ORT node by
+    its shape, _node_shape) and every operator of op_profile by its name (the e2e page names the slowest as the
+    bottleneck, with its share: 22 % read 38 % for another kernel, never compared)."""
     out = {}
-    for key in ("kernel_profile", "node_profile"):
+    info = ((rec.get("extra") or {}).get("rules") or {}).get("kernels") if isinstance(rec.get("extra"), dict) else None
+    info = info if isinstance(info, dict) else {}
+    for key in ("kernel_profile", "node_profile", "op_profile"):
         rows, total = _timed_rows(rec, key)
         for row in rows:
-            if "conv" in str(row.get("op")).lower():
-                label = (key, str(row.get("op")) if key == "kernel_profile" else json.dumps(
-                    [row.get("op"), row.get("inputs"), row.get("outputs")], default=str))
+            if key == "op_profile" or "conv" in str(row.get("op")).lower():
+                label = (key, _node_shape(row) if key == "node_profile" else
+                         _kernel_shape(info.get(row.get("op"))) or str(row.get("op")) if key == "kernel_profile"
+                         else str(row.get("op")))
                 out[label] = out.get(label, 0.0) + row["seconds"] / total
     return out
+
+
+SHAPED = "shape "
+"""How a row keyed by its shape starts (a name is the program's and changes with it; a shape is the model's)."""
+
+
+def _kernel_shape(kernel):
+    """A rule's convolution kernel as the per-convolution tables key it (rules.kernels: its blocks of output and
+    input channels, kernel and output size), whatever the build named it (TVM renumbers its fused kernels with
+    the code: renamed, 1.07x read 3.22x, compared with nothing), or None for a kernel no rule describes."""
+    if not isinstance(kernel, dict) or "conv" not in str(kernel.get("rule")):
+        return None
+    return SHAPED + json.dumps([str(kernel.get(f)) for f in ("oc_blocks", "ic_blocks", "ic", "kh", "kw", "oh", "ow")])
+
+
+def _node_shape(row):
+    """An ORT node's row as the convolution tables see it: its operator and the dimensions of its input and output
+    in any order (NHWC or NCHW), whatever else it lists (an extra input or a scale's shape moved a node out of
+    comparison when the whole list was the key, and 0.94x read 3.78x)."""
+    dims = [sorted(map(str, v)) if isinstance(v, list) else str(v)
+            for v in ((row.get("inputs") or [None])[0], (row.get("outputs") or [None])[0])]
+    return SHAPED + json.dumps([str(row.get("op")), *dims])
 
 
 def profile_share_jump(earlier, rec, counts=False):
     """(ratio, name) of the first label whose share of a profile's time moved by more than PROFILE_SHARE_JUMP
     (a label that appeared or went holding that much too), or, with ``counts``, whose count of rows changed
-    (24 integer kernels and 2 float relabelled as 28 integer); None when none did."""
+    (24 integer kernels and 2 float relabelled as 28 integer), and of the first row the pages print one by one
+    (conv_row_shares) that moved by CONV_ROW_FACTOR; ``counts`` also says a level is asked for (an operator's
+    name is then no row of its own); None when none did."""
     before, after = profile_shares(earlier), profile_shares(rec)
-    if not before or not after:
-        return None
-    for label in sorted(set(before) | set(after)):
+    for label in sorted(set(before) | set(after)) if before and after else ():
         (rows_a, a), (rows_b, b) = before.get(label, (0, 0.0)), after.get(label, (0, 0.0))
         name = f"extra.{label[0]}[{label[1]}={label[2]}]"
         if counts and rows_a != rows_b:
@@ -294,8 +322,12 @@ def profile_share_jump(earlier, rec, counts=False):
                                                 and not min(a, b) * PROFILE_SHARE_FACTOR > max(a, b)):
             return (b / a if a else math.inf), name + " share"
     before, after = conv_row_shares(earlier), conv_row_shares(rec)
-    for label in sorted(set(before) & set(after)):   # a row's name is the program's: compared where both hold it
-        a, b = before[label], after[label]
+    # a name is the program's: compared where both hold it; a shape is the model's convolution, so one that appears
+    # or goes holding CONV_ROW_FLOOR of the time moved too (its share 0 on the other side)
+    for label in sorted((set(before) & set(after)) | {k for k in set(before) ^ set(after) if k[1].startswith(SHAPED)}):
+        if counts and label[0] == "op_profile":   # a level (over changed code): an operator's name is renumbered
+            continue   # with the code (fused_conv2d_nchwc11 is another convolution after it)
+        a, b = before.get(label, 0.0), after.get(label, 0.0)
         if max(a, b) >= CONV_ROW_FLOOR and not min(a, b) * CONV_ROW_FACTOR > max(a, b):
             return (b / a if a else math.inf), f"extra.{label[0]}[{label[1][:80]}] share"
     return None

@@ -323,13 +323,17 @@ page behind the reviewed text: ``template`` picks any of the theme's templates, 
 name files the page loads."""
 
 
-FRONT_MATTER_SHAPES = {"title": "a text", "description": "a text", "hide": "a list of navigation, toc, footer",
+MAX_FRONT_MATTER_TEXT = 300
+"""The most characters of a page's title or description: the theme writes the title into every page's
+navigation (a 3.9 MB title made a 405 MB site before the page's size was checked), as mkdocs.yml's titles."""
+FRONT_MATTER_SHAPES = {"title": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters",
+                       "description": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters", "hide": "a list of navigation, toc, footer",
                        "search": "a mapping exclude: true or false"}
 
 
 def _front_matter_value_ok(key, value):
     if key in ("title", "description"):
-        return isinstance(value, str)
+        return isinstance(value, str) and len(value) <= MAX_FRONT_MATTER_TEXT
     if key == "hide":
         return isinstance(value, list) and all(v in ("navigation", "toc", "footer") for v in value)
     return isinstance(value, dict) and set(value) <= {"exclude"} and isinstance(value.get("exclude", False), bool)

@@ -209,10 +209,15 @@ def unnamed_problems(run, lines_of):
             logs[path] = lines_of(rec)
             said[path] = citation.summaries(logs[path])
         cited = logs[path][first - 1:last]
-        elsewhere = [n for n in citation.summarised(said[path], rec, ids) if not first <= n <= last]
+        every = citation.summarised(said[path], rec, ids)
+        elsewhere = [n for n in every if not first <= n <= last]
         if elsewhere:
             out.append(f"{run.where(index)}: log.lines: line {elsewhere[0]} of {path}, outside the cited lines "
                        f"{first}-{last}, is a summary of the record too (a log reports each record once)")
+            continue
+        if len(every) > 1:   # one measurement reported as two, both inside the cited lines
+            out.append(f"{run.where(index)}: log.lines: lines {every[0]} and {every[1]} of {path}, inside the cited "
+                       f"lines {first}-{last}, are both summaries of the record (a log reports each record once)")
             continue
         if not citation.names_record(rec["id"], "\n".join(cited)):
             out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "

@@ -38,6 +38,16 @@ class _Loader(yaml.SafeLoader):
         finally:
             self.depth -= 1
 
+    def compose_mapping_node(self, anchor):
+        # a key written as a list or a mapping (`? [a]` / `: 1`): no reader of these files can name it,
+        # and a lookup of it in a table stopped the build and `reportgen machines` with an internal
+        # TypeError (unhashable type)
+        node = super().compose_mapping_node(anchor)
+        for key, _value in node.value:   # a tagged one is left to the tag's own refusal, which names the tag
+            if not isinstance(key, yaml.ScalarNode) and key.tag in ("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"):
+                raise Refused(f"line {key.start_mark.line + 1}: a key written as a list or a mapping; every key "
+                              "of these files is a plain name")
+        return node
 
     def construct_mapping(self, node, deep=False):
         # a key given twice: PyYAML keeps the last silently, so a second entry far down a file

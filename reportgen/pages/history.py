@@ -66,6 +66,17 @@ accumulators are the record's own claims): a peak of the same timings claiming 5
 was published 5x higher, every utilisation divided by as much."""
 
 
+PAIRED = ("ratio", "peer_p50_s")
+"""A paired timing's figures the pages print (extra.paired_peer: the ratio to its peer and the peer's median), held
+to JUMP as the median is: the peer's samples within 2x of its own record and that record within 2x of its last
+moved the ratio 3.6x, and turned a verdict from par (0.99x) to ahead (0.27x)."""
+
+
+def _paired(rec, name):
+    pp = (rec.get("extra") or {}).get("paired_peer") if isinstance(rec.get("extra"), dict) else None
+    return pp.get(name) if isinstance(pp, dict) else None
+
+
 WARMUP = "warmup"
 """The warm-up calls a record says it made before its samples: the profile's, the same for every run of it
 (a run saying 'no warm-up, one call a sample' for 3 and 16 384 printed that method beside the figure)."""
@@ -96,6 +107,7 @@ def _jump(rec, earlier, skip=frozenset(), memo=None, same_profile=False):
     pairs = [(stat, (earlier.get("stats") or {}).get(stat), (rec.get("stats") or {}).get(stat)) for stat in STATS]
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
     pairs.append((SAMPLES, len(earlier.get("samples") or ()), len(rec.get("samples") or ())))
+    pairs += [(f"paired_peer.{name}", _paired(earlier, name), _paired(rec, name)) for name in PAIRED]
     for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
@@ -107,7 +119,7 @@ def _jump(rec, earlier, skip=frozenset(), memo=None, same_profile=False):
     return claims.jump(earlier, rec, JUMP, skip, memo) if skip is not None else None
 
 
-def all_jumps(runs, code_changed=None, across=None):
+def all_jumps(runs, code_changed=None, across=None, memo=None):
     """(case id, earlier run, later run, ratio, whether the code changed between them as far as told,
     the statistic that jumped), over ``runs`` in order.
 
@@ -121,8 +133,10 @@ def all_jumps(runs, code_changed=None, across=None):
     against the baseline.  Every statistic a page shows is compared (STATS): a tail moved tenfold
     under an unchanged median is a jump.  The claims (data.claims) are compared between runs of one
     profile, and between runs of two where ``across`` (data.profiles.claims_across) says which claims the
-    profiles change: the first 'full' run of a machine is held to its 'standard' runs."""
-    out, trusted, base, seen, measured, memo, kept = [], {}, {}, {}, {}, {}, {}
+    profiles change: the first 'full' run of a machine is held to its 'standard' runs.  ``memo``: the records'
+    claims (data.claims), shared with unconfirmed, which compares the same records again."""
+    out, trusted, base, seen, measured, kept = [], {}, {}, {}, {}, {}
+    memo = {} if memo is None else memo
     for run in runs:
         machine, profile = merge.machine_of(run), run.manifest.get("profile")
         ran = {}
@@ -239,12 +253,12 @@ LEVELS = ("p50", "mean")
 
 def _level_moved(rec, earlier, memo=None):
     """Whether a record moved its level from ``earlier`` (both of one case and machine): a statistic of LEVELS
-    by JUMP, any number, true/false or profile row a page may print (claims.level_jump: a share the pages
+    or a paired figure (PAIRED) by JUMP, any number, true/false or profile row a page may print (claims.level_jump: a share the pages
     print by more than claims.SCORE_JUMP, an error, a size, a label's share of a profile's time),
     or the threshold its own check is held to (a record said 1e300 and its error of 5.0 read as passed).
     A tail alone, a text or a model file's sha256 changes with the code: listed, no level."""
-    for stat in LEVELS:
-        a, b = ((r.get("stats") or {}).get(stat) for r in (earlier, rec))
+    for a, b in [tuple((r.get("stats") or {}).get(stat) for r in (earlier, rec)) for stat in LEVELS] + [
+            (_paired(earlier, name), _paired(rec, name)) for name in PAIRED]:
         if stats.is_number(a) and stats.is_number(b) and a > 0 and b > 0 and not 1 / JUMP < b / a < JUMP:
             return True
     if (earlier.get("check") or {}).get("threshold") != (rec.get("check") or {}).get("threshold"):
@@ -252,7 +266,7 @@ def _level_moved(rec, earlier, memo=None):
     return claims.level_jump(earlier, rec, JUMP, memo) is not None
 
 
-def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
+def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset(), memo=None):
     """{(run id, record id)} of the records that stand on a new level not yet confirmed.  A new level: over code
     git shows changed, a case measured for the first time (NEW_CASE) or a level that moved (_level_moved).  It
     is flagged, and so is every later record of the case on the machine that repeats it, until a run of
@@ -263,7 +277,7 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset()):
     the flag off the current figure: the flag belongs to the level, not to the run that first showed it."""
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
-    out, index, memo = set(), {}, {}
+    out, index, memo = set(), {}, {} if memo is None else memo
     # the records whose own jump is listed, and whether over changed code (a level of its own) or not
     listed = {(after, cases.canonical_id(cid, None)): changed for cid, _before, after, _ratio, changed, _stat in found}
 

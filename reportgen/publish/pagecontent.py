@@ -256,6 +256,9 @@ MAX_HTML_DEPTH = 32
 ran Python-Markdown's md_in_html out of stack."""
 _NESTED_BLOCK = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
                         r"ul|ol|dl|table|form|fieldset)\b", re.I)
+_WITH_MARKDOWN = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])([^<>]*?\bmarkdown\s*=)?", re.I)
+"""Any tag, and whether it carries markdown= (md_in_html recurses into every such tag, a <tr> or an <li> as a
+<div>: 400 nested '<tr markdown="1">' ran it out of stack past the block list above)."""
 MAX_TABLE_CELLS = 64
 """The most '|' one line of a docs page's own text holds (the committed pages' most: 6): Markdown pads every
 row of a table to its header's cells, so a header of thousands made megabytes of HTML of each bare row."""
@@ -294,8 +297,13 @@ def _nesting_problem(where, own):
         if len(_MARKER.findall(opened)) > MAX_HTML_DEPTH:   # '- - - ... x': a list in a list on one line
             return (f"{where}:{number}: more than {MAX_HTML_DEPTH} list or quote markers opening one line: each is a "
                     "list Python-Markdown nests into ('- - - ...' 500 long ran it out of stack)")
-    depth = 0
-    for tag in _NESTED_BLOCK.finditer(own):
+    depth, marked = 0, set()
+    for tag in _WITH_MARKDOWN.finditer(own):
+        name = tag.group(2).lower()
+        if tag.group(3) and not tag.group(1):
+            marked.add(name)
+        elif name not in marked and not _NESTED_BLOCK.fullmatch(f"<{tag.group(1)}{name}"):
+            continue
         depth = max(0, depth - 1) if tag.group(1) else depth + 1
         if depth > MAX_HTML_DEPTH:
             return (f"{where}:{own.count(chr(10), 0, tag.start()) + 1}: block elements nested more than {MAX_HTML_DEPTH} "

@@ -30,7 +30,8 @@ from reportgen.data import archive, campaigns, compare, derived, frame, load, lo
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
-from reportgen.publish import coverage, csvs, pagecontent
+from reportgen.publish import configcheck, coverage, csvs, pagecontent
+from reportgen.publish.configcheck import MAX_SETTING_CHARS
 from reportgen.publish import sandbox
 from reportgen.publish.sandbox import RENDER_S, sandbox as _sandbox, time_limit as _time_limit
 from study import identity
@@ -59,37 +60,6 @@ def checked_runs(results_dir):
     if problems:
         raise ReportError(problems)
     return runs, campaigns
-
-
-MAX_NAV_ENTRIES, MAX_SETTING_CHARS = 500, 300
-"""The most nav titles, and characters of a title or setting, mkdocs.yml gives: the theme writes each into every
-page (a 100 000-entry nav, a 1.2-million-character site_name: gigabytes of site)."""
-
-
-def _strings(value):
-    """Every string in a setting (dicts and lists walked)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
-
-
-def nav_titles(nav):
-    """Every title of a mkdocs.yml nav (its section and page names)."""
-    out, stack = [], [nav or []]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            for title, value in item.items():
-                out.append(str(title))
-                stack.append(value)
-    return out
 
 
 def theme_shadow_problem(files, docs_dir, theme_dirs):
@@ -160,10 +130,12 @@ class Data:
         self.checks = derived.run_checks(self.tables)
         # the records whose median jumped against an earlier run of the same code on their machine, found
         # once: history lists them, figures (FigureBook), chart points and numbers.json flag them
-        self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root))
+        memo = {}   # each record's claims, read once for both
+        self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root), memo)
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
         self.confirming = runlists.confirming(self.results_dir, self.all_runs)[0]   # problems: checked_runs refused them
-        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps, confirming=self.confirming)
+        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps, confirming=self.confirming,
+                                              memo=memo)
         # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
         self.current = merge.current_records(self.runs, self.jumped | self.new_level)
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
@@ -320,46 +292,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
-        planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
-        theme = getattr(getattr(config, "theme", None), "custom_dir", None)   # MkDocs copies it as it does docs/'
-        planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
-        if planted:
-            raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
-        linked = [p for p in (plainfile.linked_folder_problem(folder, self.root, what) for folder, what in (
-            (config.docs_dir, "docs_dir"), (theme, "theme.custom_dir"), (self.root / self.config.results_dir, "results_dir"),
-            (self.root / self.config.archive_dir, "archive_dir")) if folder) if p]
-        if linked:
-            raise ReportError(linked, hint="remove the link")
-        titles = [getattr(config, "site_name", None) or ""] + nav_titles(getattr(config, "nav", None))
-        # the theme writes these unescaped too: site_description into every page's <head> (a '"><details>'
-        # folded every page behind one toggle), extra.alternate's names, extra.social's links
-        shown = titles + [str(getattr(config, key, None) or "") for key in ("site_description", "site_author")] \
-            + list(_strings(dict(getattr(config, "extra", None) or {})))
-        scripts = [str(getattr(s, "path", s)) for s in list(getattr(config, "extra_javascript", None) or [])
-                   + list((dict(getattr(config, "extra", None) or {})).get("polyfills") or [])]
-        odd = next((s for s in scripts if s not in pagecontent.OWN_SCRIPTS and not (
-            s.startswith("assets/vendor/") and s.endswith(".js") and s[len("assets/vendor/"):] in pagecontent.VENDORED)), None)
-        if odd is not None:   # snippets/evil.py as a script bypassed the scripts' pins
-            raise ReportError(f"{config.config_file_path}: extra_javascript or extra.polyfills: {odd[:60]!r} is not one of "
-                              "the project's pinned scripts (pagecontent.OWN_SCRIPTS, assets/vendor/ VENDORED)")
-        long = next((t for t in shown if len(t) > MAX_SETTING_CHARS), None)
-        if len(titles) > MAX_NAV_ENTRIES or long is not None:   # each written into every page
-            raise ReportError(f"{config.config_file_path}: {len(titles)} titles (at most {MAX_NAV_ENTRIES}) or a title or "
-                              f"setting of more than {MAX_SETTING_CHARS} characters ({(long or '')[:40]!r}): the theme "
-                              "writes each into every page")
-        marked = next((t for t in shown if re.search(r'[<>&"]', t)), None)
-        if marked is not None:   # a nav title 'x<s>' struck out the text of every page
-            raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title or setting the theme "
-                              "writes unescaped into every page; titles and settings are plain text")
-        typed = [p for t in shown for p in pagecontent.typed_in_rendered(
-            config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
-        if typed:
-            raise ReportError(typed)
-        if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
-                      or Path(config.docs_dir).resolve().is_relative_to(Path(theme).resolve())):
-            # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
-            raise ReportError(f"{config.config_file_path}: theme.custom_dir {theme!r:.80} lies in docs_dir (or holds "
-                              "it): its files would be both the theme's templates, run unsandboxed, and pages")
+        configcheck.config_problems(config, self.root, self.config)   # before any data is read
         self.data = Data(self.root, self.config.results_dir, self.config.archive_dir, self.config.machine,
                          getattr(self, "chosen_by", merge.PINNED))
         print(f"publication machine: {self.data.machine} ({self.data.machine_reason})", flush=True)
@@ -449,6 +382,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
         generated = page.file.src_uri in self.generated
+        if not generated and len(markdown) > pagecontent.MAX_PAGE_CHARS:   # before any check reads it whole (a 4 MiB
+            raise ReportError(pagecontent.source_problem(f"docs/{page.file.src_uri}", markdown))   # page: 25 s of Jinja)
         hidden = None if generated else (plainfile.huge_reference_problem(f"docs/{page.file.src_uri}", markdown)
                                          or plainfile.hidden_text_problem(
             f"docs/{page.file.src_uri}", markdown, controls=True) or plainfile.shown_controls_problem(
@@ -566,6 +501,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return html
 
     def on_env(self, env, config, files):
+        # every page's title as MkDocs settled it (a nav entry, the front matter or the page's first heading) is
+        # written into every page's navigation: a 250 000-character heading made a 103 MB site in five minutes
+        long = next((f for f in files.documentation_pages() if f.page is not None
+                     and len(str(f.page.title or "")) > MAX_SETTING_CHARS), None)
+        if long is not None:
+            raise ReportError(f"docs/{long.src_uri}: its title ({str(long.page.title)[:40]!r}...) has more than "
+                              f"{MAX_SETTING_CHARS} characters; the theme writes every page's title into every page")
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)

@@ -1,0 +1,83 @@
+"""mkdocs.yml as MkDocs loaded it, checked before the plugin reads any data: no link in the folders it names, the
+scripts pinned, and every title or setting the theme writes into every page bounded and plain text."""
+import re
+from pathlib import Path
+
+from reportgen.data import plainfile
+from reportgen.errors import ReportError
+from reportgen.publish import pagecontent
+
+MAX_NAV_ENTRIES, MAX_SETTING_CHARS = 500, 300
+"""The most nav titles, and characters of a title or setting, mkdocs.yml gives: the theme writes each into every
+page (a 100 000-entry nav, a 1.2-million-character site_name: gigabytes of site)."""
+
+
+def _strings(value):
+    """Every string in a setting (dicts and lists walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def nav_titles(nav):
+    """Every title of a mkdocs.yml nav (its section and page names)."""
+    out, stack = [], [nav or []]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for title, value in item.items():
+                out.append(str(title))
+                stack.append(value)
+    return out
+
+
+def config_problems(config, root, options):
+    """Raise ReportError for the first problem of MkDocs' ``config`` (the project at ``root``, the plugin's
+    ``options``: results_dir, archive_dir)."""
+    planted = plainfile.tree_problems(config.docs_dir, "docs/")   # before MkDocs collects a file
+    theme = getattr(getattr(config, "theme", None), "custom_dir", None)   # MkDocs copies it as it does docs/'
+    planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
+    if planted:
+        raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
+    linked = [p for p in (plainfile.linked_folder_problem(folder, root, what) for folder, what in (
+        (config.docs_dir, "docs_dir"), (theme, "theme.custom_dir"), (root / options.results_dir, "results_dir"),
+        (root / options.archive_dir, "archive_dir")) if folder) if p]
+    if linked:
+        raise ReportError(linked, hint="remove the link")
+    titles = [getattr(config, "site_name", None) or ""] + nav_titles(getattr(config, "nav", None))
+    # the theme writes these unescaped too: site_description into every page's <head> (a '"><details>'
+    # folded every page behind one toggle), extra.alternate's names, extra.social's links
+    shown = titles + [str(getattr(config, key, None) or "") for key in ("site_description", "site_author")] \
+        + list(_strings(dict(getattr(config, "extra", None) or {})))
+    scripts = [str(getattr(s, "path", s)) for s in list(getattr(config, "extra_javascript", None) or [])
+               + list((dict(getattr(config, "extra", None) or {})).get("polyfills") or [])]
+    odd = next((s for s in scripts if s not in pagecontent.OWN_SCRIPTS and not (
+        s.startswith("assets/vendor/") and s.endswith(".js") and s[len("assets/vendor/"):] in pagecontent.VENDORED)), None)
+    if odd is not None:   # snippets/evil.py as a script bypassed the scripts' pins
+        raise ReportError(f"{config.config_file_path}: extra_javascript or extra.polyfills: {odd[:60]!r} is not one of "
+                          "the project's pinned scripts (pagecontent.OWN_SCRIPTS, assets/vendor/ VENDORED)")
+    long = next((t for t in shown if len(t) > MAX_SETTING_CHARS), None)
+    if len(titles) > MAX_NAV_ENTRIES or long is not None:   # each written into every page
+        raise ReportError(f"{config.config_file_path}: {len(titles)} titles (at most {MAX_NAV_ENTRIES}) or a title or "
+                          f"setting of more than {MAX_SETTING_CHARS} characters ({(long or '')[:40]!r}): the theme "
+                          "writes each into every page")
+    marked = next((t for t in shown if re.search(r'[<>&"]', t)), None)
+    if marked is not None:   # a nav title 'x<s>' struck out the text of every page
+        raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title or setting the theme "
+                          "writes unescaped into every page; titles and settings are plain text")
+    typed = [p for t in shown for p in pagecontent.typed_in_rendered(
+        config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
+    if typed:
+        raise ReportError(typed)
+    if theme and (Path(theme).resolve().is_relative_to(Path(config.docs_dir).resolve())
+                  or Path(config.docs_dir).resolve().is_relative_to(Path(theme).resolve())):
+        # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
+        raise ReportError(f"{config.config_file_path}: theme.custom_dir {theme!r:.80} lies in docs_dir (or holds "
+                          "it): its files would be both the theme's templates, run unsandboxed, and pages")
