@@ -6,6 +6,7 @@ writes and reportgen validates after it reads, with the same functions.
 import json
 import math
 import re
+import unicodedata
 
 from study import ids, manifest, stats as _stats, work as _work
 from study.strictjson import MAX_DEPTH, dumps, loads   # noqa: F401 - schema.loads, as every reader calls it
@@ -149,27 +150,40 @@ def _safe_strings(value, where, out):
     _overlaid(value, where, out, _SAFE_TEXT)
 
 
-_OVERLAID = re.compile("[\u0334-\u0338\u0488\u0489\u20d0-\u20ff\u1ab0-\u1aff\u1dc0-\u1dff\ufe20-\ufe2f]"
-                       "|[\u0300-\u036f\u0483-\u0487]{3}")
-"""Combining marks that draw over what a reader sees: a stroke or a ring laid over a letter (a CPU name struck
-out letter by letter), the extended and supplementary combining blocks, three marks on one letter (500 of
-U+0489 were drawn over the lines around a platform fact)."""
+MAX_MARKS = 2
+"""The most combining marks one letter of a label or an environment string carries (a name needs one or two)."""
+
+
+def drawn_over(text):
+    """The marks of ``text`` drawn over what a reader sees, or "": an overlay mark (a stroke laid over a letter: a
+    CPU name struck out letter by letter), an enclosing one (500 of U+0489 were drawn over the lines around a
+    platform fact), or more than MAX_MARKS combining marks on one letter, whatever their block (400 alternating
+    U+0301 and U+0591 passed a list of blocks)."""
+    run = ""
+    for char in text:
+        kind = unicodedata.category(char)
+        if kind == "Me" or (kind == "Mn" and unicodedata.combining(char) == 1):
+            return char
+        run = run + char if kind == "Mn" else ""
+        if len(run) > MAX_MARKS:
+            return run
+    return ""
 
 
 def _visible_strings(value, where, out):
     """Environment strings are shown as text: refuse control, zero-width and bidi characters and marks drawn
-    over the text (_OVERLAID)."""
+    over the text (drawn_over)."""
     _strings(value, where, out, _VISIBLE, lambda bad: "contains invisible or control characters "
              + ", ".join(f"U+{ord(c):04X}" for c in bad[:5]))
     _overlaid(value, where, out, _VISIBLE)
 
 
 def _overlaid(value, where, out, pattern):
-    """Append a problem for every string inside value (that ``pattern`` passed) holding _OVERLAID marks."""
+    """Append a problem for every string inside value (that ``pattern`` passed) holding marks drawn over it."""
     for text, at in _texts(value, where):
-        found = _OVERLAID.search(text)
+        found = drawn_over(text)
         if found and pattern.match(text):
-            out.append(f"{at}: combining marks drawn over the text ({', '.join(f'U+{ord(c):04X}' for c in found.group())}); "
+            out.append(f"{at}: combining marks drawn over the text ({', '.join(f'U+{ord(c):04X}' for c in found)}); "
                        "it is shown as plain text")
 
 

@@ -244,24 +244,59 @@ def _patterns_problem(path, name, value):
                           "star: twelve in one line took 19 s to collect the docs)")
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|\\\\")
+_OWN_FILE = re.compile(r"(?![./])(?!.*\.\.)[A-Za-z0-9_./-]+")
+"""A target nav, extra_css or extra_javascript may name: a relative path of the project's plain names (no scheme,
+host, quote, space, query or '..')."""
+VALIDATION = {"nav": ("omitted_files", "not_found"), "links": ("not_found", "anchors", "unrecognized_links")}
+"""mkdocs.yml's validation: as committed, each level 'warn' (strict turns it into a failure): 'info' let a nav target
+holding a quote past the missing-file check, to be written raw into every page's navigation."""
 
 
 def _targets_problem(path, name, node):
-    """Raise naming the line when nav, extra_css or extra_javascript names a target outside the project: a URL of
-    any scheme (javascript:, data:, https:) or a host (//).  MkDocs writes a nav target into every page's
-    navigation, a stylesheet into every page's head; verify refused each built page, never naming mkdocs.yml."""
+    """Raise naming the line when nav, extra_css or extra_javascript names a target that is not a file of the project
+    (_OWN_FILE: javascript:, data:, https:, //host, a quote), or nav names one file twice.  MkDocs writes a nav
+    target into every page's navigation, a stylesheet into every page's head; verify refused each built page,
+    never naming mkdocs.yml; 235 sections of index.md made a 48.8 MB site."""
     import yaml
-    stack = [node]
+    stack, seen = [node], set()
     while stack:
         item = stack.pop()
         if isinstance(item, yaml.MappingNode):
             stack.extend(v for _k, v in item.value)   # a title: target pair (the titles are checked as text)
         elif isinstance(item, yaml.SequenceNode):
             stack.extend(item.value)
-        elif isinstance(item, yaml.ScalarNode) and _SCHEME.match(item.value.strip()):
+        elif isinstance(item, yaml.ScalarNode) and not _OWN_FILE.fullmatch(item.value):
             raise ReportError(f"{path}:{item.start_mark.line + 1}: {name}: {item.value[:60]!r} is not a file of the "
-                              "project (a URL, a scheme or a host); the site links and loads its own files only")
+                              "project (a relative path of plain names: no URL, scheme, host, quote or '..'); the site "
+                              "links and loads its own files only")
+        elif isinstance(item, yaml.ScalarNode) and name == "nav" and item.value in seen:
+            raise ReportError(f"{path}:{item.start_mark.line + 1}: nav: {item.value[:60]!r} is listed twice; each page "
+                              "has one place in the navigation, which the theme writes into every page")
+        else:
+            seen.add(getattr(item, "value", None))
+
+
+def _fixed_settings_problem(path, mapping):
+    """Raise naming the line when mkdocs.yml's theme leaves out a setting the project relies on (theme: material as one
+    line, or without custom_dir or font: Material's inline scripts and Google's fonts reached every page), or its
+    validation: is not the committed one (VALIDATION)."""
+    import yaml
+    top = {k.value: (k, v) for k, v in mapping.value if isinstance(k, yaml.ScalarNode)}
+    theme = top.get("theme", (None, None))[1]
+    names = {getattr(k, "value", None) for k, _v in theme.value} if isinstance(theme, yaml.MappingNode) else set()
+    missing = [n for n in ("name", "custom_dir", "font") if n not in names]
+    if missing:
+        where = theme.start_mark.line + 1 if theme is not None else 1
+        raise ReportError(f"{path}:{where}: theme: {', '.join(missing)} missing; the theme is a mapping naming "
+                          f"material, custom_dir: {THEME_DIR} and font: false")
+    key, validation = top.get("validation", (None, None))
+    levels = {(getattr(a, "value", None), getattr(b, "value", None)): getattr(level, "value", None)
+              for a, section in (validation.value if isinstance(validation, yaml.MappingNode) else ())
+              for b, level in (section.value if isinstance(section, yaml.MappingNode) else [(None, None)])}
+    if key is not None and levels != {(a, b): "warn" for a, names in VALIDATION.items() for b in names}:
+        raise ReportError(f"{path}:{key.start_mark.line + 1}: validation: not the committed levels (each of "
+                          f"{', '.join(f'{a}.{b}' for a, names in VALIDATION.items() for b in names)}: warn); "
+                          "a missing page or link stops the strict build")
 
 
 def _theme_setting_problem(path, key, value):
@@ -315,6 +350,7 @@ def _config_problems(root):
     hidden = plainfile.hidden_text_problem(str(path), text)
     if hidden:   # site_name is in every page's title
         raise ReportError(hidden)
+    document = stack[0]
     patterns, extra = set(), None   # exclude_docs / not_in_nav: "/x" is docs/x there, not a path of the machine
     for key, value in stack[0].value if isinstance(stack[0], yaml.MappingNode) else ():
         name = getattr(key, "value", None)
@@ -391,6 +427,8 @@ def _config_problems(root):
         raise ReportError(f"{path}:{odd.start_mark.line + 1}: extra: {str(getattr(odd, 'value', ''))[:40]!r} is not a "
                           f"setting this project uses ({', '.join(EXTRA_SETTINGS)}); the theme writes them, keys "
                           "included, into every page")
+    if isinstance(document, yaml.MappingNode):
+        _fixed_settings_problem(path, document)
 
 
 def pinned_machine(root):

@@ -119,9 +119,9 @@ def _optional_problems(where, item):
     out = []
     if not isinstance(item.get("unit"), (str, type(None))):
         out.append(f"{where}.unit: expected a string or null, got {type(item['unit']).__name__}")
-    if not isinstance(item.get("join", {}), dict) or not all(
-            isinstance(v, (str, int, float, type(None))) for v in item.get("join", {}).values()):
-        out.append(f"{where}.join: expected a mapping of plain values, got {str(item.get('join'))[:40]!r}")
+    if not isinstance(item.get("join", {}), dict) or not all(   # a key 1, a date or null: an internal TypeError
+            isinstance(k, str) and isinstance(v, (str, int, float, type(None))) for k, v in item.get("join", {}).items()):
+        out.append(f"{where}.join: expected a mapping of field names to plain values, got {str(item.get('join'))[:40]!r}")
     return out
 
 

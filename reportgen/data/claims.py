@@ -107,6 +107,9 @@ def claims(rec):
         labels = Counter(json.dumps([row.get(f) for f in PROFILE_LABELS], ensure_ascii=False, default=str)
                          for row in (rows if isinstance(rows, list) else ()) if isinstance(row, dict))
         out.update({("extra", key, "#rows", label): count for label, count in labels.items()})
+    size = extra.get("bytes", extra.get("weights_bytes"))   # the size the INT8 page prints, from either field
+    if stats.is_number(size):   # (bytes renamed weights_bytes and 20x smaller left each path on one side only)
+        out[("printed", "size")] = size   # compared after every field of its own ("printed" sorts after "extra")
     return out
 
 
@@ -298,12 +301,16 @@ def _kernel_shape(kernel):
 
 
 def _node_shape(row):
-    """An ORT node's row as the convolution tables see it: its operator and the dimensions of its input and output
-    in any order (NHWC or NCHW), whatever else it lists (an extra input or a scale's shape moved a node out of
-    comparison when the whole list was the key, and 0.94x read 3.78x)."""
+    """An ORT node's row as the convolution tables see it: its operator, the dimensions of its input and output in
+    any order (NHWC or NCHW) and its weight's shape as listed (output and input channels, kernel size: a strided
+    3x3 and a 1x1 projection of one stage share their input and output, and print as two rows), whatever else it
+    lists (an extra input or a scale's shape moved a node out of comparison when the whole list was the key, and
+    0.94x read 3.78x)."""
+    ins = row.get("inputs") if isinstance(row.get("inputs"), list) else []
     dims = [sorted(map(str, v)) if isinstance(v, list) else str(v)
-            for v in ((row.get("inputs") or [None])[0], (row.get("outputs") or [None])[0])]
-    return SHAPED + json.dumps([str(row.get("op")), *dims])
+            for v in ((ins or [None])[0], (row.get("outputs") or [None])[0])]
+    weight = next((list(map(str, v)) for v in ins[1:] if isinstance(v, list) and len(v) == 4), None)
+    return SHAPED + json.dumps([str(row.get("op")), *dims, weight])
 
 
 def profile_share_jump(earlier, rec, counts=False):

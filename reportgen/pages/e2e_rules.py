@@ -349,13 +349,14 @@ def curve_chart(data):
 def answer(data, src):
     """The home page's end-to-end answer: per model, the best TVM / ORT of the run (the summary
     table's last ratio column), and which machine it comes from."""
-    parts, left = [], []
+    parts, left, paired = [], [], True
     for model in models(src.current):
         ort = _get(src.current, model, "ort")
         measured = [c for c in (_get(src.current, model, e) for e in (*RULE_ENGINES, *D_ENGINES)) if _ok(c)]
         tvms = [c for c in measured if _ok(ort) and _same_run(c, ort)]
         if tvms:
             best = merge.fastest(tvms)
+            paired = paired and bool(best.record["extra"].get("paired_peer"))   # the words say how it was timed
             parts.append(W("e2e_rules.answer.model", model=_esc(model_zh(model)),
                            ratio=_ratio(src, best, ort, "best_vs_ort", brief=True)[0]))
         elif measured and _ok(ort):   # a ratio only within one run: a model left out is named, never dropped
@@ -364,6 +365,7 @@ def answer(data, src):
     if not parts:
         return W("e2e_rules.answer.none") + said
     return W("e2e_rules.answer.text", models=W("common.punct.enumeration_comma").join(parts),
+             how=W("e2e_rules.answer.paired") if paired else W("e2e_rules.answer.unpaired"),
              machine=borrow.where(data, src)) + said
 
 

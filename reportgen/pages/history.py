@@ -72,6 +72,11 @@ to JUMP as the median is: the peer's samples within 2x of its own record and tha
 moved the ratio 3.6x, and turned a verdict from par (0.99x) to ahead (0.27x)."""
 
 
+PAIRED_GONE = "paired_peer (came or went)"
+"""How a record names the jump of a paired timing that one of the two records lacks: deleted, the pages fell back
+to p50 / p50, which nothing compared (0.99x read 0.36x, still said to be paired block by block)."""
+
+
 def _paired(rec, name):
     pp = (rec.get("extra") or {}).get("paired_peer") if isinstance(rec.get("extra"), dict) else None
     return pp.get(name) if isinstance(pp, dict) else None
@@ -108,6 +113,8 @@ def _jump(rec, earlier, skip=frozenset(), memo=None, same_profile=False):
     pairs.append((WORK, work.flops_per_call(earlier), work.flops_per_call(rec)))
     pairs.append((SAMPLES, len(earlier.get("samples") or ()), len(rec.get("samples") or ())))
     pairs += [(f"paired_peer.{name}", _paired(earlier, name), _paired(rec, name)) for name in PAIRED]
+    if (_paired(earlier, "ratio") is None) != (_paired(rec, "ratio") is None):
+        return (math.inf if _paired(rec, "ratio") is not None else 0.0), PAIRED_GONE
     for stat, a, b in pairs:
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
             ratio = b / a
@@ -257,6 +264,8 @@ def _level_moved(rec, earlier, memo=None):
     print by more than claims.SCORE_JUMP, an error, a size, a label's share of a profile's time),
     or the threshold its own check is held to (a record said 1e300 and its error of 5.0 read as passed).
     A tail alone, a text or a model file's sha256 changes with the code: listed, no level."""
+    if (_paired(earlier, "ratio") is None) != (_paired(rec, "ratio") is None):
+        return True   # the paired timing came or went: the pages print another ratio, by another method
     for a, b in [tuple((r.get("stats") or {}).get(stat) for r in (earlier, rec)) for stat in LEVELS] + [
             (_paired(earlier, name), _paired(rec, name)) for name in PAIRED]:
         if stats.is_number(a) and stats.is_number(b) and a > 0 and b > 0 and not 1 / JUMP < b / a < JUMP:
