@@ -170,6 +170,25 @@ def drawn_over(text):
     return ""
 
 
+_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def mixed_script(text):
+    """The first word of ``text`` spelled in two of Latin, Cyrillic and Greek, or "": a Cyrillic e and C in
+    'Intel(R) Xeon(R) ... CPU' read as the machine they are not (Greek mu beside Latin, a unit such as us, aside)."""
+    word, scripts = "", set()
+    for char in text + " ":
+        if unicodedata.category(char)[0] in "LM":
+            word += char
+            name = unicodedata.name(char, "") if char != "\u03bc" else ""
+            scripts.add(next((s for s in _LOOKALIKE_SCRIPTS if name.startswith(s + " ")), None))
+            continue
+        if len(scripts - {None}) > 1:
+            return word
+        word, scripts = "", set()
+    return ""
+
+
 def _visible_strings(value, where, out):
     """Environment strings are shown as text: refuse control, zero-width and bidi characters and marks drawn
     over the text (drawn_over)."""
@@ -181,10 +200,13 @@ def _visible_strings(value, where, out):
 def _overlaid(value, where, out, pattern):
     """Append a problem for every string inside value (that ``pattern`` passed) holding marks drawn over it."""
     for text, at in _texts(value, where):
-        found = drawn_over(text)
+        found, mixed = drawn_over(text), mixed_script(text)
         if found and pattern.match(text):
             out.append(f"{at}: combining marks drawn over the text ({', '.join(f'U+{ord(c):04X}' for c in found)}); "
                        "it is shown as plain text")
+        elif mixed and pattern.match(text):
+            out.append(f"{at}: the word {mixed[:40]!r} mixes Latin, Cyrillic or Greek letters (a lookalike of "
+                       "another name); it is shown as plain text")
 
 
 def _texts(value, where):

@@ -260,7 +260,7 @@ def test_a_theme_folder_in_docs_is_refused(tmp_path, custom):
     (tmp_path / "docs" / "overrides").mkdir(parents=True)
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
     config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(tmp_path / "docs"),
-                             theme=SimpleNamespace(custom_dir=str(tmp_path / custom)))
+                             site_name="x", theme=SimpleNamespace(custom_dir=str(tmp_path / custom)))
     me = SimpleNamespace(config=SimpleNamespace(results_dir="results", archive_dir="archive"))
     with pytest.raises(ReportError) as err:
         plugin.ReportgenPlugin.on_config(me, config)

@@ -244,9 +244,11 @@ def _patterns_problem(path, name, value):
                           "star: twelve in one line took 19 s to collect the docs)")
 
 
-_OWN_FILE = re.compile(r"(?![./])(?!.*\.\.)[A-Za-z0-9_./-]+")
+_OWN_FILE = re.compile(r"(?!.*\.\.)(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+_OWN_KIND = {"nav": ".md", "extra_css": ".css", "extra_javascript": ".js"}
 """A target nav, extra_css or extra_javascript may name: a relative path of the project's plain names (no scheme,
-host, quote, space, query or '..')."""
+host, quote, space, query, '..', '.' or empty part: index.md/ and index.md//. are index.md to MkDocs), of its kind
+(_OWN_KIND: a page, a stylesheet, a script)."""
 VALIDATION = {"nav": ("omitted_files", "not_found"), "links": ("not_found", "anchors", "unrecognized_links")}
 """mkdocs.yml's validation: as committed, each level 'warn' (strict turns it into a failure): 'info' let a nav target
 holding a quote past the missing-file check, to be written raw into every page's navigation."""
@@ -265,10 +267,12 @@ def _targets_problem(path, name, node):
             stack.extend(v for _k, v in item.value)   # a title: target pair (the titles are checked as text)
         elif isinstance(item, yaml.SequenceNode):
             stack.extend(item.value)
-        elif isinstance(item, yaml.ScalarNode) and not _OWN_FILE.fullmatch(item.value):
+        elif isinstance(item, yaml.ScalarNode) and not (_OWN_FILE.fullmatch(item.value)
+                                                        and item.value.endswith(_OWN_KIND[name])):
             raise ReportError(f"{path}:{item.start_mark.line + 1}: {name}: {item.value[:60]!r} is not a file of the "
-                              "project (a relative path of plain names: no URL, scheme, host, quote or '..'); the site "
-                              "links and loads its own files only")
+                              "project (a relative path of plain names ending in "
+                              f"{_OWN_KIND[name]}: no URL, scheme, host, quote, '..' or empty part); the site links "
+                              "and loads its own files only")
         elif isinstance(item, yaml.ScalarNode) and name == "nav" and item.value in seen:
             raise ReportError(f"{path}:{item.start_mark.line + 1}: nav: {item.value[:60]!r} is listed twice; each page "
                               "has one place in the navigation, which the theme writes into every page")

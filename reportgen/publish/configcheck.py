@@ -74,11 +74,15 @@ def config_problems(config, root, options):
     if marked is not None:   # a nav title 'x<s>' struck out the text of every page
         raise ReportError(f"{config.config_file_path}: {marked[:60]!r}: markup in a title or setting the theme "
                           "writes unescaped into every page; titles and settings are plain text")
-    drawn = next((t for t in shown if schema.drawn_over(t) or (t and not t.strip())), None)
-    if drawn is not None:   # 200 marks stacked on a nav title, or a title of ideographic spaces, in every page's navigation
-        raise ReportError(f"{config.config_file_path}: {drawn[:60]!r}: a title or setting blank or with marks drawn over "
-                          "its letters (an overlay, an enclosing mark, more than two on one letter); the theme writes it "
+    odd = next(((t, why) for t in titles if (why := title_problem(t))), None) or next(
+        ((t, why) for t in shown if t and (why := title_problem(t))), None)
+    if odd is not None:   # 200 marks stacked on a nav title, or a title of ideographic spaces, in every page's navigation
+        raise ReportError(f"{config.config_file_path}: {odd[0][:60]!r}: a title or setting that is {odd[1]}; the theme writes it "
                           "into every page")
+    twice = next((t for i, t in enumerate(titles) if t in titles[:i]), None)
+    if twice is not None:   # two entries of one name: the reader cannot tell which is which
+        raise ReportError(f"{config.config_file_path}: {twice[:60]!r}: two nav titles are the same; each names one "
+                          "place in the navigation")
     typed = [p for t in shown for p in pagecontent.typed_in_rendered(
         config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
     if typed:
@@ -88,3 +92,18 @@ def config_problems(config, root, options):
         # a template of the theme is code MkDocs runs unsandboxed; a docs file is a page we check
         raise ReportError(f"{config.config_file_path}: theme.custom_dir {theme!r:.80} lies in docs_dir (or holds "
                           "it): its files would be both the theme's templates, run unsandboxed, and pages")
+
+
+def title_problem(title):
+    """Why ``title`` cannot stand in the navigation every page carries, or None: longer than MAX_SETTING_CHARS,
+    blank once its spaces are stripped (an empty title or ideographic spaces: a blank entry), marks drawn over its
+    letters (schema.drawn_over) or a word mixing Latin, Cyrillic or Greek letters (schema.mixed_script)."""
+    if len(title) > MAX_SETTING_CHARS:
+        return f"longer than {MAX_SETTING_CHARS} characters"
+    if not title.strip():
+        return "blank"
+    if schema.drawn_over(title):
+        return "drawn over by combining marks (an overlay, an enclosing mark, more than two on one letter)"
+    if schema.mixed_script(title):
+        return f"a lookalike (its word {schema.mixed_script(title)[:30]!r} mixes Latin, Cyrillic or Greek letters)"
+    return None

@@ -503,11 +503,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_env(self, env, config, files):
         # every page's title as MkDocs settled it (a nav entry, the front matter or the page's first heading) is
         # written into every page's navigation: a 250 000-character heading made a 103 MB site in five minutes
-        long = next((f for f in files.documentation_pages() if f.page is not None
-                     and len(str(f.page.title or "")) > MAX_SETTING_CHARS), None)
-        if long is not None:
-            raise ReportError(f"docs/{long.src_uri}: its title ({str(long.page.title)[:40]!r}...) has more than "
-                              f"{MAX_SETTING_CHARS} characters; the theme writes every page's title into every page")
+        odd = next(((f, why) for f in files.documentation_pages() if f.page is not None
+                    and (why := configcheck.title_problem(str(f.page.title or "")))), None)
+        if odd is not None:   # the front matter's or the heading's title: 200 marks on one letter, ideographic spaces
+            raise ReportError(f"docs/{odd[0].src_uri}: its title ({str(odd[0].page.title)[:40]!r}) is {odd[1]}; the "
+                              "theme writes every page's title into every page")
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)
