@@ -235,13 +235,15 @@ def measure_case(h, ctx, engine, batch):
         with leftovers.temporary() as tmp:
             kind, model_path = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
             own.update(peer.time_in_child(kind, model_path, batches[0], threads, p, tmp))
+        ctx.setdefault("own_p50_s", {})[(engine, batch)] = float(np.median(own["samples"]))   # a paired peer's
         return own["samples"], 1
 
     def timed_paired(prepared):
         with leftovers.temporary() as tmp:
             _kind, library = _timed_model(engine, prepared[0], ctx["paths"][batch], tmp)
             paired.update(peer.paired_with(library, PAIRED_WITH, ctx["paths"][batch]["onnx"], batches[0], threads,
-                                           int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
+                                           int(p["paired_blocks"]), int(p["paired_calls"]), tmp,
+                                           own_p50_s=ctx.get("own_p50_s", {}).get((PAIRED_WITH, batch))))
         return paired["samples"], 1
 
     def after(prepared, info):

@@ -544,7 +544,8 @@ def _measure(h, ctx, engine, p, threads, target):
             if pair and p.get("paired_blocks") and pair[1] in ctx["paths"]:
                 kind, key = PEER_FILES.get(pair[0], ("tvm", pair[1]))
                 paired.update(peer.paired_with(engines.export(built[0], tmp), kind, ctx["paths"][key], x, threads,
-                                               int(p["paired_blocks"]), int(p["paired_calls"]), tmp))
+                                               int(p["paired_blocks"]), int(p["paired_calls"]), tmp,
+                                               own_p50_s=ctx.get("own_p50_s", {}).get(pair[0])))
                 return paired["samples"], 1
             if engine in PEER_FILES:
                 kind, key = PEER_FILES[engine]
@@ -555,6 +556,7 @@ def _measure(h, ctx, engine, p, threads, target):
             else:   # a TVM engine: the library its executable is exported to
                 kind, model = "tvm", engines.export(built[0], tmp)
             own.update(peer.time_in_child(kind, model, x, threads, p, tmp))
+        ctx.setdefault("own_p50_s", {})[engine] = float(np.median(own["samples"]))   # a paired peer's own median
         return own["samples"], 1
 
     def note(o):

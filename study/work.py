@@ -151,7 +151,7 @@ IR_STATS = {"n_calls": COUNT, "n_relax_funcs": COUNT, "n_tir_funcs": COUNT, "int
             "tir_alloc_bytes": COUNT, "n_constants": COUNT, "constant_bytes": COUNT, "n_intermediates": COUNT,
             "calls": (dict,), "calls_all": (dict,)}
 NESTED_FIGURES = {
-    "paired_peer": {"ratio": NUMBER, "blocks": COUNT, "calls_per_block": COUNT, "peer_p50_s": SECONDS},
+    "paired_peer": {"ratio": NUMBER, "blocks": COUNT, "calls_per_block": COUNT, "peer_p50_s": SECONDS, "tries": COUNT},
     "score": dict(AGREEMENT, accuracy=SHARE, fp32_accuracy=SHARE),
     "agreement_set": dict(AGREEMENT, inputs=COUNT, margins=(dict,)),
     "agreement": AGREEMENT,
@@ -471,6 +471,11 @@ PAIRED_PEERS = {("e2e", "tvm_rules"): "ort", ("e2e", "tvm_rules_tuned"): "ort",
 """(family, engine) -> the peer engine it is timed with in alternating blocks (extra.paired_peer): the
 experiments pair so, the pages name that peer beside the ratio, and the paired peer's median is held to
 that engine's own record of the run (reportgen.data.searchfacts)."""
+PAIRED_PEER_SPREAD = 2.0
+"""How far a paired timing's peer median may be from the peer engine's own record of the run (either
+way): the committed runs keep within 0.63x-1.55x (blocks of a few calls beside a long timing in a
+process of its own); peer samples scaled x2.5 and recomputed printed TVM 0.40x ORT, unflagged.  The
+experiments time the blocks again while their peer's median is beyond it (a machine too busy)."""
 
 
 def _paired_engine_problems(rec):

@@ -18,7 +18,7 @@ import math
 from reportgen.data import plainfile
 from reportgen.data.logtext import safe_path
 from reportgen.errors import ReportError
-from study import asm, citation, schema, searchlog, stats
+from study import asm, citation, schema, searchlog, stats, work
 
 
 def problems(results_dir, runs):
@@ -472,10 +472,7 @@ def _numbers(values):
     return isinstance(values, list) and all(stats.is_number(x) for x in values)
 
 
-PAIRED_PEER_SPREAD = 2.0
-"""How far a paired timing's peer median may be from the peer engine's own record of the run (either
-way): the committed runs keep within 0.63x-1.55x (blocks of a few calls beside a long timing in a
-process of its own); peer samples scaled x2.5 and recomputed printed TVM 0.40x ORT, unflagged."""
+PAIRED_PEER_SPREAD = work.PAIRED_PEER_SPREAD   # one bound for the experiments and the build
 _PEER_CASE = ("model", "batch", "threads", "input_size")
 
 
