@@ -6,9 +6,9 @@ writes and reportgen validates after it reads, with the same functions.
 import json
 import math
 import re
-import unicodedata
 
 from study import ids, manifest, stats as _stats, work as _work
+from study.letters import drawn_over, foreign_letter, mixed_script
 from study.strictjson import MAX_DEPTH, dumps, loads   # noqa: F401 - schema.loads, as every reader calls it
 
 SCHEMA_VERSION = 1
@@ -150,45 +150,6 @@ def _safe_strings(value, where, out):
     _overlaid(value, where, out, _SAFE_TEXT)
 
 
-MAX_MARKS = 2
-"""The most combining marks one letter of a label or an environment string carries (a name needs one or two)."""
-
-
-def drawn_over(text):
-    """The marks of ``text`` drawn over what a reader sees, or "": an overlay mark (a stroke laid over a letter: a
-    CPU name struck out letter by letter), an enclosing one (500 of U+0489 were drawn over the lines around a
-    platform fact), or more than MAX_MARKS combining marks on one letter, whatever their block (400 alternating
-    U+0301 and U+0591 passed a list of blocks)."""
-    run = ""
-    for char in text:
-        kind = unicodedata.category(char)
-        if kind == "Me" or (kind == "Mn" and unicodedata.combining(char) == 1):
-            return char
-        run = run + char if kind == "Mn" else ""
-        if len(run) > MAX_MARKS:
-            return run
-    return ""
-
-
-_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
-
-
-def mixed_script(text):
-    """The first word of ``text`` spelled in two of Latin, Cyrillic and Greek, or "": a Cyrillic e and C in
-    'Intel(R) Xeon(R) ... CPU' read as the machine they are not (Greek mu beside Latin, a unit such as us, aside)."""
-    word, scripts = "", set()
-    for char in text + " ":
-        if unicodedata.category(char)[0] in "LM":
-            word += char
-            name = unicodedata.name(char, "") if char != "\u03bc" else ""
-            scripts.add(next((s for s in _LOOKALIKE_SCRIPTS if name.startswith(s + " ")), None))
-            continue
-        if len(scripts - {None}) > 1:
-            return word
-        word, scripts = "", set()
-    return ""
-
-
 def _visible_strings(value, where, out):
     """Environment strings are shown as text: refuse control, zero-width and bidi characters and marks drawn
     over the text (drawn_over)."""
@@ -207,6 +168,9 @@ def _overlaid(value, where, out, pattern):
         elif mixed and pattern.match(text):
             out.append(f"{at}: the word {mixed[:40]!r} mixes Latin, Cyrillic or Greek letters (a lookalike of "
                        "another name); it is shown as plain text")
+        elif foreign_letter(text) and pattern.match(text):
+            out.append(f"{at}: U+{ord(foreign_letter(text)):04X} is a lookalike letter (another spelling of a Latin "
+                       "letter, a digit or a Chinese character, or another script); it is shown as plain text")
 
 
 def _texts(value, where):

@@ -339,6 +339,28 @@ def _front_matter_value_ok(key, value):
     return isinstance(value, dict) and set(value) <= {"exclude"} and isinstance(value.get("exclude", False), bool)
 
 
+MAX_FRONT_MATTER_BRACKETS = 64
+
+
+def front_matter_depth_problems(docs_dir):
+    """One line per docs page whose front matter holds more than MAX_FRONT_MATTER_BRACKETS '[' or '{': MkDocs reads
+    a page's front matter with YAML's C loader before any plugin sees the page, and 40 000 nested brackets ended
+    the build in a segmentation fault naming nothing (the pages' own front matter holds none)."""
+    out = []
+    for top, _dirs, names in walk(docs_dir, out, "docs/"):
+        for name in sorted(n for n in names if n.endswith(".md")):
+            path = os.path.join(top, name)
+            try:
+                found = _FRONT_MATTER.match(as_mkdocs_reads(read_text(path, MAX_ARCHIVE_FILE_BYTES)))
+            except (OSError, ValueError, ReportError):
+                continue   # the page's own checks name it
+            count = sum(found.group(1).count(c) for c in "[{") if found else 0
+            if count > MAX_FRONT_MATTER_BRACKETS:
+                out.append(f"{path}: its front matter holds {count} '[' or '{{' (at most {MAX_FRONT_MATTER_BRACKETS}); "
+                           "MkDocs reads it before any check, and deep nesting crashed the build")
+    return out
+
+
 def front_matter_problem(where, path):
     """One line for the docs page ``path`` whose front matter holds a key twice (MkDocs keeps the
     second, so the title or template the review saw first is not the one published), an alias or a

@@ -515,6 +515,11 @@ def _paired_problems(rec, by_id):
     if rec.get("samples") != ours:
         out.append(f"{where}.samples: not the record's own samples")
     ratios = stats.block_ratios(ours, theirs, calls)
+    for name in ("steal_ticks", "peer_steal_ticks"):   # the page counts the blocks with steal ('1' > 0 broke it)
+        ticks = paired.get(name)
+        if ticks is not None and not (isinstance(ticks, list) and len(ticks) == len(ratios) and all(
+                t is None or (isinstance(t, int) and not isinstance(t, bool) and t >= 0) for t in ticks)):
+            out.append(f"{where}.{name}: not one count of ticks (>= 0, or null) per block ({len(ratios)} blocks)")
     if not (_numbers(paired.get("block_ratios")) and len(paired["block_ratios"]) == len(ratios)
             and all(_same(a, b) for a, b in zip(paired["block_ratios"], ratios))) or paired.get("blocks") != len(ratios):
         return out + [f"{where}.block_ratios: not each block's median over the peer's ({len(ratios)} blocks)"]

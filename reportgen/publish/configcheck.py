@@ -26,6 +26,20 @@ def _strings(value):
             yield from _strings(item)
 
 
+def nav_targets(nav):
+    """Every page a nav names (its string values), in order."""
+    out, stack = [], [nav or []]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, list):
+            stack[:0] = item
+        elif isinstance(item, dict):
+            stack[:0] = list(item.values())
+        elif isinstance(item, str):
+            out.append(item)
+    return out
+
+
 def nav_titles(nav):
     """Every title of a mkdocs.yml nav (its section and page names)."""
     out, stack = [], [nav or []]
@@ -48,6 +62,9 @@ def config_problems(config, root, options):
     planted += plainfile.tree_problems(theme, "the theme's custom_dir") if theme else []
     if planted:
         raise ReportError(planted, hint="remove the link (copy the file into docs/ if it belongs there)")
+    deep = plainfile.front_matter_depth_problems(config.docs_dir)   # before MkDocs reads any page's front matter
+    if deep:
+        raise ReportError(deep)
     linked = [p for p in (plainfile.linked_folder_problem(folder, root, what) for folder, what in (
         (config.docs_dir, "docs_dir"), (theme, "theme.custom_dir"), (root / options.results_dir, "results_dir"),
         (root / options.archive_dir, "archive_dir")) if folder) if p]
@@ -79,7 +96,8 @@ def config_problems(config, root, options):
     if odd is not None:   # 200 marks stacked on a nav title, or a title of ideographic spaces, in every page's navigation
         raise ReportError(f"{config.config_file_path}: {odd[0][:60]!r}: a title or setting that is {odd[1]}; the theme writes it "
                           "into every page")
-    twice = next((t for i, t in enumerate(titles) if t in titles[:i]), None)
+    keys = [title_key(t) for t in titles]
+    twice = next((t for i, t in enumerate(titles) if keys[i] in keys[:i]), None)
     if twice is not None:   # two entries of one name: the reader cannot tell which is which
         raise ReportError(f"{config.config_file_path}: {twice[:60]!r}: two nav titles are the same; each names one "
                           "place in the navigation")
@@ -102,8 +120,19 @@ def title_problem(title):
         return f"longer than {MAX_SETTING_CHARS} characters"
     if not title.strip():
         return "blank"
+    if title != title.strip():
+        return "padded with spaces (it reads as another title of the same words)"
     if schema.drawn_over(title):
         return "drawn over by combining marks (an overlay, an enclosing mark, more than two on one letter)"
     if schema.mixed_script(title):
         return f"a lookalike (its word {schema.mixed_script(title)[:30]!r} mixes Latin, Cyrillic or Greek letters)"
+    if schema.foreign_letter(title):
+        return f"a lookalike (U+{ord(schema.foreign_letter(title)):04X} is another spelling or script of a letter)"
     return None
+
+
+def title_key(title):
+    """The title as a reader tells titles apart (NFKC, case and spaces folded): two pages of one key are two
+    entries of one name in the navigation."""
+    import unicodedata
+    return " ".join(unicodedata.normalize("NFKC", title).casefold().split())

@@ -508,6 +508,14 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if odd is not None:   # the front matter's or the heading's title: 200 marks on one letter, ideographic spaces
             raise ReportError(f"docs/{odd[0].src_uri}: its title ({str(odd[0].page.title)[:40]!r}) is {odd[1]}; the "
                               "theme writes every page's title into every page")
+        listed, seen = set(configcheck.nav_targets(getattr(config, "nav", None) if config else None)), {}
+        for f in files.documentation_pages():   # a nav entry without a title takes the page's: two of one name
+            if f.src_uri in listed and f.page is not None:
+                key = configcheck.title_key(str(f.page.title or ""))
+                if key in seen:
+                    raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is the title of "
+                                      f"docs/{seen[key]} too; each names one place in the navigation")
+                seen[key] = f.src_uri
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)

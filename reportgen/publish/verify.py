@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from reportgen.data import archive, load, logtext, plainfile
+from reportgen.data import archive, load, logtext, plainfile, safeyaml
 from reportgen.publish import coverage, sitecheck
 from reportgen.publish.pagecontent import SAFE_SCHEMES, typed_figures
 from study import schema
@@ -192,7 +192,7 @@ def _theme_folders(root):
         st = os.lstat(path)
         key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if key not in _THEME_FOLDERS:
-            config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+            config = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))   # bounded depth
             theme = config.get("theme") if isinstance(config.get("theme"), dict) else {"name": config.get("theme")}
             _THEME_FOLDERS.clear()
             _THEME_FOLDERS[key] = [Path(get_theme_dir(theme["name"]))] + (
@@ -239,7 +239,7 @@ def _shipped(root):
     path = Path(root) / "mkdocs.yml"
     folders = _theme_folders(root)
     try:
-        config = yaml.safe_load(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))
+        config = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES))   # bounded depth
         texts = [template.read_text(encoding="utf-8", errors="replace") for folder in folders
                  for template in _tree(folder, ".html")]
         scripts = {found for text in texts for found in _TEMPLATE_SCRIPT.findall(text)}

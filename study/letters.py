@@ -1,0 +1,61 @@
+"""Letters a reader cannot trust: marks drawn over a letter, a word spelled in two alphabets, a letter another
+spelling normalizes to or of a script the study does not write.  Labels, run.json's environment and the site's
+titles are held to them (study.schema, reportgen.publish.configcheck)."""
+import unicodedata
+
+
+MAX_MARKS = 2
+"""The most combining marks one letter of a label or an environment string carries (a name needs one or two)."""
+
+
+def drawn_over(text):
+    """The marks of ``text`` drawn over what a reader sees, or "": an overlay mark (a stroke laid over a letter: a
+    CPU name struck out letter by letter), an enclosing one (500 of U+0489 were drawn over the lines around a
+    platform fact), or more than MAX_MARKS combining marks on one letter, whatever their block (400 alternating
+    U+0301 and U+0591 passed a list of blocks)."""
+    run = ""
+    for char in text:
+        kind = unicodedata.category(char)
+        if kind == "Me" or (kind == "Mn" and unicodedata.combining(char) == 1):
+            return char
+        run = run + char if kind == "Mn" else ""
+        if len(run) > MAX_MARKS:
+            return run
+    return ""
+
+
+_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def mixed_script(text):
+    """The first word of ``text`` spelled in two of Latin, Cyrillic and Greek, or "": a Cyrillic e and C in
+    'Intel(R) Xeon(R) ... CPU' read as the machine they are not (Greek mu beside Latin, a unit such as us, aside)."""
+    word, scripts = "", set()
+    for char in text + " ":
+        if unicodedata.category(char)[0] in "LM":
+            word += char
+            name = unicodedata.name(char, "") if char != "\u03bc" else ""
+            scripts.add(next((s for s in _LOOKALIKE_SCRIPTS if name.startswith(s + " ")), None))
+            continue
+        if len(scripts - {None}) > 1:
+            return word
+        word, scripts = "", set()
+    return ""
+
+
+_OWN_SCRIPTS = ("LATIN ", "CJK UNIFIED IDEOGRAPH", "DIGIT ", "GREEK SMALL LETTER MU")
+
+
+def foreign_letter(text):
+    """The first letter or digit of ``text`` that is a lookalike, or "": one that another spelling normalizes to
+    (NFKC: a compatibility ideograph beside the real one, full-width, mathematical or Kangxi forms, the Kelvin
+    sign, a Roman numeral), or a letter of a script the study does not write (Cherokee E in 'GEMM', Armenian o):
+    names, units and titles are written in Latin letters, digits and Chinese characters."""
+    for char in text:
+        kind = unicodedata.category(char)
+        if kind[0] in "LN" and (unicodedata.normalize("NFKC", char) != char
+                                or not unicodedata.name(char, "").startswith(_OWN_SCRIPTS)):
+            return char
+        if kind == "So" and unicodedata.normalize("NFKC", char) != char:   # a Kangxi radical drawn as its character
+            return char
+    return ""
