@@ -26,20 +26,6 @@ def _strings(value):
             yield from _strings(item)
 
 
-def nav_targets(nav):
-    """Every page a nav names (its string values), in order."""
-    out, stack = [], [nav or []]
-    while stack:
-        item = stack.pop(0)
-        if isinstance(item, list):
-            stack[:0] = item
-        elif isinstance(item, dict):
-            stack[:0] = list(item.values())
-        elif isinstance(item, str):
-            out.append(item)
-    return out
-
-
 def nav_titles(nav):
     """Every title of a mkdocs.yml nav (its section and page names)."""
     out, stack = [], [nav or []]

@@ -508,7 +508,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if odd is not None:   # the front matter's or the heading's title: 200 marks on one letter, ideographic spaces
             raise ReportError(f"docs/{odd[0].src_uri}: its title ({str(odd[0].page.title)[:40]!r}) is {odd[1]}; the "
                               "theme writes every page's title into every page")
-        listed, seen = set(configcheck.nav_targets(getattr(config, "nav", None) if config else None)), {}
+        listed, seen = set(configcheck._strings(getattr(config, "nav", None) if config else None)), {}
         for f in files.documentation_pages():   # a nav entry without a title takes the page's: two of one name
             if f.src_uri in listed and f.page is not None:
                 key = configcheck.title_key(str(f.page.title or ""))
