@@ -324,6 +324,17 @@ def summaries(lines):
     return out
 
 
+_MEDIAN_PHRASE = re.compile(r"\bp50 \S+ ms over \d+ samples\b")
+
+
+def stray_median(lines):
+    """The index in ``lines`` (a record's cited lines but its last, the summary) of the first line stating a
+    median in the summary's words ("p50 <v> ms over <n> samples", read as it shows: _plain), else None.  The
+    harness writes that phrase only in a record's summary: '[int8] p50 0.0500 ms over 200 samples', naming no
+    record, passed as context and stood in the record's excerpt beside a median 40x off its own."""
+    return next((i for i, line in enumerate(lines) if _MEDIAN_PHRASE.search(_plain(line))), None)
+
+
 def summarised(said, rec, ids=frozenset()):
     """The line numbers of ``said`` (summaries) that report the record's case in any spelling of its id (fields
     in another order, an optional field left out: cases.canonical_id with the record's case).  ``ids``: the

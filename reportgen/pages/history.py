@@ -322,9 +322,10 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset(), mem
     return out
 
 
-def jumps_text(runs, code_changed=None, found=None, new_level=None):
+def jumps_text(runs, code_changed=None, found=None, new_level=None, pairs=None):
     """The history page's jumps: those of the same code, then those over changed code with how many of them
-    are unconfirmed new levels (``new_level``: unconfirmed(...) when the caller has it; a build finds it once)."""
+    are unconfirmed new levels (``new_level``: unconfirmed(...) when the caller has it; a build finds it once),
+    then the flagged ratios of two current records (``pairs``: pages.pairs.flagged_pairs)."""
     def moved(ratio, stat):
         if stat == NEW_CASE:
             return W("history.jumps.new_case")
@@ -345,7 +346,17 @@ def jumps_text(runs, code_changed=None, found=None, new_level=None):
         text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP,
                              unconfirmed=len(unconfirmed(runs, code_changed, every) if new_level is None else new_level))
         text += "\n\n" + table(changed)
-    return text
+    return text + ("" if pairs is None else "\n\n" + pairs_text(pairs))
+
+
+def pairs_text(pairs):
+    """The flagged ratios of two current records, each with the pair's level and the ratio now."""
+    if not pairs:
+        return W("history.jumps.pairs_none", factor=JUMP)
+    rows = [[_code(p.a[1]), _code(p.b[1]), _esc(p.level_run), f"{p.level_ratio:.4g}", _esc(p.run), f"{p.ratio:.4g}",
+             W("history.jumps.pair_same_code") if p.same_code else W("history.jumps.pair_new_level")] for p in pairs]
+    heads = [W(f"history.jumps.pair_head_{name}") for name in ("a", "b", "level", "level_ratio", "run", "ratio", "kind")]
+    return W("history.jumps.pairs", n=len(pairs), factor=JUMP) + "\n\n" + markdown(heads, rows)
 
 
 def excluded(runs):
@@ -404,5 +415,6 @@ def names(site):
         # the publication machine's runs: another machine's pairs are on its own site (build --machine),
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
-        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps, new_level=d.new_level),
+        "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps, new_level=d.new_level,
+                                            pairs=d.pairs),
     }

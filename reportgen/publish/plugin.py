@@ -28,7 +28,7 @@ from reportgen import pages
 from reportgen.publish import nofollow
 from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, runlists, seed
 from reportgen.errors import ReportError, broken_check, debugging
-from reportgen.pages import e2e_rules, history, int8_rules, machines
+from reportgen.pages import e2e_rules, history, int8_rules, machines, pairs
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import configcheck, coverage, csvs, pagecontent
 from reportgen.publish.configcheck import MAX_SETTING_CHARS
@@ -151,6 +151,9 @@ class Data:
         self.machines = merge.machines(self.all_runs)
         self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid), self.jumped | self.new_level)
                            for mid in self.machines}
+        # a ratio of two current records held to the jump factor as a median is (pages.pairs)
+        self.pairs = pairs.flagged_pairs(self.all_runs, self.by_machine, self.jumped | self.new_level, self.code_changed,
+                                         self.confirming, history.JUMP)
         self.headlines = {mid: machines.headline(cur, merge.latest_environment(merge.runs_of(self.all_runs, mid), cur))
                           for mid, cur in self.by_machine.items()}
         # the rule section may read another machine (pages/e2e_rules.pick): its chart too
@@ -299,6 +302,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.book = FigureBook()
         self.book.jumped = self.data.jumped
         self.book.new_level = self.data.new_level
+        for pair in self.data.pairs:
+            for key in pair.keys:
+                self.book.pairs.setdefault(key, []).append(pair)
         self.jinja = _sandbox()
         # the same pages with every placeholder value that holds a digit left out: what is left is the
         # text the page's author typed, as the reader gets it (loops run, conditions decided, words and
@@ -541,6 +547,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         _say_jumps(self.data.all_runs, every=self.data.jumps)
+        if self.data.pairs:
+            print(cells.visible(f"history: {len(self.data.pairs)} ratio(s) of two current records moved beyond the noise "
+                                f"while neither record did (listed at history.html#jumps)"), flush=True)
         for line in campaigns.step_lines(self.data.campaigns, self.data.loaded):
             print(cells.visible(line), flush=True)
         site = Path(config.site_dir)

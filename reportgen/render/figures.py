@@ -131,6 +131,9 @@ class FigureBook:
         self.jumped = set()
         # {(run id, record id)} of new levels over changed code not yet confirmed (pages.history.unconfirmed)
         self.new_level = set()
+        # {(run id, record id): [pages.pairs.Pair]} of the pairs whose ratio moved by the jump factor: a figure
+        # resting on both records of one is flagged as the pair is (a ratio of two records each under it)
+        self.pairs = {}
 
     def set_page(self, src_uri):
         self.page = src_uri
@@ -177,8 +180,10 @@ class FigureBook:
             + [(c.record["run_id"], c.record["id"]) for c in also if c is not None]
         # or a Current marked so (merge.fastest: the fastest of candidates one of which was flagged; merge's
         # last good record kept for a failed re-run): the choice rests on that record
-        level = bool(self.new_level.intersection(rests_on))   # a new level over changed code, not yet confirmed
-        jumped = bool(self.jumped.intersection(rests_on)) or (
+        rested = set(rests_on)
+        same_code = {pair.same_code for key in rested for pair in self.pairs.get(key, ()) if pair.keys <= rested}
+        level = bool(self.new_level.intersection(rests_on)) or False in same_code   # not yet confirmed
+        jumped = bool(self.jumped.intersection(rests_on)) or True in same_code or (
             not level and any(getattr(c, "jumped", False) for c in (cur, *also)))
         self.entries[(self.page, figure_id)]["jumped"] = jumped   # numbers.json says it too, not only the page
         level = level and not jumped
