@@ -44,17 +44,30 @@ def mixed_script(text):
 
 
 _OWN_SCRIPTS = ("LATIN ", "CJK UNIFIED IDEOGRAPH", "DIGIT ", "GREEK SMALL LETTER MU")
+_OWN_LATIN = "\u00df\u00e6\u00c6\u00f8\u00d8\u0153\u0152"
+"""The Latin letters beyond an ASCII letter with marks that names are spelled with (sharp s, ae, o with stroke,
+oe): none reads as another letter."""
+
+
+def _latin_lookalike(char):
+    """A Latin letter that is not an ASCII letter, with or without marks (NFD), nor one of _OWN_LATIN: a small
+    capital I (U+A7AE), a dental click (U+01C0), a dotless i read as the I of 'INT8' in a title beside it."""
+    base = unicodedata.normalize("NFD", char)[0]
+    return not (base.isascii() or char in _OWN_LATIN)
 
 
 def foreign_letter(text):
     """The first letter or digit of ``text`` that is a lookalike, or "": one that another spelling normalizes to
     (NFKC: a compatibility ideograph beside the real one, full-width, mathematical or Kangxi forms, the Kelvin
     sign, a Roman numeral), or a letter of a script the study does not write (Cherokee E in 'GEMM', Armenian o):
-    names, units and titles are written in Latin letters, digits and Chinese characters."""
+    names, units and titles are written in Latin letters, digits and Chinese characters; a Latin letter is an ASCII
+    letter, with marks or without, or one of _OWN_LATIN (_latin_lookalike)."""
     for char in text:
         kind = unicodedata.category(char)
         if kind[0] in "LN" and (unicodedata.normalize("NFKC", char) != char
                                 or not unicodedata.name(char, "").startswith(_OWN_SCRIPTS)):
+            return char
+        if kind[0] == "L" and unicodedata.name(char, "").startswith("LATIN ") and _latin_lookalike(char):
             return char
         if kind == "So" and unicodedata.normalize("NFKC", char) != char:   # a Kangxi radical drawn as its character
             return char

@@ -358,7 +358,28 @@ def front_matter_depth_problems(docs_dir):
             if count > MAX_FRONT_MATTER_BRACKETS:
                 out.append(f"{path}: its front matter holds {count} '[' or '{{' (at most {MAX_FRONT_MATTER_BRACKETS}); "
                            "MkDocs reads it before any check, and deep nesting crashed the build")
+                continue
+            deep = _front_matter_depth(found.group(1)) if found else None
+            if deep:
+                out.append(f"{path}: its front matter, at {deep}; MkDocs reads it before any check, and deep nesting "
+                           "crashed the build")
     return out
+
+
+def _front_matter_depth(text):
+    """Why a front matter nests too deep as YAML nests it (block sequences and mappings too: 40 000 '- ' on one
+    line, no bracket, ended the build in a segmentation fault), read by the bounded pure-Python composer; or None
+    (any other error is the page's own check's to name)."""
+    import yaml
+
+    from reportgen.data import safeyaml
+    try:
+        safeyaml.compose("\n" + text)   # its lines counted as the page's: the '---' is line 1
+    except safeyaml.Refused as exc:
+        return str(exc)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    return None
 
 
 def front_matter_problem(where, path):

@@ -223,15 +223,15 @@ def unnamed_problems(run, lines_of):
             out.append(f"{run.where(index)}: log.lines: lines {first}-{last} of {path} do not name the record "
                        f"{rec['id']!r} (runs from {citation.NAMED_FROM} on cite lines about their own record)")
             continue
-        stray = citation.stray_median(cited[:-1])
+        problems = [p for p in citation.statement_problems(rec, cited) + [citation.summary_problem(rec, cited[-1])] if p]
+        out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
+                   f"{citation.NAMED_FROM} on cite lines that agree with their record)" for problem in problems)
+        # an ok record's figure is published, its excerpt beside it (a failure's range is the family's whole log)
+        stray = citation.stray_median(cited[:-1]) if not problems and rec["status"] == "ok" else None
         if stray is not None:
             out.append(f"{run.where(index)}: log.lines: line {first + stray} of {path}, inside the cited lines "
                        f"{first}-{last}, states a median in a summary's words, but the record's summary is its last "
                        f"line (the harness writes that phrase only there)")
-            continue
-        problems = citation.statement_problems(rec, cited) + [citation.summary_problem(rec, cited[-1])]
-        out.extend(f"{run.where(index)}: log.lines: lines {first}-{last} of {path}: {problem} (runs from "
-                   f"{citation.NAMED_FROM} on cite lines that agree with their record)" for problem in problems if problem)
     return out
 
 

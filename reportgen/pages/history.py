@@ -355,7 +355,9 @@ def pairs_text(pairs):
         return W("history.jumps.pairs_none", factor=JUMP)
     rows = [[_code(p.a[1]), _code(p.b[1]), _esc(p.level_run), f"{p.level_ratio:.4g}", _esc(p.run), f"{p.ratio:.4g}",
              W("history.jumps.pair_same_code") if p.same_code else W("history.jumps.pair_new_level")] for p in pairs]
-    heads = [W(f"history.jumps.pair_head_{name}") for name in ("a", "b", "level", "level_ratio", "run", "ratio", "kind")]
+    heads = [W("history.jumps.pair_head_a"), W("history.jumps.pair_head_b"), W("history.jumps.pair_head_level"),
+             W("history.jumps.pair_head_level_ratio"), W("history.jumps.pair_head_run"), W("history.jumps.pair_head_ratio"),
+             W("history.jumps.pair_head_kind")]
     return W("history.jumps.pairs", n=len(pairs), factor=JUMP) + "\n\n" + markdown(heads, rows)
 
 

@@ -110,15 +110,18 @@ def title_problem(title):
         return "padded with spaces (it reads as another title of the same words)"
     if schema.drawn_over(title):
         return "drawn over by combining marks (an overlay, an enclosing mark, more than two on one letter)"
-    if schema.mixed_script(title):
-        return f"a lookalike (its word {schema.mixed_script(title)[:30]!r} mixes Latin, Cyrillic or Greek letters)"
-    if schema.foreign_letter(title):
-        return f"a lookalike (U+{ord(schema.foreign_letter(title)):04X} is another spelling or script of a letter)"
+    mixed, foreign = schema.mixed_script(title), schema.foreign_letter(title)
+    if mixed:
+        return f"a lookalike (its word {mixed[:30]!r} mixes Latin, Cyrillic or Greek letters)"
+    if foreign:
+        return f"a lookalike (U+{ord(foreign):04X} is another spelling or script of a letter)"
     return None
 
 
 def title_key(title):
-    """The title as a reader tells titles apart (NFKC, case and spaces folded): two pages of one key are two
-    entries of one name in the navigation."""
+    """The title as a reader tells titles apart (NFKC, case, spaces and dashes folded: U+2010 beside '-'): two
+    pages of one key are two entries of one name in the navigation."""
     import unicodedata
-    return " ".join(unicodedata.normalize("NFKC", title).casefold().split())
+    folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else c
+                     for c in unicodedata.normalize("NFKC", title))
+    return " ".join(folded.casefold().split())

@@ -16,6 +16,7 @@ import unicodedata
 from pygments.token import STANDARD_TYPES
 
 from reportgen.data import plainfile
+from reportgen.publish.nesting import nesting_problem
 from reportgen.data.seed import FENCE_LANGUAGES
 
 _TEXT = frozenset()
@@ -247,18 +248,6 @@ MAX_BLOCK_LINES = 400
 """The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
 pages' longest has 19): Python-Markdown re-scans the rest of a block for each heading it takes off it, and
 40 000 setext headings ('a', '-') in one block took 228 s to convert."""
-MAX_INDENT = 96
-"""The most columns a line of a docs page's own text is indented (a tab counts 4; the committed pages' deepest:
-42): each 4 columns is a list or a quote Python-Markdown nests into by recursion, and 250 tab-indented items
-(32 KB) ran it out of stack."""
-MAX_HTML_DEPTH = 32
-"""How deep a docs page's own block elements nest (the committed pages: 1): 400 nested '<div markdown>' (9.6 KB)
-ran Python-Markdown's md_in_html out of stack."""
-_NESTED_BLOCK = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
-                        r"ul|ol|dl|table|form|fieldset)\b", re.I)
-_WITH_MARKDOWN = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])([^<>]*?\bmarkdown\s*=)?", re.I)
-"""Any tag, and whether it carries markdown= (md_in_html recurses into every such tag, a <tr> or an <li> as a
-<div>: 400 nested '<tr markdown="1">' ran it out of stack past the block list above)."""
 MAX_TABLE_CELLS = 64
 """The most '|' one line of a docs page's own text holds (the committed pages' most: 6): Markdown pads every
 row of a table to its header's cells, so a header of thousands made megabytes of HTML of each bare row."""
@@ -279,36 +268,6 @@ def _closed_only(text):
         if opener in text[cut:]:
             text = text[:cut] + text[cut:].replace(opener, opener[0] + " " + opener[1:])
     return text
-
-
-_MARKER = re.compile(r"(?:[-+*>]|\d+[.)])")
-_MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]*)*")
-
-
-def _nesting_problem(where, own):
-    """One line for a page nested deeper than Python-Markdown's recursion bears (MAX_INDENT, MAX_HTML_DEPTH),
-    or None."""
-    for number, line in enumerate(own.split("\n"), 1):
-        wide = line.replace(">", " ").expandtabs(4)   # '>     - x': a quote's own indentation nests as deep
-        if len(wide) - len(wide.lstrip(" ")) > MAX_INDENT:
-            return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
-                    "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
-        opened = _MARKERS.match(line).group(0)
-        if len(_MARKER.findall(opened)) > MAX_HTML_DEPTH:   # '- - - ... x': a list in a list on one line
-            return (f"{where}:{number}: more than {MAX_HTML_DEPTH} list or quote markers opening one line: each is a "
-                    "list Python-Markdown nests into ('- - - ...' 500 long ran it out of stack)")
-    depth, marked = 0, set()
-    for tag in _WITH_MARKDOWN.finditer(own):
-        name = tag.group(2).lower()
-        if tag.group(3) and not tag.group(1):
-            marked.add(name)
-        elif name not in marked and not _NESTED_BLOCK.fullmatch(f"<{tag.group(1)}{name}"):
-            continue
-        depth = max(0, depth - 1) if tag.group(1) else depth + 1
-        if depth > MAX_HTML_DEPTH:
-            return (f"{where}:{own.count(chr(10), 0, tag.start()) + 1}: block elements nested more than {MAX_HTML_DEPTH} "
-                    "deep (400 nested '<div markdown>' ran Python-Markdown out of stack)")
-    return None
 
 
 def source_problem(where, own):
@@ -332,7 +291,7 @@ def source_problem(where, own):
     marked = plainfile.marked_section_problem(where, own)   # before any parser
     if marked:
         return marked
-    nested = _nesting_problem(where, own)
+    nested = nesting_problem(where, own)
     if nested:
         return nested
     own = _closed_only(own)

@@ -329,6 +329,18 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"docs/words/plugin.yaml: {odd[:60]!r}: a navigation title or the footer is plain text "
                               f"(no <, >, & or \", the footer's <code> aside; at most {MAX_SETTING_CHARS} characters): "
                               "the theme writes it into every page")
+        # and held to the rules of mkdocs.yml's titles: two ideographic spaces made a blank section title, 200
+        # enclosing marks were drawn over every page's footer, a section named as a page took its place
+        odd = next(((t, why) for t in own[:-1] + [own[-1].strip()] if (why := configcheck.title_problem(t))), None)
+        if odd is not None:
+            raise ReportError(f"docs/words/plugin.yaml: {odd[0][:60]!r}: a navigation title or the footer that is "
+                              f"{odd[1]}; the theme writes it into every page")
+        titles = configcheck.nav_titles(getattr(config, "nav", None)) + own[:-1]
+        keys = [configcheck.title_key(t) for t in titles]
+        twice = next((t for i, t in enumerate(titles) if keys[i] in keys[:i]), None)
+        if twice is not None:
+            raise ReportError(f"docs/words/plugin.yaml: {twice[:60]!r}: a navigation title the build adds is the same as "
+                              "another title of the navigation; each names one place in it")
         if pages and config.nav is not None:
             config.nav.append({W("plugin.on_config.nav_provenance"): pages})
         # every page's footer names the code and the machine it was built from (the commit's own

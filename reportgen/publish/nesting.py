@@ -1,0 +1,66 @@
+"""How deep a docs page's own text nests: Python-Markdown converts nesting by recursion (lists, quotes, and
+md_in_html's block elements), and a page nested past what its stack bears ended the build in a RecursionError or
+worse; pagecontent.source_problem reads each page's own text with nesting_problem before MkDocs converts it."""
+import re
+
+from reportgen.data import plainfile
+
+MAX_INDENT = 96
+"""The most columns a line of a docs page's own text is indented (a tab counts 4; the committed pages' deepest:
+42): each 4 columns is a list or a quote Python-Markdown nests into by recursion, and 250 tab-indented items
+(32 KB) ran it out of stack."""
+MAX_HTML_DEPTH = 32
+"""How deep a docs page's own block elements nest (the committed pages: 1): 400 nested '<div markdown>' (9.6 KB)
+ran Python-Markdown's md_in_html out of stack."""
+_NESTED_BLOCK = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
+                        r"ul|ol|dl|table|form|fieldset)\b", re.I)
+_MARKER = re.compile(r"(?:[-+*>]|\d+[.)])")
+_MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]*)*")
+
+
+def nesting_problem(where, own):
+    """One line for a page nested deeper than Python-Markdown's recursion bears (MAX_INDENT, MAX_HTML_DEPTH),
+    or None."""
+    for number, line in enumerate(own.split("\n"), 1):
+        wide = line.replace(">", " ").expandtabs(4)   # '>     - x': a quote's own indentation nests as deep
+        if len(wide) - len(wide.lstrip(" ")) > MAX_INDENT:
+            return (f"{where}:{number}: a line indented more than {MAX_INDENT} columns (a tab counts 4): each 4 is a "
+                    "list or a quote Python-Markdown nests into (250 nested list items ran it out of stack)")
+        opened = _MARKERS.match(line).group(0)
+        if len(_MARKER.findall(opened)) > MAX_HTML_DEPTH:   # '- - - ... x': a list in a list on one line
+            return (f"{where}:{number}: more than {MAX_HTML_DEPTH} list or quote markers opening one line: each is a "
+                    "list Python-Markdown nests into ('- - - ...' 500 long ran it out of stack)")
+    deep = _Depth()
+    deep.feed(own)
+    deep.close()
+    if deep.line is not None:
+        return (f"{where}:{deep.line}: block elements nested more than {MAX_HTML_DEPTH} deep (400 nested "
+                "'<div markdown>' ran Python-Markdown out of stack)")
+    return None
+
+
+class _Depth(plainfile.Parser):
+    """How deep a page's own block elements nest, its tags read as a browser reads them (a '</div' inside an
+    attribute's value closes nothing): a tag of _NESTED_BLOCK, or of any name once one carried a markdown attribute,
+    with a value or bare (md_in_html recurses into every such tag, a <tr> or an <li> as a <div>: 400 nested
+    '<tr markdown="1">' ran it out of stack, and 450 nested '<center markdown>' passed a regex that wanted
+    'markdown=').  ``line``: where the nesting first went past MAX_HTML_DEPTH, else None."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.marked, self.line = 0, set(), None
+
+    def _counted(self, tag, attrs=()):
+        if any(name == "markdown" for name, _value in attrs):
+            self.marked.add(tag)
+        return tag in self.marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None
+
+    def handle_starttag(self, tag, attrs):
+        if self._counted(tag, attrs):
+            self.depth += 1
+            if self.depth > MAX_HTML_DEPTH and self.line is None:
+                self.line = self.getpos()[0]
+
+    def handle_endtag(self, tag):
+        if self._counted(tag):
+            self.depth = max(0, self.depth - 1)
