@@ -324,15 +324,20 @@ def summaries(lines):
     return out
 
 
-_MEDIAN_PHRASE = re.compile(r"\bp50 \S+ ms over \d+ samples\b")
+_MEDIAN_PHRASE = re.compile(r"\bp\s*50\b\W*[-+\d.eE]+\s*(?:[mun\u03bc]?s)\b.*\bsamples?\b|\u4e2d\u4f4d.*\d.*\u6837\u672c",
+                            re.I)
 
 
 def stray_median(lines):
     """The index in ``lines`` (a record's cited lines but its last, the summary) of the first line stating a
-    median in the summary's words ("p50 <v> ms over <n> samples", read as it shows: _plain), else None.  The
-    harness writes that phrase only in a record's summary: '[int8] p50 0.0500 ms over 200 samples', naming no
-    record, passed as context and stood in the record's excerpt beside a median 40x off its own."""
-    return next((i for i, line in enumerate(lines) if _MEDIAN_PHRASE.search(_plain(line))), None)
+    median as a summary does ("p50 <v> ms over <n> samples" in any case, spacing or unit, or in Chinese, read as it
+    shows: _plain), or spelled with lookalike letters (letters.foreign_letter, mixed_script: a Cyrillic p in
+    'p50'), else None.  The harness writes that phrase only in a record's summary, and its lines in Latin letters:
+    '[int8] p50 0.0500 ms over 200 samples', naming no record, passed as context and stood in the record's excerpt
+    beside a median 40x off its own; 'P50  0.05 us (200 samples)' passed a check of the exact words."""
+    from study import letters
+    return next((i for i, line in enumerate(lines) if _MEDIAN_PHRASE.search(_plain(line))
+                 or letters.foreign_letter(_plain(line)) or letters.mixed_script(_plain(line))), None)
 
 
 def summarised(said, rec, ids=frozenset()):

@@ -26,9 +26,12 @@ def record(run_id="20260101T000000Z-quick-f6ab9f827cfd", case_id="numpy_gemm/dty
     if "case" not in overrides:   # the case says what the id says (study.cases.case_problems)
         family, named = cases.fields(case_id)
         for name, value in named.items():
-            for key in (name,) + cases.CASE_KEYS.get(name, ()) + cases.SQUARE.get(family, {}).get(name, ()):
+            keys = (name,) + cases.CASE_KEYS.get(name, ()) + cases.SQUARE.get(family, {}).get(name, ())
+            for key in keys:
                 if key in rec["case"] and value is not True:
                     rec["case"][key] = int(value) if isinstance(rec["case"][key], int) and value.isdigit() else value
+            if value is not True and name != "scope" and not any(key in rec["case"] for key in keys):
+                rec["case"][keys[-1] if name in cases.CASE_KEYS else name] = int(value) if value.isdigit() else value
         if "extra" not in overrides:   # and its work, 2*m*n*k (study.work)
             rec["extra"]["flops_per_call"] = 2 * rec["case"]["m"] * rec["case"]["n"] * rec["case"]["k"]
     rec.update(overrides)

@@ -230,8 +230,9 @@ def unnamed_problems(run, lines_of):
         stray = citation.stray_median(cited[:-1]) if not problems and rec["status"] == "ok" else None
         if stray is not None:
             out.append(f"{run.where(index)}: log.lines: line {first + stray} of {path}, inside the cited lines "
-                       f"{first}-{last}, states a median in a summary's words, but the record's summary is its last "
-                       f"line (the harness writes that phrase only there)")
+                       f"{first}-{last}, states a median in a summary's words or is spelled with lookalike letters, but "
+                       f"the record's summary is its last line (the harness writes that phrase only there, and its "
+                       f"lines in Latin letters)")
     return out
 
 

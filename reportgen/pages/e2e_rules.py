@@ -258,14 +258,17 @@ def conv_table(src, model="resnet18_v1", engine="tvm_rules"):
             ort_parts.append((f"row{n}", row["ort_s"]))
             ort_cell = src.sum(f"{oid}#conv_{tag}", ort, [(k, v["seconds"]) for k, v in row["nodes"].items()])
             # ORT's side past the measured peak is flagged too (its nodes' times divided by 40 printed 42.93x)
-            ratio = (f"{row['tvm_s'] / row['ort_s']:.2f}×" + src.book.profiles_disagree(row["tvm_s"] / row["ort_s"])
+            # each figure of the row through the book: a flag of a record it rests on reaches it
+            ratio = (src.fig(f"{rid}#vs_ort_{tag}", f"{row['tvm_s'] / row['ort_s']:.2f}×", "×", cur, also=(ort,))
+                     + src.book.profiles_disagree(row["tvm_s"] / row["ort_s"])
                      + (src.book.above_peak(row["flops"] / row["ort_s"] / 1e9 / peak.gflops("p50")) if peak else ""))
         gflops = row["flops"] / row["tvm_s"] / 1e9
         # a kernel past the measured peak is shown, and flagged (a profile time divided by 40 printed 3532 %)
-        share = (f"{gflops / peak.gflops('p50') * 100:.0f}%{src.book.above_peak(gflops / peak.gflops('p50'))}"
-                 if peak is not None else "—")
+        # (a peak forged 3x faster, flagged as a new level, moved every row's share 88 % -> 24 % unflagged)
+        share = (src.fig(f"{rid}#peak_share_{tag}", f"{gflops / peak.gflops('p50') * 100:.0f}%", "%", cur, also=(peak,))
+                 + src.book.above_peak(gflops / peak.gflops('p50')) if peak is not None else "—")
         lines.append([f"{o}×{i}×{kh}×{kw}", f"{oh}×{ow}", str(row["count"]), tvm_cell, ort_cell, ratio,
-                      fmt_number(gflops, "GFLOPS"), share])
+                      src.fig(f"{rid}#gflops_{tag}", fmt_number(gflops, "GFLOPS"), "GFLOPS", cur), share])
     if ort_parts:
         tvm_total, ort_total = (sum(v for _, v in parts) for parts in (tvm_parts, ort_parts))
         lines.append([W("e2e_rules.convs.total"), "", "", src.sum(f"{rid}#conv_total", cur, tvm_parts),

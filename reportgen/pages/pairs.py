@@ -43,38 +43,50 @@ def _moved(ratio, level, jump):
     return not 1 / jump < ratio / level < jump
 
 
+ACROSS = ("machine_peak",)
+"""Families whose records the pages divide other families' by (a share of the measured peak: gemm_hand's, gemm_tvm's,
+numpy_gemm's, e2e_rules' convolutions): their pairs with every family are followed, the others' within a family.  A
+page printing a ratio of two families' records of one machine that this does not cover stops the build (followed:
+FigureBook.unfollowed, checked at the build's end): a hand-ladder share moved 2.56x, gemm_hand x1.6 and the peak
+x1/1.6, while only one family's pairs were followed."""
+
+
+def followed(family_a, family_b):
+    """Whether flagged_pairs follows the pairs of records of these two families (of one machine)."""
+    return family_a == family_b or family_a in ACROSS or family_b in ACROSS
+
+
 def flagged_pairs(runs, current_by_machine, flagged, code_changed, confirming, jump):
     """[Pair] of the pairs of current records (``current_by_machine``: {machine: {case id: Current}}) whose
-    ratio is flagged.  ``flagged``: {(run id, record id)} flagged on their own (history.flagged | unconfirmed):
-    a run where either record is flagged is no step of the pair (the record's own flag tells it)."""
+    ratio is flagged, of one family or with one of ACROSS.  ``flagged``: {(run id, record id)} flagged on their own
+    (history.flagged | unconfirmed): a run where either record is flagged is no step of the pair (the record's own
+    flag tells it)."""
     out = []
     for machine, current in sorted(current_by_machine.items()):
         mine = merge.runs_of(runs, machine)
         index = [(run, {cases.canonical_id(r["id"], r.get("case")): r for r in run.records
                         if r["reused_from"] is None and r["status"] == "ok" and _p50(r) is not None
                         and (run.run_id, r["id"]) not in flagged}) for run in mine]
-        by_family = {}
-        for cid, cur in current.items():
-            if cur.ok and _p50(cur.record) is not None and not cur.jumped \
-                    and (cur.record["run_id"], cur.record["id"]) not in flagged:
-                by_family.setdefault(cur.record.get("experiment"), []).append(
-                    (cases.canonical_id(cur.record["id"], cur.record.get("case")), cur))
-        for family, members in sorted(by_family.items(), key=lambda item: str(item[0])):
-            members.sort(key=lambda m: m[0])
-            held = {}   # case -> [(position in index, record)] of the runs measuring it
-            for i, (_run, recs) in enumerate(index):
-                for key, _cur in members:
-                    if key in recs:
-                        held.setdefault(key, []).append(i)
-            for x in range(len(members)):
-                for y in range(x + 1, len(members)):
-                    found = _follow(index, held, members[x], members[y], family, code_changed, confirming, jump)
+        members = sorted(((cases.canonical_id(cur.record["id"], cur.record.get("case")), cur)
+                          for cur in current.values()
+                          if cur.ok and _p50(cur.record) is not None and not cur.jumped
+                          and (cur.record["run_id"], cur.record["id"]) not in flagged), key=lambda m: m[0])
+        held = {}   # case -> [position in index] of the runs measuring it
+        for i, (_run, recs) in enumerate(index):
+            for key, _cur in members:
+                if key in recs:
+                    held.setdefault(key, []).append(i)
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                families = (members[x][1].record.get("experiment"), members[y][1].record.get("experiment"))
+                if followed(*families):
+                    found = _follow(index, held, members[x], members[y], families, code_changed, confirming, jump)
                     if found is not None:
                         out.append(found)
     return out
 
 
-def _follow(index, held, first, second, family, code_changed, confirming, jump):
+def _follow(index, held, first, second, families, code_changed, confirming, jump):
     """The Pair when the two current records' ratio stands flagged after the runs measuring both, else None."""
     (ka, ca), (kb, cb) = first, second
     both = sorted(set(held.get(ka, ())) & set(held.get(kb, ())))
@@ -95,7 +107,7 @@ def _follow(index, held, first, second, family, code_changed, confirming, jump):
             if pending is not None and accepted:
                 level, pending = pending, None
             state = (NEW_LEVEL, level) if pending is not None else None
-        elif code_changed is not None and not code_changed(ref[1], run, family):
+        elif code_changed is not None and not any(code_changed(ref[1], run, family) for family in set(families)):
             state = (JUMPED, ref)   # the same code: the pair's level stays
         elif accepted:
             level, pending, state = (ratio, run), None, None

@@ -14,30 +14,28 @@ page (a 100 000-entry nav, a 1.2-million-character site_name: gigabytes of site;
 committed nav has 26)."""
 
 
-def _strings(value):
-    """Every string in a setting (dicts and lists walked)."""
+def _walk(value):
+    """(whether it is a mapping's key, the string) of every string of a setting, in the file's order: one walker for
+    the nav's titles (its keys) and targets (its values) and for the other settings' strings."""
     if isinstance(value, str):
-        yield value
+        yield False, value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+        for key, item in value.items():
+            yield True, str(key)
+            yield from _walk(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _strings(item)
+            yield from _walk(item)
+
+
+def _strings(value):
+    """Every string value in a setting (dicts and lists walked)."""
+    return (text for is_key, text in _walk(value) if not is_key)
 
 
 def nav_titles(nav):
     """Every title of a mkdocs.yml nav (its section and page names)."""
-    out, stack = [], [nav or []]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            for title, value in item.items():
-                out.append(str(title))
-                stack.append(value)
-    return out
+    return [text for is_key, text in _walk(nav or []) if is_key]
 
 
 def config_problems(config, root, options):

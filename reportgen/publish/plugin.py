@@ -305,6 +305,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         for pair in self.data.pairs:
             for key in pair.keys:
                 self.book.pairs.setdefault(key, []).append(pair)
+        self.book.followed = pairs.followed
         self.jinja = _sandbox()
         # the same pages with every placeholder value that holds a digit left out: what is left is the
         # text the page's author typed, as the reader gets it (loops run, conditions decided, words and
@@ -521,14 +522,15 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_env(self, env, config, files):
         # every page's title as MkDocs settled it (a nav entry, the front matter or the page's first heading) is
         # written into every page's navigation: a 250 000-character heading made a 103 MB site in five minutes
-        odd = next(((f, why) for f in files.documentation_pages() if f.page is not None
-                    and (why := configcheck.title_problem(str(f.page.title or "")))), None)
-        if odd is not None:   # the front matter's or the heading's title: 200 marks on one letter, ideographic spaces
-            raise ReportError(f"docs/{odd[0].src_uri}: its title ({str(odd[0].page.title)[:40]!r}) is {odd[1]}; the "
-                              "theme writes every page's title into every page")
         listed, seen = set(configcheck._strings(getattr(config, "nav", None) if config else None)), {}
-        for f in files.documentation_pages():   # a nav entry without a title takes the page's: two of one name
-            if f.src_uri in listed and f.page is not None:
+        for f in files.documentation_pages():
+            if f.page is None:
+                continue
+            why = configcheck.title_problem(str(f.page.title or ""))
+            if why:   # the front matter's or the heading's title: 200 marks on one letter, ideographic spaces
+                raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is {why}; the "
+                                  "theme writes every page's title into every page")
+            if f.src_uri in listed:   # a nav entry without a title takes the page's: two of one name
                 key = configcheck.title_key(str(f.page.title or ""))
                 if key in seen:
                     raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is the title of "
@@ -558,6 +560,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
+        if self.book.unfollowed:   # a ratio of two families' records that no rule holds to the jump factor
+            a, b = sorted(self.book.unfollowed)[0]
+            raise ReportError(f"reportgen/pages: a page prints a figure of {a} and {b} records of one machine, a pair of "
+                              "families reportgen/pages/pairs.py does not follow (add one to ACROSS)")
         _say_jumps(self.data.all_runs, every=self.data.jumps)
         if self.data.pairs:
             print(cells.visible(f"history: {len(self.data.pairs)} ratio(s) of two current records moved beyond the noise "

@@ -134,6 +134,10 @@ class FigureBook:
         # {(run id, record id): [pages.pairs.Pair]} of the pairs whose ratio moved by the jump factor: a figure
         # resting on both records of one is flagged as the pair is (a ratio of two records each under it)
         self.pairs = {}
+        # whether pages.pairs follows two families' pairs (the plugin sets pairs.followed); the ratios a page prints
+        # that it does not follow, {(family, family)}: the build stops on them (a ratio no rule compares)
+        self.followed = lambda _a, _b: True
+        self.unfollowed = set()
 
     def set_page(self, src_uri):
         self.page = src_uri
@@ -181,6 +185,10 @@ class FigureBook:
         # or a Current marked so (merge.fastest: the fastest of candidates one of which was flagged; merge's
         # last good record kept for a failed re-run): the choice rests on that record
         rested = set(rests_on)
+        sides = {(c.record["experiment"], c.machine) for c in (cur, *also) if c is not None} | {
+            (o["record"].split("/", 1)[0], o.get("machine")) for o in (derived or {}).get("operands", [])}
+        self.unfollowed.update((a[0], b[0]) for a in sides for b in sides
+                               if a[1] == b[1] and a[0] != b[0] and not self.followed(a[0], b[0]))
         same_code = {pair.same_code for key in rested for pair in self.pairs.get(key, ()) if pair.keys <= rested}
         level = bool(self.new_level.intersection(rests_on)) or False in same_code   # not yet confirmed
         jumped = bool(self.jumped.intersection(rests_on)) or True in same_code or (
