@@ -140,6 +140,9 @@ def _positive_problems(case: dict) -> list[str]:
             if case.get(key) is not None and not (type(case[key]) is int and case[key] >= 1)]
 
 
+IN_OBJECT = {"gemm_tvm": {"mr": "tiles", "nr": "tiles", "kc": "tiles", "mc": "tiles"}}
+"""Id fields a family's case holds inside one of its objects (the grid's tiles); every other id field is a field of
+the case itself, where the pages read it ('model' moved into the quant object broke the INT8 chart)."""
 CASE_OBJECTS = frozenset({"target", "quant", "tiles"})
 """The case fields that are objects (a GEMM's target and tiles, a quantization's settings); every other is a label."""
 
@@ -174,8 +177,9 @@ def case_problems(record_id: str, case: dict, status: str | None = None) -> list
             continue
         keys = [k for k in ONLY_CASE_KEYS.get(name, (name,) + CASE_KEYS.get(name, ())) if k in case]
         keys += [k for k in SQUARE.get(family, {}).get(name, ()) if k in case]
-        held = keys or name == "scope" or any(isinstance(case.get(o), dict) and name in case[o] for o in CASE_OBJECTS) \
-            or (family == "int8" and name == "quant" and ("method" in case or "scheme" in case))   # _composed_problems
+        nested = IN_OBJECT.get(family, {}).get(name)
+        held = keys or name == "scope" or (nested is not None and isinstance(case.get(nested), dict) and name in case[nested]) \
+            or (family == "int8" and name == "quant" and "method" in case and "scheme" in case)   # _composed_problems
         if not held:   # the pages look a case up by its fields: "case": {} broke the INT8 page
             out.append(f"case.{name}: missing; the id names {name}={value!r:.40} (a record's case holds each field "
                        "its id names)")

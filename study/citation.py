@@ -324,7 +324,8 @@ def summaries(lines):
     return out
 
 
-_MEDIAN_PHRASE = re.compile(r"\bp\s*50\b\W*[-+\d.eE]+\s*(?:[mun\u03bc]?s)\b.*\bsamples?\b|\u4e2d\u4f4d.*\d.*\u6837\u672c",
+_MEDIAN_PHRASE = re.compile(r"\b(?:p\s*50|median)\b\W*[-+\d.,eE]+\s*(?:[mun\u03bc]?s|msec|usec)\b.*\b(?:samples?|runs?)\b"
+                            r"|\u4e2d\u4f4d.*\d.*(?:\u6837\u672c|\u6b21)",
                             re.I)
 
 

@@ -49,6 +49,12 @@ _OWN_LATIN = "\u00df\u00e6\u00c6\u00f8\u00d8\u0153\u0152"
 oe): none reads as another letter."""
 
 
+_CJK_LOOKALIKE = "\u4e28\u4e85\u4e3f\u4e59\u4e5a\u4e00\u4e8c\u5de5\u53e3\u56d7\u5182\u51f5\u531a\u535c\u3007\u4e36"
+"""Chinese characters drawn as a Latin letter or digit (a vertical stroke as I or l, hook as J, 'work' as I, mouth as
+O, box as C or U, zero as O, one as a dash): one inside a Latin word reads as the letter ('\u4e28NT8' beside
+'INT8')."""
+
+
 def _latin_lookalike(char):
     """A Latin letter that is not an ASCII letter, with or without marks (NFD), nor one of _OWN_LATIN: a small
     capital I (U+A7AE), a dental click (U+01C0), a dotless i read as the I of 'INT8' in a title beside it."""
@@ -62,8 +68,11 @@ def foreign_letter(text):
     sign, a Roman numeral), or a letter of a script the study does not write (Cherokee E in 'GEMM', Armenian o):
     names, units and titles are written in Latin letters, digits and Chinese characters; a Latin letter is an ASCII
     letter, with marks or without, or one of _OWN_LATIN (_latin_lookalike)."""
-    for char in text:
+    for i, char in enumerate(text):
         kind = unicodedata.category(char)
+        if char in _CJK_LOOKALIKE and any(0 <= j < len(text) and text[j].isascii() and text[j].isalnum()
+                                          for j in (i - 1, i + 1)):
+            return char   # a stroke or radical that reads as a Latin letter, inside a Latin word ('\u4e28NT8')
         if kind[0] in "LN" and (unicodedata.normalize("NFKC", char) != char
                                 or not unicodedata.name(char, "").startswith(_OWN_SCRIPTS)):
             return char

@@ -431,6 +431,7 @@ def test_the_id_target_is_the_cases_target_kind():
     its records to this check)."""
     from study import cases
     rid = cases.case_id("gemm_tvm", impl="tvm_cuda", stage="dlight_matmul", m=128, n=128, k=128, target="cuda")
-    case = {"impl": "tvm_cuda", "m": 128, "n": 128, "k": 128, "target": {"kind": "cuda"}, "target_kind": "cuda"}
+    case = {"impl": "tvm_cuda", "stage": "dlight_matmul", "m": 128, "n": 128, "k": 128, "target": {"kind": "cuda"},
+            "target_kind": "cuda"}
     assert cases.case_problems(rid, case) == []
     assert cases.case_problems(rid, dict(case, target_kind="llvm"))

@@ -33,7 +33,8 @@ def _cur(case_id, samples, case, extra=None, **overrides):
 def _gemm(stage, p50, impl="tvm", blas=None, n=1024, threads=2):
     key = f"gemm_tvm/impl={impl}/stage={stage}/m={n}/n={n}/k={n}/threads={threads}" + (f"/blas={blas}" if blas else "")
     return key, _cur(key, _spread(p50),
-                     {"impl": impl, "stage": stage, "m": n, "n": n, "k": n, "threads": threads},
+                     {"impl": impl, "stage": stage, "m": n, "n": n, "k": n, "threads": threads,
+                      **({"blas_env": blas} if blas else {})},
                      {"flops_per_call": 2 * n ** 3, "trials_done": 128})
 
 

@@ -183,6 +183,10 @@ CONFIG_KEYS = ("site_name", "site_description", "docs_dir", "exclude_docs", "not
                "extra_css", "extra_javascript", "nav")
 """The top-level settings of mkdocs.yml a build accepts: what the project uses, nothing that reads or
 runs a file from elsewhere (INHERIT, hooks, watch)."""
+PINNED_FLAGS = {"use_directory_urls": ("false", ("false", "no", "off")), "strict": ("true", ("true", "yes", "on"))}
+"""The settings of mkdocs.yml the build is made for, pinned: flat .html pages its links name, and a build that
+stops on MkDocs' warnings."""
+BOOL_TAG = "tag:yaml.org,2002:bool"
 CORE_TAGS = tuple(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq"))
 NULL_TAG = "tag:yaml.org,2002:null"
 
@@ -282,8 +286,8 @@ def _targets_problem(path, name, node):
 
 def _fixed_settings_problem(path, mapping):
     """Raise naming the line when mkdocs.yml's theme leaves out a setting the project relies on (theme: material as one
-    line, or without custom_dir or font: Material's inline scripts and Google's fonts reached every page), or its
-    validation: is not the committed one (VALIDATION)."""
+    line, or without custom_dir or font: Material's inline scripts and Google's fonts reached every page), a setting
+    of PINNED_FLAGS is not its value, or its validation: is not the committed one (VALIDATION)."""
     import yaml
     top = {k.value: (k, v) for k, v in mapping.value if isinstance(k, yaml.ScalarNode)}
     theme = top.get("theme", (None, None))[1]
@@ -293,6 +297,14 @@ def _fixed_settings_problem(path, mapping):
         where = theme.start_mark.line + 1 if theme is not None else 1
         raise ReportError(f"{path}:{where}: theme: {', '.join(missing)} missing; the theme is a mapping naming "
                           f"material, custom_dir: {THEME_DIR} and font: false")
+    for name, (want, spellings) in PINNED_FLAGS.items():
+        key, value = top.get(name, (None, None))
+        if not (isinstance(value, yaml.ScalarNode) and value.tag == BOOL_TAG and value.value.lower() in spellings):
+            # use_directory_urls: true moved every page to a folder, and every figure's, record's and CSV's link of
+            # the build (flat .html pages) pointed nowhere; left out, MkDocs takes true
+            raise ReportError(f"{path}:{key.start_mark.line + 1 if key is not None else 1}: {name}: "
+                              f"{str(getattr(value, 'value', 'missing'))[:40]!r} is not {want}, the value the build's "
+                              "links and checks are made for")
     key, validation = top.get("validation", (None, None))
     levels = {(getattr(a, "value", None), getattr(b, "value", None)): getattr(level, "value", None)
               for a, section in (validation.value if isinstance(validation, yaml.MappingNode) else ())

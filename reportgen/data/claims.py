@@ -313,11 +313,21 @@ def _node_shape(row):
     return SHAPED + json.dumps([str(row.get("op")), *dims, weight])
 
 
+def _per_call(rec, key):
+    """A one-call profile's total seconds over the record's median call, or None: the per-convolution tables print
+    the rows' seconds (TVM / ORT, GFLOPS, share of the peak), so a profile scaled whole, its shares and the median
+    kept, moved TVM / ORT 1.13x -> 2.82x and the share of the peak 96 % -> 38 % with nothing compared (work bounds
+    it within PROFILE_LATENCY of the call; the committed records: 0.72x to 1.64x)."""
+    _rows, total = _timed_rows(rec, key)
+    p50 = (rec.get("stats") or {}).get("p50") if isinstance(rec.get("stats"), dict) else None
+    return total / p50 if total and stats.is_number(p50) and p50 > 0 else None
+
+
 def profile_share_jump(earlier, rec, counts=False):
     """(ratio, name) of the first label whose share of a profile's time moved by more than PROFILE_SHARE_JUMP
     (a label that appeared or went holding that much too), or, with ``counts``, whose count of rows changed
-    (24 integer kernels and 2 float relabelled as 28 integer), and of the first row the pages print one by one
-    (conv_row_shares) that moved by CONV_ROW_FACTOR; ``counts`` also says a level is asked for (an operator's
+    (24 integer kernels and 2 float relabelled as 28 integer), of a one-call profile's total over the median call
+    (_per_call) and of the first row the pages print one by one (conv_row_shares) that moved by CONV_ROW_FACTOR; ``counts`` also says a level is asked for (an operator's
     name is then no row of its own); None when none did."""
     before, after = profile_shares(earlier), profile_shares(rec)
     for label in sorted(set(before) | set(after)) if before and after else ():
@@ -328,6 +338,10 @@ def profile_share_jump(earlier, rec, counts=False):
         if abs(b - a) > PROFILE_SHARE_JUMP or (max(a, b) >= PROFILE_SHARE_FLOOR
                                                 and not min(a, b) * PROFILE_SHARE_FACTOR > max(a, b)):
             return (b / a if a else math.inf), name + " share"
+    for key in work.ONE_CALL_PROFILES:   # the profile's seconds against the call it profiles
+        a, b = _per_call(earlier, key), _per_call(rec, key)
+        if a and b and not 1 / CONV_ROW_FACTOR < b / a < CONV_ROW_FACTOR:
+            return b / a, f"extra.{key} total / p50"
     before, after = conv_row_shares(earlier), conv_row_shares(rec)
     # a name is the program's: compared where both hold it; a shape is the model's convolution, so one that appears
     # or goes holding CONV_ROW_FLOOR of the time moved too (its share 0 on the other side)

@@ -362,23 +362,24 @@ def front_matter_depth_problems(docs_dir):
             deep = _front_matter_depth(found.group(1)) if found else None
             if deep:
                 out.append(f"{path}: its front matter, at {deep}; MkDocs reads it before any check, and deep nesting "
-                           "crashed the build")
+                           "crashed the build (a front matter is YAML every reader reads to its end)")
     return out
 
 
 def _front_matter_depth(text):
     """Why a front matter nests too deep as YAML nests it (block sequences and mappings too: 40 000 '- ' on one
-    line, no bracket, ended the build in a segmentation fault), read by the bounded pure-Python composer; or None
-    (any other error is the page's own check's to name)."""
+    line, no bracket, ended the build in a segmentation fault), or cannot be read to the end by the bounded
+    pure-Python composer at all (a tab it refuses where YAML's C loader reads on: the depth was never counted, and
+    the C loader crashed on the nesting after it); or None.  The page's own check reads it with the same loader."""
     import yaml
 
     from reportgen.data import safeyaml
     try:
         safeyaml.compose("\n" + text)   # its lines counted as the page's: the '---' is line 1
-    except safeyaml.Refused as exc:
-        return str(exc)
-    except (yaml.YAMLError, RecursionError):
-        return None
+    except yaml.YAMLError as exc:
+        return safeyaml.describe(exc)
+    except RecursionError:
+        return "nested deeper than Python reads"
     return None
 
 

@@ -38,6 +38,21 @@ def nav_titles(nav):
     return [text for is_key, text in _walk(nav or []) if is_key]
 
 
+def nav_entries(nav):
+    """How many entries a mkdocs.yml nav lists: its titles, and the pages listed without one (MkDocs titles them;
+    4 000 bare '- pNNNN.md' escaped a count of titles, and each page would carry all of them)."""
+    count, stack = 0, [nav or []]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            count += sum(1 for x in item if not isinstance(x, (list, dict)))
+            stack.extend(x for x in item if isinstance(x, (list, dict)))
+        elif isinstance(item, dict):
+            count += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, (list, dict)))
+    return count
+
+
 def config_problems(config, root, options):
     """Raise ReportError for the first problem of MkDocs' ``config`` (the project at ``root``, the plugin's
     ``options``: results_dir, archive_dir)."""
@@ -67,8 +82,9 @@ def config_problems(config, root, options):
         raise ReportError(f"{config.config_file_path}: extra_javascript or extra.polyfills: {odd[:60]!r} is not one of "
                           "the project's pinned scripts (pagecontent.OWN_SCRIPTS, assets/vendor/ VENDORED)")
     long = next((t for t in shown if len(t) > MAX_SETTING_CHARS), None)
-    if len(titles) > MAX_NAV_ENTRIES or long is not None:   # each written into every page
-        raise ReportError(f"{config.config_file_path}: {len(titles)} titles (at most {MAX_NAV_ENTRIES}) or a title or "
+    entries = nav_entries(getattr(config, "nav", None))
+    if entries > MAX_NAV_ENTRIES or long is not None:   # each written into every page
+        raise ReportError(f"{config.config_file_path}: {entries} nav entries (at most {MAX_NAV_ENTRIES}) or a title or "
                           f"setting of more than {MAX_SETTING_CHARS} characters ({(long or '')[:40]!r}): the theme "
                           "writes each into every page")
     marked = next((t for t in shown if re.search(r'[<>&"]', t)), None)
@@ -116,10 +132,16 @@ def title_problem(title):
     return None
 
 
+_PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30fb\u22c5\u2022\u2219\u2027\u00b7", "\u00b7"),
+               **dict.fromkeys("\u2236\u02d0\ua789", ":"), **dict.fromkeys("\u201a\u02cf", ",")}
+"""Punctuation drawn as another (a division slash as '/', a katakana middle dot as '\u00b7'): one title key."""
+
+
 def title_key(title):
-    """The title as a reader tells titles apart (NFKC, case, spaces and dashes folded: U+2010 beside '-'): two
+    """The title as a reader tells titles apart (NFKC, case, spaces, dashes and lookalike punctuation folded: U+2010
+    beside '-', U+2215 beside '/'): two
     pages of one key are two entries of one name in the navigation."""
     import unicodedata
-    folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else c
+    folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else _PUNCT_FOLD.get(c, c)
                      for c in unicodedata.normalize("NFKC", title))
     return " ".join(folded.casefold().split())

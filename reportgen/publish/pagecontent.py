@@ -244,6 +244,10 @@ MAX_PAGE_MARKS = 1000
 """The most of one such character a docs page may hold in all (the pages hold 130 at most): an
 unclosed tag start is scanned for to the page's end, so 20 000 paragraphs of '<a ' took 39 s and
 twice as many four times that, whatever each paragraph holds (1000 take 0.14 s, 2000 1.5 s)."""
+MAX_HEADINGS = 200
+"""The most headings a docs page's own text holds (the committed pages: 16): the table of contents lists each one
+on the page, and 43 500 identical headings (261 KB) made an 18.6 MB page in two minutes and 693 MB."""
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)|^ {0,3}(?:=+|-+)[ \t]*$|<h[1-6]\b", re.M | re.I)
 MAX_BLOCK_LINES = 400
 """The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
 pages' longest has 19): Python-Markdown re-scans the rest of a block for each heading it takes off it, and
@@ -294,6 +298,10 @@ def source_problem(where, own):
     nested = nesting_problem(where, own)
     if nested:
         return nested
+    headings = len(_HEADING.findall(own))
+    if headings > MAX_HEADINGS:
+        return (f"{where}: {headings} headings, more than {MAX_HEADINGS}: each is an entry of the page's table of "
+                "contents, written beside every heading (43 500 made an 18.6 MB page)")
     own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
