@@ -109,6 +109,9 @@ def _composed_problems(family: str, named: dict, case: dict) -> list[str]:
             want["api"] = api_slug(case["old_api"]) if isinstance(case["old_api"], str) else None
     if family == "int8" and ("method" in case or "scheme" in case):
         want["quant"] = f"{case.get('method')}-{case.get('scheme')}"
+        if "quant" not in named:   # the INT8 page takes a record whose case names a method for a calibration row
+            return [f"case.{'method' if 'method' in case else 'scheme'}: a calibration's field in a case whose id names "
+                    "no quant= (an engine's timing is no calibration row)"]
     out = [f"case: {want[k]!r:.60} is what its fields make of the id's {k}, not {v!r:.60} (a record's case and id "
            "name one problem)" for k, v in named.items() if k in want and v is not True and str(want[k]) != v]
     if family in ENGINE_GROUPS and "group" in case and case["group"] != ENGINE_GROUPS[family].get(case.get("engine")):

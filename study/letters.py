@@ -67,12 +67,17 @@ def foreign_letter(text):
     (NFKC: a compatibility ideograph beside the real one, full-width, mathematical or Kangxi forms, the Kelvin
     sign, a Roman numeral), or a letter of a script the study does not write (Cherokee E in 'GEMM', Armenian o):
     names, units and titles are written in Latin letters, digits and Chinese characters; a Latin letter is an ASCII
-    letter, with marks or without, or one of _OWN_LATIN (_latin_lookalike)."""
+    letter, with marks or without, or one of _OWN_LATIN (_latin_lookalike); a Latin word is spelled in Latin letters
+    (a Chinese character, a stroke or a symbol touching one read as a letter: '\u4e42eon', '\u31d1NT8')."""
     for i, char in enumerate(text):
         kind = unicodedata.category(char)
         if char in _CJK_LOOKALIKE and any(0 <= j < len(text) and text[j].isascii() and text[j].isalnum()
                                           for j in (i - 1, i + 1)):
             return char   # a stroke or radical that reads as a Latin letter, inside a Latin word ('\u4e28NT8')
+        if not char.isascii() and kind[0] in "LNS" and not (kind[0] == "L" and unicodedata.name(char, "").startswith(
+                ("LATIN ", "GREEK SMALL LETTER MU"))) and kind != "Sm" and any(
+                0 <= j < len(text) and text[j].isascii() and text[j].isalpha() for j in (i - 1, i + 1)):
+            return char   # any other letter, digit or symbol touching a Latin letter: '\u4e42eon', '\u31d1NT8', '\u2502NT8'
         if kind[0] in "LN" and (unicodedata.normalize("NFKC", char) != char
                                 or not unicodedata.name(char, "").startswith(_OWN_SCRIPTS)):
             return char

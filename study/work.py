@@ -181,6 +181,9 @@ NESTED_FIGURES = {
 PROFILE_ROW = {"seconds": SECONDS, "calls": POSITIVE, "runs": POSITIVE, "op": (str,), "node": (str,), "kind": (str,),
                "operands": (str,), "inputs": SHAPES, "outputs": SHAPES}
 """A row of a kernel or node profile, as the per-kernel tables read it."""
+MAX_ROW_CALLS = 10_000
+"""The most calls one row of a one-call profile counts (the committed rows: 113 at most): one call of a model runs
+each of its kernels a few hundred times at most; 10^9 printed 109 692 580 445 GFLOPS, 24 412 305 854 % of the peak."""
 PROFILE_REQUIRED = {"op_profile": ("op", "kind", "calls", "seconds"), "kernel_profile": ("op", "kind", "calls", "seconds"),
                     "node_profile": ("node", "op", "inputs", "outputs", "seconds")}
 """What every row of each profile holds (the committed rows do): the pages index them, and order and share them
@@ -287,6 +290,9 @@ def _nested_problems(extra):
             for key, want in fields.items():
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
+            if name in ONE_CALL_PROFILES and is_number(row.get("calls")) and row["calls"] > MAX_ROW_CALLS:
+                out.append(f"extra.{name}[{i}].calls: {row['calls']!r:.20}, more than the {MAX_ROW_CALLS} calls of one "
+                           "kernel or node in one call of a model (the tables multiply a row's work by them)")
             if name in PROFILE_REQUIRED and is_number(row["seconds"]) and not row["seconds"] >= MIN_DURATION_S:
                 out.append(f"extra.{name}[{i}].seconds: {row['seconds']!r}, not a time > 0 of at least "
                            f"{MIN_DURATION_S:g} s (the tables divide by it)")

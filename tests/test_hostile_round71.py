@@ -49,7 +49,7 @@ def test_a_chinese_stroke_inside_a_latin_word_is_a_lookalike():
     from study import schema
     for title in ("\u4e28NT8 \u91cf\u5316", "GE\u5de5M", "x\u3007r"):
         assert configcheck.title_problem(title) and schema.foreign_letter(title), title
-    for plain in ("INT8 \u91cf\u5316", "\u4e00\u4e2a GEMM", "GEMM\u57fa\u7ebf"):
+    for plain in ("INT8 \u91cf\u5316", "\u4e00\u4e2a GEMM", "GEMM \u57fa\u7ebf"):
         assert configcheck.title_problem(plain) is None, plain
     from study import letters
     assert _expect("cjk_lookalike_letter") in open(letters.__file__, encoding="utf-8").read()

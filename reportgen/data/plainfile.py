@@ -342,11 +342,19 @@ def _front_matter_value_ok(key, value):
 MAX_FRONT_MATTER_BRACKETS = 64
 
 
+MAX_DOCS_PAGES = 200
+"""The most Markdown pages docs/ holds (the committed: 22)."""
+
+
 def front_matter_depth_problems(docs_dir):
     """One line per docs page whose front matter holds more than MAX_FRONT_MATTER_BRACKETS '[' or '{': MkDocs reads
     a page's front matter with YAML's C loader before any plugin sees the page, and 40 000 nested brackets ended
     the build in a segmentation fault naming nothing (the pages' own front matter holds none)."""
     out = []
+    pages = [os.path.join(top, n) for top, _dirs, names in walk(docs_dir, out, "docs/") for n in names if n.endswith(".md")]
+    if len(pages) > MAX_DOCS_PAGES:   # listed in the nav or not (not_in_nav), each is built and written
+        return [f"{docs_dir}: {len(pages)} pages, more than {MAX_DOCS_PAGES} (the committed: 22): each is built into the "
+                "site with the navigation, whether the nav lists it or not; 3 000 wrote 85 MB before any bound"]
     for top, _dirs, names in walk(docs_dir, out, "docs/"):
         for name in sorted(n for n in names if n.endswith(".md")):
             path = os.path.join(top, name)

@@ -38,6 +38,16 @@ def nav_titles(nav):
     return [text for is_key, text in _walk(nav or []) if is_key]
 
 
+def nav_sections(nav):
+    """The titles of a mkdocs.yml nav's sections (a title over a list of entries), in the file's order."""
+    out = []
+    for item in nav if isinstance(nav, list) else [nav] if isinstance(nav, dict) else []:
+        for title, value in (item.items() if isinstance(item, dict) else ()):
+            if isinstance(value, list):
+                out += [str(title)] + nav_sections(value)
+    return out
+
+
 def nav_entries(nav):
     """How many entries a mkdocs.yml nav lists: its titles, and the pages listed without one (MkDocs titles them;
     4 000 bare '- pNNNN.md' escaped a count of titles, and each page would carry all of them)."""

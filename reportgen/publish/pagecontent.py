@@ -247,6 +247,9 @@ twice as many four times that, whatever each paragraph holds (1000 take 0.14 s, 
 MAX_HEADINGS = 200
 """The most headings a docs page's own text holds (the committed pages: 16): the table of contents lists each one
 on the page, and 43 500 identical headings (261 KB) made an 18.6 MB page in two minutes and 693 MB."""
+MAX_PAGE_HEADINGS = 500
+"""The most headings a page of docs/ holds as converted, its placeholders' included (the committed pages: 21 at
+most, the history page's runs): a heading inside a list or a box escapes the source's count (MAX_HEADINGS)."""
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)|^ {0,3}(?:=+|-+)[ \t]*$|<h[1-6]\b", re.M | re.I)
 MAX_BLOCK_LINES = 400
 """The most lines one block of a docs page's own text holds (a run of lines with no blank line; the committed
@@ -298,10 +301,6 @@ def source_problem(where, own):
     nested = nesting_problem(where, own)
     if nested:
         return nested
-    headings = len(_HEADING.findall(own))
-    if headings > MAX_HEADINGS:
-        return (f"{where}: {headings} headings, more than {MAX_HEADINGS}: each is an entry of the page's table of "
-                "contents, written beside every heading (43 500 made an 18.6 MB page)")
     own = _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
@@ -322,6 +321,10 @@ def source_problem(where, own):
     if mark:
         return (f"{where}: {own.count(mark)} {mark!r} in the page, more than {MAX_PAGE_MARKS}: Python-Markdown "
                 "scans on from each to the page's end (20 000 paragraphs of '<a ' kept a build busy for 39 s)")
+    headings = len(_HEADING.findall(own))
+    if headings > MAX_HEADINGS:
+        return (f"{where}: {headings} headings, more than {MAX_HEADINGS}: each is an entry of the page's table of "
+                "contents, written beside every heading (43 500 made an 18.6 MB page)")
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     own = plainfile.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)

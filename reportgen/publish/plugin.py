@@ -513,6 +513,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                   f"({self.csv_owner[taken[0]]}); rename the page")
             self.csv_files.update(found)
             self.csv_owner.update(dict.fromkeys(found, f"docs/{uri}"))
+            headings = len(_HTML_HEADING.findall(html))
+            if headings > pagecontent.MAX_PAGE_HEADINGS:   # as converted: '- # h' in a list, a heading in a box
+                raise ReportError(f"docs/{uri}: {headings} headings as converted, more than "
+                                  f"{pagecontent.MAX_PAGE_HEADINGS}: each is an entry of the page's table of contents "
+                                  "the theme writes (37 000 in a list made a 3.9 MB page in minutes)")
         odd = pagecontent.content_problem(f"docs/{uri}", html, set(self.data.specs))
         if odd:
             raise ReportError(odd)
@@ -522,7 +527,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_env(self, env, config, files):
         # every page's title as MkDocs settled it (a nav entry, the front matter or the page's first heading) is
         # written into every page's navigation: a 250 000-character heading made a 103 MB site in five minutes
-        listed, seen = set(configcheck._strings(getattr(config, "nav", None) if config else None)), {}
+        nav = getattr(config, "nav", None) if config else None
+        # a page listed without a title takes its page's: the same as a section's title ('- fupan.md' beside a
+        # section of that name), or as another page's
+        listed = set(configcheck._strings(nav))
+        seen = {configcheck.title_key(title): f"mkdocs.yml's section {title!r:.40}" for title in configcheck.nav_sections(nav)}
         for f in files.documentation_pages():
             if f.page is None:
                 continue
@@ -534,8 +543,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 key = configcheck.title_key(str(f.page.title or ""))
                 if key in seen:
                     raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is the title of "
-                                      f"docs/{seen[key]} too; each names one place in the navigation")
-                seen[key] = f.src_uri
+                                      f"{seen[key]} too; each names one place in the navigation")
+                seen[key] = f"docs/{f.src_uri}"
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)
@@ -610,6 +619,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                     if (run.run_id, name) in shipped[kind]:
                         nofollow.write_text(site, f"data/{kind}/{run.run_id}/{name}", text())
         nofollow.write_text(site, "data/tuning-databases.json", json.dumps(databases, indent=1) + "\n")
+
+
+_HTML_HEADING = re.compile(r"<h[1-6][\s>]", re.I)
 
 
 def _say_jumps(runs, code_changed=None, every=None):
