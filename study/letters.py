@@ -55,6 +55,16 @@ O, box as C or U, zero as O, one as a dash): one inside a Latin word reads as th
 'INT8')."""
 
 
+_BESIDE_LATIN = "\uff08\uff09\u3010\u3011\u300a\u300b\uff0c\u3002\u3001\uff1a\uff1b\uff01\uff1f\u201c\u201d\u2018\u2019\u00b7\u00d7\u2014\u2013\u2026\u00b5\u00b0\u2122\u00ae"
+"""What may touch a Latin letter besides ASCII, spaces and Latin letters: Chinese punctuation written against a
+Latin word ('\uff08Relax\uff09'), the middle dot, times, dashes, the ellipsis, micro, degree."""
+
+
+_LETTER_LIKE_MATH = "\u2223\u2224\u2225\u2226\u2215\u2216\u2228\u2227\u2229\u222a\u222b\u2211\u220f\u2210\u2282\u2283\u2205\u2208\u220a\u2203\u2200\u22c1\u22c0\u27d9\u2a09"
+"""Mathematical symbols drawn as a letter or a bar ('\u2223NT8' beside 'INT8', a sigma as E, a cup as U); an arrow, a
+relation or an operator ('A\u2192B', '\u2264') may touch a Latin word."""
+
+
 def _latin_lookalike(char):
     """A Latin letter that is not an ASCII letter, with or without marks (NFD), nor one of _OWN_LATIN: a small
     capital I (U+A7AE), a dental click (U+01C0), a dotless i read as the I of 'INT8' in a title beside it."""
@@ -74,10 +84,13 @@ def foreign_letter(text):
         if char in _CJK_LOOKALIKE and any(0 <= j < len(text) and text[j].isascii() and text[j].isalnum()
                                           for j in (i - 1, i + 1)):
             return char   # a stroke or radical that reads as a Latin letter, inside a Latin word ('\u4e28NT8')
-        if not char.isascii() and kind[0] in "LNS" and not (kind[0] == "L" and unicodedata.name(char, "").startswith(
-                ("LATIN ", "GREEK SMALL LETTER MU"))) and kind != "Sm" and any(
+        if unicodedata.bidirectional(char) in ("R", "AL", "AN") or 0x2E80 <= ord(char) <= 0x2FDF:
+            return char   # right to left ('12\u05c034 ms' shows as '1234\u05c0 ms'); a CJK radical drawn as its character
+        if not char.isascii() and kind[0] not in "ZM" and char not in _BESIDE_LATIN and not (
+                kind[0] == "L" and unicodedata.name(char, "").startswith(("LATIN ", "GREEK SMALL LETTER MU"))) and not (
+                kind == "Sm" and unicodedata.normalize("NFKC", char) == char and char not in _LETTER_LIKE_MATH) and any(
                 0 <= j < len(text) and text[j].isascii() and text[j].isalpha() for j in (i - 1, i + 1)):
-            return char   # any other letter, digit or symbol touching a Latin letter: '\u4e42eon', '\u31d1NT8', '\u2502NT8'
+            return char   # anything else touching a Latin letter: '\u4e42eon', '\u31d1NT8', '\u2502NT8', '\u2223NT8'
         if kind[0] in "LN" and (unicodedata.normalize("NFKC", char) != char
                                 or not unicodedata.name(char, "").startswith(_OWN_SCRIPTS)):
             return char

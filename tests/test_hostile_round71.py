@@ -57,7 +57,7 @@ def test_a_chinese_stroke_inside_a_latin_word_is_a_lookalike():
 
 def test_lookalike_punctuation_makes_one_title():
     from test_hostile_round57 import _on_config
-    said = _on_config(nav=[{"CPU/GPU": "index.md"}, {"CPU\u2215GPU": "gemm.md"}])
+    said = _on_config(nav=[{"CPU / GPU": "index.md"}, {"CPU \u2215 GPU": "gemm.md"}])
     assert _expect("punctuation_lookalike_titles") in said
     said = _on_config(nav=[{"\u6eaf\u6e90\u00b7\u8bf4\u660e": "index.md"}, {"\u6eaf\u6e90\u30fb\u8bf4\u660e": "gemm.md"}])
     assert _expect("punctuation_lookalike_titles") in said

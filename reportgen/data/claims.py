@@ -281,7 +281,8 @@ def conv_row_shares(rec):
         for row in rows:
             if key == "op_profile" or "conv" in str(row.get("op")).lower():
                 label = (key, _node_shape(row) if key == "node_profile" else
-                         _kernel_shape(info.get(row.get("op"))) or str(row.get("op")) if key == "kernel_profile"
+                         _kernel_shape(info.get(row.get("op")), _lanes(rec), row.get("op")) or str(row.get("op"))
+                         if key == "kernel_profile"
                          else str(row.get("op")))
                 out[label] = out.get(label, 0.0) + row["seconds"] / total
     return out
@@ -295,7 +296,7 @@ def _shape_calls(rec):
     info = info if isinstance(info, dict) else {}
     out = {}
     for row in _timed_rows(rec, "kernel_profile")[0]:
-        shape = _kernel_shape(info.get(row.get("op")))
+        shape = _kernel_shape(info.get(row.get("op")), _lanes(rec), row.get("op"))
         if shape and stats.is_number(row.get("calls")) and row["calls"] > 0:
             out[shape] = out.get(shape, 0) + row["calls"]
     return out
@@ -305,13 +306,29 @@ SHAPED = "shape "
 """How a row keyed by its shape starts (a name is the program's and changes with it; a shape is the model's)."""
 
 
-def _kernel_shape(kernel):
-    """A rule's convolution kernel as the per-convolution tables key it (rules.kernels: its blocks of output and
-    input channels, kernel and output size), whatever the build named it (TVM renumbers its fused kernels with
-    the code: renamed, 1.07x read 3.22x, compared with nothing), or None for a kernel no rule describes."""
-    if not isinstance(kernel, dict) or "conv" not in str(kernel.get("rule")):
+def _kernel_shape(kernel, lanes=16, op=""):
+    """A rule's convolution kernel as the per-convolution tables print it (pages.e2e_rules._tvm_convs: output channels
+    oc_blocks x lanes, input channels ic_blocks x its input lanes, kernel and output size),
+    whatever the build named it (TVM renumbers its fused kernels with the code: renamed, 1.07x read 3.22x, compared
+    with nothing) and whatever else the kernel lists (an unprinted 'ic': 128 made a row of its own, compared with nothing, and its calls moved
+    the row 2x); None for a kernel no rule describes.  ``lanes``: the record's rules.lanes; ``op``: the kernel's
+    name (an older stem kernel says it by name)."""
+    if not isinstance(kernel, dict) or "conv" not in str(kernel.get("rule")):   # fp32, VNNI and AVX2 int8 alike
         return None
-    return SHAPED + json.dumps([str(kernel.get(f)) for f in ("oc_blocks", "ic_blocks", "ic", "kh", "kw", "oh", "ow")])
+    try:
+        ic_lanes = int(kernel.get("ic_lanes") or (1 if "stem" in str(op) else lanes))
+        shape = [int(kernel["oc_blocks"]) * int(lanes), int(kernel["ic_blocks"]) * ic_lanes,
+                 *(int(kernel[f]) for f in ("kh", "kw", "oh", "ow"))]
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return SHAPED + json.dumps([str(kernel.get(f)) for f in ("oc_blocks", "ic_blocks", "ic_lanes", "kh", "kw", "oh", "ow")])
+    return SHAPED + json.dumps(shape)
+
+
+def _lanes(rec):
+    """A rule record's vector lanes (rules.lanes; 16 when it names none, as the pages read it)."""
+    rules = ((rec.get("extra") or {}).get("rules") or {}) if isinstance(rec.get("extra"), dict) else {}
+    lanes = rules.get("lanes", 16) if isinstance(rules, dict) else 16
+    return lanes if isinstance(lanes, int) and not isinstance(lanes, bool) and lanes > 0 else 16
 
 
 def _node_shape(row):
@@ -357,9 +374,9 @@ def profile_share_jump(earlier, rec, counts=False):
         if a and b and not 1 / CONV_ROW_FACTOR < b / a < CONV_ROW_FACTOR:
             return b / a, f"extra.{key} total / p50"
     before, after = _shape_calls(earlier), _shape_calls(rec)
-    for label in sorted(set(before) & set(after)):
-        if before[label] != after[label]:   # the model's count of a convolution: no code changes it
-            return after[label] / before[label], f"extra.kernel_profile[{label[:80]}] calls"
+    for label in sorted(set(before) | set(after)) if before and after else ():
+        if before.get(label) != after.get(label):   # the model's count of a convolution: no code changes it
+            return after.get(label, 0) / before.get(label, math.inf), f"extra.kernel_profile[{label[:80]}] calls"
     before, after = conv_row_shares(earlier), conv_row_shares(rec)
     # a name is the program's: compared where both hold it; a shape is the model's convolution, so one that appears
     # or goes holding CONV_ROW_FLOOR of the time moved too (its share 0 on the other side)

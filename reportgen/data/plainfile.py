@@ -194,6 +194,9 @@ _ODD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff" + _INVISIBLE + "]")
 _HIDDEN_TEXT = re.compile("[" + _INVISIBLE + "]")
 
 
+_RTL_TEXT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+"""Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo...): a reviewed text of the study holds none, and
+their punctuation reorders the numbers beside it."""
 _CONTROL_TEXT = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f" + _INVISIBLE + "]")
 
 
@@ -204,6 +207,10 @@ def hidden_text_problem(where, text, controls=False):
     (but tab and line ends), which a docs page's own text never needs (a backspace reached the page)."""
     found = (_CONTROL_TEXT if controls else _HIDDEN_TEXT).search(text)
     if found is None:
+        rtl = _RTL_TEXT.search(text)
+        if rtl is not None:   # '12\u05c034 ms' showed as '1234\u05c0 ms'
+            return (f"{where}:{text.count(chr(10), 0, rtl.start()) + 1}: holds the right-to-left character "
+                    f"U+{ord(rtl.group()):04X}, which reorders the numbers and words beside it; remove it")
         return None
     line = text.count("\n", 0, found.start()) + 1
     return (f"{where}:{line}: holds the invisible or bidi character U+{ord(found.group()):04X}, which makes "
@@ -344,6 +351,10 @@ MAX_FRONT_MATTER_BRACKETS = 64
 
 MAX_DOCS_PAGES = 200
 """The most Markdown pages docs/ holds (the committed: 22)."""
+MAX_DOCS_BYTES = 4_000_000
+"""The most bytes docs/'s pages hold together (the committed: about 150 000)."""
+BUILD_FOLDERS = ("provenance",)
+"""The folders of the site whose pages the build writes (the provenance pages): docs/ holds no page there."""
 
 
 def front_matter_depth_problems(docs_dir):
@@ -355,6 +366,14 @@ def front_matter_depth_problems(docs_dir):
     if len(pages) > MAX_DOCS_PAGES:   # listed in the nav or not (not_in_nav), each is built and written
         return [f"{docs_dir}: {len(pages)} pages, more than {MAX_DOCS_PAGES} (the committed: 22): each is built into the "
                 "site with the navigation, whether the nav lists it or not; 3 000 wrote 85 MB before any bound"]
+    size = sum(os.lstat(page).st_size for page in pages)
+    if size > MAX_DOCS_BYTES:   # each page within its own bound, 200 of them 51 MB: a gigabyte of site and index
+        return [f"{docs_dir}: its pages hold {size} bytes, more than {MAX_DOCS_BYTES} (the committed: about 150 000): "
+                "each is built into the site and its search index"]
+    owned = [page for page in pages if os.path.relpath(page, docs_dir).split(os.sep)[0] in BUILD_FOLDERS]
+    if owned:   # the build writes these pages; one of docs/ there passed as generated, past the pages' bounds
+        return [f"{owned[0]}: docs/{os.path.relpath(owned[0], docs_dir).split(os.sep)[0]}/ holds the pages the build "
+                "writes; docs/ holds none there"]
     for top, _dirs, names in walk(docs_dir, out, "docs/"):
         for name in sorted(n for n in names if n.endswith(".md")):
             path = os.path.join(top, name)
