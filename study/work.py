@@ -207,6 +207,8 @@ _OUTPUT = ("kh", "kw", "oh", "ow", "ow_tile")
 RULE_REQUIRED = {"conv": ("oc_blocks", "ic_blocks", "oc_tile") + _OUTPUT, "vnni_conv": ("oc_blocks", "ic", "oc_tile") + _OUTPUT,
                  "avx2_conv": ("oc_blocks", "ic", "oc_tile") + _OUTPUT, "depthwise": _OUTPUT}
 """The tile fields each convolution rule's kernels hold (the committed ones do): the tables index them."""
+RULES = frozenset(RULE_REQUIRED) | {"generic"}
+"""The rules a kernel may name (experiments' rule library): the pages pick convolutions by these names."""
 
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{0,79}")
@@ -315,6 +317,11 @@ def _nested_problems(extra):
         if not isinstance(info.get("rule"), (str, type(None))):
             out.append(f"extra.rules.kernels[{kernel!r:.40}].rule: expected a rule's name, got "
                        f"{type(info['rule']).__name__}")
+            continue
+        if not (info.get("rule") is None or info.get("rule") in RULES):
+            # 'convx' for 'conv': the claims read it as a convolution still, the page dropped the kernel from its row
+            out.append(f"extra.rules.kernels[{kernel!r:.40}].rule: {str(info.get('rule'))[:40]!r} is not one of the "
+                       f"project's rules ({', '.join(sorted(RULES))})")
             continue
         missing = [key for key in RULE_REQUIRED.get(info.get("rule"), ()) if info.get(key) is None]
         if missing:

@@ -23,6 +23,7 @@ import math
 import re
 from collections import Counter
 
+from reportgen.data import convs
 from study import cases, stats, work
 
 SHARE = re.compile(r"(accuracy|agree|exact|share)")
@@ -281,7 +282,7 @@ def conv_row_shares(rec):
         for row in rows:
             if key == "op_profile" or "conv" in str(row.get("op")).lower():
                 label = (key, _node_shape(row) if key == "node_profile" else
-                         _kernel_shape(info.get(row.get("op")), _lanes(rec), row.get("op")) or str(row.get("op"))
+                         _kernel_shape(info.get(row.get("op")), convs.lanes_of(rec), row.get("op")) or str(row.get("op"))
                          if key == "kernel_profile"
                          else str(row.get("op")))
                 out[label] = out.get(label, 0.0) + row["seconds"] / total
@@ -296,7 +297,7 @@ def _shape_calls(rec):
     info = info if isinstance(info, dict) else {}
     out = {}
     for row in _timed_rows(rec, "kernel_profile")[0]:
-        shape = _kernel_shape(info.get(row.get("op")), _lanes(rec), row.get("op"))
+        shape = _kernel_shape(info.get(row.get("op")), convs.lanes_of(rec), row.get("op"))
         if shape and stats.is_number(row.get("calls")) and row["calls"] > 0:
             out[shape] = out.get(shape, 0) + row["calls"]
     return out
@@ -307,36 +308,34 @@ SHAPED = "shape "
 
 
 def _kernel_shape(kernel, lanes=16, op=""):
-    """A rule's convolution kernel as the per-convolution tables print it (pages.e2e_rules._tvm_convs: output channels
-    oc_blocks x lanes, input channels ic_blocks x its input lanes, kernel and output size),
+    """A rule's convolution kernel as the per-convolution tables print it (data.convs, the pages' own reader: an fp32
+    kernel's output and input channels, kernel and output size; an int8 kernel's channels and output size),
     whatever the build named it (TVM renumbers its fused kernels with the code: renamed, 1.07x read 3.22x, compared
-    with nothing) and whatever else the kernel lists (an unprinted 'ic': 128 made a row of its own, compared with nothing, and its calls moved
-    the row 2x); None for a kernel no rule describes.  ``lanes``: the record's rules.lanes; ``op``: the kernel's
-    name (an older stem kernel says it by name)."""
-    if not isinstance(kernel, dict) or "conv" not in str(kernel.get("rule")):   # fp32, VNNI and AVX2 int8 alike
-        return None
+    with nothing) and whatever else the kernel lists (an unprinted 'ic': 128 made a row of its own, compared with
+    nothing, and its calls moved the row 2x); None for a kernel no convolution rule describes.  ``lanes``: the
+    record's rules.lanes; ``op``: the kernel's name (an older stem kernel says it by name)."""
     try:
-        ic_lanes = int(kernel.get("ic_lanes") or (1 if "stem" in str(op) else lanes))
-        shape = [int(kernel["oc_blocks"]) * int(lanes), int(kernel["ic_blocks"]) * ic_lanes,
-                 *(int(kernel[f]) for f in ("kh", "kw", "oh", "ow"))]
+        found = convs.tvm_conv(kernel, op, lanes)
+        key = [found[f] for f in ("o", "i", "kh", "kw", "oh", "ow")] if found else convs.tvm_qconv(kernel)
     except (KeyError, TypeError, ValueError, OverflowError):
-        return SHAPED + json.dumps([str(kernel.get(f)) for f in ("oc_blocks", "ic_blocks", "ic_lanes", "kh", "kw", "oh", "ow")])
-    return SHAPED + json.dumps(shape)
-
-
-def _lanes(rec):
-    """A rule record's vector lanes (rules.lanes; 16 when it names none, as the pages read it)."""
-    rules = ((rec.get("extra") or {}).get("rules") or {}) if isinstance(rec.get("extra"), dict) else {}
-    lanes = rules.get("lanes", 16) if isinstance(rules, dict) else 16
-    return lanes if isinstance(lanes, int) and not isinstance(lanes, bool) and lanes > 0 else 16
+        return SHAPED + json.dumps(["unread", str(kernel.get("rule"))]) if isinstance(kernel, dict) else None
+    return SHAPED + json.dumps(list(key)) if key else None
 
 
 def _node_shape(row):
-    """An ORT node's row as the convolution tables see it: its operator, the dimensions of its input and output in
-    any order (NHWC or NCHW) and its weight's shape as listed (output and input channels, kernel size: a strided
-    3x3 and a 1x1 projection of one stage share their input and output, and print as two rows), whatever else it
-    lists (an extra input or a scale's shape moved a node out of comparison when the whole list was the key, and
-    0.94x read 3.78x)."""
+    """An ORT node's row as the convolution tables read it (data.convs: a Conv's weight and output by position, a
+    QLinearConv's channels and output size), and a node they do not read by its operator and the dimensions of its
+    first input and output in any order with its first 4-d input (a strided 3x3 and a 1x1 projection of one stage
+    share their input and output, and print as two rows), whatever else it lists (an extra input or a scale's shape
+    moved a node out of comparison when the whole list was the key, and 0.94x read 3.78x): a node the table stops
+    reading leaves its row (output dims permuted, the weight moved behind a 1-d input: 1.13x read 4.53x while a
+    sorted key stayed the same)."""
+    found = convs.ort_conv(row)
+    if found is not None:
+        return SHAPED + json.dumps(["conv", *(found[f] for f in ("o", "i", "kh", "kw", "oh", "ow"))])
+    key = convs.ort_qconv(row)
+    if key is not None:
+        return SHAPED + json.dumps(["qconv", *key])
     ins = row.get("inputs") if isinstance(row.get("inputs"), list) else []
     dims = [sorted(map(str, v)) if isinstance(v, list) else str(v)
             for v in ((ins or [None])[0], (row.get("outputs") or [None])[0])]

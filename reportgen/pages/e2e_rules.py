@@ -2,7 +2,7 @@
 per model, both variants, same run), the per-convolution table (each TVM conv kernel against
 ONNX Runtime's own node time from its profiler, GFLOPS, share of the measured peak) and the
 latency-vs-trials points of every TVM variant.  Words in docs/words/e2e_rules.yaml and docs/e2e.md."""
-from reportgen.data import compare, frame, merge
+from reportgen.data import compare, convs, frame, merge
 from reportgen.pages import borrow
 from reportgen.data.queries import D_ENGINES, RULE_ENGINES
 from reportgen.data.words import W, W_for
@@ -165,36 +165,25 @@ def summary_table(src):
 
 
 def _tvm_convs(cur):
-    """(key, kernel, calls, seconds, info) of every conv kernel of a rule record; key = (O, OH, OW,
-    KH, KW) with the input channels kept apart (blocks x lanes, or the stem's plain channels)."""
+    """Every conv kernel of a rule record with its calls and seconds (data.convs.tvm_conv: output channels, input
+    channels kept apart as blocks x lanes or the stem's plain channels, kernel and output size)."""
     rules = cur.record["extra"].get("rules") or {}
-    lanes = int(rules.get("lanes", 16))
-    info = rules.get("kernels") or {}
+    lanes, info = convs.lanes_of(cur.record), rules.get("kernels") or {}
     out = []
     for row in cur.record["extra"].get("kernel_profile") or []:
-        k = info.get(row["op"])
-        if not k or k.get("rule") != "conv":
-            continue
-        # input lanes per block: the stem's NCHW input has 1 (older records: its kernel name says so)
-        ic_lanes = int(k.get("ic_lanes") or (1 if "stem" in row["op"] else lanes))
-        out.append({"op": row["op"], "calls": int(row["calls"]), "seconds": float(row["seconds"]),
-                    "o": k["oc_blocks"] * lanes, "oh": k["oh"], "ow": k["ow"], "kh": k["kh"], "kw": k["kw"],
-                    "i": k["ic_blocks"] * ic_lanes, "lanes": lanes})
+        k = convs.tvm_conv(info.get(row["op"]), row["op"], lanes)
+        if k is not None:
+            out.append(dict(k, op=row["op"], calls=int(row["calls"]), seconds=float(row["seconds"])))
     return out
 
 
 def _ort_convs(cur):
-    """ORT's conv nodes of its profile: (O, I, KH, KW, OH, OW) from the weight and output shapes."""
+    """ORT's conv nodes of its profile (data.convs.ort_conv: O, I, KH, KW from the weight, OH, OW from the output)."""
     out = []
     for node in cur.record["extra"].get("node_profile") or []:
-        if node.get("op") not in ("Conv", "FusedConv") or len(node.get("inputs", [])) < 2 or not node.get("outputs"):
-            continue
-        w, y = node["inputs"][1], node["outputs"][0]
-        if len(w) != 4 or len(y) not in (4, 5):
-            continue
-        o, oh, ow = (y[1] * y[4], y[2], y[3]) if len(y) == 5 else (y[1], y[2], y[3])
-        out.append({"node": node["node"], "seconds": float(node["seconds"]), "o": int(w[0]), "i": int(w[1]),
-                    "kh": int(w[2]), "kw": int(w[3]), "oh": int(oh), "ow": int(ow), "o_out": int(o)})
+        found = convs.ort_conv(node)
+        if found is not None:
+            out.append(dict({k: int(v) for k, v in found.items()}, node=node["node"], seconds=float(node["seconds"])))
     return out
 
 

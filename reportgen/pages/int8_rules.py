@@ -5,7 +5,7 @@ like-for-like comparisons of the INT8 issue, with the goals beside them.  Reads 
 :mod:`reportgen.pages.borrow` picks.  Words in docs/words/int8_rules.yaml."""
 import re
 
-from reportgen.data import compare, frame, merge
+from reportgen.data import compare, convs, frame, merge
 from reportgen.data.words import W, W_for
 from reportgen.pages import borrow
 from reportgen.render.cells import text as _esc
@@ -259,29 +259,13 @@ def kernels(src, model="resnet18_v1"):
              dots=src.fig(f"{rid}#vpdpbusd_hot", str((asm.get("hottest") or {}).get("vpdpbusd", 0)), "instructions", rule))
 
 
-def _dims(value, rank):
-    """A shape of ``rank`` whole numbers, as a profiler reports it (anything else is not read)."""
-    return isinstance(value, list) and len(value) == rank and \
-        all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
-
-
 def _ort_convs(ort):
-    """ORT's QLinearConv nodes as (O, I, OH, OW).  Its profiler lists a node's inputs without the
-    prepacked weight: O is the length of the per-channel weight scale (else of the bias), I and the
-    output size come from the input and output, which ORT's layout pass may have made NHWC."""
+    """ORT's QLinearConv nodes as (O, I, OH, OW) (data.convs.ort_qconv)."""
     out = []
     for node in ort.record["extra"].get("node_profile") or []:
-        ins, outs = node.get("inputs") or [], node.get("outputs") or []
-        if node.get("op") != "QLinearConv" or not ins or not _dims(ins[0], 4) or not outs or not _dims(outs[0], 4):
-            continue
-        channels = [v[0] for v in ins[3:] if _dims(v, 1)]
-        if not channels:
-            continue
-        o, x, y = int(channels[0]), ins[0], outs[0]
-        nhwc = y[3] == o and y[1] != o
-        i, (oh, ow) = (x[3], (y[1], y[2])) if nhwc else (x[1], (y[2], y[3]))
-        out.append({"node": node["node"], "seconds": float(node["seconds"]),
-                    "key": (o, int(i), int(oh), int(ow))})
+        key = convs.ort_qconv(node)
+        if key is not None:
+            out.append({"node": node["node"], "seconds": float(node["seconds"]), "key": key})
     return out
 
 
@@ -294,9 +278,9 @@ def conv_rows(cur, ort):
     nodes, taken, rows = _ort_convs(ort), set(), {}
     for k in cur.record["extra"].get("kernel_profile") or []:
         ki = info.get(k["op"]) or {}
-        if ki.get("rule") not in ("vnni_conv", "avx2_conv"):
+        if convs.tvm_qconv(ki) is None:
             continue
-        o, i, oh, ow = int(ki["oc_blocks"]) * 16, int(ki["ic"]), int(ki["oh"]), int(ki["ow"])
+        o, i, oh, ow = convs.tvm_qconv(ki)
         fits = [n for n in nodes if n["node"] not in taken and 0 <= o - n["key"][0] < 16
                 and 0 <= i - n["key"][1] < 4 and n["key"][2:] == (oh, ow)][:int(k["calls"])]
         taken.update(n["node"] for n in fits)

@@ -48,7 +48,7 @@ class _Depth(plainfile.Parser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.depth, self.marked, self.line = 0, set(), None
+        self.open, self.marked, self.line = [], set(), None
 
     def set_cdata_mode(self, elem):
         """Tags are read on after a <style> or <script> (one shown in a code span put the parser in CDATA mode, and the
@@ -61,10 +61,12 @@ class _Depth(plainfile.Parser):
 
     def handle_starttag(self, tag, attrs):
         if self._counted(tag, attrs):
-            self.depth += 1
-            if self.depth > MAX_HTML_DEPTH and self.line is None:
+            self.open.append(tag)
+            if len(self.open) > MAX_HTML_DEPTH and self.line is None:
                 self.line = self.getpos()[0]
 
     def handle_endtag(self, tag):
-        if self._counted(tag):
-            self.depth = max(0, self.depth - 1)
+        # an end tag closes the innermost open element of its name, and those inside it, as a browser and md_in_html
+        # read it; a stray one closes nothing ('</ul>' after each '<div markdown>' kept one shared count at 1)
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag):]
