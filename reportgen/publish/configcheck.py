@@ -142,9 +142,12 @@ def title_problem(title):
     return None
 
 
-_PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30fb\u22c5\u2022\u2219\u2027\u00b7", "\u00b7"),
-               **dict.fromkeys("\u2236\u02d0\ua789", ":"), **dict.fromkeys("\u201a\u02cf", ",")}
-"""Punctuation drawn as another (a division slash as '/', a katakana middle dot as '\u00b7'): one title key."""
+_PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30fb\u22c5\u2022\u2219\u2027\u00b7\u3002", "."),
+               **dict.fromkeys("\u2236\u02d0\ua789", ":"), **dict.fromkeys("\u201a\u02cf", ","),
+               **dict.fromkeys("\u2018\u2019\u201b\u2032\u02bc\u0060\u00b4", "'"),
+               **dict.fromkeys("\u201c\u201d\u201f\u2033\u3003", '"'), "\u00d7": "x", "\u2715": "x"}
+"""Punctuation drawn as another (a division slash as '/', a middle dot or an ideographic full stop as '.', curly
+quotes as straight ones, times as x): one title key ("TVM's" and 'TVM\u2019s' read the same)."""
 
 
 def title_key(title):
@@ -154,4 +157,5 @@ def title_key(title):
     import unicodedata
     folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else _PUNCT_FOLD.get(c, c)
                      for c in unicodedata.normalize("NFKC", title))
-    return " ".join(folded.casefold().split())
+    words = ["-" if word == "\u4e00" else word for word in folded.casefold().split()]   # a lone 'one' reads as a dash
+    return " ".join(words)

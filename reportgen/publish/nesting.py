@@ -14,6 +14,8 @@ MAX_HTML_DEPTH = 32
 ran Python-Markdown's md_in_html out of stack."""
 _NESTED_BLOCK = re.compile(r"<(/?)(div|section|details|summary|article|aside|blockquote|figure|main|nav|header|footer|"
                         r"ul|ol|dl|table|form|fieldset)\b", re.I)
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+"""The elements that hold nothing: they open no level."""
 _MARKER = re.compile(r"(?:[-+*>]|\d+[.)])")
 _MARKERS = re.compile(r"[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]*)*")
 
@@ -57,7 +59,10 @@ class _Depth(plainfile.Parser):
     def _counted(self, tag, attrs=()):
         if any(name == "markdown" for name, _value in attrs):
             self.marked.add(tag)
-        return tag in self.marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None
+        # inside an element carrying markdown, md_in_html builds every element as a nested one ('<li>' repeated 990
+        # times inside one '<div markdown="1">' ran it out of stack): each counts but the void ones
+        inside = any(t in self.marked for t in self.open)
+        return tag in self.marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None or (inside and tag not in _VOID)
 
     def handle_starttag(self, tag, attrs):
         if self._counted(tag, attrs):
