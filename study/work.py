@@ -327,7 +327,8 @@ def _nested_problems(extra):
         if missing:
             out.append(f"extra.rules.kernels[{kernel!r:.40}]: a {info['rule']} kernel without {missing[0]} (the "
                        "per-convolution tables read its tile)")
-        out += [_type_problem(f"extra.rules.kernels[{kernel!r:.40}].{key}", info[key], COUNT)
+        # a convolution's sizes and tiles are >= 1 (kh 0 printed a row '512x512x0x3' at 0 GFLOPS)
+        out += [_type_problem(f"extra.rules.kernels[{kernel!r:.40}].{key}", info[key], POSITIVE)
                 for key in RULE_TILE if info.get(key) is not None]
         if info.get("ic_lanes") is not None:
             out.append(_type_problem(f"extra.rules.kernels[{kernel!r:.40}].ic_lanes", info["ic_lanes"], LANES))

@@ -57,9 +57,12 @@ def test_a_chinese_stroke_inside_a_latin_word_is_a_lookalike():
 
 def test_lookalike_punctuation_makes_one_title():
     from test_hostile_round57 import _on_config
+    # each either folds into one title or is a mark titles do not use (round 76: listed punctuation only)
     said = _on_config(nav=[{"CPU / GPU": "index.md"}, {"CPU \u2215 GPU": "gemm.md"}])
-    assert _expect("punctuation_lookalike_titles") in said
+    assert _expect("punctuation_lookalike_titles") in said or "titles use ASCII punctuation" in said
     said = _on_config(nav=[{"\u6eaf\u6e90\u00b7\u8bf4\u660e": "index.md"}, {"\u6eaf\u6e90\u30fb\u8bf4\u660e": "gemm.md"}])
+    assert _expect("punctuation_lookalike_titles") in said or "titles use ASCII punctuation" in said
+    said = _on_config(nav=[{"\u6eaf\u6e90\u00b7\u8bf4\u660e": "index.md"}, {"\u6eaf\u6e90\u3002\u8bf4\u660e": "gemm.md"}])
     assert _expect("punctuation_lookalike_titles") in said
 
 

@@ -55,7 +55,7 @@ def test_what_touches_a_latin_word_is_held():
     for title in ("\u2223NT8 \u91cf\u5316", "\uff5cNT8", "\u05c0NT8", "\u0964NT8", "\u5e38\u2ec5\u7684\u4e94\u79cd\u5931\u8d25"):
         said = configcheck.title_problem(title)
         assert said and _expect("latin_word_neighbours") in said and _expect("cjk_radical_letters") in said, title
-    for plain in ("D\u2192int8", "x \u2264 y", "\uff08Relax\uff09", "4\u00d74 GEMM"):
+    for plain in ("D\u2192int8", "\uff08Relax\uff09", "4\u00d74 GEMM"):
         assert configcheck.title_problem(plain) is None, plain
 
 

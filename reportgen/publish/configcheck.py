@@ -1,6 +1,7 @@
 """mkdocs.yml as MkDocs loaded it, checked before the plugin reads any data: no link in the folders it names, the
 scripts pinned, and every title or setting the theme writes into every page bounded and plain text."""
 import re
+import unicodedata
 from pathlib import Path
 
 from reportgen.data import plainfile
@@ -139,9 +140,16 @@ def title_problem(title):
         return f"a lookalike (its word {mixed[:30]!r} mixes Latin, Cyrillic or Greek letters)"
     if foreign:
         return f"a lookalike (U+{ord(foreign):04X} is another spelling or script of a letter)"
+    odd = next((c for c in title if not c.isascii() and unicodedata.category(c)[0] in "PS" and c not in _TITLE_MARKS), None)
+    if odd is not None:   # an Armenian full stop as ':', U+2043 as '-', U+2039 as '<': the fold lists kept losing
+        return f"a lookalike (U+{ord(odd):04X}: titles use ASCII punctuation and Chinese punctuation only)"
     return None
 
 
+_TITLE_MARKS = "\uff08\uff09\u3010\u3011\u300a\u300b\u300c\u300d\u300e\u300f\uff0c\u3002\u3001\uff1a\uff1b\uff01\uff1f" \
+    "\u201c\u201d\u2018\u2019\u00b7\u2014\u2013\u2026\u2192\u00d7\u00b5"
+"""The punctuation and symbols beyond ASCII a title may hold: Chinese punctuation, curly quotes, the middle dot,
+dashes, the ellipsis, an arrow, times, micro (folded where they copy ASCII: _PUNCT_FOLD)."""
 _PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30fb\u22c5\u2022\u2219\u2027\u00b7\u3002", "."),
                **dict.fromkeys("\u2236\u02d0\ua789", ":"), **dict.fromkeys("\u201a\u02cf", ","),
                **dict.fromkeys("\u2018\u2019\u201b\u2032\u02bc\u0060\u00b4", "'"),
@@ -154,7 +162,6 @@ def title_key(title):
     """The title as a reader tells titles apart (NFKC, case, spaces, dashes and lookalike punctuation folded: U+2010
     beside '-', U+2215 beside '/'): two
     pages of one key are two entries of one name in the navigation."""
-    import unicodedata
     folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else _PUNCT_FOLD.get(c, c)
                      for c in unicodedata.normalize("NFKC", title))
     words = ["-" if word == "\u4e00" else word for word in folded.casefold().split()]   # a lone 'one' reads as a dash

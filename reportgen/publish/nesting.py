@@ -33,12 +33,35 @@ def nesting_problem(where, own):
             return (f"{where}:{number}: more than {MAX_HTML_DEPTH} list or quote markers opening one line: each is a "
                     "list Python-Markdown nests into ('- - - ...' 500 long ran it out of stack)")
     deep = _Depth()
-    deep.feed(own)
+    deep.feed(_code_blanked(own))
     deep.close()
     if deep.line is not None:
         return (f"{where}:{deep.line}: block elements nested more than {MAX_HTML_DEPTH} deep (400 nested "
                 "'<div markdown>' ran Python-Markdown out of stack)")
     return None
+
+
+_FENCE_LINE = re.compile(r"^[ \t>]*(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def _code_blanked(text):
+    """``text`` with its fenced blocks' lines and its code spans blanked (lines kept): code is shown, never
+    parsed, so a '<!--' or an unclosed attribute quote in a fence hid the nested elements after it from the count
+    (480 nested '<div markdown="1">' after a fenced '<!--')."""
+    out, fence = [], None
+    for line in text.split("\n"):
+        opened = _FENCE_LINE.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)[0] * len(opened.group(1))
+            out.append("")
+        elif fence is not None:
+            if opened and opened.group(1).startswith(fence):
+                fence = None
+            out.append("")
+        else:
+            out.append(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line))
+    return "\n".join(out)
 
 
 class _Depth(plainfile.Parser):
