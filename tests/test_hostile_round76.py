@@ -36,7 +36,8 @@ def test_code_hides_no_nesting(opener):
     said = nesting.nesting_problem("docs/a.md", text)
     assert said and said.startswith("docs/a.md:") and _expect("nesting_code_blanked") in said
     fenced = "# t\n\n```\n" + '<div markdown="1">\n' * 450 + "```\n"
-    assert nesting.nesting_problem("docs/a.md", fenced) is None   # shown as code, never parsed
+    # shown as code, never parsed; since round 77 counted as written too (an unclosed fence hid a page's nesting)
+    assert nesting.nesting_problem("docs/a.md", fenced) is not None
 
 
 def test_a_convolutions_sizes_are_at_least_one():

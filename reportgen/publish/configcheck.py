@@ -158,11 +158,17 @@ _PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30
 quotes as straight ones, times as x): one title key ("TVM's" and 'TVM\u2019s' read the same)."""
 
 
+_LONE_FOLD = {"\u4e00": "-", "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e3f": "/", "\u4e36": ".", "\u4e5a": "l",
+              "\u53e3": "o", "\u3007": "o", "\u5de5": "i"}
+"""Chinese characters that, standing alone between spaces, read as ASCII punctuation or a letter."""
+
+
 def title_key(title):
     """The title as a reader tells titles apart (NFKC, case, spaces, dashes and lookalike punctuation folded: U+2010
     beside '-', U+2215 beside '/'): two
     pages of one key are two entries of one name in the navigation."""
     folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else _PUNCT_FOLD.get(c, c)
                      for c in unicodedata.normalize("NFKC", title))
-    words = ["-" if word == "\u4e00" else word for word in folded.casefold().split()]   # a lone 'one' reads as a dash
+    # a lone Chinese character drawn as ASCII punctuation reads as it ('TVM \u4e28 ORT' beside 'TVM | ORT')
+    words = [_LONE_FOLD.get(word, word) for word in folded.casefold().split()]
     return " ".join(words)

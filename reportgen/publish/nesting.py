@@ -35,6 +35,8 @@ def nesting_problem(where, own):
     deep = _Depth()
     deep.feed(_code_blanked(own))
     deep.close()
+    if deep.line is None:   # and as written, tag by tag, with no state a fence, a comment or a quote could hold open
+        deep.line = _written_depth(own)
     if deep.line is not None:
         return (f"{where}:{deep.line}: block elements nested more than {MAX_HTML_DEPTH} deep (400 nested "
                 "'<div markdown>' ran Python-Markdown out of stack)")
@@ -62,6 +64,30 @@ def _code_blanked(text):
         else:
             out.append(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line))
     return "\n".join(out)
+
+
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)")
+
+
+def _written_depth(text):
+    """The line where the elements nest past MAX_HTML_DEPTH counted tag by tag as written (_Depth's rules: a counted
+    tag opens a level, an end tag closes the innermost open element of its name), or None.  Read besides the parser:
+    an unclosed fence blanked the rest of a page that Markdown converted (480 nested '<div markdown="1">' after it)."""
+    stack, marked = [], set()
+    for match in _TAG.finditer(text):
+        closing, tag = match.group(1), match.group(2).lower()
+        if closing:
+            if tag in stack:
+                del stack[len(stack) - 1 - stack[::-1].index(tag):]
+            continue
+        if re.search(r"(?:^|\s)markdown\b", match.group(3)):
+            marked.add(tag)
+        inside = any(t in marked for t in stack)
+        if tag in marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None or (inside and tag not in _VOID):
+            stack.append(tag)
+            if len(stack) > MAX_HTML_DEPTH:
+                return text.count("\n", 0, match.start()) + 1
+    return None
 
 
 class _Depth(plainfile.Parser):
