@@ -374,22 +374,20 @@ def front_matter_depth_problems(docs_dir):
     if owned:   # the build writes these pages; one of docs/ there passed as generated, past the pages' bounds
         return [f"{owned[0]}: docs/{os.path.relpath(owned[0], docs_dir).split(os.sep)[0]}/ holds the pages the build "
                 "writes; docs/ holds none there"]
-    for top, _dirs, names in walk(docs_dir, out, "docs/"):
-        for name in sorted(n for n in names if n.endswith(".md")):
-            path = os.path.join(top, name)
-            try:
-                found = _FRONT_MATTER.match(as_mkdocs_reads(read_text(path, MAX_ARCHIVE_FILE_BYTES)))
-            except (OSError, ValueError, ReportError):
-                continue   # the page's own checks name it
-            count = sum(found.group(1).count(c) for c in "[{") if found else 0
-            if count > MAX_FRONT_MATTER_BRACKETS:
-                out.append(f"{path}: its front matter holds {count} '[' or '{{' (at most {MAX_FRONT_MATTER_BRACKETS}); "
-                           "MkDocs reads it before any check, and deep nesting crashed the build")
-                continue
-            deep = _front_matter_depth(found.group(1)) if found else None
-            if deep:
-                out.append(f"{path}: its front matter, at {deep}; MkDocs reads it before any check, and deep nesting "
-                           "crashed the build (a front matter is YAML every reader reads to its end)")
+    for path in pages:   # the walk above, read once
+        try:
+            found = _FRONT_MATTER.match(as_mkdocs_reads(read_text(path, MAX_ARCHIVE_FILE_BYTES)))
+        except (OSError, ValueError, ReportError):
+            continue   # the page's own checks name it
+        count = sum(found.group(1).count(c) for c in "[{") if found else 0
+        if count > MAX_FRONT_MATTER_BRACKETS:
+            out.append(f"{path}: its front matter holds {count} '[' or '{{' (at most {MAX_FRONT_MATTER_BRACKETS}); "
+                       "MkDocs reads it before any check, and deep nesting crashed the build")
+            continue
+        deep = _front_matter_depth(found.group(1)) if found else None
+        if deep:
+            out.append(f"{path}: its front matter, at {deep}; MkDocs reads it before any check, and deep nesting "
+                       "crashed the build (a front matter is YAML every reader reads to its end)")
     return out
 
 

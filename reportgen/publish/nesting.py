@@ -69,24 +69,40 @@ def _code_blanked(text):
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)")
 
 
+class _Levels:
+    """The open elements of a page as md_in_html nests them, one set of rules for both readers: a tag of
+    _NESTED_BLOCK, or of any name once one carried a markdown attribute, or any non-void tag inside such an element
+    opens a level ('<li>' repeated 990 times inside one '<div markdown="1">' ran it out of stack); an end tag closes
+    the innermost open element of its name, a stray one nothing."""
+
+    def __init__(self):
+        self.open, self.marked = [], set()
+
+    def opens(self, tag, markdown):
+        """Whether ``tag`` (carrying a markdown attribute or not) opened a level past MAX_HTML_DEPTH."""
+        if markdown:
+            self.marked.add(tag)
+        inside = any(t in self.marked for t in self.open)
+        if tag in self.marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None or (inside and tag not in _VOID):
+            self.open.append(tag)
+        return len(self.open) > MAX_HTML_DEPTH
+
+    def closes(self, tag):
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag):]
+
+
 def _written_depth(text):
-    """The line where the elements nest past MAX_HTML_DEPTH counted tag by tag as written (_Depth's rules: a counted
-    tag opens a level, an end tag closes the innermost open element of its name), or None.  Read besides the parser:
-    an unclosed fence blanked the rest of a page that Markdown converted (480 nested '<div markdown="1">' after it)."""
-    stack, marked = [], set()
+    """The line where the elements nest past MAX_HTML_DEPTH counted tag by tag as written (_Levels), or None.  Read
+    besides the parser: an unclosed fence blanked the rest of a page that Markdown converted (480 nested
+    '<div markdown="1">' after it)."""
+    levels = _Levels()
     for match in _TAG.finditer(text):
-        closing, tag = match.group(1), match.group(2).lower()
-        if closing:
-            if tag in stack:
-                del stack[len(stack) - 1 - stack[::-1].index(tag):]
-            continue
-        if re.search(r"(?:^|\s)markdown\b", match.group(3)):
-            marked.add(tag)
-        inside = any(t in marked for t in stack)
-        if tag in marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None or (inside and tag not in _VOID):
-            stack.append(tag)
-            if len(stack) > MAX_HTML_DEPTH:
-                return text.count("\n", 0, match.start()) + 1
+        tag = match.group(2).lower()
+        if match.group(1):
+            levels.closes(tag)
+        elif levels.opens(tag, re.search(r"(?:^|\s)markdown\b", match.group(3)) is not None):
+            return text.count("\n", 0, match.start()) + 1
     return None
 
 
@@ -99,28 +115,16 @@ class _Depth(plainfile.Parser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.open, self.marked, self.line = [], set(), None
+        self.levels, self.line = _Levels(), None
 
     def set_cdata_mode(self, elem):
         """Tags are read on after a <style> or <script> (one shown in a code span put the parser in CDATA mode, and the
         450 nested '<div markdown>' after it went uncounted); docs pages hold neither (source_problem)."""
 
-    def _counted(self, tag, attrs=()):
-        if any(name == "markdown" for name, _value in attrs):
-            self.marked.add(tag)
-        # inside an element carrying markdown, md_in_html builds every element as a nested one ('<li>' repeated 990
-        # times inside one '<div markdown="1">' ran it out of stack): each counts but the void ones
-        inside = any(t in self.marked for t in self.open)
-        return tag in self.marked or _NESTED_BLOCK.fullmatch(f"<{tag}") is not None or (inside and tag not in _VOID)
-
     def handle_starttag(self, tag, attrs):
-        if self._counted(tag, attrs):
-            self.open.append(tag)
-            if len(self.open) > MAX_HTML_DEPTH and self.line is None:
-                self.line = self.getpos()[0]
+        if self.levels.opens(tag, any(name == "markdown" for name, _value in attrs)) and self.line is None:
+            self.line = self.getpos()[0]
 
     def handle_endtag(self, tag):
-        # an end tag closes the innermost open element of its name, and those inside it, as a browser and md_in_html
-        # read it; a stray one closes nothing ('</ul>' after each '<div markdown>' kept one shared count at 1)
-        if tag in self.open:
-            del self.open[len(self.open) - 1 - self.open[::-1].index(tag):]
+        # as a browser and md_in_html read it ('</ul>' after each '<div markdown>' kept one shared count at 1)
+        self.levels.closes(tag)
