@@ -7,7 +7,7 @@ from pathlib import Path
 from reportgen.data import plainfile
 from reportgen.errors import ReportError
 from reportgen.publish import pagecontent
-from study import schema
+from study import confusables, schema
 
 MAX_NAV_ENTRIES, MAX_SETTING_CHARS = 100, 300
 """The most nav titles, and characters of a title or setting, mkdocs.yml gives: the theme writes each into every
@@ -107,8 +107,7 @@ def config_problems(config, root, options):
     if odd is not None:   # 200 marks stacked on a nav title, or a title of ideographic spaces, in every page's navigation
         raise ReportError(f"{config.config_file_path}: {odd[0][:60]!r}: a title or setting that is {odd[1]}; the theme writes it "
                           "into every page")
-    keys = [title_key(t) for t in titles]
-    twice = next((t for i, t in enumerate(titles) if keys[i] in keys[:i]), None)
+    twice = confusables.repeated(titles)   # by UTS #39's skeleton, not a fold list written by hand
     if twice is not None:   # two entries of one name: the reader cannot tell which is which
         raise ReportError(f"{config.config_file_path}: {twice[:60]!r}: two nav titles are the same; each names one "
                           "place in the navigation")
@@ -149,26 +148,4 @@ def title_problem(title):
 _TITLE_MARKS = "\uff08\uff09\u3010\u3011\u300a\u300b\u300c\u300d\u300e\u300f\uff0c\u3002\u3001\uff1a\uff1b\uff01\uff1f" \
     "\u201c\u201d\u2018\u2019\u00b7\u2014\u2013\u2026\u2192\u00d7\u00b5"
 """The punctuation and symbols beyond ASCII a title may hold: Chinese punctuation, curly quotes, the middle dot,
-dashes, the ellipsis, an arrow, times, micro (folded where they copy ASCII: _PUNCT_FOLD)."""
-_PUNCT_FOLD = {**dict.fromkeys("\u2215\u2044\u29f8", "/"), **dict.fromkeys("\u30fb\u22c5\u2022\u2219\u2027\u00b7\u3002", "."),
-               **dict.fromkeys("\u2236\u02d0\ua789", ":"), **dict.fromkeys("\u201a\u02cf", ","),
-               **dict.fromkeys("\u2018\u2019\u201b\u2032\u02bc\u0060\u00b4", "'"),
-               **dict.fromkeys("\u201c\u201d\u201f\u2033\u3003", '"'), "\u00d7": "x", "\u2715": "x"}
-"""Punctuation drawn as another (a division slash as '/', a middle dot or an ideographic full stop as '.', curly
-quotes as straight ones, times as x): one title key ("TVM's" and 'TVM\u2019s' read the same)."""
-
-
-_LONE_FOLD = {"\u4e00": "-", "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e3f": "/", "\u4e36": ".", "\u4e5a": "l",
-              "\u53e3": "o", "\u3007": "o", "\u5de5": "i"}
-"""Chinese characters that, standing alone between spaces, read as ASCII punctuation or a letter."""
-
-
-def title_key(title):
-    """The title as a reader tells titles apart (NFKC, case, spaces, dashes and lookalike punctuation folded: U+2010
-    beside '-', U+2215 beside '/'): two
-    pages of one key are two entries of one name in the navigation."""
-    folded = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else _PUNCT_FOLD.get(c, c)
-                     for c in unicodedata.normalize("NFKC", title))
-    # a lone Chinese character drawn as ASCII punctuation reads as it ('TVM \u4e28 ORT' beside 'TVM | ORT')
-    words = [_LONE_FOLD.get(word, word) for word in folded.casefold().split()]
-    return " ".join(words)
+dashes, the ellipsis, an arrow, times, micro (read as what they copy by study.confusables)."""

@@ -2,6 +2,9 @@
 md_in_html's block elements), and a page nested past what its stack bears ended the build in a RecursionError or
 worse; pagecontent.source_problem reads each page's own text with nesting_problem before MkDocs converts it."""
 import re
+import sys
+
+import markdown
 
 from reportgen.data import plainfile
 
@@ -128,3 +131,57 @@ class _Depth(plainfile.Parser):
     def handle_endtag(self, tag):
         # as a browser and md_in_html read it ('</ul>' after each '<div markdown>' kept one shared count at 1)
         self.levels.closes(tag)
+
+
+MAX_CONVERT_FRAMES = 300
+"""How deep Python-Markdown may recurse converting one docs page, in Python frames above its caller (the committed
+pages: 74 at most; each nested '<div markdown>' or quote costs 3, a nested list item 4).  MkDocs converts the page
+from about the same depth under Python's limit of 1000, so a page converted within this bound is converted in the
+build with room to spare."""
+
+
+def _frames():
+    frame, count = sys._getframe(1), 0
+    while frame is not None:
+        frame, count = frame.f_back, count + 1
+    return count
+
+
+def _overflows(text, extensions, configs):
+    """Whether Python-Markdown, with the site's ``extensions``, recurses deeper than MAX_CONVERT_FRAMES on
+    ``text``."""
+    limit = sys.getrecursionlimit()
+    converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
+    sys.setrecursionlimit(_frames() + MAX_CONVERT_FRAMES)
+    try:
+        converter.convert(text)
+    except RecursionError:
+        return True
+    finally:
+        sys.setrecursionlimit(limit)
+    return False
+
+
+def conversion_problem(where, text, extensions, configs):
+    """One line for a page Python-Markdown cannot convert within MAX_CONVERT_FRAMES, or None: the page is converted
+    as the build converts it, by Markdown itself with the site's ``extensions`` and ``configs``, so no reading of the
+    text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested '<div markdown>' from that
+    reading, which Markdown then nested.  The line named is the first whose text, up to it, overflows."""
+    if not _overflows(text, extensions, configs):
+        return None
+    lines = text.split("\n")
+    low, high = 1, len(lines)
+    while low < high:   # a prefix nests no deeper than the page: the first line past the bound, by halves
+        middle = (low + high) // 2
+        if _overflows("\n".join(lines[:middle]), extensions, configs):
+            high = middle
+        else:
+            low = middle + 1
+    return (f"{where}:{low}: Python-Markdown, converting the page with the site's extensions, nests deeper than "
+            f"{MAX_CONVERT_FRAMES} calls by this line (lists, quotes or '<div markdown>' inside one another)")
+
+
+def converted_problem(where, own, rendered, extensions, configs):
+    """conversion_problem of a page's own text (its lines as written), then of it as rendered (Jinja run)."""
+    return conversion_problem(where, own, extensions, configs) or conversion_problem(
+        f"{where} (as rendered)", rendered, extensions, configs)

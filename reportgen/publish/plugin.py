@@ -30,11 +30,11 @@ from reportgen.data import archive, campaigns, compare, derived, frame, load, lo
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines, pairs
 from reportgen.render import cells, charts, comparable, figures, labels, provenance
-from reportgen.publish import configcheck, coverage, csvs, pagecontent
+from reportgen.publish import configcheck, coverage, csvs, nesting, pagecontent
 from reportgen.publish.configcheck import MAX_SETTING_CHARS
 from reportgen.publish import sandbox
 from reportgen.publish.sandbox import RENDER_S, sandbox as _sandbox, time_limit as _time_limit
-from study import identity
+from study import confusables, identity
 from reportgen.data.words import W
 from reportgen.render.figures import FigureBook, derived_entries
 
@@ -341,8 +341,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"docs/words/plugin.yaml: {odd[0][:60]!r}: a navigation title or the footer that is "
                               f"{odd[1]}; the theme writes it into every page")
         titles = configcheck.nav_titles(getattr(config, "nav", None)) + own[:-1]
-        keys = [configcheck.title_key(t) for t in titles]
-        twice = next((t for i, t in enumerate(titles) if keys[i] in keys[:i]), None)
+        twice = confusables.repeated(titles)
         if twice is not None:
             raise ReportError(f"docs/words/plugin.yaml: {twice[:60]!r}: a navigation title the build adds is the same as "
                               "another title of the navigation; each names one place in it")
@@ -469,7 +468,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(hidden)
             # the rendered text's bounds first (its size, its blocks): the typed-figure scan reads it whole
             typed = [p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", bare)] if p] or \
-                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own)
+                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [nesting.converted_problem(
+                    f"docs/{page.file.src_uri}", markdown, text, config.markdown_extensions, config.mdx_configs)] if p]
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
@@ -536,7 +536,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # a page listed without a title takes its page's: the same as a section's title ('- fupan.md' beside a
         # section of that name), or as another page's
         listed = set(configcheck._strings(nav))
-        seen = {configcheck.title_key(title): f"mkdocs.yml's section {title!r:.40}" for title in configcheck.nav_sections(nav)}
+        seen = confusables.Names()
+        for title in configcheck.nav_sections(nav):
+            seen.seen(title, f"mkdocs.yml's section {title!r:.40}")
         for f in files.documentation_pages():
             if f.page is None:
                 continue
@@ -545,11 +547,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is {why}; the "
                                   "theme writes every page's title into every page")
             if f.src_uri in listed:   # a nav entry without a title takes the page's: two of one name
-                key = configcheck.title_key(str(f.page.title or ""))
-                if key in seen:
+                earlier = seen.seen(str(f.page.title or ""), f"docs/{f.src_uri}")
+                if earlier is not None:
                     raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is the title of "
-                                      f"{seen[key]} too; each names one place in the navigation")
-                seen[key] = f"docs/{f.src_uri}"
+                                      f"{earlier} too; each names one place in the navigation")
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)

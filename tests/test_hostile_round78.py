@@ -1,0 +1,90 @@
+"""The seventy-eighth round of the hostile corpus (issue #29): the levers rounds 75-77 named, before the attack.
+
+Nesting is bounded by Python-Markdown's own conversion of each page (with the site's extensions, under a bound of
+calls, the line found by halves), not only by a second reading of the text that a fence or a comment could mislead;
+titles are told apart by UTS #39's confusables skeleton (study.confusables) instead of fold lists written by hand.
+
+Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
+has a test here or in the other rounds.
+"""
+import functools
+
+import pytest
+from conftest import ROOT
+from test_hostile_round4 import _expect
+
+MUTATIONS = {}
+SPECIAL = {case: None for case in ("markdown_conversion_bound", "confusable_skeleton_titles")}
+
+
+@functools.cache
+def _site_markdown():
+    from mkdocs.config import load_config
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    return config.markdown_extensions, config.mdx_configs
+
+
+@pytest.mark.parametrize("nest", ['<div markdown="1">\n\n', "    "])   # quotes: Markdown bounds them itself
+def test_a_page_markdown_nests_past_the_bound_is_refused_at_its_line(nest):
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    if nest == "    ":
+        deep = "".join(nest * i + "- x\n" for i in range(150))
+    else:
+        deep = nest * 150 + "x\n\n" + "</div>\n\n" * 150   # unclosed, Markdown nests none of them
+    text = "# t\n\nsome text\n\n" + deep
+    said = nesting.conversion_problem("docs/a.md", text, extensions, configs)
+    assert said and _expect("markdown_conversion_bound") in said, said
+    line = int(said.split(":")[1])
+    assert 5 <= line <= text.count("\n") + 1, said
+    assert nesting.conversion_problem("docs/a.md", "# t\n\nsome text\n", extensions, configs) is None
+
+
+def test_the_committed_pages_convert_within_the_bound():
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert nesting.conversion_problem(page.name, page.read_text(encoding="utf-8"), extensions, configs) is None
+
+
+def test_the_bound_restores_the_recursion_limit():
+    import sys
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    before = sys.getrecursionlimit()
+    nesting.conversion_problem("docs/a.md", "> " * 400 + "x\n", extensions, configs)
+    assert sys.getrecursionlimit() == before
+
+
+def test_a_page_nested_behind_what_the_text_reading_misses_is_refused_as_rendered():
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    deep = '<div markdown="1">\n\n' * 150 + "</div>\n\n" * 150
+    said = nesting.converted_problem("docs/a.md", "# t\n\n{{ x }}\n", "# t\n\n" + deep, extensions, configs)
+    assert said and said.startswith("docs/a.md (as rendered):") and _expect("markdown_conversion_bound") in said
+
+
+@pytest.mark.parametrize("a, b", [("GEMM \u5bf9\u7167", "GEMM \u5bf9\u7167"), ("Gemm \u57fa\u7ebf", "Gernrn \u57fa\u7ebf"),
+                                  ("INT8 \u91cf\u5316", "lNT8 \u91cf\u5316"), ("TVM 0.27", "TVM O.27"),
+                                  ("a \u2014 b", "a - b"), ("a \u00b7 b", "a . b"), ("A x B", "A \u00d7 B"),
+                                  ("TVM | ORT", "TVM \u4e28 ORT"), ("TVM's", "TVM\u2019s")])
+def test_titles_drawn_alike_by_the_unicode_table_are_one_name(a, b):
+    from study import confusables
+    assert confusables.repeated([a, b]) == b
+    from test_hostile_round57 import _on_config
+    said = _on_config(nav=[{a: "index.md"}, {b: "gemm.md"}])
+    assert _expect("confusable_skeleton_titles") in said, said
+
+
+@pytest.mark.parametrize("a, b", [("GEMM \u57fa\u7ebf", "GEMV \u57fa\u7ebf"), ("INT8", "INT4"), ("\u6982\u89c8", "\u65b9\u6cd5")])
+def test_titles_a_reader_tells_apart_stay_apart(a, b):
+    from study import confusables
+    assert confusables.repeated([a, b]) is None
+
+
+def test_the_vendored_table_is_the_published_one():
+    from study import confusables
+    head = confusables.TABLE.read_text(encoding="utf-8").split("\n", 12)[:12]
+    assert any("Version: 13.0.0" in line for line in head)
+    table = confusables._table()
+    assert len(table) == 6311 and table["\u0131"] == "i" and table["m"] == "rn" and table["0"] == "O"
