@@ -50,22 +50,39 @@ def keys(text):
     return frozenset({" ".join(skeleton(spaced).casefold().split()), " ".join(skeleton(spaced.casefold()).split())})
 
 
+def one_apart(a, b):
+    """Whether ``a`` and ``b`` differ by at most one character put in, left out or changed."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+    return a[start + (len(a) == len(b)):] == b[start + 1:]
+
+
 class Names:
-    """Texts met so far, told apart as a reader tells them (keys): ``seen(text, where)`` is where an earlier text
-    read as this one stood, else None (and notes this one at ``where``)."""
+    """Texts met so far, told apart as a reader tells them: ``seen(text, where)`` is where an earlier text that
+    reads as this one stood, else None (and notes this one at ``where``).  Two texts read as one when they share a
+    key (keys), or, with ``apart``, when a key of one is one character from a key of the other: the table pairs few
+    Chinese characters ('\u672a' and '\u672b', '\u5df1' and '\u5df2' are not in it), and a list of them would be
+    one more list written by hand; two entries of a navigation one character apart are taken for each other at a
+    glance whatever the character."""
 
-    def __init__(self):
-        self._where = {}
+    def __init__(self, apart=False):
+        self._where, self.apart = {}, apart
 
-    def seen(self, text, where=None):
+    def seen(self, text, where=None, apart=None):
+        """``apart``: this text held one character apart from the others too (None: as the Names were made)."""
         found = keys(text)
         earlier = next((self._where[k] for k in sorted(found) if k in self._where), None)
+        if earlier is None and (self.apart if apart is None else apart):
+            earlier = next((w for k, w in self._where.items() for mine in found if one_apart(k, mine)), None)
         if earlier is None:
             self._where.update(dict.fromkeys(found, text if where is None else where))
         return earlier
 
 
-def repeated(texts):
+def repeated(texts, apart=False):
     """The first of ``texts`` that reads as an earlier one (Names), or None."""
-    names = Names()
+    names = Names(apart)
     return next((t for t in texts if names.seen(t) is not None), None)

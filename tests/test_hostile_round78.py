@@ -88,3 +88,21 @@ def test_the_vendored_table_is_the_published_one():
     assert any("Version: 13.0.0" in line for line in head)
     table = confusables._table()
     assert len(table) == 6311 and table["\u0131"] == "i" and table["m"] == "rn" and table["0"] == "O"
+
+
+@pytest.mark.parametrize("a, b", [("\u672a\u6765\u8def\u7ebf", "\u672b\u6765\u8def\u7ebf"), ("\u81ea\u5df1", "\u81ea\u5df2"),
+                                  ("\u65e5\u5fd7", "\u66f0\u5fd7"), ("GEMM", "GEMMs")])
+def test_nav_titles_one_character_apart_read_as_one(a, b):
+    from test_hostile_round57 import _on_config
+    said = _on_config(nav=[{a: "index.md"}, {b: "gemm.md"}])
+    assert _expect("confusable_skeleton_titles") in said and "one character apart" in said, said
+
+
+def test_one_apart_is_one_edit():
+    from study import confusables
+    for a, b, apart in (("abc", "abc", True), ("abc", "abxc", True), ("abc", "ab", True), ("abc", "xbc", True),
+                        ("abc", "xyc", False), ("abc", "acb", False), ("a", "abc", False), ("", "a", True)):
+        assert confusables.one_apart(a, b) is apart and confusables.one_apart(b, a) is apart, (a, b)
+    names = confusables.Names(apart=True)
+    assert names.seen("\u8fd0\u884c 1", "one") is None and names.seen("\u8fd0\u884c 2", "two", apart=False) is None
+    assert names.seen("\u8fd0\u884c 3", "three") == "one"

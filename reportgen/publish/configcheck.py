@@ -107,10 +107,10 @@ def config_problems(config, root, options):
     if odd is not None:   # 200 marks stacked on a nav title, or a title of ideographic spaces, in every page's navigation
         raise ReportError(f"{config.config_file_path}: {odd[0][:60]!r}: a title or setting that is {odd[1]}; the theme writes it "
                           "into every page")
-    twice = confusables.repeated(titles)   # by UTS #39's skeleton, not a fold list written by hand
+    twice = confusables.repeated(titles, apart=True)   # by UTS #39's skeleton, not a fold list written by hand
     if twice is not None:   # two entries of one name: the reader cannot tell which is which
-        raise ReportError(f"{config.config_file_path}: {twice[:60]!r}: two nav titles are the same; each names one "
-                          "place in the navigation")
+        raise ReportError(f"{config.config_file_path}: {twice[:60]!r}: two nav titles are the same, as a reader reads "
+                          "them, or one character apart; each names one place in the navigation")
     typed = [p for t in shown for p in pagecontent.typed_in_rendered(
         config.config_file_path, t, f"in the title or setting {t[:60]!r}, shown on every page")]
     if typed:

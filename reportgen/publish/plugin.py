@@ -341,10 +341,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             raise ReportError(f"docs/words/plugin.yaml: {odd[0][:60]!r}: a navigation title or the footer that is "
                               f"{odd[1]}; the theme writes it into every page")
         titles = configcheck.nav_titles(getattr(config, "nav", None)) + own[:-1]
-        twice = confusables.repeated(titles)
+        twice = confusables.repeated(titles, apart=True)
         if twice is not None:
             raise ReportError(f"docs/words/plugin.yaml: {twice[:60]!r}: a navigation title the build adds is the same as "
-                              "another title of the navigation; each names one place in it")
+                              "another title of the navigation, or one character from it; each names one place in it")
         if pages and config.nav is not None:
             config.nav.append({W("plugin.on_config.nav_provenance"): pages})
         # every page's footer names the code and the machine it was built from (the commit's own
@@ -536,7 +536,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # a page listed without a title takes its page's: the same as a section's title ('- fupan.md' beside a
         # section of that name), or as another page's
         listed = set(configcheck._strings(nav))
-        seen = confusables.Names()
+        seen = confusables.Names(apart=True)
         for title in configcheck.nav_sections(nav):
             seen.seen(title, f"mkdocs.yml's section {title!r:.40}")
         for f in files.documentation_pages():
@@ -547,10 +547,10 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is {why}; the "
                                   "theme writes every page's title into every page")
             if f.src_uri in listed:   # a nav entry without a title takes the page's: two of one name
-                earlier = seen.seen(str(f.page.title or ""), f"docs/{f.src_uri}")
-                if earlier is not None:
+                earlier = seen.seen(str(f.page.title or ""), f"docs/{f.src_uri}", apart=f.src_uri not in self.generated)
+                if earlier is not None:   # the build's pages are titled by run ids: those may be one character apart
                     raise ReportError(f"docs/{f.src_uri}: its title ({str(f.page.title)[:40]!r}) is the title of "
-                                      f"{earlier} too; each names one place in the navigation")
+                                      f"{earlier} too, or one character from it; each names one place in the navigation")
         content_map = self.data.content_map
         passages = coverage.evaluate_content(content_map, self.pages_html, self.book.index(self.pages_html), self.data.tables,
                                              self.data.code, self.root)
