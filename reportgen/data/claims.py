@@ -275,15 +275,13 @@ def conv_row_shares(rec):
     its shape, _node_shape) and every operator of op_profile by its name (the e2e page names the slowest as the
     bottleneck, with its share: 22 % read 38 % for another kernel, never compared)."""
     out = {}
-    info = ((rec.get("extra") or {}).get("rules") or {}).get("kernels") if isinstance(rec.get("extra"), dict) else None
-    info = info if isinstance(info, dict) else {}
+    shapes = _kernel_shapes(rec)
     for key in ("kernel_profile", "node_profile", "op_profile"):
         rows, total = _timed_rows(rec, key)
-        for row in rows:
+        for i, row in enumerate(rows):
             # a row the tables read, by the pages' own test (data.convs), or by its name: a rule's kernel renamed
             # without 'conv' stayed in its printed row, its seconds x5.9 compared with nothing
-            shape = _kernel_shape(info.get(row.get("op")), convs.lanes_of(rec), row.get("op")) \
-                if key == "kernel_profile" else None
+            shape = shapes[i] if key == "kernel_profile" else None
             read = key == "node_profile" and (convs.ort_conv(row) or convs.ort_qconv(row))
             if key == "op_profile" or shape or read or "conv" in str(row.get("op")).lower():
                 label = (key, _node_shape(row) if key == "node_profile" else shape or str(row.get("op")))
@@ -295,14 +293,20 @@ def _shape_calls(rec):
     """{row key: calls} of a rule record's kernel profile rows keyed by their convolution's shape (_kernel_shape): the
     per-convolution table counts a row's convolutions by its kernels' calls and gives it as many ORT nodes, so calls
     halved, seconds kept, moved a row's ORT side 1.90 -> 0.95 ms and TVM / ORT 1.13x -> 2.25x."""
-    info = ((rec.get("extra") or {}).get("rules") or {}).get("kernels") if isinstance(rec.get("extra"), dict) else None
-    info = info if isinstance(info, dict) else {}
     out = {}
-    for row in _timed_rows(rec, "kernel_profile")[0]:
-        shape = _kernel_shape(info.get(row.get("op")), convs.lanes_of(rec), row.get("op"))
+    for row, shape in zip(_timed_rows(rec, "kernel_profile")[0], _kernel_shapes(rec)):
         if shape and stats.is_number(row.get("calls")) and row["calls"] > 0:
             out[shape] = out.get(shape, 0) + row["calls"]
     return out
+
+
+def _kernel_shapes(rec):
+    """_kernel_shape of each of a record's timed kernel_profile rows, in their order (the shares and the calls read
+    one list)."""
+    info = ((rec.get("extra") or {}).get("rules") or {}).get("kernels") if isinstance(rec.get("extra"), dict) else None
+    info = info if isinstance(info, dict) else {}
+    lanes = convs.lanes_of(rec)
+    return [_kernel_shape(info.get(row.get("op")), lanes, row.get("op")) for row in _timed_rows(rec, "kernel_profile")[0]]
 
 
 SHAPED = "shape "

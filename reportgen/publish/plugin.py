@@ -292,6 +292,7 @@ def _unbounded_node(tree):
 
 class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take (on_config resets it)
+    generated = frozenset()   # the pages the build writes itself (on_files sets them)
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
