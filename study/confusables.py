@@ -10,27 +10,43 @@ from pathlib import Path
 TABLE = Path(__file__).with_name("confusables.txt")
 """UTS #39's confusables.txt, version 13.0.0, each entry as published (source ; target, code points in hex)."""
 
-ADDITIONS = {**dict.fromkeys("\u4e00\u30fc", "-"), "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e36": ".",
-             "\u4e5a": "l", "\u53e3": "o", "\u5de5": "I", "\u00b7": ".", "\u02f3": ".", "\u02cf": ",", "\u2715": "x"}
-"""What the table leaves apart that this study's titles set side by side: Chinese characters standing alone for
-ASCII ('TVM \u4e28 ORT' beside 'TVM | ORT', '\u7532 \u5341 \u4e59' beside '\u7532 + \u4e59', one or the prolonged sound
-mark for a dash), a middle dot and the ideographic full stop's prototype for a full stop, a small comma, a
-multiplication x.  Every dash (Unicode's Pd, and minus) reads as '-' as well: the table draws the em dash as the
-prolonged sound mark."""
+ADDITIONS = {**dict.fromkeys("\u4e00\u30fc", "-"), "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e36": "\u3001",
+             "\u4e5a": "l", "\u53e3": "o", "\u5de5": "I", "\u4e42": "x", "\u4e05": "T", "\u4e85": "J", "\u4e40": "\\",
+             "\u5182": "n", "\u51f5": "u", "\u531a": "C", "\u00b7": ".", "\u02f3": ".", "\u02cf": ",", "\u2715": "x"}
+"""What the table leaves apart that this study's titles set side by side: Chinese characters drawn as ASCII or as
+Chinese punctuation ('TVM \u4e28 ORT' beside 'TVM | ORT', '\u7532 \u5341 \u4e59' beside '\u7532 + \u4e59', '\u4e42'
+as x, '\u4e36' as the enumeration comma, one or the prolonged sound mark for a dash), a middle dot and the ideographic
+full stop's prototype for a full stop, a small comma, a multiplication x.  Every dash (Unicode's Pd, and minus)
+reads as '-' as well: the table draws the em dash as the prolonged sound mark."""
+
+VARIANTS = TABLE.with_name("cjkvariants.txt")
+"""Chinese characters and the simplified form each is a variant of (traditional, Taiwan, Hong Kong and Japanese
+forms, from OpenCC's dictionaries): '\u9ec3\u91d1' and '\u9ec4\u91d1' are one title to a reader of either; the
+confusables table pairs none of them."""
 
 
-@functools.cache
-def _table():
+def _read(path):
     table = {}
-    for line in TABLE.read_text(encoding="utf-8").split("\n"):
+    for line in path.read_text(encoding="utf-8").split("\n"):
         if line and not line.startswith("#"):
             source, target = line.split(";")
             table[chr(int(source, 16))] = "".join(chr(int(code, 16)) for code in target.split())
     return table
 
 
+@functools.cache
+def _table():
+    return _read(TABLE)
+
+
+@functools.cache
+def _folds():
+    return {**_read(VARIANTS), **ADDITIONS}
+
+
 def _added(text):
-    return "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else ADDITIONS.get(c, c) for c in text)
+    folds = _folds()
+    return "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else folds.get(c, c) for c in text)
 
 
 def skeleton(text):
@@ -43,11 +59,15 @@ def skeleton(text):
 
 
 def keys(text):
-    """The ways a reader may take ``text`` for another: its skeleton case folded, and the skeleton of it case
-    folded ('INT8' is drawn as 'lNT8', 'int8' as itself; both are 'int8' once case is folded).  Two texts sharing a
-    key read as one; spaces are collapsed first."""
+    """The ways a reader may take ``text`` for another: its skeleton case folded, the skeleton of it case folded
+    ('INT8' is drawn as 'lNT8', 'int8' as itself; both are 'int8' once case is folded), and the first with each word
+    of one character left open.  Two texts sharing a key read as one; spaces are collapsed first."""
     spaced = " ".join(unicodedata.normalize("NFKC", text).split())
-    return frozenset({" ".join(skeleton(spaced).casefold().split()), " ".join(skeleton(spaced.casefold()).split())})
+    drawn = " ".join(skeleton(spaced).casefold().split())
+    # a word of one character stands for any: 'a \u4e42 b \u4e42 c' beside 'a x b x c' differ in two, each a
+    # character drawn as another that no table pairs
+    lone = " ".join("\ufffc" if len(word) == 1 else word for word in drawn.split())
+    return frozenset({drawn, " ".join(skeleton(spaced.casefold()).split()), lone})
 
 
 def one_apart(a, b):

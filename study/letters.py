@@ -3,6 +3,8 @@ spelling normalizes to or of a script the study does not write.  Labels, run.jso
 titles are held to them (study.schema, reportgen.publish.configcheck)."""
 import unicodedata
 
+from study import confusables
+
 
 MAX_MARKS = 2
 """The most combining marks one letter of a label or an environment string carries (a name needs one or two)."""
@@ -49,10 +51,10 @@ _OWN_LATIN = "\u00df\u00e6\u00c6\u00f8\u00d8\u0153\u0152"
 oe): none reads as another letter."""
 
 
-_CJK_LOOKALIKE = "\u4e28\u4e85\u4e3f\u4e59\u4e5a\u4e00\u4e8c\u5de5\u53e3\u56d7\u5182\u51f5\u531a\u535c\u3007\u4e36"
+_CJK_LOOKALIKE = "\u4e3f\u4e59\u56d7\u535c\u3007" + "".join(c for c in confusables.ADDITIONS if "\u4e00" <= c <= "\u9fff")
 """Chinese characters drawn as a Latin letter or digit (a vertical stroke as I or l, hook as J, 'work' as I, mouth as
-O, box as C or U, zero as O, one as a dash): one inside a Latin word reads as the letter ('\u4e28NT8' beside
-'INT8')."""
+O, box as C or U, zero as O, one as a dash; those study.confusables reads as ASCII, and a few more): one inside a
+Latin word reads as the letter ('\u4e28NT8' beside 'INT8')."""
 
 
 _BESIDE_LATIN = "\uff08\uff09\u3010\u3011\u300a\u300b\uff0c\u3002\u3001\uff1a\uff1b\uff01\uff1f\u201c\u201d\u2018\u2019\u00b7\u00d7\u2014\u2013\u2026\u00b5\u00b0\u2122\u00ae"

@@ -92,13 +92,16 @@ TRIALS = f"a count of trials from 0 to {MAX_TRIALS}"
 MIN_DURATION_S = 1e-12
 """The shortest plausible duration (schema.DURATION_RANGE_S, a profile row's seconds): a picosecond; below it
 a figure such as GFLOPS overflows (a row of 5e-324 s printed 'inf x')."""
+DURATION = f"a duration from {MIN_DURATION_S:g} to {MAX_SECONDS:g} s"
+"""A measured time a page divides by or prints as one (a tuned kernel's best, the untuned kernels' total): 5e-324
+printed '4.94e-321 ms' and 'inf x', 0 printed '0 ms'."""
 MAX_LANES = 64
 LANES = f"a count of vector lanes from 1 to {MAX_LANES}"
 MAX_SHAPES, MAX_RANK = 64, 8
 SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RANK} dimensions >= 0"
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
-    "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
+    "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "untuned_kernel_seconds": DURATION, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
     "weights_bytes": POSITIVE, "fp32_weights_bytes": POSITIVE,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
@@ -120,6 +123,8 @@ would stop the build with an internal TypeError instead of a line naming the rec
 def _type_problem(where, value, want):
     if want == NUMBER:
         ok = is_number(value)
+    elif want == DURATION:
+        ok = is_number(value) and MIN_DURATION_S <= value <= MAX_SECONDS
     elif want == SECONDS:
         ok = is_number(value) and value >= 0
         if ok and value > MAX_SECONDS:
@@ -194,10 +199,11 @@ their names: the row checks, the order check, the claims' row labels read it).""
 ONE_CALL_PROFILES = ("kernel_profile", "node_profile")
 """The profiles of one call (their rows add up to about the record's median call; op_profile has a total
 of its own, op_profile_total_s)."""
-ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": SECONDS, "trials": TRIALS, "weight": COUNT,
+ROWS = {"allocation": {"share": SHARE, "seconds": SECONDS, "best_s": DURATION, "trials": TRIALS, "weight": POSITIVE,
                        "task": (str,)},
         "layers": {"saturation": SHARE, "rel_err": NUMBER, "max_abs_err": NUMBER, "layer": (str,), "dtype": (str,)}}
-"""Rows of the tuning allocation and per-layer error tables, as the pages read them."""
+"""Rows of the tuning allocation and per-layer error tables, as the pages read them (an allocation row's weight is
+the calls of its task in one inference, at least one: 0 divided the speed-up by zero)."""
 MARGINS = {"error_median": SECONDS, "share_margin_below_error": SHARE, "flips": COUNT, "flip_margin_max": SECONDS,
            "margin_quantiles": (dict,)}
 """The fields of an agreement set's margins the INT8 page prints (each >= 0; the flip margin may be null)."""

@@ -4,6 +4,12 @@ Nesting is bounded by Python-Markdown's own conversion of each page (with the si
 calls, the line found by halves), not only by a second reading of the text that a fence or a comment could mislead;
 titles are told apart by UTS #39's confusables skeleton (study.confusables) instead of fold lists written by hand.
 
+Then the attack, site set (3 of 10 failed): titles in variant forms of one Chinese character read as one and passed
+(OpenCC's variant tables now fold them, and titles one character apart read as one); lone Chinese characters drawn
+as ASCII that no table pairs; the banner mark written inside a tag hid the tag from every check, the build joining it
+after them.  Two weak passes mended: the check's lowered limit stopped Markdown's quotes early (its guard is now
+watched), and the search for a refused page's line is bounded in time.
+
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
 """
@@ -14,7 +20,8 @@ from conftest import ROOT
 from test_hostile_round4 import _expect
 
 MUTATIONS = {}
-SPECIAL = {case: None for case in ("markdown_conversion_bound", "confusable_skeleton_titles")}
+SPECIAL = {case: None for case in ("markdown_conversion_bound", "confusable_skeleton_titles", "cjk_variant_titles",
+                                   "lone_cjk_drawn_as_ascii", "banner_mark_in_a_tag", "markdown_guard_watched")}
 
 
 @functools.cache
@@ -104,5 +111,66 @@ def test_one_apart_is_one_edit():
                         ("abc", "xyc", False), ("abc", "acb", False), ("a", "abc", False), ("", "a", True)):
         assert confusables.one_apart(a, b) is apart and confusables.one_apart(b, a) is apart, (a, b)
     names = confusables.Names(apart=True)
-    assert names.seen("\u8fd0\u884c 1", "one") is None and names.seen("\u8fd0\u884c 2", "two", apart=False) is None
-    assert names.seen("\u8fd0\u884c 3", "three") == "one"
+    assert names.seen("\u8fd0\u884c 12", "one") is None and names.seen("\u8fd0\u884c 13", "two", apart=False) is None
+    assert names.seen("\u8fd0\u884c 14", "three") == "one"
+
+
+@pytest.mark.parametrize("a, b", [("\u9ec4\u91d1\u65b9\u6cd5", "\u9ec3\u91d1\u65b9\u6cd5"),
+                                  ("\u6237\u53e3\u5bf9\u7167", "\u6236\u53e3\u5bf9\u7167"),
+                                  ("\u9ec4\u91d1\u6237\u53e3", "\u9ec3\u91d1\u6236\u53e3"),
+                                  ("\u5185\u5b58\u8bf4\u660e", "\u5167\u5b58\u8aac\u660e")])
+def test_titles_in_variant_forms_of_one_character_are_one_name(a, b):
+    from study import confusables
+    assert confusables.repeated([a, b]) == b   # without the one-character rule too
+    from test_hostile_round57 import _on_config
+    said = _on_config(nav=[{a: "index.md"}, {b: "gemm.md"}])
+    assert _expect("cjk_variant_titles") in said, said
+
+
+@pytest.mark.parametrize("a, b", [("a \u4e42 b \u4e42 c", "a x b x c"), ("\u7532\u4e36\u4e59\u4e36\u4e19", "\u7532\u3001\u4e59\u3001\u4e19"),
+                                  ("A \u4e05 B \u4e85 C", "A T B J C"), ("a \u4e40 b", "a \\ b"), ("x \u4e59 y \u535c z", "x + y - z")])
+def test_lone_chinese_characters_drawn_as_ascii_are_what_they_copy(a, b):
+    from study import confusables
+    assert confusables.repeated([a, b]) == b
+    from test_hostile_round57 import _on_config
+    said = _on_config(nav=[{a: "index.md"}, {b: "gemm.md"}])
+    assert _expect("lone_cjk_drawn_as_ascii") in said, said
+
+
+@pytest.mark.parametrize("text", ["# t\n\n<di<!-- reportgen:banner -->v markdown>\n",
+                                  "# t\n\n<!-- reportgen:banner -->\n\nx\n\n<!-- reportgen:banner -->\n",
+                                  "# t\n\n```py<!-- reportgen:banner -->thon hl_lines=\"1-999\"\nx\n```\n"])
+def test_the_banner_mark_stands_alone(text):
+    from reportgen.publish import pagecontent
+    said = pagecontent.source_problem("docs/a.md", text)
+    assert said and said.startswith("docs/a.md:") and _expect("banner_mark_in_a_tag") in said, said
+    assert pagecontent.source_problem("docs/a.md", "# t\n\n<!-- reportgen:banner -->\n\nx\n") is None
+
+
+def test_the_checked_text_is_the_text_mkdocs_is_handed(monkeypatch):
+    from reportgen.publish import pagecontent
+    placed = pagecontent.under_title("# t\n\n<!-- reportgen:banner -->\n\nx\n", "!!! note\n    n", below_finding=True)
+    assert "reportgen:banner" not in placed and "!!! note" in placed
+    source = (ROOT / "reportgen" / "publish" / "plugin.py").read_text(encoding="utf-8")
+    body = source[source.index("def on_page_markdown"):source.index("def on_page_content")]
+    # the conversion check reads the text the hook returns, after the banner is placed
+    assert body.index("pagecontent.under_title(") < body.index("nesting.converted_problem(") < body.rindex("return text")
+
+
+def test_markdowns_own_guard_firing_within_the_bound_is_past_it(monkeypatch):
+    import markdown.util
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    quotes = "> " * 120 + "x\n"   # Markdown stops nesting quotes near the limit: no RecursionError, another page
+    said = nesting.conversion_problem("docs/a.md", quotes, extensions, configs)
+    assert said and _expect("markdown_guard_watched") in said, said
+    assert markdown.util.nearing_recursion_limit.__name__ == "nearing_recursion_limit"   # put back
+
+
+def test_the_search_for_the_line_is_bounded_in_time(monkeypatch):
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    monkeypatch.setattr(nesting, "SEARCH_S", 0)
+    deep = "text\n\n" * 50 + '<div markdown="1">\n\n' * 150 + "x\n\n" + "</div>\n\n" * 150
+    said = nesting.conversion_problem("docs/a.md", deep, extensions, configs)
+    assert said and said.startswith(f"docs/a.md:1-{deep.count(chr(10)) + 1}:"), said

@@ -104,11 +104,30 @@ def _valid_runs(runs_dir):
                 raise
             print(cells.visible(f"retest: not reusing records from {path.name}: {broken_check(path, exc)}"),
                   file=sys.stderr)
+    valid = _standing_together(Path(runs_dir).parent, runfacts.order(valid))
     loaded = {run.run_id: run for run in valid}
     valid, _unknown = runfacts.standing(Path(runs_dir).parent.parent, valid)   # as a build leaves them out
     _TRIMMED.clear()
     _TRIMMED.update(run.path for run in valid if run is not loaded[run.run_id])
     return list(reversed(runfacts.order(valid)))   # by the checked time of the run id, as a build orders
+
+
+def _standing_together(results_dir, runs):
+    """``runs`` less every run a problem against the others names (load.across: a clock 1.4x the machine's first
+    run's was refused by the build and its records reused by retest, which read each run alone); none at all when
+    a problem names no run."""
+    while True:
+        problems = load.across(results_dir, runs)
+        if not problems:
+            return runs
+        named = {run.run_id for run in runs if any(run.run_id in p for p in problems)}
+        if not named:
+            print(cells.visible(f"retest: reusing no records: {problems[0]}"), file=sys.stderr)
+            return []
+        for run_id in sorted(named):
+            said = next(p for p in problems if run_id in p)
+            print(cells.visible(f"retest: not reusing records from {run_id}: {said}"), file=sys.stderr)
+        runs = [run for run in runs if run.run_id not in named]
 
 
 def _runs_that_measured(runs_dir, machine_id, family):

@@ -53,6 +53,10 @@ runs): not compared, declared."""
 SINGLE_SHOT_JUMP = 10.0
 """The factor another single measurement (import 3.4x, training, a wall clock at most 5.3x over the
 committed runs) jumps at: an import of 43.8 ms forged to 4.38 s made compiling look cheap beside it."""
+KERNEL_SUMS = frozenset({"untuned_kernel_seconds"})
+"""Durations that are sums of kernel timings (the untuned variant C's kernels, whose total the e2e page prints):
+timings, not single shots, so they jump at the timings' own factor, over changed code too (9.5x over changed
+code was published unflagged, under SINGLE_SHOT_JUMP)."""
 COMPILED = frozenset({"codegen", "asm", "dot_instructions", "schedule_params"})
 """Subtrees that describe the program compiled: the same code compiles the same program, so they are
 claims, unless a search or a timed choice picked the program (``decided``; they are then held to their
@@ -182,9 +186,15 @@ def jump(earlier, rec, factor, skip=frozenset(), memo=None):
     found = _compare(before, after, factor, searched(rec) or searched(earlier)) or profile_share_jump(earlier, rec)
     if found:
         return found
-    before, after = before_durations, after_durations
+    return _durations_moved(before_durations, after_durations, factor, skip)
+
+
+def _durations_moved(before, after, factor, skip=frozenset()):
+    """(ratio, name) of the first duration both records state that moved SINGLE_SHOT_JUMP or more (a KERNEL_SUMS
+    one: ``factor``), or None."""
     for path in sorted(set(before) & set(after)):
-        if skip.isdisjoint(path) and not 1 / SINGLE_SHOT_JUMP < after[path] / before[path] < SINGLE_SHOT_JUMP:
+        limit = factor if path[-1] in KERNEL_SUMS else SINGLE_SHOT_JUMP
+        if skip.isdisjoint(path) and not 1 / limit < after[path] / before[path] < limit:
             return after[path] / before[path], shown(path)
     return None
 
@@ -220,13 +230,15 @@ def level_jump(earlier, rec, factor, memo=None):
     shares (profile_share_jump), by jump's rules.  Left out: texts (a model file's sha256, a converter's path, a
     kernel's name change with the code) and a field the new code added or dropped (a profile's rows aside).  An
     INT8 error 100x smaller, a model 20x smaller and every kernel relabelled 'integer' were published unflagged
-    while only the median, shares and the check's threshold were levels."""
-    (before, _bd), (after, _ad) = _facts(earlier, memo), _facts(rec, memo)
+    while only the median, shares and the check's threshold were levels; and the durations as jump compares them
+    (an INT8 training forged 50x slower over changed code was printed unflagged while they were left out)."""
+    (before, before_durations), (after, after_durations) = _facts(earlier, memo), _facts(rec, memo)
 
     def kept(mine, other):   # a profile's rows by their whole label (kernel names) change with the code
         return {p: v for p, v in mine.items() if not isinstance(v, str) and p in other and "#rows" not in p}
     return (_compare(kept(before, after), kept(after, before), factor, searched(rec) or searched(earlier))
-            or profile_share_jump(earlier, rec, counts=True))
+            or profile_share_jump(earlier, rec, counts=True)
+            or _durations_moved(before_durations, after_durations, factor))   # a training 50x slower, printed
 
 
 SHARE_LABELS = {"kernel_profile": ("kind", "operands"), "node_profile": ("op",)}

@@ -342,6 +342,15 @@ def _log_problems(results_dir, rec, where, cache):
     return out
 
 
+def across(results_dir, runs):
+    """The problems of ``runs`` (each valid alone, in order) against one another: reuse, copies, tuning databases,
+    searches, machines and hardware, dates, anchors, seals, the confirming list."""
+    return (runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs)
+            + searchfacts.problems(results_dir, runs) + runfacts.machine_problems(runs) + runfacts.hardware_problems(runs)
+            + runfacts.same_second_problems(runs) + runfacts.anchor_problems(runs)
+            + runfacts.sealed_problems(results_dir, runs) + runlists.confirming(results_dir, runs)[1])
+
+
 def read_runs(results_dir):
     """Every published run under results_dir/runs, fully validated, oldest first."""
     results_dir = Path(results_dir)
@@ -374,11 +383,7 @@ def read_runs(results_dir):
         if collecting:
             gc.enable()
     runs = runfacts.order(runs)
-    problems.extend(runfacts.reuse_problems(runs) + runfacts.copied_problems(runs) + runfacts.tuning_problems(runs)
-                    + searchfacts.problems(results_dir, runs))
-    problems.extend(runfacts.machine_problems(runs) + runfacts.hardware_problems(runs) + runfacts.same_second_problems(runs)
-                    + runfacts.anchor_problems(runs) + runfacts.sealed_problems(results_dir, runs)
-                    + runlists.confirming(results_dir, runs)[1])
+    problems.extend(across(results_dir, runs))
     if problems:
         raise ReportError(problems, hint="fix or remove the offending run, or re-run `reportgen retest`")
     return runs

@@ -251,7 +251,38 @@ def _e2e_tune(results_dir, rec, by_id):
     if rows is None:
         return [f"artifacts.trials: {why}"]
     out = [f"tuning.{p}" for p in _summary_problems(tuning, rows, ((name, name) for name in ("measured", "valid", "failures")))]
-    return out + _coverage_problems(extra, rows, ref) + _snapshot_problems(results_dir, rec, folder, by_id)
+    return out + _coverage_problems(extra, rows, ref) + _snapshot_problems(results_dir, rec, folder, by_id) \
+        + _allocation_problems(results_dir, rec, folder)
+
+
+def _allocation_problems(results_dir, rec, folder):
+    """The allocation table a record prints is its search's own file (allocation.json beside its trial log), and
+    its kernel times are the untuned kernels' total the tuning table prints: the rows' seconds add up to
+    untuned_kernel_seconds (or are all 0: a variant whose tasks the untuned profile does not name) and each row's
+    share is its seconds over that total.  A record's rows and total forged 9.5x together, its file left alone,
+    printed a C group 9.5x slower."""
+    extra = rec["extra"]
+    rows, total = extra.get("allocation"), extra.get("untuned_kernel_seconds")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return []
+    named = (extra.get("artifacts") or {}).get("allocation")
+    written, why = _once(results_dir, rec, named if named is not None else folder, None if named is not None else
+                         "allocation.json", "json", lambda text, _shown: schema.loads(text))
+    if why is not None and named is not None:
+        return [f"artifacts.allocation: {why[:160]}"]
+    if why is None and written != rows:
+        return [f"allocation: its rows are not the search's own allocation ({str(named or folder)[:80]})"]
+    seconds = [r.get("seconds") for r in rows]
+    if not all(stats.is_number(x) for x in seconds) or not stats.is_number(total) or total <= 0:
+        return []
+    if sum(seconds) and not _same(sum(seconds), total):
+        return [f"untuned_kernel_seconds: {total!r:.40} s, but its allocation's kernel times add up to {sum(seconds):.6g} s"]
+    odd = next((i for i, r in enumerate(rows) if not (stats.is_number(r.get("share"))
+                                                       and abs(r["share"] - r["seconds"] / total) <= 1e-9)), None)
+    if odd is not None:
+        return [f"allocation[{odd}].share: {rows[odd].get('share')!r:.40}, but its kernel time is "
+                f"{rows[odd]['seconds'] / total:.6g} of the untuned kernels' total"]
+    return []
 
 
 def _coverage_problems(extra, rows, ref):

@@ -7,7 +7,7 @@ from reportgen.data import load, merge
 from study import cases
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell
-from reportgen.render.figures import derive, fmt_number, operand
+from reportgen.render.figures import derive, fmt_number, operand, rests_on_jump
 from reportgen.data.words import W, W_fact, W_for
 from reportgen.errors import ReportError
 
@@ -217,6 +217,8 @@ def finding(book, current, variant="decompose", subject="resnet18", e2e_model="r
                                                 operand("imported", first, fmt_number(first.stat("p50") * 1e3, "ms"), "ms (p50)"), operand("last", last, fmt_number(last.stat("p50") * 1e3, "ms"), "ms (p50)"))),
            "verdict": verdict, "p": f"{p:.2g}", "first_pass": first.record["case"]["pass"],
            "last_pass": last.record["case"]["pass"]}
+    # the explanation follows the verdict: where the ratio rests on a flagged level, it says so too
+    out["rests"] = rests_on_jump(out["ratio"], out["first_ms"], out["last_ms"])
     c, d = (queries.e2e(current, e2e_model, e) for e in ("tvm_c", "tvm_d"))
     if c is not None and d is not None and c.ok and d.ok and c.record["run_id"] == d.record["run_id"]:
         out["tuned_gain"] = book.current(f"{d.record['id']}#vs_c", f"{c.stat('p50') / d.stat('p50'):.1f}×", "×", d,

@@ -3,8 +3,10 @@ md_in_html's block elements), and a page nested past what its stack bears ended 
 worse; pagecontent.source_problem reads each page's own text with nesting_problem before MkDocs converts it."""
 import re
 import sys
+import time
 
 import markdown
+import markdown.util
 
 from reportgen.data import plainfile
 
@@ -147,11 +149,27 @@ def _frames():
     return count
 
 
+class _Nearing:
+    """Python-Markdown's own guard, watched: its block quotes stop nesting once the stack comes within 100 calls of
+    Python's limit (markdown.util.nearing_recursion_limit), so under the check's lowered limit they stopped where
+    MkDocs, with room, nests them on: the two conversions differed.  A page on which the guard fires within the bound
+    is a page past it."""
+
+    def __init__(self):
+        self.fired, self.real = False, markdown.util.nearing_recursion_limit
+
+    def __call__(self):
+        near = self.real()
+        self.fired = self.fired or near
+        return near
+
+
 def _overflows(text, extensions, configs):
-    """Whether Python-Markdown, with the site's ``extensions``, recurses deeper than MAX_CONVERT_FRAMES on
-    ``text``."""
+    """Whether Python-Markdown, with the site's ``extensions``, recurses deeper than MAX_CONVERT_FRAMES on ``text``
+    (or comes near enough that its own guard stops nesting: _Nearing)."""
     limit = sys.getrecursionlimit()
     converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
+    watch = markdown.util.nearing_recursion_limit = _Nearing()
     sys.setrecursionlimit(_frames() + MAX_CONVERT_FRAMES)
     try:
         converter.convert(text)
@@ -159,29 +177,45 @@ def _overflows(text, extensions, configs):
         return True
     finally:
         sys.setrecursionlimit(limit)
-    return False
+        markdown.util.nearing_recursion_limit = watch.real
+    return watch.fired
+
+
+SEARCH_S = 15
+"""The most seconds the search for an overflowing page's line may take (a 250 KB page of tables converts in 2.7 s,
+and 15 halvings took 40 s): past it the page is refused at the lines the search has narrowed it to."""
+
+
+def _first_line(where, text, extensions, configs):
+    """The refusal of a page that overflows, at the first line whose text up to it overflows (a prefix nests no
+    deeper than the page), found by halves within SEARCH_S."""
+    lines, started = text.split("\n"), time.monotonic()
+    low, high = 1, len(lines)
+    while low < high and time.monotonic() - started < SEARCH_S:
+        middle = (low + high) // 2
+        if _overflows("\n".join(lines[:middle]), extensions, configs):
+            high = middle
+        else:
+            low = middle + 1
+    return (f"{where}:{low}{'' if low == high else f'-{high}'}: Python-Markdown, converting the page with the site's "
+            f"extensions, nests deeper than {MAX_CONVERT_FRAMES} calls by this line (lists, quotes or '<div markdown>' "
+            "inside one another)")
 
 
 def conversion_problem(where, text, extensions, configs):
     """One line for a page Python-Markdown cannot convert within MAX_CONVERT_FRAMES, or None: the page is converted
     as the build converts it, by Markdown itself with the site's ``extensions`` and ``configs``, so no reading of the
     text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested '<div markdown>' from that
-    reading, which Markdown then nested.  The line named is the first whose text, up to it, overflows."""
-    if not _overflows(text, extensions, configs):
+    reading, which Markdown then nested."""
+    return _first_line(where, text, extensions, configs) if _overflows(text, extensions, configs) else None
+
+
+def converted_problem(where, own, converted, extensions, configs):
+    """conversion_problem of the text MkDocs converts (``converted``: the page rendered, as the plugin hands it on),
+    naming a line of the page's ``own`` text where that overflows too, else a line as rendered: one conversion for a
+    page within the bound."""
+    if not _overflows(converted, extensions, configs):
         return None
-    lines = text.split("\n")
-    low, high = 1, len(lines)
-    while low < high:   # a prefix nests no deeper than the page: the first line past the bound, by halves
-        middle = (low + high) // 2
-        if _overflows("\n".join(lines[:middle]), extensions, configs):
-            high = middle
-        else:
-            low = middle + 1
-    return (f"{where}:{low}: Python-Markdown, converting the page with the site's extensions, nests deeper than "
-            f"{MAX_CONVERT_FRAMES} calls by this line (lists, quotes or '<div markdown>' inside one another)")
-
-
-def converted_problem(where, own, rendered, extensions, configs):
-    """conversion_problem of a page's own text (its lines as written), then of it as rendered (Jinja run)."""
-    return conversion_problem(where, own, extensions, configs) or conversion_problem(
-        f"{where} (as rendered)", rendered, extensions, configs)
+    if _overflows(own, extensions, configs):
+        return _first_line(where, own, extensions, configs)
+    return _first_line(f"{where} (as rendered)", converted, extensions, configs)

@@ -289,6 +289,12 @@ def source_problem(where, own):
     if len(own) > MAX_PAGE_CHARS:
         return (f"{where}: {len(own)} characters, more than the {MAX_PAGE_CHARS} a docs page's own text may hold "
                 "(its checks and MkDocs' conversion read it whole)")
+    lines = own.split("\n")
+    banner = [n for n, line in enumerate(lines, 1) if BANNER_MARK in line]
+    stray = next((n for n in banner if lines[n - 1].strip() != BANNER_MARK), None) or next(iter(banner[1:]), None)
+    if stray:   # '<di<!-- reportgen:banner -->v markdown>' was two pieces to every check, one tag to MkDocs
+        return (f"{where}:{stray}: the banner mark {BANNER_MARK!r} stands on a line of its own, once: the build "
+                "replaces it after every check has read the page")
     fence = next((f for f in _FENCE.finditer(own) if f.group(1).lower() not in FENCE_LANGUAGES
                   or own[f.end():own.find("\n", f.end()) % (len(own) + 1)].strip(" \t}")), None)
     if fence:
@@ -657,3 +663,21 @@ def _typed_in_tables(masked):
             body += 1
         number = body
     return list(out)
+
+
+BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table
+
+
+def under_title(markdown, note, below_finding=False):
+    """Insert a note after the page's first heading (or at the top when it has none); where the page
+    opens with its finding, at the page's banner mark instead (a smoke-only warning stays on top)."""
+    if below_finding and note and BANNER_MARK in markdown:
+        return markdown.replace(BANNER_MARK, note, 1)
+    markdown = markdown.replace(BANNER_MARK, "")
+    if not note:
+        return markdown
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("# "):
+            return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
+    return note + "\n" + markdown

@@ -469,16 +469,19 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(hidden)
             # the rendered text's bounds first (its size, its blocks): the typed-figure scan reads it whole
             typed = [p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", bare)] if p] or \
-                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own) or [p for p in [nesting.converted_problem(
-                    f"docs/{page.file.src_uri}", markdown, text, config.markdown_extensions, config.mdx_configs)] if p]
+                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own)
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
                                 for e in self.book.entries.values())
             # the machines page is the banner's target; a page with the machine card says it already
-            if not shows_current or page.file.src_uri == machines.PAGE or "machine_card" in used:
-                return text.replace(BANNER_MARK, "")
-            return _under_title(text, machines.banner(self.data, page.file.src_uri), below_finding=not self.data.smoke)
+            text = pagecontent.under_title(text, machines.banner(self.data, page.file.src_uri) if shows_current and (
+                page.file.src_uri != machines.PAGE and "machine_card" not in used) else "", not self.data.smoke)
+            deep = nesting.converted_problem(f"docs/{page.file.src_uri}", markdown, text, config.markdown_extensions,
+                                             config.mdx_configs)   # the text as MkDocs is handed it, banner placed
+            if deep:
+                raise ReportError(deep)
+            return text
         except jinja2.UndefinedError as exc:
             raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder: {exc}") from exc
         except jinja2.TemplateSyntaxError as exc:
@@ -676,21 +679,3 @@ CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
 def with_csp(page_html):
     """A page with the policy as the first element of its head (every .html the site holds)."""
     return page_html.replace("<head>", f"<head>\n{CSP_META}", 1)
-
-
-BANNER_MARK = "<!-- reportgen:banner -->"   # a topic page puts it after its finding, chart and main table
-
-
-def _under_title(markdown, note, below_finding=False):
-    """Insert a note after the page's first heading (or at the top when it has none); where the page
-    opens with its finding, at the page's banner mark instead (a smoke-only warning stays on top)."""
-    if below_finding and note and BANNER_MARK in markdown:
-        return markdown.replace(BANNER_MARK, note, 1)
-    markdown = markdown.replace(BANNER_MARK, "")
-    if not note:
-        return markdown
-    lines = markdown.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith("# "):
-            return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
-    return note + "\n" + markdown
