@@ -12,11 +12,12 @@ TABLE = Path(__file__).with_name("confusables.txt")
 
 ADDITIONS = {**dict.fromkeys("\u4e00\u30fc", "-"), "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e36": "\u3001",
              "\u4e5a": "l", "\u53e3": "o", "\u5de5": "I", "\u4e42": "x", "\u4e05": "T", "\u4e85": "J", "\u4e40": "\\",
-             "\u5182": "n", "\u51f5": "u", "\u531a": "C", "\u00b7": ".", "\u02f3": ".", "\u02cf": ",", "\u2715": "x"}
+             "\u5182": "n", "\u51f5": "u", "\u531a": "C", "\u00b7": ".", "\u02f3": ".", "\u02cf": ",", "\u2715": "x",
+             "\u2192": "->", "\u3010": "[", "\u3011": "]"}
 """What the table leaves apart that this study's titles set side by side: Chinese characters drawn as ASCII or as
 Chinese punctuation ('TVM \u4e28 ORT' beside 'TVM | ORT', '\u7532 \u5341 \u4e59' beside '\u7532 + \u4e59', '\u4e42'
 as x, '\u4e36' as the enumeration comma, one or the prolonged sound mark for a dash), a middle dot and the ideographic
-full stop's prototype for a full stop, a small comma, a multiplication x.  Every dash (Unicode's Pd, and minus)
+full stop's prototype for a full stop, a small comma, a multiplication x, an arrow and lenticular brackets for what they copy in ASCII.  Every dash (Unicode's Pd, and minus)
 reads as '-' as well: the table draws the em dash as the prolonged sound mark."""
 
 VARIANTS = TABLE.with_name("cjkvariants.txt")
@@ -60,14 +61,15 @@ def skeleton(text):
 
 def keys(text):
     """The ways a reader may take ``text`` for another: its skeleton case folded, the skeleton of it case folded
-    ('INT8' is drawn as 'lNT8', 'int8' as itself; both are 'int8' once case is folded), and the first with each word
-    of one character left open.  Two texts sharing a key read as one; spaces are collapsed first."""
+    ('INT8' is drawn as 'lNT8', 'int8' as itself; both are 'int8' once case is folded), the first with each word of
+    one character left open, and the first with no spaces.  Two texts sharing a key read as one."""
     spaced = " ".join(unicodedata.normalize("NFKC", text).split())
     drawn = " ".join(skeleton(spaced).casefold().split())
     # a word of one character stands for any: 'a \u4e42 b \u4e42 c' beside 'a x b x c' differ in two, each a
     # character drawn as another that no table pairs
     lone = " ".join("\ufffc" if len(word) == 1 else word for word in drawn.split())
-    return frozenset({drawn, " ".join(skeleton(spaced.casefold()).split()), lone})
+    # and with no spaces at all: '\u7b2c 1 \u7ae0' beside '\u7b2c1\u7ae0', 'INT8\u91cf\u5316(TVM)' beside 'INT8 \u91cf\u5316 (TVM)'
+    return frozenset({drawn, " ".join(skeleton(spaced.casefold()).split()), lone, drawn.replace(" ", "")})
 
 
 def one_apart(a, b):

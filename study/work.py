@@ -306,8 +306,10 @@ def _nested_problems(extra):
                            f"{MIN_DURATION_S:g} s (the tables divide by it)")
     margins = (extra.get("agreement_set") or {}).get("margins") if isinstance(extra.get("agreement_set"), dict) else None
     if isinstance(margins, dict):   # the INT8 page prints each (a missing error_median stopped the build)
+        # the flip margin may be null only where nothing flipped (two flips and a null stopped the build)
         out += [_type_problem(f"extra.agreement_set.margins.{key}", margins.get(key), want)
-                for key, want in MARGINS.items() if key != "flip_margin_max" or margins.get(key) is not None]
+                for key, want in MARGINS.items() if key != "flip_margin_max" or margins.get(key) is not None
+                or margins.get("flips")]
         quantiles = margins.get("margin_quantiles")
         out += [_type_problem(f"extra.agreement_set.margins.margin_quantiles[{q!r}]", quantiles.get(q), SECONDS)
                 for q in ("5", "50") if isinstance(quantiles, dict)]

@@ -154,7 +154,7 @@ def test_the_checked_text_is_the_text_mkdocs_is_handed(monkeypatch):
     source = (ROOT / "reportgen" / "publish" / "plugin.py").read_text(encoding="utf-8")
     body = source[source.index("def on_page_markdown"):source.index("def on_page_content")]
     # the conversion check reads the text the hook returns, after the banner is placed
-    assert body.index("pagecontent.under_title(") < body.index("nesting.converted_problem(") < body.rindex("return text")
+    assert body.index("pagecontent.under_title(") < body.rindex("return self._converts(")
 
 
 def test_markdowns_own_guard_firing_within_the_bound_is_past_it(monkeypatch):

@@ -114,10 +114,11 @@ def _valid_runs(runs_dir):
 
 def _standing_together(results_dir, runs):
     """``runs`` less every run a problem against the others names (load.across: a clock 1.4x the machine's first
-    run's was refused by the build and its records reused by retest, which read each run alone); none at all when
-    a problem names no run."""
-    while True:
-        problems = load.across(results_dir, runs)
+    run's was refused by the build and its records reused by retest, which read each run alone), or an engine the
+    pages cannot name; none at all when a problem names no run."""
+    from reportgen.render import labels
+    while True:   # the run checks a build applies (plugin.run_problems): against one another, and the engines
+        problems = load.across(results_dir, runs) + labels.engine_problems(runs)
         if not problems:
             return runs
         named = {run.run_id for run in runs if any(run.run_id in p for p in problems)}

@@ -76,14 +76,38 @@ RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")
 """A text naming a run (an artifact's path, a run id) differs between runs by design."""
 
 
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _totals(path, items):
+    """The totals of a mapping of counts keyed by names (kernel_calls, quantized_ops, an instruction's registers):
+    its sum and its number of names ("#sum", "#keys"), and of a mapping of rows of counts (ort_coverage.by_op) each
+    count's sum ("#sum", field).  Names change with the code, and a claim is compared over changed code only where
+    both records hold it: 25 kernel calls renamed and tripled, 20 integer operators moved to float under new labels,
+    an FMA register dropped were printed unflagged."""
+    values = [v for _k, v in items]
+    if all(_count(v) for v in values):   # an empty mapping too: an FMA row emptied printed 'no vector FMA'
+        yield (*path, "#sum"), sum(values)
+        yield (*path, "#keys"), len(values)
+    elif values and all(isinstance(v, dict) for v in values):
+        fields = {f for v in values for f, x in v.items() if isinstance(f, str) and _count(x)}
+        for field in sorted(fields):
+            if all(_count(v.get(field, 0)) for v in values):
+                yield (*path, "#sum", field), sum(v.get(field, 0) for v in values)
+
+
 def _leaves(roots, keep):
     """(path, value) of every leaf under ``roots`` ((path, node) pairs), descending into the dict keys
-    ``keep`` accepts and into every list, whose length is a leaf of its own ("#len")."""
+    ``keep`` accepts and into every list, whose length is a leaf of its own ("#len"); a mapping of counts adds its
+    totals (_totals)."""
     stack = list(roots)
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
-            stack.extend(((*path, k), v) for k, v in node.items() if isinstance(k, str) and keep(k))
+            kept = [(k, v) for k, v in node.items() if isinstance(k, str) and keep(k)]
+            yield from _totals(path, kept)
+            stack.extend(((*path, k), v) for k, v in kept)
         elif isinstance(node, list):
             yield (*path, "#len"), len(node)
             stack.extend(((*path, f"[{i}]"), v) for i, v in enumerate(node))

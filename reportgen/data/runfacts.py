@@ -233,7 +233,22 @@ def unnamed_problems(run, lines_of):
                        f"{first}-{last}, states a median in a summary's words or is spelled with lookalike letters, but "
                        f"the record's summary is its last line (the harness writes that phrase only there, and its "
                        f"lines in Latin letters)")
-    return out
+    return out + _summarised_elsewhere(run, said, ids)
+
+
+def _summarised_elsewhere(run, said, ids):
+    """A record's summary in a log of its run other than its own (a run reports each record once, in its family's
+    log): a 7x median of a NumPy case appended to the hand kernels' log was published beside the real one, in a
+    log no check read for it."""
+    for index, rec in enumerate(run.records):
+        if rec["reused_from"] is not None:
+            continue
+        other = next(((path, lines) for path, found in said.items() if path != rec["log"]["path"]
+                      for lines in [citation.summarised(found, rec, ids)] if lines), None)
+        if other is not None:
+            return [f"{run.where(index)}: log.lines: line {other[1][0]} of {other[0]} is a summary of the record, "
+                    f"which its own log {rec['log']['path']} reports (a run reports each record once, in its family's log)"]
+    return []
 
 
 # the reviewed lists of runs (archive/): their readers live in runlists, named here as before

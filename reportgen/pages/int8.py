@@ -54,7 +54,7 @@ def training(book, current):
         return book.failed(cur)
     t = cur.record["extra"]["training"]
     rid = cur.record["id"]
-    counts = t.get("counts", {})
+    counts = t.get("counts") or {}   # null as absent (it stopped the build in an AttributeError)
     return (W("int8.training.counts", train=counts.get('train', '?'), calib=counts.get('calib', '?'), eval=counts.get('eval', '?'), epochs=t['epochs'])
             + book.current(f"{rid}#seconds", fmt_number(t["seconds"], "s") + " s", "s", cur)
             + W("int8.training.accuracy_open") + book.current(f"{rid}#eval_accuracy", f"{t['eval_accuracy'] * 100:.2f}%", "%", cur)

@@ -6,7 +6,6 @@ import sys
 import time
 
 import markdown
-import markdown.util
 
 from reportgen.data import plainfile
 
@@ -149,73 +148,111 @@ def _frames():
     return count
 
 
-class _Nearing:
-    """Python-Markdown's own guard, watched: its block quotes stop nesting once the stack comes within 100 calls of
-    Python's limit (markdown.util.nearing_recursion_limit), so under the check's lowered limit they stopped where
-    MkDocs, with room, nests them on: the two conversions differed.  A page on which the guard fires within the bound
-    is a page past it."""
-
-    def __init__(self):
-        self.fired, self.real = False, markdown.util.nearing_recursion_limit
-
-    def __call__(self):
-        near = self.real()
-        self.fired = self.fired or near
-        return near
+class _Late(Exception):
+    """The conversion ran past its seconds."""
 
 
-def _overflows(text, extensions, configs):
-    """Whether Python-Markdown, with the site's ``extensions``, recurses deeper than MAX_CONVERT_FRAMES on ``text``
-    (or comes near enough that its own guard stops nesting: _Nearing)."""
-    limit = sys.getrecursionlimit()
+def _converted(text, extensions, configs, seconds):
+    """How Python-Markdown, with the site's ``extensions``, converts ``text``: "deep" when it recurses past
+    MAX_CONVERT_FRAMES, "slow" when it takes more than ``seconds``, else None.  While it converts, Python's limit
+    is lowered to the bound and sys.getrecursionlimit answers the real one: the guards Markdown and its extensions
+    keep (quotes stop nesting, pymdownx's details stop nesting, 100 calls short of the limit) read the limit MkDocs
+    converts under, as they do in the build, so the check converts what MkDocs converts (a lowered limit they read
+    stopped 4 of 21 nested details in the check that the build published), and a page that would reach them
+    overflows the bound first."""
+    import signal
+
+    def late(_signum, _frame):
+        raise _Late()
+    limit, read = sys.getrecursionlimit(), sys.getrecursionlimit
     converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
-    watch = markdown.util.nearing_recursion_limit = _Nearing()
+    try:
+        previous = signal.signal(signal.SIGALRM, late)
+    except ValueError:   # not the main thread: unbounded in time
+        previous = None
+    sys.getrecursionlimit = lambda: limit
     sys.setrecursionlimit(_frames() + MAX_CONVERT_FRAMES)
+    if previous is not None:
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:
         converter.convert(text)
     except RecursionError:
-        return True
+        return "deep"
+    except _Late:
+        return "slow"
     finally:
+        if previous is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         sys.setrecursionlimit(limit)
-        markdown.util.nearing_recursion_limit = watch.real
-    return watch.fired
+        sys.getrecursionlimit = read
+    return None
 
 
 SEARCH_S = 15
 """The most seconds the search for an overflowing page's line may take (a 250 KB page of tables converts in 2.7 s,
 and 15 halvings took 40 s): past it the page is refused at the lines the search has narrowed it to."""
+CONVERT_S, BUILD_CONVERT_S = 10, 120
+"""The most seconds the check's conversion of one page, and of every page of a build together, may take (the
+committed pages: 0.14 s all together; a 256 KB page of tables 2.7 s): attr_list reads braces in quadratic time, and
+one heading of 130 000 '{ ' kept a build busy for five minutes."""
 
 
-def _first_line(where, text, extensions, configs):
-    """The refusal of a page that overflows, at the first line whose text up to it overflows (a prefix nests no
-    deeper than the page), found by halves within SEARCH_S."""
-    lines, started = text.split("\n"), time.monotonic()
-    low, high = 1, len(lines)
-    while low < high and time.monotonic() - started < SEARCH_S:
-        middle = (low + high) // 2
-        if _overflows("\n".join(lines[:middle]), extensions, configs):
-            high = middle
-        else:
-            low = middle + 1
-    return (f"{where}:{low}{'' if low == high else f'-{high}'}: Python-Markdown, converting the page with the site's "
-            f"extensions, nests deeper than {MAX_CONVERT_FRAMES} calls by this line (lists, quotes or '<div markdown>' "
-            "inside one another)")
+class Converter:
+    """The site's Markdown conversion, checked page by page within MAX_CONVERT_FRAMES and CONVERT_S, the build's
+    pages within BUILD_CONVERT_S together (``left``)."""
+
+    def __init__(self, extensions, configs):
+        self.extensions, self.configs, self.left = extensions, configs, BUILD_CONVERT_S
+
+    def _run(self, text, seconds=None):
+        started = time.monotonic()
+        found = _converted(text, self.extensions, self.configs, min(CONVERT_S, self.left) if seconds is None else seconds)
+        self.left -= time.monotonic() - started
+        return found
+
+    def _first_line(self, where, text):
+        """The refusal of a page that overflows, at the first line whose text up to it overflows (a prefix nests no
+        deeper than the page), found by halves within SEARCH_S."""
+        lines, started = text.split("\n"), time.monotonic()
+        low, high = 1, len(lines)
+        while low < high and time.monotonic() - started < SEARCH_S:
+            middle = (low + high) // 2
+            if _converted("\n".join(lines[:middle]), self.extensions, self.configs, SEARCH_S) == "deep":
+                high = middle
+            else:
+                low = middle + 1
+        return (f"{where}:{low}{'' if low == high else f'-{high}'}: Python-Markdown, converting the page with the "
+                f"site's extensions, nests deeper than {MAX_CONVERT_FRAMES} calls by this line (lists, quotes or "
+                "'<div markdown>' inside one another)")
+
+    def _slow(self, where):
+        return (f"{where}: Python-Markdown took more than {min(CONVERT_S, max(self.left, 0)):.0f} s converting the page "
+                f"(each page has {CONVERT_S} s, the build's pages {BUILD_CONVERT_S} s together): one of the site's "
+                "extensions reads something in it in quadratic time (attr_list: 130 000 '{ ' in one heading took "
+                "five minutes)")
+
+    def problem(self, where, own, converted):
+        """One line for a page MkDocs would convert past the bounds (``converted``: the text as the plugin hands it
+        on), naming a line of the page's ``own`` text where that overflows too, else a line as rendered; or None.
+        The page is converted as the build converts it, by Markdown itself with the site's extensions and settings,
+        so no reading of the text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested
+        '<div markdown>' from that reading, which Markdown then nested."""
+        found = self._run(converted)
+        if found == "slow":
+            return self._slow(where)
+        if found is None:
+            return None
+        if own != converted and self._run(own) == "deep":
+            return self._first_line(where, own)
+        return self._first_line(f"{where}" if own == converted else f"{where} (as rendered)", converted)
 
 
 def conversion_problem(where, text, extensions, configs):
-    """One line for a page Python-Markdown cannot convert within MAX_CONVERT_FRAMES, or None: the page is converted
-    as the build converts it, by Markdown itself with the site's ``extensions`` and ``configs``, so no reading of the
-    text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested '<div markdown>' from that
-    reading, which Markdown then nested."""
-    return _first_line(where, text, extensions, configs) if _overflows(text, extensions, configs) else None
+    """Converter.problem of one text as written and handed on (a page of its own)."""
+    return Converter(extensions, configs).problem(where, text, text)
 
 
 def converted_problem(where, own, converted, extensions, configs):
-    """conversion_problem of the text MkDocs converts (``converted``: the page rendered, as the plugin hands it on),
-    naming a line of the page's ``own`` text where that overflows too, else a line as rendered: one conversion for a
-    page within the bound."""
-    if not _overflows(converted, extensions, configs):
-        return None
-    if _overflows(own, extensions, configs):
-        return _first_line(where, own, extensions, configs)
-    return _first_line(f"{where} (as rendered)", converted, extensions, configs)
+    """Converter.problem of one page, outside a build's budget."""
+    return Converter(extensions, configs).problem(where, own, converted)

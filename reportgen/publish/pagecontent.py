@@ -676,8 +676,11 @@ def under_title(markdown, note, below_finding=False):
     markdown = markdown.replace(BANNER_MARK, "")
     if not note:
         return markdown
-    lines = markdown.split("\n")
+    lines, fence = markdown.split("\n"), None
     for i, line in enumerate(lines):
-        if line.startswith("# "):
+        opened = re.match(r"[ \t]*(`{3,}|~{3,})", line)   # a '# ' inside a fenced block is code, not the title
+        if opened and (fence is None or opened.group(1).startswith(fence)):
+            fence = opened.group(1)[0] * len(opened.group(1)) if fence is None else None
+        elif fence is None and line.startswith("# "):
             return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
     return note + "\n" + markdown

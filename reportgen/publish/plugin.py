@@ -316,6 +316,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # what only the build writes ({% set kind = "csv" %}<p class="{{ kind }}"> is the page's own)
         self.bare = _sandbox(_page_own)
         self.render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take
+        self.converter = nesting.Converter(config.markdown_extensions, config.mdx_configs)   # and their conversions
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.csv_owner = {}   # site path -> the docs page whose table it is
@@ -422,7 +423,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             if uri.startswith("provenance/") and (uri.count("/") == 2 or uri.startswith("provenance/machine-")):
                 markdown += "\n" + provenance.derived_section(
                     derived_entries(self.book.index(), page.file.src_uri), self.book._rel)
-            return markdown
+            return self._converts(f"docs/{page.file.src_uri}", markdown, markdown)   # records' text in it
         try:
             try:
                 tree = self.jinja.parse(markdown)
@@ -477,11 +478,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
             # the machines page is the banner's target; a page with the machine card says it already
             text = pagecontent.under_title(text, machines.banner(self.data, page.file.src_uri) if shows_current and (
                 page.file.src_uri != machines.PAGE and "machine_card" not in used) else "", not self.data.smoke)
-            deep = nesting.converted_problem(f"docs/{page.file.src_uri}", markdown, text, config.markdown_extensions,
-                                             config.mdx_configs)   # the text as MkDocs is handed it, banner placed
-            if deep:
-                raise ReportError(deep)
-            return text
+            return self._converts(f"docs/{page.file.src_uri}", markdown, text)   # as MkDocs is handed it, banner placed
         except jinja2.UndefinedError as exc:
             raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder: {exc}") from exc
         except jinja2.TemplateSyntaxError as exc:
@@ -510,6 +507,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
     def on_post_template(self, output_content, template_name, config):
         # the static templates (404.html) are pages a visitor is sent to: the same policy
         return with_csp(output_content) if template_name.endswith(".html") else output_content
+
+    def _converts(self, where, own, text):
+        """``text``, once the page converts within the bounds (nesting.Converter), else ReportError."""
+        deep = self.converter.problem(where, own, text)
+        if deep:
+            raise ReportError(deep)
+        return text
 
     def on_page_content(self, html, page, config, files):
         uri = page.file.src_uri
@@ -567,6 +571,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         page = files.get_file_from_path(COVERAGE_PAGE).page
         page.markdown = coverage_markdown(results, coverage.archived_missing(self.book.index(self.pages_html), self.data.tables),
                                           self.data.rules, self.pages_html, (passages, today, ratios))
+        self._converts(f"docs/{COVERAGE_PAGE}", page.markdown, page.markdown)   # the archive's words in it
         page.render(config, files)   # rendered here, after on_page_content: its markup is checked here
         odd = pagecontent.content_problem(f"docs/{COVERAGE_PAGE}", page.content, set(self.data.specs))
         if odd:   # a <form> in a coverage rule's text reached the page
