@@ -107,7 +107,7 @@ def test_retest_reuses_only_runs_a_build_accepts_together(monkeypatch, capsys):
     from types import SimpleNamespace
     from reportgen.commands import retest
     from reportgen.data import load
-    runs = [SimpleNamespace(run_id="20261201T000000Z-quick-aaaaaaaaaaaa"), SimpleNamespace(run_id="20261202T000000Z-quick-aaaaaaaaaaaa")]
+    runs = [SimpleNamespace(run_id=f"2026120{i}T000000Z-quick-aaaaaaaaaaaa", records=[]) for i in (1, 2)]
     monkeypatch.setattr(load, "across", lambda _dir, held: [f"results/runs/{r.run_id}/run.json: environment.cpu_mhz: "
                                                              "1.4x the machine's first run" for r in held[1:]])
     kept = retest._standing_together(ROOT / "results", runs)

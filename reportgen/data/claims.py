@@ -82,19 +82,21 @@ def _count(value):
 
 def _totals(path, items):
     """The totals of a mapping of counts keyed by names (kernel_calls, quantized_ops, an instruction's registers):
-    its sum and its number of names ("#sum", "#keys"), and of a mapping of rows of counts (ort_coverage.by_op) each
-    count's sum ("#sum", field).  Names change with the code, and a claim is compared over changed code only where
+    its sum and its number of names ("~total", "~names": after its fields, which name a move first), and of a
+    mapping of rows of counts (ort_coverage.by_op) each count's sum ("~total", field).  Names change with the code, and a claim is compared over changed code only where
     both records hold it: 25 kernel calls renamed and tripled, 20 integer operators moved to float under new labels,
     an FMA register dropped were printed unflagged."""
+    if len(path) < 2:   # a record's extra, check or case is no mapping of counts by name
+        return
     values = [v for _k, v in items]
     if all(_count(v) for v in values):   # an empty mapping too: an FMA row emptied printed 'no vector FMA'
-        yield (*path, "#sum"), sum(values)
-        yield (*path, "#keys"), len(values)
+        yield (*path, "~total"), sum(values)
+        yield (*path, "~names"), len(values)
     elif values and all(isinstance(v, dict) for v in values):
         fields = {f for v in values for f, x in v.items() if isinstance(f, str) and _count(x)}
         for field in sorted(fields):
             if all(_count(v.get(field, 0)) for v in values):
-                yield (*path, "#sum", field), sum(v.get(field, 0) for v in values)
+                yield (*path, "~total", field), sum(v.get(field, 0) for v in values)
 
 
 def _leaves(roots, keep):

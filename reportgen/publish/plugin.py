@@ -316,7 +316,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # what only the build writes ({% set kind = "csv" %}<p class="{{ kind }}"> is the page's own)
         self.bare = _sandbox(_page_own)
         self.render_left = sandbox.BUILD_RENDER_S   # seconds every page's renders may still take
-        self.converter = nesting.Converter(config.markdown_extensions, config.mdx_configs)   # and their conversions
+        self.converter = nesting.Converter(getattr(config, "markdown_extensions", None) or [],
+                                           getattr(config, "mdx_configs", None) or {})   # and their conversions
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.csv_owner = {}   # site path -> the docs page whose table it is
