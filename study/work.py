@@ -8,6 +8,7 @@ floating-point operations whatever its ``extra.flops_per_call`` says, and the FM
 machine_peak does iters x accumulators x lanes x 2 per thread.  ``extra.flops_per_call`` stays in
 the record (the harness states it; readers of the raw data use it) and must agree with the case.
 """
+import json
 import math
 import re
 
@@ -114,6 +115,7 @@ EXTRA_TYPES = {
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
+    "output_dtype": (str,), "ir_text": (str,), "script_roundtrip": (bool,),
     "before_text": (str,), "after_text": (str,), "relax_equivalent": (str, type(None)), "isa": (str, dict),
 }
 """The extra fields pages and derived figures read, each with what it must be (a mistyped one
@@ -298,7 +300,7 @@ def _nested_problems(extra):
             for key, want in fields.items():
                 if row.get(key) is not None:
                     out.append(_type_problem(f"extra.{name}[{i}].{key}", row[key], want))
-            if name in ONE_CALL_PROFILES and is_number(row.get("calls")) and row["calls"] > MAX_ROW_CALLS:
+            if name in PROFILES and is_number(row.get("calls")) and row["calls"] > MAX_ROW_CALLS:   # op_profile too (10^9)
                 out.append(f"extra.{name}[{i}].calls: {row['calls']!r:.20}, more than the {MAX_ROW_CALLS} calls of one "
                            "kernel or node in one call of a model (the tables multiply a row's work by them)")
             if name in PROFILE_REQUIRED and is_number(row["seconds"]) and not row["seconds"] >= MIN_DURATION_S:
@@ -514,6 +516,22 @@ def _paired_engine_problems(rec):
     return []
 
 
+CPU_TARGETS = frozenset({"llvm", "c"})
+"""The TVM target kinds a record may name: the harness compiles for the machine's CPU (a GPU kind would be another
+device, which run.json's environment does not describe)."""
+
+
+def _target_kind(target):
+    """The kind of a TVM target as a record writes it (a JSON object, or 'kind -opt ...'), or None."""
+    try:
+        value = json.loads(target)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        return str(value.get("kind"))
+    return target.split()[0] if target.split() else None
+
+
 def _required_problems(rec):
     if rec.get("status") != "ok":
         return []
@@ -529,6 +547,14 @@ def _required_problems(rec):
                 for name in REWRITE_FIELDS if name not in extra["rewrite"]]
     if rec["experiment"] == "e2e_tune" and "model" in case:
         out += _kernel_lists("extra.coverage", extra.get("coverage"))
+    target = extra.get("target")
+    kind = _target_kind(target) if isinstance(target, str) else None
+    if kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
+        out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
+                   f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
+    if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed
+        out += [p for p in [_type_problem("case.input", case["input"], NUMBER) if "input" in case else None]
+                + [_type_problem(f"case.{k}", case[k], (str,)) for k in ("old_api", "new_api") if k in case] if p]
     tuning = extra.get("tuning")
     if rec["experiment"] in ("e2e", "int8") and isinstance(tuning, dict) and "unscheduled" in tuning:
         names = tuning["unscheduled"]

@@ -248,6 +248,12 @@ def _summarised_elsewhere(run, said, ids):
         if other is not None:
             return [f"{run.where(index)}: log.lines: line {other[1][0]} of {other[0]} is a summary of the record, "
                     f"which its own log {rec['log']['path']} reports (a run reports each record once, in its family's log)"]
+    for path, found in said.items():   # and reports only its own records: a 999 ms summary of another run's record
+        reported = {n for rec in run.records for n in citation.summarised(found, rec, ids)}
+        stray = sorted(n for numbers in found.values() for n in numbers if n not in reported)
+        if stray:
+            return [f"results/{path}: line {stray[0]} is the summary of a record this run does not hold (a run's logs "
+                    "report its own records)"]
     return []
 
 

@@ -87,14 +87,18 @@ def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
     return "\n".join(parts)
 
 
-def hello(current, data_prefix):
+def hello(book, current, data_prefix):
+    """The smallest module, its IR and what it returned: the output through the book (printed plainly, a new level
+    of it went unflagged here while the codegen page flagged it)."""
     cur = _fam(current).get(cases.case_id("graph", case="hello"))
     if cur is None:
         return W("graph.step_table.text")
+    if not cur.ok:
+        return book.failed(cur)
     extra = cur.record["extra"]
     links = " · ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                        for name, ref in sorted(extra["artifacts"].items()))
-    return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.result", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=_esc(extra['output']), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.word_yes") if extra['script_roundtrip'] else W("graph.step_table.word_no"), links=links))
+    return (cells.code_block(extra['ir_text'].rstrip(), "python") + W("graph.hello.result", code=_code(extra['target']), input=_esc(cur.record['case']['input']), output=book.current(f"{cur.record['id']}#graph_output", _esc(extra['output']), "value", cur), output_dtype=_esc(extra['output_dtype']), script_roundtrip=W("graph.step_table.word_yes") if extra['script_roundtrip'] else W("graph.step_table.word_no"), links=links))
 
 
 def pass_group(passes, relay_pass, cur=None):
@@ -189,7 +193,7 @@ def names(site):
         "graph_steps": lambda variant, subject="conv": step_table(b, d.current, variant, subject),
         "fusion_summary": lambda variant, subject="conv": fusion_summary(b, d.current, variant, subject),
         "graph_diffs": lambda variant: step_diffs(d.results_dir, d.current, variant, b.data_prefix()),
-        "graph_hello": lambda: hello(d.current, b.data_prefix()),
+        "graph_hello": lambda: hello(b, d.current, b.data_prefix()),
         "pass_map": lambda: pass_map(b, d.tables["s24_passes"], d.current, b.data_prefix()),
         "api_migration": lambda: migration(b, d.current),
         "graph_finding": lambda: finding(b, d.current),

@@ -132,6 +132,8 @@ def title_problem(title):
         return "blank"
     if title != title.strip():
         return "padded with spaces (it reads as another title of the same words)"
+    if re.search(r"[<>&]", title):   # '# &#71;EMM' settled a title the checks read as '&#71;EMM', the theme as 'GEMM'
+        return "markup (a tag or a character reference, which the theme writes unescaped)"
     if schema.drawn_over(title):
         return "drawn over by combining marks (an overlay, an enclosing mark, more than two on one letter)"
     mixed, foreign = schema.mixed_script(title), schema.foreign_letter(title)

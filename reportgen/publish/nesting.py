@@ -148,8 +148,10 @@ def _frames():
     return count
 
 
-class _Late(Exception):
-    """The conversion ran past its seconds."""
+class _Late(BaseException):
+    """The conversion ran past its seconds: no Exception, so no extension's 'except Exception' swallows it
+    (pymdownx.superfences catches every Exception around a fence's highlighting: an alarm inside one was lost and
+    the rest of the page converted unbounded)."""
 
 
 def _converted(text, extensions, configs, seconds):
@@ -175,14 +177,17 @@ def _converted(text, extensions, configs, seconds):
     if previous is not None:
         signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:
-        converter.convert(text)
+        try:
+            converter.convert(text)
+        finally:   # disarmed first: an alarm after the conversion returned lands here, and is 'slow' below
+            if previous is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
     except RecursionError:
         return "deep"
     except _Late:
         return "slow"
     finally:
         if previous is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         sys.setrecursionlimit(limit)
         sys.getrecursionlimit = read
@@ -192,7 +197,7 @@ def _converted(text, extensions, configs, seconds):
 SEARCH_S = 15
 """The most seconds the search for an overflowing page's line may take (a 250 KB page of tables converts in 2.7 s,
 and 15 halvings took 40 s): past it the page is refused at the lines the search has narrowed it to."""
-CONVERT_S, BUILD_CONVERT_S = 10, 120
+CONVERT_S, BUILD_CONVERT_S = 10, 300
 """The most seconds the check's conversion of one page, and of every page of a build together, may take (the
 committed pages: 0.14 s all together; a 256 KB page of tables 2.7 s): attr_list reads braces in quadratic time, and
 one heading of 130 000 '{ ' kept a build busy for five minutes."""
@@ -203,13 +208,15 @@ class Converter:
     pages within BUILD_CONVERT_S together (``left``)."""
 
     def __init__(self, extensions, configs):
-        self.extensions, self.configs, self.left = extensions, configs, BUILD_CONVERT_S
+        self.extensions, self.configs, self.left, self.spent = extensions, configs, BUILD_CONVERT_S, 0.0
 
-    def _run(self, text, seconds=None):
-        started = time.monotonic()
-        found = _converted(text, self.extensions, self.configs, min(CONVERT_S, self.left) if seconds is None else seconds)
+    def _run(self, text):
+        """(what _converted found, the seconds it had)."""
+        started, seconds = time.monotonic(), min(CONVERT_S, self.left)
+        found = _converted(text, self.extensions, self.configs, seconds)
         self.left -= time.monotonic() - started
-        return found
+        self.spent += time.monotonic() - started
+        return found, seconds
 
     def _first_line(self, where, text):
         """The refusal of a page that overflows, at the first line whose text up to it overflows (a prefix nests no
@@ -226,9 +233,12 @@ class Converter:
                 f"site's extensions, nests deeper than {MAX_CONVERT_FRAMES} calls by this line (lists, quotes or "
                 "'<div markdown>' inside one another)")
 
-    def _slow(self, where):
-        return (f"{where}: Python-Markdown took more than {min(CONVERT_S, max(self.left, 0)):.0f} s converting the page "
-                f"(each page has {CONVERT_S} s, the build's pages {BUILD_CONVERT_S} s together): one of the site's "
+    def _slow(self, where, seconds):
+        if seconds < CONVERT_S:   # the build's time was spent on the pages before it
+            return (f"{where}: the build's pages have used the {BUILD_CONVERT_S} s of conversion they have together "
+                    f"({self.spent:.0f} s spent) before this one converted; the pages before it convert too slowly (a "
+                    "pattern one of the site's extensions reads in quadratic time)")
+        return (f"{where}: Python-Markdown took more than {CONVERT_S} s converting the page: one of the site's "
                 "extensions reads something in it in quadratic time (attr_list: 130 000 '{ ' in one heading took "
                 "five minutes)")
 
@@ -238,12 +248,12 @@ class Converter:
         The page is converted as the build converts it, by Markdown itself with the site's extensions and settings,
         so no reading of the text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested
         '<div markdown>' from that reading, which Markdown then nested."""
-        found = self._run(converted)
+        found, seconds = self._run(converted)
         if found == "slow":
-            return self._slow(where)
+            return self._slow(where, seconds)
         if found is None:
             return None
-        if own != converted and self._run(own) == "deep":
+        if own != converted and self._run(own)[0] == "deep":
             return self._first_line(where, own)
         return self._first_line(f"{where}" if own == converted else f"{where} (as rendered)", converted)
 

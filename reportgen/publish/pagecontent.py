@@ -291,10 +291,12 @@ def source_problem(where, own):
                 "(its checks and MkDocs' conversion read it whole)")
     lines = own.split("\n")
     banner = [n for n, line in enumerate(lines, 1) if BANNER_MARK in line]
-    stray = next((n for n in banner if lines[n - 1].strip() != BANNER_MARK), None) or next(iter(banner[1:]), None)
+    stray = next((n for n in banner if lines[n - 1].strip() != BANNER_MARK
+                  or "\n".join(lines[:n - 1]).count("<!--") > "\n".join(lines[:n - 1]).count("-->")), None) \
+        or next(iter(banner[1:]), None)   # nor inside a comment: '<!--' on the line before hid the banner in it
     if stray:   # '<di<!-- reportgen:banner -->v markdown>' was two pieces to every check, one tag to MkDocs
-        return (f"{where}:{stray}: the banner mark {BANNER_MARK!r} stands on a line of its own, once: the build "
-                "replaces it after every check has read the page")
+        return (f"{where}:{stray}: the banner mark {BANNER_MARK!r} stands on a line of its own, once, outside a "
+                "comment: the build replaces it after every check has read the page")
     fence = next((f for f in _FENCE.finditer(own) if f.group(1).lower() not in FENCE_LANGUAGES
                   or own[f.end():own.find("\n", f.end()) % (len(own) + 1)].strip(" \t}")), None)
     if fence:
@@ -676,11 +678,10 @@ def under_title(markdown, note, below_finding=False):
     markdown = markdown.replace(BANNER_MARK, "")
     if not note:
         return markdown
-    lines, fence = markdown.split("\n"), None
-    for i, line in enumerate(lines):
-        opened = re.match(r"[ \t]*(`{3,}|~{3,})", line)   # a '# ' inside a fenced block is code, not the title
-        if opened and (fence is None or opened.group(1).startswith(fence)):
-            fence = opened.group(1)[0] * len(opened.group(1)) if fence is None else None
-        elif fence is None and line.startswith("# "):
-            return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
+    # under the page's title where the page opens with it, else on top: a '# ' further down may be a line of a
+    # fence, a comment or a raw <div> (the banner went into each and was hidden or shown as code)
+    lines = markdown.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].startswith("# "):
+        return "\n".join(lines[:first + 1] + ["", note] + lines[first + 1:])
     return note + "\n" + markdown
