@@ -213,6 +213,8 @@ class Converter:
     def _run(self, text):
         """(what _converted found, the seconds it had)."""
         started, seconds = time.monotonic(), min(CONVERT_S, self.left)
+        if seconds <= 0:   # the build's time is spent: no page converts now, however small
+            return "slow", 0
         found = _converted(text, self.extensions, self.configs, seconds)
         self.left -= time.monotonic() - started
         self.spent += time.monotonic() - started
