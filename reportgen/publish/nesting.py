@@ -48,7 +48,26 @@ def nesting_problem(where, own):
 
 
 _FENCE_LINE = re.compile(r"^[ \t>]*(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+def _spans_blanked(line):
+    """``line`` with its code spans blanked: a run of backticks opens a span that the next run of as many closes
+    (one pass over the runs; a regex with a backreference took 91 s on a 4.8 KB line of backticks)."""
+    import bisect
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", line)]
+    by_length = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    out, index = list(line), 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        after = bisect.bisect_right(same, index)
+        if after == len(same):
+            index += 1
+            continue
+        close = runs[same[after]][1]
+        out[start:close] = " " * (close - start)
+        index = same[after] + 1
+    return "".join(out)
 
 
 def _code_blanked(text):
@@ -66,7 +85,7 @@ def _code_blanked(text):
                 fence = None
             out.append("")
         else:
-            out.append(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line))
+            out.append(_spans_blanked(line))
     return "\n".join(out)
 
 
@@ -197,10 +216,11 @@ def _converted(text, extensions, configs, seconds):
 SEARCH_S = 15
 """The most seconds the search for an overflowing page's line may take (a 250 KB page of tables converts in 2.7 s,
 and 15 halvings took 40 s): past it the page is refused at the lines the search has narrowed it to."""
-CONVERT_S, BUILD_CONVERT_S = 10, 300
+CONVERT_S, BUILD_CONVERT_S = 10, 60
 """The most seconds the check's conversion of one page, and of every page of a build together, may take (the
-committed pages: 0.14 s all together; a 256 KB page of tables 2.7 s): attr_list reads braces in quadratic time, and
-one heading of 130 000 '{ ' kept a build busy for five minutes."""
+committed pages: 0.14 s all together, the build's own pages a few seconds; a 256 KB page of tables 2.7 s): attr_list
+reads braces in quadratic time, and one heading of 130 000 '{ ' kept a build busy for five minutes.  MkDocs converts
+each passing page again, so the build's conversions take at most twice the budget."""
 
 
 class Converter:

@@ -289,11 +289,14 @@ def source_problem(where, own):
     if len(own) > MAX_PAGE_CHARS:
         return (f"{where}: {len(own)} characters, more than the {MAX_PAGE_CHARS} a docs page's own text may hold "
                 "(its checks and MkDocs' conversion read it whole)")
-    lines = own.split("\n")
-    banner = [n for n, line in enumerate(lines, 1) if BANNER_MARK in line]
-    stray = next((n for n in banner if lines[n - 1].strip() != BANNER_MARK
-                  or "\n".join(lines[:n - 1]).count("<!--") > "\n".join(lines[:n - 1]).count("-->")), None) \
-        or next(iter(banner[1:]), None)   # nor inside a comment: '<!--' on the line before hid the banner in it
+    stray, seen, opened = None, 0, 0
+    for n, line in enumerate(own.split("\n"), 1):   # one pass: a page of 10 000 marks was read 10 000 times
+        if BANNER_MARK in line:
+            seen += 1
+            if line.strip() != BANNER_MARK or opened > 0 or seen > 1:   # nor inside a comment ('<!--' before it)
+                stray = n
+                break
+        opened += line.count("<!--") - line.count("-->")
     if stray:   # '<di<!-- reportgen:banner -->v markdown>' was two pieces to every check, one tag to MkDocs
         return (f"{where}:{stray}: the banner mark {BANNER_MARK!r} stands on a line of its own, once, outside a "
                 "comment: the build replaces it after every check has read the page")
@@ -306,10 +309,7 @@ def source_problem(where, own):
     marked = plainfile.marked_section_problem(where, own)   # before any parser
     if marked:
         return marked
-    nested = nesting_problem(where, own)
-    if nested:
-        return nested
-    own = _closed_only(own)
+    written, own = own, _closed_only(own)
     number = 1
     for block in re.split(r"(\n[ \t]*\n)", own):   # a paragraph, and the blank lines after it
         wide = max(line.count("|") for line in block.split("\n"))
@@ -333,6 +333,9 @@ def source_problem(where, own):
     if headings > MAX_HEADINGS:
         return (f"{where}: {headings} headings, more than {MAX_HEADINGS}: each is an entry of the page's table of "
                 "contents, written beside every heading (43 500 made an 18.6 MB page)")
+    nested = nesting_problem(where, written)   # after the marks' bounds: its parsers read an unclosed '<a ' slowly
+    if nested:
+        return nested
     own = own + "\n" + re.sub(r"\{##.*?##\}|\{%.*?%\}|\{\{.*?\}\}", "", own, flags=re.S)
     own = plainfile.unescape(own)   # class="&#99;sv" is csv to the browser
     found = re.search(r"(?<![\w-])data-[A-Za-z][\w-]*\s*=|<\s*script\b|\bid\s*=\s*[\"']?spec-", own, re.I)
