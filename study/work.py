@@ -516,6 +516,31 @@ def _paired_engine_problems(rec):
     return []
 
 
+ISAS = frozenset({"scalar", "generic", "sse", "avx", "avx2", "avx_vnni", "avx512", "avx512_vnni"})
+"""The instruction sets a kernel's record may name (experiments.gemm.tvm_ladder.target_isa and the ladder's own
+stages): the pages look its peak up by it, and 'avx1024' hid the above-peak warning ('no peak for this ISA')."""
+
+
+def _isa_problems(extra):
+    """extra.isa one of ISAS and agreeing with the code the record says it compiled: 512-bit registers are AVX-512
+    code, and scalar code has none and no vector FMA (16 stages of zmm code relabelled 'scalar' turned the peak goal
+    from 'met' to 'not measured' and dropped the above-peak warning)."""
+    isa, codegen = extra.get("isa"), extra.get("codegen")
+    if not isinstance(isa, str):
+        return []
+    if isa not in ISAS:
+        return [f"extra.isa: {isa!r:.40} is not an instruction set the study names ({', '.join(sorted(ISAS))})"]
+    if not isinstance(codegen, dict):
+        return []
+    packed = codegen.get("fma_packed")
+    packed = sum(v for v in packed.values() if isinstance(v, int)) if isinstance(packed, dict) else packed
+    if codegen.get("has_zmm") is True and not isa.startswith("avx512"):
+        return [f"extra.isa: {isa!r}, but its code uses 512-bit registers (extra.codegen.has_zmm): AVX-512 code"]
+    if isa == "scalar" and (codegen.get("has_ymm_fma") is True or (isinstance(packed, int) and packed > 0)):
+        return ["extra.isa: 'scalar', but its code holds vector FMA instructions (extra.codegen)"]
+    return []
+
+
 CPU_TARGETS = frozenset({"llvm", "c"})
 """The TVM target kinds a record may name: the harness compiles for the machine's CPU (a GPU kind would be another
 device, which run.json's environment does not describe)."""
@@ -552,6 +577,11 @@ def _required_problems(rec):
     if kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
         out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
                    f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
+    out += _isa_problems(extra)
+    tail = (extra.get("schedule_params") or {}).get("tail_handling") if isinstance(extra.get("schedule_params"), dict) else None
+    if "tail_handling" in (extra.get("schedule_params") or {}) and not (isinstance(tail, str) and 0 < len(tail) <= 200):
+        # the ladder's table prints it in a cell: null printed 'None', an object its repr, 50 000 characters a cell
+        out.append(f"extra.schedule_params.tail_handling: {tail!r:.40} is not a text of 1 to 200 characters")
     if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed
         out += [p for p in [_type_problem("case.input", case["input"], NUMBER) if "input" in case else None]
                 + [_type_problem(f"case.{k}", case[k], (str,)) for k in ("old_api", "new_api") if k in case] if p]

@@ -279,10 +279,11 @@ def level_jump(earlier, rec, factor, memo=None):
 
 PROFILE_KINDS = ("kernel", "builtin")
 """The kinds of a profile's rows TVM's profiler writes (the committed rows hold no other)."""
-TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer"})
+TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer", "isa"})
 """Texts compared over changed code too: what the machine and the model decide (a program's output type, the target
-it was compiled for) and the record a page divides by (fp32_peer): the code does not change them, and a float16
-output, a CUDA target or an INT8 ratio over the naive baseline (2246x for 4.13x) were printed unflagged."""
+it was compiled for, the instruction set whose peak a share divides by) and the record a page divides by
+(fp32_peer): the code does not change them, and a float16 output, a CUDA target or an INT8 ratio over the naive
+baseline (2246x for 4.13x) were printed unflagged."""
 
 
 SHARE_LABELS = {"kernel_profile": ("kind", "operands"), "node_profile": ("op",)}
