@@ -248,7 +248,10 @@ def _summarised_elsewhere(run, said, ids):
         if other is not None:
             return [f"{run.where(index)}: log.lines: line {other[1][0]} of {other[0]} is a summary of the record, "
                     f"which its own log {rec['log']['path']} reports (a run reports each record once, in its family's log)"]
+    failed = {rec["log"]["path"] for rec in run.records if "scope=family" in rec["id"]}
     for path, found in said.items():   # and reports only its own records: a 999 ms summary of another run's record
+        if path in failed:   # a family that failed as a whole kept none of the records its log reported
+            continue
         reported = {n for rec in run.records for n in citation.summarised(found, rec, ids)}
         stray = sorted(n for numbers in found.values() for n in numbers if n not in reported)
         if stray:
