@@ -14,19 +14,13 @@ def drawn_over(text):
     """The marks of ``text`` drawn over what a reader sees, or "": an overlay mark (a stroke laid over a letter: a
     CPU name struck out letter by letter), an enclosing one (500 of U+0489 were drawn over the lines around a
     platform fact), or more than MAX_MARKS combining marks on one letter, whatever their block (400 alternating
-    U+0301 and U+0591 passed a list of blocks); a mark on anything but a Latin letter, or a dot above on i or j
-    (each made a second title that read as the first)."""
-    run, base = "", ""
+    U+0301 and U+0591 passed a list of blocks)."""
+    run = ""
     for char in text:
         kind = unicodedata.category(char)
         if kind == "Me" or (kind == "Mn" and unicodedata.combining(char) == 1):
             return char
-        if kind == "Mn" and not (unicodedata.name(base, "").startswith("LATIN ") and base.isalpha()):
-            return char   # a mark on a Chinese character, a digit or a space: drawn apart from nothing a name needs
-        if kind == "Mn" and char == "\u0307" and base in "ijIJ" and not run:
-            return char   # a dot above on i or j is drawn as the dot it has ('i\u0307nt8' read as 'int8')
         run = run + char if kind == "Mn" else ""
-        base = base if kind == "Mn" else char
         if len(run) > MAX_MARKS:
             return run
     return ""

@@ -8,11 +8,11 @@ floating-point operations whatever its ``extra.flops_per_call`` says, and the FM
 machine_peak does iters x accumulators x lanes x 2 per thread.  ``extra.flops_per_call`` stays in
 the record (the harness states it; readers of the raw data use it) and must agree with the case.
 """
-import json
 import math
 import re
 
 from study import cases, identity, ids
+from study.targets import CPU_TARGETS, isa_problems as _isa_problems, target_kind as _target_kind
 from study.stats import is_number
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
@@ -514,36 +514,6 @@ def _paired_engine_problems(rec):
     if engine != want:
         return [f"extra.paired_peer.engine: {engine!r:.40}, but this engine is timed in blocks with {want!r}"]
     return []
-
-
-ISAS = frozenset({"scalar", "generic", "sse", "avx", "avx2", "avx_vnni", "avx512", "avx512_vnni"})
-"""The instruction sets a kernel's record may name (experiments.gemm.tvm_ladder.target_isa and the ladder's own
-stages): the pages look its peak up by it, and 'avx1024' hid the above-peak warning ('no peak for this ISA')."""
-
-
-def _isa_problems(extra):
-    """extra.isa one of ISAS.  (Not tied to the code's registers: on a Sapphire Rapids machine the ladder's target
-    reads as AVX2 while LLVM writes 512-bit registers, a real run; a relabel over changed code is a level, TEXT_LEVELS.)"""
-    isa = extra.get("isa")
-    if isinstance(isa, str) and isa not in ISAS:
-        return [f"extra.isa: {isa!r:.40} is not an instruction set the study names ({', '.join(sorted(ISAS))})"]
-    return []
-
-
-CPU_TARGETS = frozenset({"llvm", "c"})
-"""The TVM target kinds a record may name: the harness compiles for the machine's CPU (a GPU kind would be another
-device, which run.json's environment does not describe)."""
-
-
-def _target_kind(target):
-    """The kind of a TVM target as a record writes it (a JSON object, or 'kind -opt ...'), or None."""
-    try:
-        value = json.loads(target)
-    except ValueError:
-        value = None
-    if isinstance(value, dict):
-        return str(value.get("kind"))
-    return target.split()[0] if target.split() else None
 
 
 def _required_problems(rec):

@@ -134,7 +134,7 @@ def title_problem(title):
         return "padded with spaces (it reads as another title of the same words)"
     if re.search(r"[<>&]", title):   # '# &#71;EMM' settled a title the checks read as '&#71;EMM', the theme as 'GEMM'
         return "markup (a tag or a character reference, which the theme writes unescaped)"
-    if schema.drawn_over(title):
+    if schema.drawn_over(title) or _mark_apart(title):
         return "drawn over by combining marks (an overlay, an enclosing mark, more than two on one letter)"
     mixed, foreign = schema.mixed_script(title), schema.foreign_letter(title)
     if mixed:
@@ -145,6 +145,19 @@ def title_problem(title):
     if odd is not None:   # an Armenian full stop as ':', U+2043 as '-', U+2039 as '<': the fold lists kept losing
         return f"a lookalike (U+{ord(odd):04X}: titles use ASCII punctuation and Chinese punctuation only)"
     return None
+
+
+def _mark_apart(title):
+    """A combining mark on anything but a Latin letter, or a dot above on i or j (drawn as the dot it has): each
+    made a second title that read as the first ('i\u0307nt8 i\u0307n TVM' beside 'int8 in TVM')."""
+    base = ""
+    for char in title:
+        if unicodedata.category(char) == "Mn":
+            if not (base.isalpha() and unicodedata.name(base, "").startswith("LATIN ")) or (char == "\u0307" and base in "ijIJ"):
+                return char
+            continue
+        base = char
+    return ""
 
 
 _TITLE_MARKS = "\uff08\uff09\u3010\u3011\u300a\u300b\u300c\u300d\u300e\u300f\uff0c\u3002\u3001\uff1a\uff1b\uff01\uff1f" \
