@@ -304,8 +304,11 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         evidence = tvm_ladder.codegen_evidence(result.asm)
         extra["codegen"] = _evidence_summary(evidence)
         extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
-        extra["artifacts"] = {"trace": h.artifact(f"{stage}-{m}x{n}x{k}-t{threads}.trace.py",
-                                                  result.best_trace or "")[1]}
+        base = f"{stage}-{m}x{n}x{k}-t{threads}"
+        # the assembly too: the report counts the FMAs again from it (a searched program has no earlier run
+        # to be held to, and without it the page does not print its counts)
+        extra["artifacts"] = {"trace": h.artifact(f"{base}.trace.py", result.best_trace or "")[1],
+                              "asm": h.artifact(f"{base}.s", result.asm)[1]}
         done.update(extra=extra, summary={"trials": int(result.trials_done), "tune_s": float(result.tuning_seconds)})
         return result
 

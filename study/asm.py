@@ -86,3 +86,14 @@ def dot_counts(asm: str) -> dict[str, int]:
         if mnemonic in counts:
             counts[mnemonic] += 1
     return counts
+
+
+FMA_ISAS = (("zmm", "avx512"), ("ymm", "avx2"), ("xmm", "sse"))
+
+
+def fma_isa(fma_packed) -> str:
+    """The instruction set a kernel's FP math used: that of its widest packed FMA (zmm: avx512, ymm: avx2,
+    xmm: sse), 'scalar' with none.  Not its widest register: a blocked loop whose FMAs are all ymm moves its
+    data through zmm on an AVX-512 machine, and its peak is AVX2's."""
+    counts = fma_packed if isinstance(fma_packed, dict) else {}
+    return next((isa for register, isa in FMA_ISAS if counts.get(register)), "scalar")

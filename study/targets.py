@@ -1,6 +1,8 @@
 """What a record says it was compiled for: the TVM target kind and the instruction set (study.work checks them)."""
 import json
 
+from study import asm
+
 
 ISAS = frozenset({"scalar", "generic", "sse", "avx", "avx2", "avx_vnni", "avx512", "avx512_vnni"})
 """The instruction sets a kernel's record may name (experiments.gemm.tvm_ladder.target_isa and the ladder's own
@@ -8,12 +10,26 @@ stages): the pages look its peak up by it, and 'avx1024' hid the above-peak warn
 
 
 def isa_problems(extra):
-    """extra.isa one of ISAS.  (Not tied to the code's registers: on a Sapphire Rapids machine the ladder's target
-    reads as AVX2 while LLVM writes 512-bit registers, a real run; a relabel over changed code is a level, TEXT_LEVELS.)"""
+    """extra.isa one of ISAS, and the one its code shows where the record counts its code (extra.codegen): the
+    ISA of its widest packed FMA (study.asm.fma_isa), or a VNNI one where it counts dot-product instructions.
+    A micro-kernel of 64 zmm FMAs relabelled 'scalar' turned the peak goal to 'not measured'."""
     isa = extra.get("isa")
-    if isinstance(isa, str) and isa not in ISAS:
+    if not isinstance(isa, str):
+        return []
+    if isa not in ISAS:
         return [f"extra.isa: {isa!r:.40} is not an instruction set the study names ({', '.join(sorted(ISAS))})"]
-    return []
+    codegen, dots = extra.get("codegen"), extra.get("dot_instructions")
+    if not (isinstance(codegen, dict) and isinstance(codegen.get("fma_packed"), dict)):
+        return []
+    if isinstance(dots, dict) and any(isinstance(v, int) and v > 0 for v in dots.values()):
+        return [] if isa in VNNI else [f"extra.isa: {isa!r}, but the code it counts holds dot-product instructions "
+                                       f"({', '.join(sorted(VNNI))})"]
+    want = asm.fma_isa(codegen["fma_packed"])
+    return [] if isa == want else [f"extra.isa: {isa!r}, but the widest packed FMA of the code it counts "
+                                   f"(extra.codegen.fma_packed) is {want!r}'s"]
+
+
+VNNI = frozenset({"avx512_vnni", "avx_vnni"})
 
 
 CPU_TARGETS = frozenset({"llvm", "c"})

@@ -11,7 +11,7 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
-from study import cases, identity, ids
+from study import cases, identity, ids, tails
 from study.targets import CPU_TARGETS, isa_problems as _isa_problems, target_kind as _target_kind
 from study.stats import is_number
 
@@ -537,10 +537,7 @@ def _required_problems(rec):
         out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
                    f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
     out += _isa_problems(extra)
-    tail = (extra.get("schedule_params") or {}).get("tail_handling") if isinstance(extra.get("schedule_params"), dict) else None
-    if "tail_handling" in (extra.get("schedule_params") or {}) and not (isinstance(tail, str) and 0 < len(tail) <= 200):
-        # the ladder's table prints it in a cell: null printed 'None', an object its repr, 50 000 characters a cell
-        out.append(f"extra.schedule_params.tail_handling: {tail!r:.40} is not a text of 1 to 200 characters")
+    out += [p for p in [tails.problem(case, extra.get("schedule_params"))] if p]
     if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed
         out += [p for p in [_type_problem("case.input", case["input"], NUMBER) if "input" in case else None]
                 + [_type_problem(f"case.{k}", case[k], (str,)) for k in ("old_api", "new_api") if k in case] if p]

@@ -65,7 +65,8 @@ import tvm
 from tvm import s_tir, te
 
 from experiments import targets
-from study.asm import codegen_evidence  # noqa: F401 - part of this module's API (the report counts with it too)
+from study import tails
+from study.asm import fma_isa, codegen_evidence  # noqa: F401 - part of this module's API (the report counts with it too)
 from experiments.gemm.check import error_report  # noqa: F401 - part of this module's API
 
 # What each stage's schedule does (the page's words about the stages are in docs/gemm-ladder.md).
@@ -250,7 +251,8 @@ def schedule_stage(
     sch = s_tir.Schedule(gemm_prim_func(m, n, k, dtype))
     padded = _apply_ladder(sch, rank, m, n, tiles) if rank >= _BLOCKING else False
     params: dict[str, Any] = dict(tiles) if rank >= _BLOCKING else {}
-    params["tail_handling"] = _tail_handling(rank, padded, k, tiles)
+    params["tail_handling"] = tails.ladder(stage, m, n, k, tiles)
+    _agrees(params["tail_handling"], padded)
     return sch, params
 
 
@@ -260,17 +262,15 @@ def _schedule_microkernel(m, n, k, dtype, tiles, target):
     sch = s_tir.Schedule(gemm_prim_func(m, n, k, dtype))
     padded = _apply_microkernel(sch, m, n, k, t)
     params: dict[str, Any] = {**t, "isa": target_isa(target)}
-    params["tail_handling"] = ("pad M/N/K to MR/NR/KC multiples (A copied, B packed with zeros, "
-                               "C copied back)" if padded else "M/N/K divisible")
+    params["tail_handling"] = tails.microkernel(m, n, k, t["mr"], t["nr"], t["kc"])
+    _agrees(params["tail_handling"], padded)
     return sch, params
 
 
-def _tail_handling(rank: int, padded: bool, k: int, tiles: dict[str, int]) -> str:
-    if rank < _BLOCKING:
-        return "none (default loops)"
-    parts = ["pad M/N to tile multiples" if padded else "M/N divisible"]
-    parts.append("guarded k split" if k % tiles["bk"] else "K divisible")
-    return ", ".join(parts)
+def _agrees(tail: str, padded: bool) -> None:
+    """The text the report decides again (study.tails) says 'pad' exactly when the schedule padded."""
+    if tail.startswith("pad") != padded:
+        raise RuntimeError(f"study.tails says {tail!r} but the schedule {'padded' if padded else 'did not pad'}")
 
 
 # --------------------------------------------------------------------------- the micro-kernel stage
@@ -311,15 +311,9 @@ def simd_lanes(target: tvm.target.Target, dtype: str = "float32") -> int:
 
 
 def isa_from_evidence(evidence: dict[str, Any]) -> str:
-    """ISA the generated code actually used for its FMAs (zmm: avx512, ymm: avx2)."""
-    fma = evidence.get("fma_packed", {})
-    if fma.get("zmm"):
-        return "avx512"
-    if fma.get("ymm"):
-        return "avx2"
-    if fma.get("xmm"):
-        return "sse"
-    return "scalar"
+    """ISA the generated code actually used for its FMAs (zmm: avx512, ymm: avx2): study.asm.fma_isa, the rule
+    the report holds a record's extra.isa to."""
+    return fma_isa(evidence.get("fma_packed", {}))
 
 
 def microkernel_defaults(target: tvm.target.Target) -> dict[str, int]:

@@ -198,6 +198,17 @@ def decided(rec):
     return searched(rec) or (isinstance(chosen, str) and "/" in chosen)
 
 
+def compiled(rec, field):
+    """A record's ``field`` of COMPILED (its codegen, its dot instructions) where a rule holds it, else None:
+    a program nobody chose is held by its earlier runs (a level), a chosen one (``decided``) by the assembly
+    it cites (reportgen.data.searchfacts); a searched stage that cites no assembly is held by nothing, and
+    its FMA counts forged from 32 zmm to 64 scalar were printed on the codegen page."""
+    extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+    artifacts = extra.get("artifacts") if isinstance(extra.get("artifacts"), dict) else {}
+    value = extra.get(field)
+    return value if isinstance(value, dict) and (not decided(rec) or "asm" in artifacts) else None
+
+
 def _facts(rec, memo):
     """(claims, durations) of a record, kept in ``memo`` (by the record's identity, for as long as the caller
     holds the records: a history compares each record with the next ones of its case) when one is given."""

@@ -109,6 +109,14 @@ def isa_peak(current, dtype, threads, isa):
     return frame.first(_peaks(current, dtype=dtype, threads=threads, isa=isa))
 
 
+def isa_peak_failed(current, dtype, threads, isa):
+    """The current peak record of exactly one ISA when it failed (a timeout, an error), or None: a share that
+    rests on it says so, never 'no peak was measured' (a peak forged to time out read as never measured,
+    its above-peak warning and the peak goal gone)."""
+    rows = frame.select(current, "machine_peak", dtype=dtype, threads=threads, isa=isa) if isa is not None else None
+    return None if rows is None else frame.first(rows[rows["status"] != "ok"])
+
+
 def _peaks(current, **case):
     rows = frame.select(current, "machine_peak", **case)
     return rows[rows["status"] == "ok"]

@@ -3,7 +3,7 @@
 The instruction counts come from the assembly each gemm_tvm stage generated (the harness
 counts them into ``extra.codegen``); the Hello Relax record shows one module compiled and run.
 """
-from reportgen.data import merge
+from reportgen.data import claims, merge
 from study import cases
 from reportgen.render.cells import text as _esc
 from reportgen.data.words import W
@@ -16,10 +16,11 @@ def _count(book, cur, key, value):
 
 
 def _pick(current, stage):
-    """The stage's record at the largest shape and thread count that kept its assembly counts."""
+    """The stage's record at the largest shape and thread count that kept its assembly counts (held by a
+    rule: claims.compiled)."""
     rows = [c for c in merge.family(current, "gemm_tvm").values()
             if c.record["case"].get("impl") == "tvm" and c.record["case"].get("stage") == stage
-            and c.ok and c.record["extra"].get("codegen")]
+            and c.ok and claims.compiled(c.record, "codegen")]
     return max(rows, key=lambda c: (c.record["case"]["m"], c.record["case"]["threads"]), default=None)
 
 
@@ -30,7 +31,7 @@ def instruction_facts(book, current, env):
         cur = _pick(current, stage)
         if cur is None:
             continue
-        case, code = cur.record["case"], cur.record["extra"]["codegen"]
+        case, code = cur.record["case"], claims.compiled(cur.record, "codegen")
         packed = code.get("fma_packed", {})
         vector = W("common.punct.enumeration_comma").join(W("codegen.instruction_facts.reg_count", count=_count(book, cur, 'fma_' + reg, n), reg=_esc(reg)) for reg, n in packed.items() if n)
         parts.append(W("codegen.instruction_facts.stage_scalar", stage=_esc(stage), m=case['m'], n=case['n'], k=case['k'], threads=case['threads'], count=_count(book, cur, 'fma_scalar', code.get('fma_scalar', 0)))

@@ -18,7 +18,7 @@ tuned INT8; "NumPy near peak" uses the peak of the ISA NumPy's BLAS kernel actua
 import re
 from dataclasses import dataclass
 
-from reportgen.data import compare, merge
+from reportgen.data import claims, compare, merge
 from study import identity, work
 from reportgen.pages import service
 from reportgen.render.cells import text as _esc
@@ -317,7 +317,7 @@ def _blocking_limited(c):
         return Evidence(SUPPORTS, obs, W("conclusions.blocking_limited.explanation"),
                         W("conclusions.blocking_limited.recommendation"), comparison)
     # Why blocking gained the most: read from the blocking stage's own assembly, not assumed.
-    packed = {reg: n for reg, n in ((block.record["extra"].get("codegen") or {}).get("fma_packed") or {}).items() if n}
+    packed = {reg: n for reg, n in ((claims.compiled(block.record, "codegen") or {}).get("fma_packed") or {}).items() if n}
     explanation = (W("conclusions.blocking_limited.explanation_auto_vectorized", fma=sum(packed.values()),
                      registers=W("common.punct.enumeration_comma").join(sorted(packed)))
                    if packed else W("conclusions.blocking_limited.explanation_locality"))
@@ -447,6 +447,10 @@ def _numpy_near_peak(c):
     kernel = (best.record["extra"].get("blas_kernel") or {}).get("architecture") or "?"
     isa = identity.BLAS_ISA.get(kernel.lower())
     peak = merge.isa_peak(c.current, "float32", 1, isa) if isa else None
+    failed = merge.isa_peak_failed(c.current, "float32", 1, isa) if peak is None else None
+    if failed is not None:   # measured and failed: said with its record, not 'no peak record'
+        return _pending(W("conclusions.numpy_near_peak.peak_failed", kernel=_esc(kernel), isa=_esc(isa),
+                          failed=c.book.failed(failed)))
     if peak is None:
         return _pending(W("conclusions.numpy_near_peak.what", kernel=_esc(kernel), isa=isa or W("conclusions.numpy_near_peak.unknown_isa")))
     share = best.gflops() / peak.gflops()

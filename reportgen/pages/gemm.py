@@ -9,7 +9,7 @@ from reportgen.render import cells, provenance
 from reportgen.render.cells import code_span as _code, text as _esc  # the one escaping point
 from reportgen.render.markdown import markdown, ms_cell as _ms_cell, table as _table
 from reportgen.data.queries import STAGE_ORDER, tvm_family as _tvm_fam, tvm_main_shape, tvm_record as _tvm_get
-from reportgen.data import merge
+from reportgen.data import claims, merge
 from reportgen.render.figures import derive, fmt_number, operand, rests_on_jump
 from study.identity import kernel_isa
 from reportgen.data.words import W, W_for
@@ -240,7 +240,7 @@ def tvm_stages(book, table, current, threads):
             _ms_cell(book, tvm, "p50", "p50_ms"), _ms_cell(book, tvm, "p95", "p95_ms"),
             _ms_cell(book, npy, "p50", "p50_ms"),
             _ratio_cell(book, tvm, best, "ratio_to_best_numpy"),
-            _fma_text((tvm.record["extra"].get("codegen") or {}).get("fma_packed")) if tvm is not None and tvm.ok else "—",
+            _fma_text((claims.compiled(tvm.record, "codegen") or {}).get("fma_packed")) if tvm is not None and tvm.ok else "—",
         ])
     m, n, k = shape
     note = (W("gemm.tvm_stages.shape_note", m=m, n=n, k=k, threads=threads)
@@ -277,14 +277,14 @@ def tvm_codegen(book, current, data_prefix):
                       key=lambda c: (c.record["case"]["threads"], STAGE_ORDER.index(c.record["case"]["stage"]),
                                      c.record["case"]["m"])):
         case, extra = cur.record["case"], cur.record["extra"]
-        code = extra.get("codegen", {})
+        code = claims.compiled(cur.record, "codegen")   # None: a searched stage that cites no assembly
         links = " ".join(f'<a href="{cells.href(data_prefix + "/" + ref)}">{_esc(name)}</a>'
                          for name, ref in sorted(extra["artifacts"].items()))
-        lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.none")),
-                      _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
-                      _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.none")),
-                      links])
+        counts = ([_esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.none")),
+                   _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
+                   _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.none"))]
+                  if code is not None else ["—"] * 3 + [W("gemm.tvm_codegen.no_assembly")])
+        lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]), *counts, links])
     if not lines:
         return W("gemm.tvm_stages.text")
     return markdown([W("gemm.tvm_stages.head_stage"), W("gemm.tvm_codegen.head_shape"), W("gemm.peak_table.head_threads"), W("gemm.tvm_codegen.head_vector_fma"), W("gemm.tvm_codegen.head_scalar_fma"), W("gemm.tvm_codegen.head_widest_register"), W("gemm.tvm_codegen.head_vector_instructions"), W("gemm.tvm_codegen.head_artifacts")], lines)

@@ -72,9 +72,12 @@ def _peak_share(book, current, cur, threads):
     """GFLOPS of a kernel as a share of the measured FP32 peak of the ISA it used, same machine and threads."""
     if cur is None or not cur.ok:
         return "—"
-    peak = merge.isa_peak(current, "float32", threads, cur.record["extra"].get("isa"))
+    isa = cur.record["extra"].get("isa")
+    peak = merge.isa_peak(current, "float32", threads, isa)
     if peak is None:
-        return W("gemm_ladder.peak_share.text")
+        failed = merge.isa_peak_failed(current, "float32", threads, isa)
+        return (W("gemm_ladder.peak_share.failed", isa=_esc(str(isa)), failed=book.failed(failed))
+                if failed is not None else W("gemm_ladder.peak_share.text"))
     share = cur.gflops() / peak.gflops()
     return book.current(f"{cur.record['id']}#share_of_isa_peak", f"{share * 100:.0f}%", "%", cur, also=(peak,)) + book.above_peak(share) + \
         W("gemm_ladder.peak_share.isa_peak_open", isa=_esc(peak.record['case']['isa'])) + book.current(
@@ -159,6 +162,8 @@ def _fastest(current, shape, threads):
 def _goal_row(book, label, threads, goal, num, den, suffix, share=False):
     """One goal: the measured ratio (den p50 / num p50, or num's share of peak den) beside its bar."""
     need = f"≥ {goal * 100:.0f}%" if share else f"≥ {goal:.1f}×"
+    if num is not None and num.ok and den is not None and not den.ok:   # the divisor failed: say so, with its record
+        return [label, str(threads), need, W("gemm_ladder.kernel_goals.divisor_failed", failed=book.failed(den)), "—"]
     if num is None or den is None or not num.ok or not den.ok:
         return [label, str(threads), need, W("gemm_ladder.gflops.text"), "—"]
     if share:
@@ -192,7 +197,8 @@ def kernel_goals(book, current, all_threads):
                               _fastest(current, shape, threads), queries.numpy_peer(current, shape, threads),
                               "speed_vs_best_numpy"))
     top = _fastest(current, shape, 1)
-    peak = merge.isa_peak(current, "float32", 1, top.record["extra"].get("isa")) if top is not None else None
+    isa = top.record["extra"].get("isa") if top is not None else None
+    peak = merge.isa_peak(current, "float32", 1, isa) or merge.isa_peak_failed(current, "float32", 1, isa)
     rows.append(_goal_row(book, W("gemm_ladder.kernel_goals.peak"), 1, 0.9, top, peak, "share_of_isa_peak", share=True))
     for threads in sorted({1, all_threads}):
         tuned = _tvm_get(current, "tvm", "autotuned_microkernel", shape, threads)
