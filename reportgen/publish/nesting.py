@@ -277,7 +277,7 @@ class Converter:
             return None
         if own != converted and self._run(own)[0] == "deep":
             return self._first_line(where, own)
-        return self._first_line(f"{where}" if own == converted else f"{where} (as rendered)", converted)
+        return self._first_line(where if own == converted else f"{where} (as rendered)", converted)
 
 
 def conversion_problem(where, text, extensions, configs):
