@@ -15,6 +15,19 @@ MICRO_PADDED = "pad M/N/K to MR/NR/KC multiples (A copied, B packed with zeros, 
 MICRO_DIVISIBLE = "M/N/K divisible"
 
 
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def fitted(k: int, tiles: dict[str, int]) -> dict[str, int]:
+    """The cache blocks a micro-kernel of depth ``k`` is built with from the tiles its grid timed: KC evened out
+    over the K blocks (less zero padding), a multiple of ``ku``; MC a multiple of MR.  The ladder's table prints
+    them; the report holds a stage's schedule_params to them (reportgen.data.searchfacts)."""
+    blocks = _cdiv(k, min(tiles["kc"], k))
+    return {"kc": _cdiv(_cdiv(k, blocks), tiles["ku"]) * tiles["ku"],   # >= ku: K is padded up when smaller
+            "mc": max(1, tiles["mc"] // tiles["mr"]) * tiles["mr"]}
+
+
 def microkernel(m: int, n: int, k: int, mr: int, nr: int, kc: int) -> str:
     """The micro-kernel pads M, N, K up to MR, NR, KC multiples unless each divides."""
     return MICRO_PADDED if (m % mr or n % nr or k % kc) else MICRO_DIVISIBLE

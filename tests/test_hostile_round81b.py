@@ -4,7 +4,9 @@ An autotuned GEMM stage's codegen forged from 32 zmm FMAs to 64 scalar ones was 
 out of the level comparison and it cited no assembly to be counted again); a micro-kernel of 127x255x511 read
 'M/N/K divisible'; peak records forged to time out made the micro-kernel's share read 'no peak record for this
 ISA' and the peak goal 'not measured'.  And what the second rule wanted first: extra.isa tied to the code's widest
-packed FMA (not to its widest register, which a blocked loop of ymm FMAs reaches in its moves).
+packed FMA (not to its widest register, which a blocked loop of ymm FMAs reaches in its moves); and, found by
+listing the record fields the pages read that no level holds, the micro-kernel's cache blocks (KC, MC) the ladder's
+table prints beside its register tile, now fitted again from the grid record's tiles (study.tails.fitted).
 
 Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
 has a test here or in the other rounds.
@@ -15,7 +17,7 @@ from test_hostile_round4 import _expect
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("searched_codegen_unbacked", "tail_handling_decided", "peak_failed_said",
-                                   "isa_of_widest_fma")}
+                                   "isa_of_widest_fma", "cache_blocks_fitted")}
 
 SEARCHED = "gemm_tvm/impl=tvm/stage=autotuned/m=64/n=64/k=64/threads=1"
 
@@ -99,3 +101,17 @@ def test_the_isa_is_the_widest_packed_fma(isa, packed, dots, refused):
     said = targets.isa_problems(extra)
     assert bool(said) == refused, said
     assert not said or _expect("isa_of_widest_fma") in said[0]
+
+
+@pytest.mark.parametrize("field,value,refused", [("kc", 256, True), ("mc", 63, True), ("kc", 252, False)])
+def test_the_cache_blocks_are_fitted_from_the_grid(field, value, refused):
+    from types import SimpleNamespace
+    from reportgen.data import searchfacts
+    grid = {"id": "gemm_tvm/impl=tvm_grid/g", "status": "ok", "stats": {"min": 1.0},
+            "case": {"tiles": {"mr": 8, "nr": 32, "ku": 4, "kc": 256, "mc": 64}}}
+    params = {"mr": 8, "nr": 32, "ku": 4, "kc": 252, "mc": 64, field: value}   # K=1000 in 4 blocks of 250 -> 252
+    rec = {"run_id": "r", "case": {"k": 1000}, "extra": {"tiles_chosen_by": grid["id"], "grid": [grid["id"]],
+                                                        "schedule_params": params}}
+    said = searchfacts._tiles_problems(rec, {"r": SimpleNamespace(records=[grid])})
+    assert bool(said) == refused, said
+    assert not said or _expect("cache_blocks_fitted") in said[0]

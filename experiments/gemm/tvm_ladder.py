@@ -357,19 +357,13 @@ def microkernel_grid(target: tvm.target.Target, size: str = "small") -> list[dic
 GRID_KEYS = ("mr", "nr", "kc", "mc")  # what tells two grid candidates apart (their record ids carry it)
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def microkernel_tiles(m: int, n: int, k: int, tiles: dict[str, int], lanes: int) -> dict[str, int]:
     """Effective tiles for one shape: KC evened out over the K blocks (less zero padding),
     a multiple of ``ku``; NR a multiple of the vector width; MC a multiple of MR."""
     t = dict(tiles)
     if t["nr"] % lanes:
         raise ValueError(f"NR={t['nr']} is not a multiple of the SIMD width {lanes}")
-    blocks = _cdiv(k, min(t["kc"], k))
-    t["kc"] = _cdiv(_cdiv(k, blocks), t["ku"]) * t["ku"]  # >= ku: K is padded up when smaller
-    t["mc"] = max(1, t["mc"] // t["mr"]) * t["mr"]
+    t.update(tails.fitted(k, t))   # KC evened out over the K blocks, MC a multiple of MR (the report checks it)
     t["lanes"] = lanes
     return t
 

@@ -18,7 +18,7 @@ import math
 from reportgen.data import plainfile
 from reportgen.data.logtext import safe_path
 from reportgen.errors import ReportError
-from study import asm, citation, schema, searchlog, stats, work
+from study import asm, citation, schema, searchlog, stats, tails, work
 
 
 def problems(results_dir, runs):
@@ -424,10 +424,22 @@ def _tiles_problems(rec, by_id):
         best = min(timed)[1] if timed else None
         return [f"tiles_chosen_by: {chosen!r:.120} is not the fastest ok record of the grid ({best!r:.120} is)"]
     tiles, params = (pick.get("case") or {}).get("tiles"), extra.get("schedule_params")
-    if isinstance(tiles, dict) and isinstance(params, dict):
-        return [f"schedule_params.{k}: {params.get(k)!r:.40}, but the grid record it names was timed at "
-                f"{k}={tiles.get(k)!r:.40}" for k in TILES if k in tiles and params.get(k) != tiles.get(k)][:1]
-    return []
+    if not (isinstance(tiles, dict) and isinstance(params, dict)):
+        return []
+    out = [f"schedule_params.{k}: {params.get(k)!r:.40}, but the grid record it names was timed at "
+           f"{k}={tiles.get(k)!r:.40}" for k in TILES if k in tiles and params.get(k) != tiles.get(k)][:1]
+    k = (rec.get("case") or {}).get("k")
+    if not out and _counts(tiles, ("kc", "ku", "mc", "mr")) and _counts({"k": k}, ("k",)):
+        # the cache blocks the table prints beside them are fitted to the shape from the grid's (study.tails)
+        want = tails.fitted(k, tiles)
+        out = [f"schedule_params.{name}: {params.get(name)!r:.40}, but K={k} fits the grid record's tiles to "
+               f"{name}={value}" for name, value in want.items() if params.get(name) != value][:1]
+    return out
+
+
+def _counts(mapping, names):
+    return all(isinstance(mapping.get(n), int) and not isinstance(mapping.get(n), bool) and mapping[n] > 0
+               for n in names)
 
 
 def _gemm_tvm(results_dir, rec, by_id):
