@@ -63,6 +63,40 @@ claims, unless a search or a timed choice picked the program (``decided``; they 
 assembly and their grid by reportgen.data.searchfacts).  A hand-written stage's FMA counts forged to
 '64 scalar, no vector FMA' went unflagged while every codegen subtree was left out."""
 
+CASE_LEFT_OUT = frozenset({"tuning_fingerprint", "tuning_run"})
+"""Case fields naming the database a timing used: each continued campaign names another."""
+
+
+HELD_BY = {
+    "tuning": ("reportgen.data.runfacts.tuning_problems", "reportgen.data.searchfacts._int8_tuning",
+               "reportgen.data.searchfacts._scheduled_problems", "reportgen.data.searchfacts._borrowed_tuning"),
+    "rules_tuning": ("reportgen.data.searchfacts._e2e", "reportgen.data.searchfacts._rules_problems"),
+    "network_check": ("reportgen.data.searchfacts._rules_problems",),
+    "campaign": ("reportgen.data.load.read_campaigns", "reportgen.data.searchfacts._snapshot_problems"),
+    "allocation": ("reportgen.data.searchfacts._allocation_problems",),
+    "coverage": ("reportgen.data.searchfacts._coverage_problems",),
+    "failures": ("reportgen.data.searchfacts._search_problems",),
+    "trials_done": ("reportgen.data.searchfacts._search_problems",),
+    "curve": ("reportgen.data.searchfacts._curve_problems",),
+    "paired_peer": ("reportgen.data.searchfacts._paired_problems", "reportgen.pages.history.PAIRED"),
+    "op_profile": ("reportgen.data.claims.profile_share_jump", "reportgen.data.claims.PROFILE_LABELS"),
+    "kernel_profile": ("reportgen.data.claims.profile_share_jump", "reportgen.data.claims.conv_row_shares"),
+    "node_profile": ("reportgen.data.claims.profile_share_jump", "reportgen.data.claims.conv_row_shares"),
+    "codegen": ("reportgen.data.searchfacts._compiled_problems", "reportgen.data.claims.compiled"),
+    "dot_instructions": ("reportgen.data.searchfacts._compiled_problems", "reportgen.data.claims.compiled"),
+    "asm": ("reportgen.data.searchfacts._asm",),
+    "schedule_params": ("reportgen.data.searchfacts._tiles_problems", "study.tails.problem"),
+    "kernels": ("reportgen.data.claims._shape_calls", "reportgen.data.claims._kernel_shapes"),
+    "artifacts": ("study.ids.artifact_ref_problem", "reportgen.data.load.read_artifact"),
+    **{name: ("reportgen.data.claims.CASE_LEFT_OUT",) for name in CASE_LEFT_OUT},
+    **{name: ("reportgen.data.claims.NOISY",) for name in NOISY},
+}
+"""What holds each subtree ``claims`` leaves out where a page prints it (SEARCHED, COMPILED of a chosen program,
+the noisy single measurements): the checks that tie it to its evidence, or the declaration that leaves it
+free.  tests/test_fields_held.py builds the site with the current records' fields tracked and fails on a field
+a page reads that neither a level (claims, durations) nor an entry here holds: the micro-kernel's cache
+blocks, printed beside its tiles, were held by nothing until it listed them."""
+
 
 PROFILES = work.PROFILES
 PROFILE_LABELS = ("kind", "operands", "op", "calls", "node", "inputs", "outputs")
@@ -159,10 +193,6 @@ def durations(rec):
     roots = [(("extra",), rec.get("extra")), (("check",), rec.get("check"))]
     return {path: node for path, node in _leaves(roots, lambda k: k not in SEARCHED)
             if SECONDS.search(path[-1]) and path[-1] not in NOISY and stats.is_number(node) and node > 0}
-
-
-CASE_LEFT_OUT = frozenset({"tuning_fingerprint", "tuning_run"})
-"""Case fields naming the database a timing used: each continued campaign names another."""
 
 
 def unnamed_case(rec):
