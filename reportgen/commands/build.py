@@ -601,7 +601,8 @@ def _build(root, site_dir, strict, machine):
         print(f"restored {site_dir} from {old}, left by a build stopped while publishing", flush=True)
     for left in (tmp, old):   # check_site_dir proved them ours (marker) or empty
         if left.exists():
-            print(f"removing {left}, left by an interrupted build", flush=True)
+            print(f"removing {left}, left by an earlier build (stopped, or kept for inspection after a failure)",
+                  flush=True)
             _remove(left)
     tmp.mkdir(parents=True)
     # the marker goes in first (MkDocs never cleans hidden files): a build stopped half-way leaves a
@@ -640,7 +641,11 @@ def _build(root, site_dir, strict, machine):
     finally:
         logging.getLogger("mkdocs").removeHandler(collect)
     from reportgen.publish import sitecheck
-    sitecheck.write_manifest(tmp)   # every file the build wrote, with its sha256: verify refuses any other
+    try:
+        sitecheck.write_manifest(tmp)   # every file the build wrote, with its sha256: verify refuses any other
+    except ReportError as exc:   # a file past the bounds: nothing of it to inspect that the message does not say
+        _remove_quietly(tmp)
+        raise ReportError(exc.problems, hint="the published site was left unchanged") from exc
     try:
         # the runs this build just loaded and validated (the standalone `reportgen verify` reads them itself)
         verify.verify(root, tmp, strict=strict, runs=config.plugins["reportgen"].data.loaded)

@@ -7,6 +7,7 @@ import http.server
 import io
 import os
 import re
+import urllib.parse
 from pathlib import Path
 
 from reportgen.data import plainfile
@@ -97,7 +98,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 return None
             if path.is_dir():
                 if not self.path.split("?", 1)[0].split("#", 1)[0].endswith("/"):
-                    return super().send_head()   # the redirect to the folder's own URL
+                    # to the folder's URL as the site names it, never the request's own path: http.server echoes
+                    # it, and '/\\evil.example/../assets' sent a browser to http://evil.example/assets/
+                    rel = path.relative_to(self.directory).as_posix()
+                    self.send_response(301)
+                    self.send_header("Location", urllib.parse.quote("/" if rel == "." else f"/{rel}/"))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 path = next((path / name for name in ("index.html", "index.htm") if (path / name).is_file()), path)
             body = self._listed_bytes(path.relative_to(self.directory).as_posix())
         except ValueError:

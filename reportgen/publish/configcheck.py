@@ -148,15 +148,20 @@ def title_problem(title):
 
 
 def _mark_apart(title):
-    """A combining mark on anything but a Latin letter, or a dot above on i or j (drawn as the dot it has): each
-    made a second title that read as the first ('i\u0307nt8 i\u0307n TVM' beside 'int8 in TVM')."""
-    base = ""
-    for char in title:
+    """A combining mark on anything but a Latin letter, marks that do not compose with their letter into one of
+    Unicode's accented letters (NFC), or a dot above on i or j (drawn as the dot it has): each made a second title
+    that read as the first ('i\u0307nt8 i\u0307n TVM', 'i\u0358nt8', a dot above right, beside 'int8 in TVM')."""
+    cluster = ""
+    for char in title + " ":
         if unicodedata.category(char) == "Mn":
+            base = cluster[:1]
             if not (base.isalpha() and unicodedata.name(base, "").startswith("LATIN ")) or (char == "\u0307" and base in "ijIJ"):
                 return char
+            cluster += char
             continue
-        base = char
+        if len(cluster) > 1 and len(unicodedata.normalize("NFC", cluster)) > 1:   # a mark no accented letter has
+            return cluster[1:][-1]
+        cluster = char
     return ""
 
 

@@ -64,9 +64,11 @@ def guard(cell):
     """A cell a spreadsheet would run as a formula (= + - @, or a tab or CR before one) is kept
     text with a leading apostrophe; only a whole plain number (-1.5, +3e-4) is left as it is:
     "-1 +1+cmd|..." starts like a number but is a formula.  Each part after a ';' is guarded too: a
-    spreadsheet of a ';' locale (German, French) splits the file there, and 'a;=1+1' ran =1+1."""
-    return ";".join(f"'{part}" if part[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(part) else part
-                    for part in cell.split(";"))
+    spreadsheet of a ';' locale (German, French) splits the file there, and 'a;=1+1' ran =1+1.  A part is read
+    past its leading spaces and quotes: the writer doubles a cell's quotes, and 'x;"=2+3"' reached such a
+    spreadsheet as a field '=2+3'."""
+    return ";".join(f"'{part}" if (part[:1] in FORMULA_STARTS or part.lstrip(" \"'")[:1] in FORMULA_STARTS)
+                    and not _NUMBER.fullmatch(part) else part for part in cell.split(";"))
 
 
 MAX_TABLES = 200

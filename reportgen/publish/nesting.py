@@ -197,7 +197,7 @@ def _converted(text, extensions, configs, seconds):
         signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:
         try:
-            converter.convert(text)
+            html = converter.convert(text)
         finally:   # disarmed first: an alarm after the conversion returned lands here, and is 'slow' below
             if previous is not None:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -210,7 +210,7 @@ def _converted(text, extensions, configs, seconds):
             signal.signal(signal.SIGALRM, previous)
         sys.setrecursionlimit(limit)
         sys.getrecursionlimit = read
-    return None
+    return "big" if len(html) > MAX_CONVERTED_CHARS else None
 
 
 SEARCH_S = 15
@@ -221,6 +221,27 @@ CONVERT_S, BUILD_CONVERT_S = 10, 60
 committed pages: 0.14 s all together, the build's own pages a few seconds; a 256 KB page of tables 2.7 s): attr_list
 reads braces in quadratic time, and one heading of 130 000 '{ ' kept a build busy for five minutes.  MkDocs converts
 each passing page again, so the build's conversions take at most twice the budget."""
+
+
+MAX_CONVERTED_CHARS = 8_000_000
+"""The most characters of HTML one page may convert to (the committed pages: under 430 000 each, whole): Markdown
+copies a reference's title into every link using it, and 900 '[r]' beside one title of 250 000 characters made a
+254 KB page 225 MB of HTML; a table pads every row to its header's cells."""
+MAX_REFERENCE_CHARS = 2000
+"""The most characters a reference definition ('[r]: url "title"', its title on the next line too) may hold: each
+link naming it repeats them, so the check refuses it before converting the page."""
+_REFERENCE = re.compile(r"^ {0,3}\[[^\[\]\n]*\]:")
+
+
+def reference_problem(where, text):
+    """One line naming the first reference definition longer than MAX_REFERENCE_CHARS (with the line after it, where
+    its title may stand), or None."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if _REFERENCE.match(line) and len(line) + len(lines[n + 1] if n + 1 < len(lines) else "") > MAX_REFERENCE_CHARS:
+            return (f"{where}:{n + 1}: a link reference definition of more than {MAX_REFERENCE_CHARS} characters: "
+                    "Markdown copies its address and title into every link that names it")
+    return None
 
 
 class Converter:
@@ -260,9 +281,9 @@ class Converter:
             return (f"{where}: the build's pages have used the {BUILD_CONVERT_S} s of conversion they have together "
                     f"({self.spent:.0f} s spent) before this one converted; the pages before it convert too slowly (a "
                     "pattern one of the site's extensions reads in quadratic time)")
-        return (f"{where}: Python-Markdown took more than {CONVERT_S} s converting the page: one of the site's "
-                "extensions reads something in it in quadratic time (attr_list: 130 000 '{ ' in one heading took "
-                "five minutes)")
+        return (f"{where}: Python-Markdown took more than {CONVERT_S} s converting the page, with the site's "
+                "extensions (the site's pages take under a second; attr_list read 130 000 '{ ' in one heading in "
+                "quadratic time, and tables padded to wide headers write megabytes)")
 
     def problem(self, where, own, converted):
         """One line for a page MkDocs would convert past the bounds (``converted``: the text as the plugin hands it
@@ -270,9 +291,17 @@ class Converter:
         The page is converted as the build converts it, by Markdown itself with the site's extensions and settings,
         so no reading of the text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested
         '<div markdown>' from that reading, which Markdown then nested."""
+        refs = reference_problem(where, own) or (reference_problem(f"{where} (as rendered)", converted)
+                                                  if own != converted else None)
+        if refs:
+            return refs
         found, seconds = self._run(converted)
         if found == "slow":
             return self._slow(where, seconds)
+        if found == "big":
+            return (f"{where}: Python-Markdown, converting the page with the site's extensions, writes more than "
+                    f"{MAX_CONVERTED_CHARS} characters of HTML (a reference or a table's header repeated into every "
+                    "use: the site's pages write under 500 000 each)")
         if found is None:
             return None
         if own != converted and self._run(own)[0] == "deep":
