@@ -264,7 +264,14 @@ def _nested_problems(extra):
     and NESTED_FIGURES."""
     out = [_type_problem(f"extra.{name}.{key}", extra[name][key], want)
            for name, fields in NESTED_FIGURES.items() if isinstance(extra.get(name), dict)
-           for key, want in fields.items() if extra[name].get(key) is not None]
+           for key, want in fields.items() if key in extra[name]]   # null too: no page prints 'None' for a figure
+    # an IR summary holds every count (the graph page prints each: one left out or null stopped the build)
+    out += [f"extra.{name}.{key}: missing or null (an IR summary holds {', '.join(IR_STATS)})"
+            for name in ("stats", "before_stats", "after_stats") if isinstance(extra.get(name), dict)
+            for key in IR_STATS if extra[name].get(key) is None][:1]
+    passes = extra.get("passes", ["-"])
+    if not (isinstance(passes, list) and passes and all(isinstance(p, str) and p for p in passes)):
+        out.append(f"extra.passes: {passes!r:.40} is not a list of pass names")
     ci = (extra.get("paired_peer") or {}).get("ratio_ci") if isinstance(extra.get("paired_peer"), dict) else None
     if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(is_number, ci))):
         out.append(f"extra.paired_peer.ratio_ci: expected [low, high], got {ci!r:.40}")
@@ -482,9 +489,11 @@ page diffs the two texts, and a line diff is quadratic at worst (25 000 lines to
 
 REQUIRED = (("graph", "step", ("stats", "changed")),
             ("graph", "relay_pass", ("before_stats", "after_stats", "before_text", "after_text", "changed", "passes")),
-            ("graph", "input", ("ir_text", "output", "output_dtype", "script_roundtrip", "target", "artifacts")))
+            ("graph", "input", ("ir_text", "output", "output_dtype", "script_roundtrip", "target", "artifacts")),
+            ("machine_peak", "isa", ("vector_fma_instructions",)))
 """(family, a case field naming the kind of record, the extra fields an ok record of that kind holds): the
-graph page reads each (a step without 'changed' stopped the build in a KeyError naming no file)."""
+graph page reads each (a step without 'changed' stopped the build in a KeyError naming no file; a peak without its
+FMA counts stopped the GEMM page)."""
 REWRITE_FIELDS = ("quantize", "dequantize", "float_ops")
 """What an INT8 record's rewrite summary holds when it has one (the methods table reads each)."""
 
@@ -536,7 +545,7 @@ def _required_problems(rec):
     if kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
         out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
                    f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
-    out += _isa_problems(extra)
+    out += _isa_problems(extra, rec.get("run_id", ""))
     out += [p for p in [tails.problem(case, extra.get("schedule_params"))] if p]
     if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed
         out += [p for p in [_type_problem("case.input", case["input"], NUMBER) if "input" in case else None]

@@ -30,7 +30,12 @@ def problems(results_dir, runs):
     _READ.clear()
     try:
         for run in runs:
+            cited = {}   # one program per listing: two records citing one assembly show one program as two
             for index, rec in enumerate(run.records):
+                ref = ((rec.get("extra") or {}).get("artifacts") or {}).get("asm")
+                if isinstance(ref, str) and cited.setdefault(ref, rec["id"]) != rec["id"]:
+                    out.append(f"{run.where(index)}: extra.artifacts.asm: {ref[-120:]!r} is the listing another record "
+                               f"cites ({cited[ref][:120]!r}): each record's program is its own")
                 if rec["status"] != "ok" or rec["reused_from"] is not None:
                     continue
                 check = CHECKS.get(rec["experiment"])
@@ -386,6 +391,11 @@ def _compiled_problems(results_dir, rec):
     ref = (extra.get("artifacts") or {}).get("asm")
     if ref is None or not ({"codegen", "dot_instructions"} & set(extra)):
         return []
+    case = rec.get("case") or {}
+    own = f"{case.get('stage')}-{case.get('m')}x{case.get('n')}x{case.get('k')}-t{case.get('threads')}.s"
+    if rec.get("experiment") == "gemm_tvm" and str(ref).rsplit("/", 1)[-1] != own:
+        # a searched stage cited the micro-kernel's listing and copied its counts: printed as the search's program
+        return [f"artifacts.asm: {str(ref)[-120:]!r} is not the listing the experiment writes for this case ({own!r})"]
     counted, why = _once(results_dir, rec, ref, None, "compiled",
                          lambda text, _shown: (asm.codegen_evidence(text), asm.dot_counts(text)))
     if counted is None:
@@ -618,9 +628,10 @@ def _graph(results_dir, rec, by_id):
     was published as the pass's demonstration."""
     extra = rec.get("extra") or {}
     artifacts = extra.get("artifacts") if isinstance(extra.get("artifacts"), dict) else {}
+    out = [p for stats, side in (("stats", "ir"), ("before_stats", "before"), ("after_stats", "after"))
+           for p in _ir_stats_problems(results_dir, rec, stats, artifacts.get(side))]
     if "before_text" not in extra and "after_text" not in extra:
-        return []
-    out = []
+        return out
     for side in ("before", "after"):
         text, why = _once(results_dir, rec, artifacts.get(side), None, "text", lambda t, _shown: t)
         if text is None:
@@ -631,6 +642,38 @@ def _graph(results_dir, rec, by_id):
         out.append(f"changed: {extra.get('changed')!r:.10}, but the IR before and after are "
                    f"{'different' if extra['before_text'] != extra['after_text'] else 'the same'}")
     return out
+
+
+def _callee(name):
+    """How the IR text calls what an IR summary names: 'call_tir:f' as R.call_tir(cls.f, ...), 'call:f' as cls.f(...),
+    'relax.nn.conv2d' as R.nn.conv2d(...); None for a name of no such kind."""
+    kind, _, rest = name.partition(":")
+    if kind == "call_tir" and rest:
+        return f"cls.{rest},"
+    if kind == "call" and rest:
+        return f"cls.{rest}("
+    return f"R.{name[len('relax.'):]}(" if name.startswith("relax.") and len(name) > len("relax.") else None
+
+
+def _ir_stats_problems(results_dir, rec, name, ref):
+    """A graph step's IR summary (extra.stats; a pass's before_stats/after_stats) is the IR it cites: as many Relax
+    and TIR functions as the text defines, and each call it names one the text makes.  Calls renamed to
+    'call_tir:winograd_conv2d_avx512_vnni' were printed in the step table beside an IR holding fused_conv2d_add_relu."""
+    stats = (rec.get("extra") or {}).get(name)
+    if not isinstance(stats, dict) or ref is None:
+        return []
+    text, why = _once(results_dir, rec, ref, None, "text", lambda t, _shown: t)
+    if text is None:
+        return [f"artifacts: {why}"]
+    for key, marker in (("n_relax_funcs", "@R.function"), ("n_tir_funcs", "@T.prim_func")):
+        if stats.get(key) != text.count(marker):
+            return [f"{name}.{key}: {stats.get(key)!r:.20}, but the IR it cites ({ref}) defines {text.count(marker)}"]
+    names = sorted({k for field in ("calls", "calls_all") if isinstance(stats.get(field), dict) for k in stats[field]},
+                   key=str)
+    missing = next((k for k in names if not (isinstance(k, str) and _callee(k) and _callee(k) in text)), None)
+    if missing is not None:
+        return [f"{name}.calls: {str(missing)[:80]!r}, a call the IR it cites ({ref}) does not make"]
+    return []
 
 
 CHECKS = {"int8": _int8, "e2e_tune": _e2e_tune, "gemm_tvm": _gemm_tvm, "e2e": _e2e, "graph": _graph}

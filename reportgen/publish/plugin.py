@@ -29,7 +29,7 @@ from reportgen.publish import nofollow
 from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, runlists, seed
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines, pairs
-from reportgen.render import cells, charts, comparable, figures, labels, provenance
+from reportgen.render import blame, cells, charts, comparable, figures, labels, provenance
 from reportgen.publish import configcheck, coverage, csvs, nesting, pagecontent
 from reportgen.publish.configcheck import MAX_SETTING_CHARS
 from reportgen.publish import sandbox
@@ -138,6 +138,7 @@ class Data:
                                               memo=memo)
         # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
         self.current = merge.current_records(self.runs, self.jumped | self.new_level)
+        blame.track(self.current)   # a page stopping on a field missing or null names the record and the field
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
@@ -406,6 +407,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
 
     def on_page_markdown(self, markdown, page, config, files):
         self.book.set_page(page.file.src_uri)
+        blame.start()
         generated = page.file.src_uri in self.generated
         if not generated and len(markdown) > pagecontent.MAX_PAGE_CHARS:   # before any check reads it whole (a 4 MiB
             raise ReportError(pagecontent.source_problem(f"docs/{page.file.src_uri}", markdown))   # page: 25 s of Jinja)
@@ -489,7 +491,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         except Exception as exc:  # noqa: BLE001 - a page broke on the records it shows: name the page
             if debugging():
                 raise
-            raise ReportError(broken_check(f"docs/{page.file.src_uri}", exc)) from exc
+            said = blame.blamed(exc)
+            raise ReportError(f"{said}; docs/{page.file.src_uri} was not built" if said
+                              else broken_check(f"docs/{page.file.src_uri}", exc)) from exc
 
     def other_machines(self):
         return [mid for mid in self.data.by_machine if mid != self.data.machine]
