@@ -152,6 +152,7 @@ class Data:
         self.machines = merge.machines(self.all_runs)
         self.by_machine = {mid: merge.current_records(merge.runs_of(self.all_runs, mid), self.jumped | self.new_level)
                            for mid in self.machines}
+        blame.track(*self.by_machine.values())   # the machines page reads theirs
         # a ratio of two current records held to the jump factor as a median is (pages.pairs)
         self.pairs = pairs.flagged_pairs(self.all_runs, self.by_machine, self.jumped | self.new_level, self.code_changed,
                                          self.confirming, history.JUMP)

@@ -44,11 +44,11 @@ class Fields(dict):
         return self._nested(key, dict.__getitem__(self, key))
 
 
-def track(current):
-    """Replace the extra, check and case of each current record ({id: merge.Current}) by a Fields naming the record's
-    file and line."""
+def track(*currents):
+    """Replace the extra, check and case of each current record (``currents``: {id: merge.Current} each) by a Fields
+    naming the record's file and line."""
     lines = {}
-    for cur in current.values():
+    for cur in (cur for current in currents for cur in current.values()):
         rec, run = cur.record, cur.run
         if run is None:
             where = f"record {str(rec.get('id'))[:200]!r}"
