@@ -115,6 +115,7 @@ EXTRA_TYPES = {
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
+    "old_api": (str,), "new_api": (str,),
     "output_dtype": (str,), "ir_text": (str,), "script_roundtrip": (bool,),
     "before_text": (str,), "after_text": (str,), "relax_equivalent": (str, type(None)), "isa": (str, dict),
 }
@@ -490,7 +491,8 @@ page diffs the two texts, and a line diff is quadratic at worst (25 000 lines to
 REQUIRED = (("graph", "step", ("stats", "changed")),
             ("graph", "relay_pass", ("before_stats", "after_stats", "before_text", "after_text", "changed", "passes")),
             ("graph", "input", ("ir_text", "output", "output_dtype", "script_roundtrip", "target", "artifacts")),
-            ("machine_peak", "isa", ("vector_fma_instructions",)))
+            ("machine_peak", "isa", ("vector_fma_instructions",)),
+            ("graph", "old_api", ("old_api", "era", "new_api")))
 """(family, a case field naming the kind of record, the extra fields an ok record of that kind holds): the
 graph page reads each (a step without 'changed' stopped the build in a KeyError naming no file; a peak without its
 FMA counts stopped the GEMM page)."""

@@ -28,10 +28,25 @@ def test_a_long_reference_definition_is_refused_before_converting():
     extensions, configs = _site_markdown()
     refs = "\n\n".join(", ".join(["[r]"] * 150) for _ in range(6))
     page = "# t\n\n" + refs + '\n\n[r]: /x.html "' + "T" * 250000 + '"\n'
-    said = nesting.conversion_problem("docs/a.md", page, extensions, configs)
-    assert said and _expect("reference_title_repeated") in said and said.startswith("docs/a.md:15:"), said
+    title = '"' + "T" * 250000 + '"'
+    for definition in (f"[r]: /x.html {title}", f"[r]:\n/x.html\n{title}", f"> [r]: /x.html {title}",
+                       f"- item\n\n    [r]: /x.html {title}"):   # round 83: over three lines, in a quote, in a list
+        page = "# t\n\n" + refs + "\n\n" + definition + "\n"
+        said = nesting.conversion_problem("docs/a.md", page, extensions, configs)
+        assert said and _expect("reference_title_repeated") in said and said.startswith("docs/a.md:"), said
     short = "# t\n\n" + refs + '\n\n[r]: /x.html "a title"\n'
     assert nesting.conversion_problem("docs/a.md", short, extensions, configs) is None
+
+
+def test_the_builds_pages_are_bounded_together(monkeypatch):
+    from reportgen.publish import nesting
+    extensions, configs = _site_markdown()
+    monkeypatch.setattr(nesting, "BUILD_CONVERTED_CHARS", 20_000)
+    converter = nesting.Converter(extensions, configs)
+    page = "# t\n\n" + "some words here. " * 500 + "\n"
+    assert converter.problem("docs/a.md", page, page) is None
+    said = converter.problem("docs/b.md", page, page) or converter.problem("docs/c.md", page, page)
+    assert said and said.startswith("docs/") and _expect("converted_html_bound") in said, said
 
 
 def test_a_page_converting_to_megabytes_is_refused(monkeypatch):

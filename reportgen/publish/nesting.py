@@ -187,6 +187,7 @@ def _converted(text, extensions, configs, seconds):
         raise _Late()
     limit, read = sys.getrecursionlimit(), sys.getrecursionlimit
     converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
+    converter.treeprocessors.register(_References(converter), "reportgen-references", 30)   # before 'inline' (20)
     try:
         previous = signal.signal(signal.SIGALRM, late)
     except ValueError:   # not the main thread: unbounded in time
@@ -202,15 +203,30 @@ def _converted(text, extensions, configs, seconds):
             if previous is not None:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     except RecursionError:
-        return "deep"
+        return "deep", 0
     except _Late:
-        return "slow"
+        return "slow", 0
+    except _LongReference:
+        return "reference", 0
     finally:
         if previous is not None:
             signal.signal(signal.SIGALRM, previous)
         sys.setrecursionlimit(limit)
         sys.getrecursionlimit = read
-    return "big" if len(html) > MAX_CONVERTED_CHARS else None
+    return ("big" if len(html) > MAX_CONVERTED_CHARS else None), len(html)
+
+
+class _LongReference(Exception):
+    pass
+
+
+class _References(markdown.treeprocessors.Treeprocessor):
+    """Between the block parse and the inline one: a reference definition (wherever Markdown found it: in a quote, a
+    list, over three lines) longer than MAX_REFERENCE_CHARS stops the conversion before any link copies it."""
+
+    def run(self, root):
+        if any(len(str(url)) + len(str(title or "")) > MAX_REFERENCE_CHARS for url, title in self.md.references.values()):
+            raise _LongReference()
 
 
 SEARCH_S = 15
@@ -228,20 +244,12 @@ MAX_CONVERTED_CHARS = 8_000_000
 copies a reference's title into every link using it, and 900 '[r]' beside one title of 250 000 characters made a
 254 KB page 225 MB of HTML; a table pads every row to its header's cells."""
 MAX_REFERENCE_CHARS = 2000
-"""The most characters a reference definition ('[r]: url "title"', its title on the next line too) may hold: each
-link naming it repeats them, so the check refuses it before converting the page."""
-_REFERENCE = re.compile(r"^ {0,3}\[[^\[\]\n]*\]:")
-
-
-def reference_problem(where, text):
-    """One line naming the first reference definition longer than MAX_REFERENCE_CHARS (with the line after it, where
-    its title may stand), or None."""
-    lines = text.split("\n")
-    for n, line in enumerate(lines):
-        if _REFERENCE.match(line) and len(line) + len(lines[n + 1] if n + 1 < len(lines) else "") > MAX_REFERENCE_CHARS:
-            return (f"{where}:{n + 1}: a link reference definition of more than {MAX_REFERENCE_CHARS} characters: "
-                    "Markdown copies its address and title into every link that names it")
-    return None
+"""The most characters a reference definition ('[r]: url "title"') may hold, address and title: each link naming it
+repeats them (a three-line definition inside a quote slipped past a reading of the text; Markdown's own list of
+references is read, before any link copies one)."""
+BUILD_CONVERTED_CHARS = 16_000_000
+"""The most characters of HTML the build's pages may convert to together (the committed site's HTML files: 6.7 MB
+whole, theme and navigation included): 24 pages just under MAX_CONVERTED_CHARS each wrote 210 MB."""
 
 
 class Converter:
@@ -250,16 +258,18 @@ class Converter:
 
     def __init__(self, extensions, configs):
         self.extensions, self.configs, self.left, self.spent = extensions, configs, BUILD_CONVERT_S, 0.0
+        self.written = 0
 
     def _run(self, text):
         """(what _converted found, the seconds it had)."""
         started, seconds = time.monotonic(), min(CONVERT_S, self.left)
         if seconds <= 0:   # the build's time is spent: no page converts now, however small
             return "slow", 0
-        found = _converted(text, self.extensions, self.configs, seconds)
+        found, chars = _converted(text, self.extensions, self.configs, seconds)
         self.left -= time.monotonic() - started
         self.spent += time.monotonic() - started
-        return found, seconds
+        self.written += chars
+        return ("many" if found is None and self.written > BUILD_CONVERTED_CHARS else found), seconds
 
     def _first_line(self, where, text):
         """The refusal of a page that overflows, at the first line whose text up to it overflows (a prefix nests no
@@ -268,7 +278,7 @@ class Converter:
         low, high = 1, len(lines)
         while low < high and time.monotonic() - started < SEARCH_S:
             middle = (low + high) // 2
-            if _converted("\n".join(lines[:middle]), self.extensions, self.configs, SEARCH_S) == "deep":
+            if _converted("\n".join(lines[:middle]), self.extensions, self.configs, SEARCH_S)[0] == "deep":
                 high = middle
             else:
                 low = middle + 1
@@ -291,11 +301,13 @@ class Converter:
         The page is converted as the build converts it, by Markdown itself with the site's extensions and settings,
         so no reading of the text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested
         '<div markdown>' from that reading, which Markdown then nested."""
-        refs = reference_problem(where, own) or (reference_problem(f"{where} (as rendered)", converted)
-                                                  if own != converted else None)
-        if refs:
-            return refs
         found, seconds = self._run(converted)
+        if found == "reference":
+            return (f"{where}: a link reference definition of more than {MAX_REFERENCE_CHARS} characters (address and "
+                    "title): Markdown copies them into every link that names it")
+        if found == "many":
+            return (f"{where}: the build's pages convert to more than {BUILD_CONVERTED_CHARS} characters of HTML "
+                    f"together with this one ({self.written} so far; the site's pages write about 3 million)")
         if found == "slow":
             return self._slow(where, seconds)
         if found == "big":
