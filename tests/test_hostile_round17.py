@@ -93,6 +93,7 @@ def test_a_stop_during_the_stale_run_check_is_held_not_dropped(tmp_path):
     results, runs, tmp = _stale(tmp_path)
     script = (
         "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)   # as a command has it: a test worker ignores it\n"
         "from reportgen.commands import retest\n"
         "real, calls = retest.load.read_runs, []\n"
         "def check(results_dir):\n"

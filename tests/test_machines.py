@@ -11,7 +11,7 @@ import pytest
 from conftest import copy_project
 
 from helpers import ENV, record, write_run
-from study import identity
+from study import asm, identity
 from study import stats as study_stats
 from reportgen.data import load, merge
 from reportgen.commands import retest
@@ -146,6 +146,8 @@ def clone_run_as_machine(results, run_id, new_id, env_changes):
             rec["stats"] = study_stats.summarize(rec["samples"])
         # every file the record names (artifacts, its search's database) is the clone's own
         rec["extra"] = json.loads(json.dumps(rec["extra"]).replace(f"runs/{run_id}/", f"runs/{new_id}/"))
+        if isinstance(rec["extra"].get("codegen"), dict) and "isa" not in rec["extra"]:   # as runs write it today
+            rec["extra"]["isa"] = asm.fma_isa(rec["extra"]["codegen"].get("fma_packed"))
         recs.append(rec)
     _name_cited_lines(results, recs)
     lines = [json.dumps(rec, sort_keys=True) for rec in recs]

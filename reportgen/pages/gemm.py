@@ -283,8 +283,8 @@ def tvm_codegen(book, current, data_prefix):
         counts = ([_esc(", ".join(f"{k} {v}" for k, v in code.get("fma_packed", {}).items() if v) or W("gemm.fma_text.none")),
                    _esc(str(code.get("fma_scalar", "—"))), _esc(code.get("widest_register", "—")),
                    _esc(", ".join(f"{k} {v}" for k, v in code.get("vector_ops", {}).items() if v) or W("gemm.fma_text.none"))]
-                  if code is not None else ["—"] * 3 + [W("gemm.tvm_codegen.no_assembly" if "asm" not in extra["artifacts"]
-                                                             else "gemm.tvm_codegen.no_counts")])
+                  if code is not None else ["—"] * 3 + [W("gemm.tvm_codegen.no_counts") if "asm" in extra["artifacts"]
+                                                  else W("gemm.tvm_codegen.no_assembly")])
         lines.append([_esc(case["stage"]), f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]), *counts, links])
     if not lines:
         return W("gemm.tvm_stages.text")
