@@ -11,7 +11,7 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
-from study import cases, identity, ids, tails
+from study import cases, identity, ids, rewrite, tails
 from study.targets import CPU_TARGETS, isa_problems as _isa_problems, target_kind as _target_kind
 from study.stats import is_number
 
@@ -49,7 +49,8 @@ def flops_per_call(rec):
         dims = [_dimension(case, name) for name in ("m", "n", "k")]
         return 2 * dims[0] * dims[1] * dims[2] if None not in dims else None
     if family == "machine_peak":
-        vector, element = VECTOR_BYTES.get(case.get("isa")), ELEMENT_BYTES.get(case.get("dtype"))
+        isa, dtype = (value if isinstance(value, str) else None for value in (case.get("isa"), case.get("dtype")))
+        vector, element = VECTOR_BYTES.get(isa), ELEMENT_BYTES.get(dtype)   # a list as isa stopped the check
         iters, threads, accumulators = case.get("iters"), case.get("threads"), extra.get("accumulators")
         if vector and element and _count(iters) and _count(threads) and _count(accumulators, MAX_ACCUMULATORS):
             return iters * accumulators * (vector // element) * 2 * threads
@@ -103,7 +104,7 @@ SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RA
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "untuned_kernel_seconds": DURATION, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
-    "weights_bytes": POSITIVE, "fp32_weights_bytes": POSITIVE,
+    "weights_bytes": POSITIVE, "fp32_weights_bytes": POSITIVE, "bytes": POSITIVE,
     "tuned": (bool,), "changed": (bool,),
     "tuning": (dict,), "stats": (dict,), "score": (dict,), "rules": (dict,), "codegen": (dict,),
     "artifacts": (dict,), "agreement_set": (dict,), "paired_peer": (dict,), "theoretical": (dict,),
@@ -178,7 +179,8 @@ NESTED_FIGURES = {
                 "residual_fused": COUNT, "residual_wide": COUNT, "concat_integer": COUNT,
                 "bias_corrected": COUNT, "weights_rounded": COUNT,
                 "rounding_layers": COUNT, "rounding_error_ratio_median": NUMBER, "rounding_error_ratio_max": NUMBER,
-                "vnni_packed": COUNTS},
+                "vnni_packed": COUNTS, "float_kinds": (list,), "peer_calibration_images": COUNT,
+                "calibration": (dict,)},   # and study.rewrite.problems
     "converter": {"xnnpack_partitions": COUNT, "int8_compute_ops": (int, list), "float_compute_ops": (int, list)},
     "codegen": {"fma_scalar": COUNT, "fma_packed": (dict,), "widest_register": (str,)},
     "ort_coverage": {"by_op": (dict,)},
@@ -496,8 +498,6 @@ REQUIRED = (("graph", "step", ("stats", "changed")),
 """(family, a case field naming the kind of record, the extra fields an ok record of that kind holds): the
 graph page reads each (a step without 'changed' stopped the build in a KeyError naming no file; a peak without its
 FMA counts stopped the GEMM page)."""
-REWRITE_FIELDS = ("quantize", "dequantize", "float_ops")
-"""What an INT8 record's rewrite summary holds when it has one (the methods table reads each)."""
 
 
 PAIRED_PEERS = {("e2e", "tvm_rules"): "ort", ("e2e", "tvm_rules_tuned"): "ort",
@@ -537,9 +537,7 @@ def _required_problems(rec):
     out = [f"extra.{name}: missing (an ok {family} record with a case {kind!r} holds it)"
            for family, kind, names in REQUIRED if rec["experiment"] == family and kind in case
            for name in names if name not in extra] + _paired_engine_problems(rec)
-    if isinstance(extra.get("rewrite"), dict):
-        out += [f"extra.rewrite.{name}: missing (a rewrite summary holds {', '.join(REWRITE_FIELDS)})"
-                for name in REWRITE_FIELDS if name not in extra["rewrite"]]
+    out += rewrite.problems(extra.get("rewrite"))
     if rec["experiment"] == "e2e_tune" and "model" in case:
         out += _kernel_lists("extra.coverage", extra.get("coverage"))
     target = extra.get("target")

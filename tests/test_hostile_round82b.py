@@ -19,7 +19,8 @@ from test_hostile_round4 import _expect
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("asm_listing_own", "asm_listing_shared", "ir_stats_from_text", "isa_dropped",
-                                   "ir_stats_complete", "peak_fma_required", "page_blames_field")}
+                                   "ir_stats_complete", "peak_fma_required", "page_blames_field",
+                                   "page_odd_kind")}
 
 
 def _stage(stage, ref):
@@ -109,3 +110,35 @@ def test_a_page_stopping_on_a_missing_or_null_field_names_it():
     import copy
     import json
     assert type(copy.deepcopy(rec["extra"])) is dict and json.loads(json.dumps(rec["extra"])) == {"stats": {"n_calls": None}}
+
+
+@pytest.mark.parametrize("field,value,use", [
+    ("bytes", "abc", lambda e: e["bytes"] / 2),
+    ("float_kinds", True, lambda e: "matmul" in (e.get("float_kinds") or [])),
+    ("peer_calibration_images", "many", lambda e: int(e.get("peer_calibration_images", 0))),
+])
+def test_a_page_stopping_on_a_field_of_an_odd_kind_names_it(field, value, use):
+    """Round 83, data set: a size as a text, the float kinds as true, an image count as a text stopped the INT8 page
+    with 'reportgen broke on this input'; the contracts now refuse each, and a page stopping on another names it."""
+    from reportgen.render import blame
+    from study import rewrite, work
+    rec = {"id": "int8/model=m/engine=e", "extra": {field: value}, "case": {}}
+    run = SimpleNamespace(records=[rec], path=Path("r"), where=lambda i: f"results/runs/r/records.jsonl:{i + 1}")
+    blame.track({rec["id"]: SimpleNamespace(record=rec, run=run)})
+    blame.start()
+    with pytest.raises((TypeError, ValueError)) as stopped:
+        use(rec["extra"])
+    said = blame.blamed(stopped.value)
+    assert said.startswith(f"results/runs/r/records.jsonl:1: extra.{field}: ") and _expect("page_odd_kind") in said
+    refused = (work._type_problem("extra.bytes", value, work.POSITIVE) if field == "bytes"
+               else rewrite.problems({"quantize": 0, "dequantize": 0, "float_ops": [], field: value})
+               or work._nested_problems({"rewrite": {field: value}}))
+    assert refused, (field, value)
+
+
+@pytest.mark.parametrize("value", [["float32"], {"a": 1}])
+def test_a_peak_case_of_an_odd_kind_is_no_crash(value):
+    from study import work
+    rec = {"experiment": "machine_peak", "case": {"dtype": value, "isa": value, "iters": 8, "threads": 1},
+           "extra": {"accumulators": 8}}
+    assert work.flops_per_call(rec) is None

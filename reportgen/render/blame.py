@@ -5,10 +5,13 @@ The contracts (study.work) say what each kind of record holds; a page reads more
 step's intermediate_bytes, a peak's vector FMA counts), and a record without one stopped the build with
 "docs/credibility.md: cannot be checked or shown (KeyError: 'intermediate_bytes')", naming a page, not the input.
 """
+import collections
 import itertools
 
 _LAST = {}
 """The last field found missing ("missing") and the last found null ("null"): (where, path)."""
+_READ = collections.deque(maxlen=32)
+"""The last values read, (where, path, value): a page stopping on one of an odd kind (a text where a count was)."""
 
 
 class Fields(dict):
@@ -23,6 +26,8 @@ class Fields(dict):
         return dict, (dict(self),)
 
     def _nested(self, key, value):
+        if not isinstance(value, dict):
+            _READ.append((self._where, (*self._path, key), value))
         if value is None:
             _LAST["null"] = (self._where, (*self._path, key))
         elif isinstance(value, dict) and not isinstance(value, Fields):
@@ -65,16 +70,36 @@ def track(*currents):
 def start():
     """Forget what an earlier page read."""
     _LAST.clear()
+    _READ.clear()
+
+
+def _odd(exc):
+    """The latest value read that ``exc`` names: its type quoted in a TypeError ("'str' and 'int'", "type 'bool'"),
+    its repr in a ValueError ("invalid literal for int() with base 10: 'many'")."""
+    said = str(exc)
+    for where, path, value in reversed(_READ):
+        if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+            continue
+        named = f"'{type(value).__name__}'" in said if isinstance(exc, TypeError) else repr(value)[:60] in said
+        if named:
+            return where, path, value
+    return None
 
 
 def blamed(exc):
-    """'<records.jsonl>:<line>: <field>: missing' (or null) when ``exc`` is a page stopping on the last field it found
-    missing (a KeyError of that key) or null (a TypeError about None), else None."""
+    """'<records.jsonl>:<line>: <field>: missing' (or null, or the odd value) when ``exc`` is a page stopping on the
+    last field it found missing (a KeyError of that key), null (a TypeError about None) or of a kind the page cannot
+    use (a TypeError naming its type, a ValueError naming its value), else None."""
     if isinstance(exc, KeyError) and "missing" in _LAST and exc.args and exc.args[0] == _LAST["missing"][1][-1]:
         (where, path), what = _LAST["missing"], "missing"
     elif isinstance(exc, TypeError) and "NoneType" in str(exc) and "null" in _LAST:
         (where, path), what = _LAST["null"], "null"
+    elif isinstance(exc, (TypeError, ValueError)) and (odd := _odd(exc)) is not None:
+        where, path, value = odd
+        what = f"{str(value)[:40]!r} (of type {type(value).__name__}), of a kind a page cannot use"
     else:
         return None
     shown = ".".join(str(part) for part in itertools.islice(path, 12))
-    return f"{where}: {shown[:200]}: {what}, but a page prints it (a record of its kind holds it)"
+    if what in ("missing", "null"):
+        what += ", but a page prints it (a record of its kind holds it)"
+    return f"{where}: {shown[:200]}: {what}"
