@@ -13,11 +13,13 @@ TABLE = Path(__file__).with_name("confusables.txt")
 ADDITIONS = {**dict.fromkeys("\u4e00\u30fc", "-"), "\u4e28": "|", "\u5341": "+", "\u4e8c": "=", "\u4e36": "\u3001",
              "\u4e5a": "l", "\u53e3": "o", "\u5de5": "I", "\u4e42": "x", "\u4e05": "T", "\u4e85": "J", "\u4e40": "\\",
              "\u5182": "n", "\u51f5": "u", "\u531a": "C", "\u00b7": ".", "\u02f3": ".", "\u02cf": ",", "\u2715": "x",
-             "\u2192": "->", "\u3010": "[", "\u3011": "]"}
+             "\u2192": "->", "\u3010": "[", "\u3011": "]", ",": ".", ";": ":", "!": "l", "\u3001": "."}
 """What the table leaves apart that this study's titles set side by side: Chinese characters drawn as ASCII or as
 Chinese punctuation ('TVM \u4e28 ORT' beside 'TVM | ORT', '\u7532 \u5341 \u4e59' beside '\u7532 + \u4e59', '\u4e42'
 as x, '\u4e36' as the enumeration comma, one or the prolonged sound mark for a dash), a middle dot and the ideographic
-full stop's prototype for a full stop, a small comma, a multiplication x, an arrow and lenticular brackets for what they copy in ASCII.  Every dash (Unicode's Pd, and minus)
+full stop's prototype for a full stop, a small comma, a multiplication x, an arrow and lenticular brackets for what they copy in ASCII; and the
+punctuation a reader takes for its neighbour in a small font ('v1.2.3' beside 'v1,2,3', ':' beside ';', '!' beside
+'|', the enumeration comma beside the comma).  Every dash (Unicode's Pd, and minus)
 reads as '-' as well: the table draws the em dash as the prolonged sound mark."""
 
 VARIANTS = TABLE.with_name("cjkvariants.txt")
@@ -73,12 +75,15 @@ def keys(text):
 
 
 def one_apart(a, b):
-    """Whether ``a`` and ``b`` differ by at most one character put in, left out or changed."""
+    """Whether ``a`` and ``b`` differ by at most one character put in, left out or changed, or two neighbours swapped
+    ('GEMM \u4f18\u5316\u9636\u68af' beside '... \u68af\u9636', 'Relax' beside 'Rleax': read as one at a glance)."""
     if len(a) > len(b):
         a, b = b, a
     if len(b) - len(a) > 1:
         return False
     start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+    if len(a) == len(b) and a[start:start + 2] == b[start:start + 2][::-1] and a[start + 2:] == b[start + 2:]:
+        return True
     return a[start + (len(a) == len(b)):] == b[start + 1:]
 
 

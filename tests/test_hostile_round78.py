@@ -108,7 +108,7 @@ def test_nav_titles_one_character_apart_read_as_one(a, b):
 def test_one_apart_is_one_edit():
     from study import confusables
     for a, b, apart in (("abc", "abc", True), ("abc", "abxc", True), ("abc", "ab", True), ("abc", "xbc", True),
-                        ("abc", "xyc", False), ("abc", "acb", False), ("a", "abc", False), ("", "a", True)):
+                        ("abc", "xyc", False), ("abc", "acb", True), ("abcd", "badc", False), ("a", "abc", False), ("", "a", True)):
         assert confusables.one_apart(a, b) is apart and confusables.one_apart(b, a) is apart, (a, b)
     names = confusables.Names(apart=True)
     assert names.seen("\u8fd0\u884c 12", "one") is None and names.seen("\u8fd0\u884c 13", "two", apart=False) is None

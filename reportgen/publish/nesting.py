@@ -258,9 +258,9 @@ class Converter:
 
     def __init__(self, extensions, configs):
         self.extensions, self.configs, self.left, self.spent = extensions, configs, BUILD_CONVERT_S, 0.0
-        self.written = 0
+        self.written, self.sizes = 0, {}
 
-    def _run(self, text):
+    def _run(self, text, where=""):
         """(what _converted found, the seconds it had)."""
         started, seconds = time.monotonic(), min(CONVERT_S, self.left)
         if seconds <= 0:   # the build's time is spent: no page converts now, however small
@@ -269,6 +269,7 @@ class Converter:
         self.left -= time.monotonic() - started
         self.spent += time.monotonic() - started
         self.written += chars
+        self.sizes[where] = self.sizes.get(where, 0) + chars
         return ("many" if found is None and self.written > BUILD_CONVERTED_CHARS else found), seconds
 
     def _first_line(self, where, text):
@@ -301,13 +302,16 @@ class Converter:
         The page is converted as the build converts it, by Markdown itself with the site's extensions and settings,
         so no reading of the text beside it (nesting_problem's) decides alone: an unclosed fence hid 480 nested
         '<div markdown>' from that reading, which Markdown then nested."""
-        found, seconds = self._run(converted)
+        found, seconds = self._run(converted, where)
         if found == "reference":
             return (f"{where}: a link reference definition of more than {MAX_REFERENCE_CHARS} characters (address and "
                     "title): Markdown copies them into every link that names it")
         if found == "many":
+            largest = ", ".join(f"{page} {chars / 1e6:.1f} M" for page, chars in
+                                sorted(self.sizes.items(), key=lambda item: -item[1])[:3])
             return (f"{where}: the build's pages convert to more than {BUILD_CONVERTED_CHARS} characters of HTML "
-                    f"together with this one ({self.written} so far; the site's pages write about 3 million)")
+                    f"together with this one ({self.written} so far, the largest: {largest}; the site's pages write "
+                    "about 3 million)")
         if found == "slow":
             return self._slow(where, seconds)
         if found == "big":
