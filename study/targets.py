@@ -46,10 +46,16 @@ device, which run.json's environment does not describe)."""
 
 
 def target_kind(target):
-    """The kind of a TVM target as a record writes it (a JSON object, or 'kind -opt ...'), or None."""
-    try:
-        value = json.loads(target)
-    except ValueError:
+    """The kind of a TVM target as a record writes it (a JSON object, or 'kind -opt ...'), or None.  Read as the study
+    reads JSON (study.strictjson): a key twice ('"kind": "cuda", ..., "kind": "llvm"' printed the CUDA text while
+    the check read the last) or 990 nested '[' (a RecursionError in the check itself) is no kind at all."""
+    from study import strictjson
+    if target.lstrip()[:1] in "{[":
+        try:
+            value = strictjson.loads(target)
+        except ValueError:
+            return None
+    else:
         value = None
     if isinstance(value, dict):
         return str(value.get("kind"))

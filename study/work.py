@@ -542,7 +542,9 @@ def _required_problems(rec):
         out += _kernel_lists("extra.coverage", extra.get("coverage"))
     target = extra.get("target")
     kind = _target_kind(target) if isinstance(target, str) else None
-    if kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
+    if isinstance(target, str) and kind is None:
+        out.append("extra.target: not a target as TVM writes one (a JSON object, each key once, or 'kind -options')")
+    elif kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
         out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
                    f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
     out += _isa_problems(extra, rec.get("run_id", ""))
@@ -580,6 +582,8 @@ def extra_problems(rec, campaign_rules=None):
     extra = rec["extra"]
     out = [p for p in (_type_problem(f"extra.{name}", extra[name], want)
                        for name, want in EXTRA_TYPES.items() if name in extra) if p]
+    if extra.get("estimated_kernel_s") is not None:   # null: no estimate (a text stopped verify in a subtraction)
+        out += [p for p in [_type_problem("extra.estimated_kernel_s", extra["estimated_kernel_s"], DURATION)] if p]
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)

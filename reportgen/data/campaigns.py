@@ -118,8 +118,11 @@ def database_problems(path, lines, state, workloads):
     index into the workload file, run_secs of times in RUN_SECS, the campaign's own target; the tuning records
     are as many as the campaign's last step says (its 256 lines repeated 4x sat under 256 trials)."""
     import json
-    from study import stats
-    target = json.loads(state["parts"]["target"]) if isinstance(state["parts"].get("target"), str) else None
+    from study import stats, strictjson
+    try:   # read as the study reads JSON: deep nesting or a text that is no JSON is a line naming it, not a crash
+        target = strictjson.loads(state["parts"]["target"]) if isinstance(state["parts"].get("target"), str) else None
+    except ValueError as exc:
+        return [f"{path.parent / 'campaign.json'}: parts.target: not the JSON of a target ({exc})"[:400]]
     for number, value in enumerate(lines, 1):
         if path.name == WORKLOADS:
             if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):

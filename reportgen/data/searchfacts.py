@@ -17,7 +17,7 @@ import math
 
 from reportgen.data import plainfile
 from reportgen.data.logtext import safe_path
-from reportgen.errors import ReportError
+from reportgen.errors import ReportError, broken_check, debugging
 from study import asm, citation, schema, searchlog, stats, tails, work
 
 
@@ -39,8 +39,12 @@ def problems(results_dir, runs):
                 if rec["status"] != "ok" or rec["reused_from"] is not None:
                     continue
                 check = CHECKS.get(rec["experiment"])
-                if check is not None:
-                    out.extend(f"{run.where(index)}: extra.{p}" for p in check(results_dir, rec, by_id))
+                try:   # a field of a kind no contract typed names its record here, not 'internal error' for the build
+                    out.extend(f"{run.where(index)}: extra.{p}" for p in (check(results_dir, rec, by_id) if check else ()))
+                except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+                    if debugging():
+                        raise
+                    out.append(broken_check(run.where(index), exc))
     finally:
         _READ.clear()
     return out
