@@ -71,7 +71,11 @@ def keys(text):
     # character drawn as another that no table pairs
     lone = " ".join("\ufffc" if len(word) == 1 else word for word in drawn.split())
     # and with no spaces at all: '\u7b2c 1 \u7ae0' beside '\u7b2c1\u7ae0', 'INT8\u91cf\u5316(TVM)' beside 'INT8 \u91cf\u5316 (TVM)'
-    return frozenset({drawn, " ".join(skeleton(spaced.casefold()).split()), lone, drawn.replace(" ", "")})
+    # and as written (case folded, no spaces), marked apart from the drawn keys: a swap of two neighbours is one
+    # change as written, but 'm' is drawn as 'rn' and an accented letter as two ('Gemm' beside 'Gmem', 'Caf\u00e9'
+    # beside 'Ca\u00e9f' were several changes apart once drawn)
+    written = "\0\0" + unicodedata.normalize("NFC", spaced.casefold()).replace(" ", "")
+    return frozenset({drawn, " ".join(skeleton(spaced.casefold()).split()), lone, drawn.replace(" ", ""), written})
 
 
 def one_apart(a, b):

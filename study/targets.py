@@ -60,3 +60,37 @@ def target_kind(target):
     if isinstance(value, dict):
         return str(value.get("kind"))
     return target.split()[0] if target.split() else None
+
+
+GPU_GEMM = ("gemm_tvm", "tvm_cuda", "cuda")
+"""(family, impl, kind): the one case the study runs on another device kind than the CPU, the CUDA GEMM
+(experiments.gemm_tvm.run_cuda); every other record's case names a CPU target if it names one."""
+
+
+def device_problems(rec, environment):
+    """What a record's case says of where it ran, against the study and its run: a target kind (case.target_kind, or
+    the kind of case.target) the CPU's unless it is the CUDA GEMM's, and a device reached through RPC (case.via
+    'rpc:<key>') the one its run's environment names (environment.rpc.key).  An INT8 record's case forged to
+    'target_kind': 'cuda' made the platforms page say the site holds a GPU measurement; 'via': 'rpc:pixel7' that one
+    record was measured on a phone; a target_kind of 5 stopped the page in a sort."""
+    case = rec.get("case") if isinstance(rec.get("case"), dict) else {}
+    out = []
+    target = case.get("target")
+    kinds = [("case.target_kind", case["target_kind"])] if "target_kind" in case else []
+    if isinstance(target, dict):
+        kinds.append(("case.target", target.get("kind")))
+    elif isinstance(target, str):
+        kinds.append(("case.target", target_kind(target)))
+    for where, kind in kinds:
+        allowed = CPU_TARGETS | ({GPU_GEMM[2]} if (rec.get("experiment"), case.get("impl")) == GPU_GEMM[:2] else set())
+        if kind not in allowed:
+            out.append(f"{where}: {kind!r:.40} is not a target kind this record's case runs on "
+                       f"({', '.join(sorted(allowed))}; only the CUDA GEMM, impl tvm_cuda, runs on a GPU)")
+    via = case.get("via")
+    if via is not None:
+        rpc = (environment or {}).get("rpc") if isinstance(environment, dict) else None
+        key = rpc.get("key") if isinstance(rpc, dict) else None
+        if not (isinstance(via, str) and key is not None and via == f"rpc:{key}"):
+            out.append(f"case.via: {str(via)[:60]!r} is not the device its run reached through RPC "
+                       f"(run.json environment.rpc.key: {key!r:.60})")
+    return out

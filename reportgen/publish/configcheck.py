@@ -169,3 +169,18 @@ _TITLE_MARKS = "\uff08\uff09\u3010\u3011\u300a\u300b\u300c\u300d\u300e\u300f\uff
     "\u201c\u201d\u2018\u2019\u00b7\u2014\u2013\u2026\u2192\u00d7\u00b5"
 """The punctuation and symbols beyond ASCII a title may hold: Chinese punctuation, curly quotes, the middle dot,
 dashes, the ellipsis, an arrow, times, micro (read as what they copy by study.confusables)."""
+
+
+MAX_CSV_LINK = 40
+
+
+def csv_link_problem(text):
+    """Why the CSV link's words (docs/words/plugin.yaml csv_link) cannot stand after every table, or None: the build
+    writes them after the pages' size bounds, so a label of a million characters made a 3.5 KB page 100 M; a digit
+    or a control character in it stopped the build naming docs/index.md, not the words."""
+    if (len(text) > MAX_CSV_LINK or re.search(r'[<>&"\d]', text) or not text.strip()
+            or any(unicodedata.category(c).startswith("C") for c in text)):
+        return (f"{text[:60]!r} is not a short plain text (1 to {MAX_CSV_LINK} characters, no digit, no control character, "
+                "no <, >, & or \"): the build writes it after every table")
+    problem = title_problem(text)
+    return f"{text[:60]!r}: {problem}" if problem else None

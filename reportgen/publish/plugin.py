@@ -345,6 +345,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if odd is not None:
             raise ReportError(f"docs/words/plugin.yaml: {odd[0][:60]!r}: a navigation title or the footer that is "
                               f"{odd[1]}; the theme writes it into every page")
+        if configcheck.csv_link_problem(W("plugin.csv_link")):
+            raise ReportError(f"docs/words/plugin.yaml: csv_link: {configcheck.csv_link_problem(W('plugin.csv_link'))}")
         titles = configcheck.nav_titles(getattr(config, "nav", None)) + own[:-1]
         twice = confusables.repeated(titles, apart=True)
         if twice is not None:
@@ -376,6 +378,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                if f.abs_src_path and Path(f.abs_src_path).is_relative_to(config.docs_dir)]
         if shadow or any(odd):
             raise ReportError(shadow or [p for p in odd if p])
+        docs = {f.src_uri for f in files}   # a docs file at a path the build writes was replaced, without a word
         for family in self.data.families():
             grouped = provenance.groups(merge.family(self.data.current, family))
             files.append(File.generated(config, f"provenance/{family}.md",
@@ -404,6 +407,8 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         # the pages this build wrote itself (File.generated marks them), never a docs page whose text
         # starts with the GENERATED comment: that line skipped the hidden-character and placeholder checks
         self.generated = {f.src_uri for f in files if f.generated_by is not None}
+        if docs & self.generated:
+            raise ReportError(f"docs/{sorted(docs & self.generated)[0]}: the build writes a file of this path itself")
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
