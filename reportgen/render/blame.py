@@ -1,5 +1,6 @@
 """Which record field a page broke on: the current records' fields are read through mappings that note the last
-field a page found missing or null, so a page that stops on one names the record's file, its line and the field.
+field a page found missing or null, and the last values it read, so a page that stops on one names the record's
+file, its line and the field (for a value of an odd kind, the latest of that kind: the exception is quoted beside it).
 
 The contracts (study.work) say what each kind of record holds; a page reads more than any contract lists (a graph
 step's intermediate_bytes, a peak's vector FMA counts), and a record without one stopped the build with
@@ -96,7 +97,8 @@ def blamed(exc):
         (where, path), what = _LAST["null"], "null"
     elif isinstance(exc, (TypeError, ValueError)) and (odd := _odd(exc)) is not None:
         where, path, value = odd
-        what = f"{str(value)[:40]!r} (of type {type(value).__name__}), of a kind a page cannot use"
+        what = (f"{str(value)[:40]!r} (of type {type(value).__name__}), of a kind a page cannot use (the latest value of "
+                f"that kind the page read before it stopped: {type(exc).__name__}: {str(exc)[:120]})")
     else:
         return None
     shown = ".".join(str(part) for part in itertools.islice(path, 12))
