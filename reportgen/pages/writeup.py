@@ -15,6 +15,7 @@ from reportgen.render.lookup import ms, seconds, times
 from reportgen.render.cells import code_span as _code, text as _esc
 from reportgen.render.markdown import markdown
 from reportgen.data.words import W
+from reportgen.errors import ReportError
 from study import schema
 
 
@@ -240,9 +241,9 @@ def current_code(root, rel, book):
     seed.LABELS, docs/words/seed.yaml); the block is marked ``data-today`` so the coverage check finds it.
     """
     text = seed.snippet_file(root, rel)   # bounded, no link, no hidden character
-    title = text.splitlines()[0].lstrip("# ").strip()
-    if not title.startswith(seed.LABELS):
-        raise ValueError(f"{rel}: the first line must start with one of {seed.LABELS}")
+    title = (text.splitlines() or [""])[0].lstrip("# ").strip()
+    if not title.startswith(seed.LABELS):   # an empty file stopped migration.md in an IndexError naming the page
+        raise ReportError(f"{rel}:1: the first line must be a comment starting with one of {seed.LABELS}")
     body = "\n".join("    " + line if line else "" for line in text.rstrip("\n").split("\n"))
     href = book._rel(rel.removeprefix("docs/"))
     return (W("writeup.current_code.text", rel=_esc(rel), title=_esc(title), href=href, body=body))

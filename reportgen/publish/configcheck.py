@@ -132,6 +132,8 @@ def title_problem(title):
         return "blank"
     if title != title.strip():
         return "padded with spaces (it reads as another title of the same words)"
+    if any(unicodedata.category(c) in ("Zs", "Zl", "Zp") and c not in " \u3000" for c in title):
+        return "a space other than the space and the ideographic space (U+2028 breaks the line, NBSP joins words)"
     if re.search(r"[<>&]", title):   # '# &#71;EMM' settled a title the checks read as '&#71;EMM', the theme as 'GEMM'
         return "markup (a tag or a character reference, which the theme writes unescaped)"
     if schema.drawn_over(title) or _mark_apart(title):

@@ -1,0 +1,60 @@
+"""The eighty-sixth round of the hostile corpus (issue #29), site set: attack only, then fixed.
+
+10 probes, 4 failed (one weak): an empty docs/snippets file, or one whose first line holds no label, stopped the build
+with 'docs/migration.md: cannot be checked or shown (IndexError ...)'; a snippet of archive/code.yaml without 'today'
+did the same; --site-dir X.tmp or X.old was another build's work folder (a build of X removed the site at X.tmp,
+and moved X.old into X saying it restored it); U+2028, NBSP and other spaces passed the title rules (weak).
+
+Each case id is an entry of tests/data/hostile/cases.yaml; test_hostile.py checks that every entry
+has a test here or in the other rounds.
+"""
+import pytest
+from test_hostile_round4 import _expect
+
+MUTATIONS = {}
+SPECIAL = {case: None for case in ("snippet_first_line_named", "snippet_today_required", "site_dir_not_a_work_folder",
+                                   "title_spaces_plain")}
+
+
+@pytest.mark.parametrize("text", ["", "print(1)\n", "\n# \u5f53\u524d\n"])
+def test_a_snippet_without_its_label_line_is_named(text, tmp_path):
+    from reportgen.errors import ReportError
+    from reportgen.pages import writeup
+    (tmp_path / "docs" / "snippets").mkdir(parents=True)
+    (tmp_path / "docs" / "snippets" / "x.py").write_text(text, encoding="utf-8")
+    with pytest.raises(ReportError) as refused:
+        writeup.current_code(tmp_path, "docs/snippets/x.py", None)
+    assert str(refused.value).startswith("docs/snippets/x.py:1: ") and _expect("snippet_first_line_named") in str(refused.value)
+
+
+def test_a_code_snippet_names_its_today(tmp_path):
+    import shutil
+    from reportgen.data import seed
+    from reportgen.errors import ReportError
+    from conftest import ROOT
+    shutil.copytree(ROOT / "archive", tmp_path / "archive")
+    path = tmp_path / "archive" / "code.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("today:"))
+    path.write_text("\n".join(lines[:first] + lines[first + 1:]), encoding="utf-8")
+    with pytest.raises(ReportError) as refused:
+        seed.read_code(tmp_path / "archive")
+    assert _expect("snippet_today_required") in str(refused.value)
+
+
+@pytest.mark.parametrize("name", ["site.tmp", "out.old"])
+def test_a_site_dir_is_no_builds_work_folder(name, tmp_path):
+    from conftest import copy_project
+    from reportgen.commands import build
+    from reportgen.errors import ReportError
+    project = copy_project(tmp_path / "project")
+    with pytest.raises(ReportError) as refused:
+        build.check_site_dir(project, project / name)
+    assert _expect("site_dir_not_a_work_folder") in str(refused.value)
+
+
+@pytest.mark.parametrize("title", ["GEMM\u2028\u57fa\u7ebf", "GEMM\u00a0\u57fa\u7ebf", "GEMM\u2003\u57fa\u7ebf"])
+def test_a_title_holds_plain_spaces(title):
+    from reportgen.publish import configcheck
+    assert _expect("title_spaces_plain") in configcheck.title_problem(title)
+    assert configcheck.title_problem("GEMM \u57fa\u7ebf") is None and configcheck.title_problem("GEMM\u3000\u57fa\u7ebf") is None
