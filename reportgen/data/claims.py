@@ -310,8 +310,12 @@ def level_jump(earlier, rec, factor, memo=None):
     (an INT8 training forged 50x slower over changed code was printed unflagged while they were left out)."""
     (before, before_durations), (after, after_durations) = _facts(earlier, memo), _facts(rec, memo)
 
+    def text_level(path):   # a text level, or a row of a list of them (the passes a demonstration ran)
+        return path[-1] in TEXT_LEVELS or (path[-1].startswith("[") and len(path) > 1 and path[-2] in TEXT_LEVELS)
+
     def kept(mine, other):   # a profile's rows by their whole label (kernel names) change with the code
-        return {p: v for p, v in mine.items() if (not isinstance(v, str) or p[-1] in TEXT_LEVELS) and p in other
+        return {p: v for p, v in mine.items() if (not isinstance(v, str) or text_level(p))
+                and (p in other or text_level(p))   # a text level that went is a change too (null printed 'none')
                 and "#rows" not in p and "~calls" not in p}   # calls by kind too: 11 committed records moved 2x
     return (_compare(kept(before, after), kept(after, before), factor, searched(rec) or searched(earlier))
             or profile_share_jump(earlier, rec, counts=True)
@@ -320,11 +324,14 @@ def level_jump(earlier, rec, factor, memo=None):
 
 PROFILE_KINDS = ("kernel", "builtin")
 """The kinds of a profile's rows TVM's profiler writes (the committed rows hold no other)."""
-TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer", "isa"})
+TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer", "isa", "architecture", "relax_equivalent", "new_api", "era",
+                         "process", "mcpu", "passes"})
 """Texts compared over changed code too: what the machine and the model decide (a program's output type, the target
 it was compiled for, the instruction set whose peak a share divides by) and the record a page divides by
 (fp32_peer): the code does not change them, and a float16 output, a CUDA target or an INT8 ratio over the naive
-baseline (2246x for 4.13x) were printed unflagged."""
+baseline (2246x for 4.13x) were printed unflagged.  Round 86 added what else pages print as text: the BLAS kernel's
+architecture (it picks the peak a share divides by), a pass's Relax equivalent and the passes a demonstration ran,
+a migration row's new API and era, how a peer was timed (process), the AVX2 target's mcpu."""
 
 
 SHARE_LABELS = {"kernel_profile": ("kind", "operands"), "node_profile": ("op",)}
