@@ -345,8 +345,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         if odd is not None:
             raise ReportError(f"docs/words/plugin.yaml: {odd[0][:60]!r}: a navigation title or the footer that is "
                               f"{odd[1]}; the theme writes it into every page")
-        if configcheck.csv_link_problem(W("plugin.csv_link")):
-            raise ReportError(f"docs/words/plugin.yaml: csv_link: {configcheck.csv_link_problem(W('plugin.csv_link'))}")
+        link = configcheck.csv_link_problem(W("plugin.csv_link"))
+        if link:
+            raise ReportError(f"docs/words/plugin.yaml: csv_link: {link}")
         titles = configcheck.nav_titles(getattr(config, "nav", None)) + own[:-1]
         twice = confusables.repeated(titles, apart=True)
         if twice is not None:
