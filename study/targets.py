@@ -45,15 +45,24 @@ CPU_TARGETS = frozenset({"llvm", "c"})
 device, which run.json's environment does not describe)."""
 
 
+def _target_value(target):
+    """A target as a record writes it, read as the study reads JSON: the object, or None (not JSON)."""
+    from study import strictjson
+    if target.lstrip()[:1] in "{[":
+        try:
+            return strictjson.loads(target)
+        except ValueError:
+            return None
+    return None
+
+
 def target_kind(target):
     """The kind of a TVM target as a record writes it (a JSON object, or 'kind -opt ...'), or None.  Read as the study
     reads JSON (study.strictjson): a key twice ('"kind": "cuda", ..., "kind": "llvm"' printed the CUDA text while
     the check read the last) or 990 nested '[' (a RecursionError in the check itself) is no kind at all."""
-    from study import strictjson
     if target.lstrip()[:1] in "{[":
-        try:
-            value = strictjson.loads(target)
-        except ValueError:
+        value = _target_value(target)
+        if not isinstance(value, dict):
             return None
     else:
         value = None
@@ -93,4 +102,51 @@ def device_problems(rec, environment):
         if not (isinstance(via, str) and key is not None and via == f"rpc:{key}"):
             out.append(f"case.via: {str(via)[:60]!r} is not the device its run reached through RPC "
                        f"(run.json environment.rpc.key: {key!r:.60})")
+    return out
+
+
+AVX2_ONLY = frozenset({"haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "gracemont",
+                       "znver1", "znver2", "znver3"})
+"""LLVM CPU names with AVX2 and FMA but no AVX-512: what an INT8 record's AVX2 program (extra.avx2_target) may be
+compiled for.  'sapphirerapids' was printed as 'the AVX2 target (no AVX-512)'."""
+
+
+def _mcpu(target):
+    """The -mcpu a record's extra.target names (JSON object or 'kind -mcpu=x ...'), or None."""
+    value = _target_value(target) if target.lstrip()[:1] in "{[" else None
+    if isinstance(value, dict):
+        return value.get("mcpu") if isinstance(value.get("mcpu"), str) else None
+    found = [w.split("=", 1)[1] for w in target.split() if w.startswith("-mcpu=")]
+    return found[0] if len(found) == 1 else None
+
+
+def extra_problems(extra):
+    """What a record's extra says it was compiled or linked for: extra.target a CPU target as TVM writes one; the AVX2
+    program's mcpu (extra.avx2_target.mcpu) an AVX2-only CPU and the one its extra.target names; the BLAS kernel
+    NumPy used (extra.blas_kernel.architecture) one whose ISA the study knows (study.identity.BLAS_ISA).  An mcpu of
+    [1, {...}] was printed as its Python text, and an empty kernel name divided by the peak of 'ISA ?'."""
+    from study.identity import BLAS_ISA
+    out = []
+    target = extra.get("target")
+    kind = target_kind(target) if isinstance(target, str) else None
+    if isinstance(target, str) and kind is None:
+        out.append("extra.target: not a target as TVM writes one (a JSON object, each key once, or 'kind -options')")
+    elif kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
+        out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
+                   f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
+    avx2 = extra.get("avx2_target")
+    if isinstance(avx2, dict):
+        mcpu, compiled = avx2.get("mcpu"), _mcpu(target) if isinstance(target, str) else None
+        if not (isinstance(mcpu, str) and mcpu in AVX2_ONLY):
+            out.append(f"extra.avx2_target.mcpu: {mcpu!r:.40} is not an AVX2 CPU without AVX-512 "
+                       f"({', '.join(sorted(AVX2_ONLY))})")
+        elif mcpu != compiled:
+            out.append(f"extra.avx2_target.mcpu: {mcpu!r}, but the record's program was compiled for "
+                       f"{compiled!r:.40} (extra.target's mcpu)")
+    blas = extra.get("blas_kernel")
+    if isinstance(blas, dict):
+        arch = blas.get("architecture")
+        if not (isinstance(arch, str) and arch.lower() in BLAS_ISA):
+            out.append(f"extra.blas_kernel.architecture: {arch!r:.40} is not an OpenBLAS kernel the study knows "
+                       f"the ISA of ({', '.join(sorted(BLAS_ISA))}, any case)")
     return out

@@ -12,7 +12,7 @@ import math
 import re
 
 from study import cases, identity, ids, rewrite, tails
-from study.targets import CPU_TARGETS, isa_problems as _isa_problems, target_kind as _target_kind
+from study.targets import extra_problems as _target_problems, isa_problems as _isa_problems
 from study.stats import is_number
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
@@ -356,9 +356,6 @@ def _nested_problems(extra):
     if isinstance(theo, dict) and "gflops" in theo:
         if not (is_number(theo["gflops"]) and theo["gflops"] > 0):
             out.append(f"extra.theoretical.gflops: expected a number > 0, got {theo['gflops']!r:.40}")
-    blas = extra.get("blas_kernel")
-    if isinstance(blas, dict) and blas.get("architecture") is not None:
-        out.append(_type_problem("extra.blas_kernel.architecture", blas["architecture"], (str,)))
     out += _counts_problems(extra) + _profile_total_problems(extra)
     return [p for p in out if p]
 
@@ -540,13 +537,7 @@ def _required_problems(rec):
     out += rewrite.problems(extra.get("rewrite"))
     if rec["experiment"] == "e2e_tune" and "model" in case:
         out += _kernel_lists("extra.coverage", extra.get("coverage"))
-    target = extra.get("target")
-    kind = _target_kind(target) if isinstance(target, str) else None
-    if isinstance(target, str) and kind is None:
-        out.append("extra.target: not a target as TVM writes one (a JSON object, each key once, or 'kind -options')")
-    elif kind is not None and kind not in CPU_TARGETS:   # a 'cuda' target on a CPU run: 'the site holds GPU results'
-        out.append(f"extra.target: kind {kind!r:.30}, but the study compiles for the CPU it runs on "
-                   f"({', '.join(sorted(CPU_TARGETS))}): a record of another device is no record of this machine")
+    out += _target_problems(extra)
     out += _isa_problems(extra, rec.get("run_id", ""))
     out += [p for p in [tails.problem(case, extra.get("schedule_params"))] if p]
     if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed

@@ -15,7 +15,8 @@ from test_hostile_round4 import _expect
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("snippet_first_line_named", "snippet_today_required", "site_dir_not_a_work_folder",
-                                   "title_spaces_plain", "printed_text_level")}
+                                   "title_spaces_plain", "printed_text_level",
+                                   "printed_target_tied")}
 
 
 @pytest.mark.parametrize("text", ["", "print(1)\n", "\n# \u5f53\u524d\n"])
@@ -77,3 +78,21 @@ def test_a_printed_text_is_a_level_over_changed_code(field, before, after):
     moved = claims.level_jump(earlier, later, 2.0)
     assert moved and moved[1].startswith(f"extra.{field}"), (moved, _expect("printed_text_level"))
     assert claims.level_jump(earlier, {"id": "graph/x", "extra": {field: before}}, 2.0) is None
+
+
+# Data set, the ties left over (findings P7 and P12): the texts are also tied to what the record says it ran.
+
+@pytest.mark.parametrize("extra,refused", [
+    ({"blas_kernel": {"architecture": ""}}, True), ({"blas_kernel": {"architecture": ["Haswell"]}}, True),
+    ({"blas_kernel": {"architecture": "Quantum9"}}, True), ({"blas_kernel": {}}, True), ({"blas_kernel": {"architecture": "SkylakeX"}}, False),
+    ({"avx2_target": {"mcpu": "sapphirerapids"}, "target": '{"kind": "llvm", "mcpu": "sapphirerapids"}'}, True),
+    ({"avx2_target": {"mcpu": [1, {"a": None}]}, "target": '{"kind": "llvm", "mcpu": "znver3"}'}, True),
+    ({"avx2_target": {"mcpu": "haswell"}, "target": '{"kind": "llvm", "mcpu": "znver3"}'}, True),
+    ({"avx2_target": {"mcpu": "znver3"}}, True),
+    ({"avx2_target": {"mcpu": "znver3"}, "target": '{"kind": "llvm", "mcpu": "znver3"}'}, False),
+    ({"avx2_target": {"mcpu": "haswell"}, "target": "llvm -mcpu=haswell -num-cores=2"}, False)])
+def test_a_printed_kernel_or_target_is_one_the_record_ran(extra, refused):
+    from study import targets
+    said = targets.extra_problems(extra)
+    assert bool(said) == refused, said
+    assert not refused or _expect("printed_target_tied") in said[0]
