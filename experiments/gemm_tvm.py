@@ -26,7 +26,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from experiments import harness, targets
-from study import cases
+from study import asm, cases
 from study.family import Family
 from study.identity import BLAS_ISA  # ISA of OpenBLAS's kernel, for ISA-matched peaks
 
@@ -142,7 +142,7 @@ def _stage_case(h, stage, shape, threads, p, target, save_artifacts, device=None
                "schedule_params": built.params, "codegen": _evidence_summary(evidence), "tuned": False,
                "isa": tvm_ladder.isa_from_evidence(evidence), **(more or {})}
         if save_artifacts:
-            base = f"{stage}-{m}x{n}x{k}-t{threads}"
+            base = asm.listing_base({"stage": stage, "m": m, "n": n, "k": k, "threads": threads})
             out["artifacts"] = {
                 "tensorir": h.artifact(f"{base}.tir.py", built.lowered_text)[1],
                 "trace": h.artifact(f"{base}.trace.py", built.trace_text)[1],
@@ -304,7 +304,7 @@ def _tune_case(h, shape, threads, p, target, device=None, space="default"):
         evidence = tvm_ladder.codegen_evidence(result.asm)
         extra["codegen"] = _evidence_summary(evidence)
         extra["isa"] = tvm_ladder.isa_from_evidence(evidence)
-        base = f"{stage}-{m}x{n}x{k}-t{threads}"
+        base = asm.listing_base({"stage": stage, "m": m, "n": n, "k": k, "threads": threads})
         # the assembly too: the report counts the FMAs again from it (a searched program has no earlier run
         # to be held to, and without it the page does not print its counts)
         extra["artifacts"] = {"trace": h.artifact(f"{base}.trace.py", result.best_trace or "")[1],
@@ -375,14 +375,15 @@ def _int8_case(h, shape, threads, p, target):
     done = {}
 
     def build():
-        sch, _, rt_mod, asm, seconds = vnni.build_int8(m, n, k, build_target, load=runs_here)
-        evidence = tvm_ladder.codegen_evidence(asm)
+        sch, _, rt_mod, asm_text, seconds = vnni.build_int8(m, n, k, build_target, load=runs_here)
+        evidence = tvm_ladder.codegen_evidence(asm_text)
         extra = {"flops_per_call": 2 * m * n * k, "ops": "integer multiply-adds x 2", "compile_seconds": seconds,
-                 "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm),
+                 "intrinsic": vnni.INTRIN, "dot_instructions": vnni.dot_counts(asm_text),
                  "codegen": _evidence_summary(evidence), "isa": "avx512_vnni",
                  "fp32_peer": _case_id("tvm", "microkernel", shape, threads=threads)}
-        extra["artifacts"] = {"tensorir": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.tir.py", sch.mod.script())[1],
-                              "asm": h.artifact(f"vnni-{m}x{n}x{k}-t{threads}.s", asm)[1]}
+        base = asm.listing_base(case)
+        extra["artifacts"] = {"tensorir": h.artifact(f"{base}.tir.py", sch.mod.script())[1],
+                              "asm": h.artifact(f"{base}.s", asm_text)[1]}
         done["extra"] = extra
         if not runs_here:
             lacking = "this host lacks" if build_target is target else "the target lacks"

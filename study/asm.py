@@ -97,3 +97,10 @@ def fma_isa(fma_packed) -> str:
     data through zmm on an AVX-512 machine, and its peak is AVX2's."""
     counts = fma_packed if isinstance(fma_packed, dict) else {}
     return next((isa for register, isa in FMA_ISAS if counts.get(register)), "scalar")
+
+
+def listing_base(case):
+    """The name (without suffix) a GEMM case's files are written under: '<stage>-<m>x<n>x<k>-t<threads>'.  The
+    experiment writes its assembly as '<base>.s' and the report holds a record's cited listing to it (a searched
+    stage cited the micro-kernel's listing and copied its counts)."""
+    return f"{case.get('stage')}-{case.get('m')}x{case.get('n')}x{case.get('k')}-t{case.get('threads')}"

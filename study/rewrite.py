@@ -1,12 +1,10 @@
 """What an INT8 record's rewrite summary holds (extra.rewrite): the methods table and the calibration column of the
 INT8 pages read each field (study.work checks a record with it)."""
 
+from study.stats import is_count as _count
+
 FIELDS = ("quantize", "dequantize", "float_ops")
 """The fields a rewrite summary holds whenever a record has one."""
-
-
-def _count(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def problems(rewrite):

@@ -591,10 +591,6 @@ def _parts_problems(parts, key):
     return out
 
 
-def _count(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def campaign_problems(state, folder_name):
     """Every contract violation of a campaign.json, as 'field: message' strings; the cumulative
     trial count must be the sum of the steps' trials (an inflated count is refused)."""
@@ -622,7 +618,7 @@ def campaign_problems(state, folder_name):
         out.extend(_step_run_problems(where, step.get("run_id")) or _work.step_order_problems(where, step, runs))
         runs.update({step["run_id"]: i} if isinstance(step.get("run_id"), str) and step["run_id"] not in runs else {})
         for name in ("trials", "cumulative_trials", "records"):
-            if name in step and not _count(step[name]):
+            if name in step and not _stats.is_count(step[name]):
                 out.append(f"{where}.{name}: expected a count >= 0, got {step[name]!r:.40}")
             elif name in step and step[name] > MAX_TRIALS:
                 out.append(f"{where}.{name}: {step[name]!r:.40} is more than the {MAX_TRIALS} a campaign may count")
@@ -634,12 +630,12 @@ def campaign_problems(state, folder_name):
                                      or not DURATION_RANGE_S[0] <= estimate <= DURATION_RANGE_S[1]):
             out.append(f"{where}.estimated_kernel_s: expected a duration of {DURATION_RANGE_S[0]:g} to "
                        f"{DURATION_RANGE_S[1]:g} s or null, got {estimate!r:.40}")
-        if _count(step.get("trials")):
+        if _stats.is_count(step.get("trials")):
             total += step["trials"]
-            if _count(step.get("cumulative_trials")) and step["cumulative_trials"] != total:
+            if _stats.is_count(step.get("cumulative_trials")) and step["cumulative_trials"] != total:
                 out.append(f"{where}.cumulative_trials: {step['cumulative_trials']} is not the sum of the "
                            f"steps' trials so far ({total})")
-    if not _count(state["cumulative_trials"]):
+    if not _stats.is_count(state["cumulative_trials"]):
         out.append(f"cumulative_trials: expected a count >= 0, got {state['cumulative_trials']!r:.40}")
     elif state["cumulative_trials"] > MAX_TRIALS:
         out.append(f"cumulative_trials: {state['cumulative_trials']!r:.40} is more than the {MAX_TRIALS} a campaign "

@@ -10,6 +10,11 @@ def is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def is_count(value, low=0, high=None):
+    """An integer (not a true/false) from low up to high: a count of trials, calls, images or iterations."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
+
+
 def percentile(sorted_values, q):
     """Linear-interpolated percentile (NumPy's default method) of pre-sorted values."""
     if not sorted_values:

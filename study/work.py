@@ -13,7 +13,7 @@ import re
 
 from study import cases, identity, ids, rewrite, tails
 from study.targets import extra_problems as _target_problems, isa_problems as _isa_problems
-from study.stats import is_number
+from study.stats import is_count, is_number
 
 GEMM_FAMILIES = ("numpy_gemm", "gemm_hand", "gemm_tvm")
 """Families whose case is a matrix product: its work is 2*m*n*k (a square one names n alone)."""
@@ -37,10 +37,6 @@ def _dimension(case, name):
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def _count(value, high=None):
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and (high is None or value <= high)
-
-
 def flops_per_call(rec):
     """Floating-point operations of one call as the record's case defines them, or None where the
     case does not define them (a family that is not a GEMM or the peak loop)."""
@@ -52,7 +48,8 @@ def flops_per_call(rec):
         isa, dtype = (value if isinstance(value, str) else None for value in (case.get("isa"), case.get("dtype")))
         vector, element = VECTOR_BYTES.get(isa), ELEMENT_BYTES.get(dtype)   # a list as isa stopped the check
         iters, threads, accumulators = case.get("iters"), case.get("threads"), extra.get("accumulators")
-        if vector and element and _count(iters) and _count(threads) and _count(accumulators, MAX_ACCUMULATORS):
+        if (vector and element and is_count(iters, 1) and is_count(threads, 1)
+                and is_count(accumulators, 1, MAX_ACCUMULATORS)):
             return iters * accumulators * (vector // element) * 2 * threads
     return None
 

@@ -396,7 +396,7 @@ def _compiled_problems(results_dir, rec):
     if ref is None or not ({"codegen", "dot_instructions"} & set(extra)):
         return []
     case = rec.get("case") or {}
-    own = f"{case.get('stage')}-{case.get('m')}x{case.get('n')}x{case.get('k')}-t{case.get('threads')}.s"
+    own = f"{asm.listing_base(case)}.s"
     if rec.get("experiment") == "gemm_tvm" and str(ref).rsplit("/", 1)[-1] != own:
         # a searched stage cited the micro-kernel's listing and copied its counts: printed as the search's program
         return [f"artifacts.asm: {str(ref)[-120:]!r} is not the listing the experiment writes for this case ({own!r})"]
