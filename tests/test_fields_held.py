@@ -20,51 +20,31 @@ PRINTERS = ("reportgen/pages/", "reportgen/render/")
 """The code that puts a record's fields on a page (a read elsewhere builds an id, a check, a comparison)."""
 
 
-class _Read(dict):
-    """A record's mapping that remembers, in ``log``, the path of every key read through [] or get by the code that
-    prints pages (PRINTERS)."""
-
-    def __init__(self, data, path, log):
-        super().__init__(data)
-        self._path, self._log = path, log
-
-    def __reduce__(self):   # a copy is a plain dict again
-        return dict, (dict(self),)
-
-    def _seen(self, key):
-        value = dict.__getitem__(self, key)
-        caller = sys._getframe(2).f_code.co_filename.replace("\\", "/")
-        if any(part in caller for part in PRINTERS):
-            self._log.add(self._path + (key,))
-        if isinstance(value, dict) and not isinstance(value, _Read):
-            value = _Read(value, self._path + (key,), self._log)
-            dict.__setitem__(self, key, value)
-        return value
-
-    def __getitem__(self, key):
-        return self._seen(key)
-
-    def get(self, key, default=None):
-        return self._seen(key) if key in self.keys() else default
-
-
 def _reads(tmp_path, monkeypatch):
-    """{record id: (record, set of paths read)} of the current records of a build of the committed results."""
+    """{record id: (record, set of paths read)} of the current records of a build of the committed results: the
+    build's own field tracker (reportgen.render.blame.Fields, which the data wraps each record's extra, check and
+    case in) tells of each read, and a read whose caller is a printer is noted for the record it names."""
     from reportgen.commands import build
     from reportgen.publish import plugin
-    seen = {}
+    from reportgen.render import blame
+    seen, reads = {}, collections.defaultdict(set)
     made = plugin.Data.__init__
 
     def tracked(self, *args, **kwargs):
         made(self, *args, **kwargs)
         for cur in self.current.values():
-            rec, log = cur.record, set()
-            seen[rec["id"]] = (rec, log)
-            for root in ("extra", "check", "case"):
-                if isinstance(rec.get(root), dict):
-                    rec[root] = _Read(rec[root], (root,), log)
+            rec = cur.record
+            wrapped = [rec[root] for root in ("extra", "check", "case") if isinstance(rec.get(root), blame.Fields)]
+            assert wrapped, f"{rec['id']}: the build did not track this current record's fields"
+            seen[rec["id"]] = (rec, reads[wrapped[0]._where])
+
+    def reader(where, path):   # reader <- Fields._nested <- Fields.__getitem__ / get <- the code that read
+        caller = sys._getframe(3).f_code.co_filename.replace("\\", "/")
+        if any(part in caller for part in PRINTERS):
+            reads[where].add(path)
 
     monkeypatch.setattr(plugin.Data, "__init__", tracked)
+    monkeypatch.setattr(blame.Fields, "reader", staticmethod(reader))
     dest = copy_project(tmp_path / "project")
     build.build(dest, dest / "site")
     return seen
@@ -73,7 +53,9 @@ def _reads(tmp_path, monkeypatch):
 def test_every_field_a_page_reads_is_held(tmp_path, monkeypatch):
     from reportgen.data import claims
     unheld = collections.defaultdict(set)
-    for rec, log in _reads(tmp_path, monkeypatch).values():
+    found = _reads(tmp_path, monkeypatch)
+    assert sum(len(log) for _, log in found.values()) > 1000, "the tracker saw the pages read almost nothing"
+    for rec, log in found.values():
         plain = {**rec, **{root: _unwrapped(rec.get(root)) for root in ("extra", "check", "case")}}
         held = set(claims.claims(plain)) | set(claims.durations(plain))
         prefixes = {path[:i] for path in held for i in range(1, len(path) + 1)}

@@ -23,10 +23,16 @@ class Fields(dict):
         super().__init__(data)
         self._where, self._path = where, path
 
+    reader = None
+    """A callable(where, path) told of every read, or None (the build): tests/test_fields_held.py lists with it what
+    the pages read of each record."""
+
     def __reduce__(self):
         return dict, (dict(self),)
 
     def _nested(self, key, value):
+        if Fields.reader is not None:
+            Fields.reader(self._where, (*self._path, key))
         if not isinstance(value, dict):
             _READ.append((self._where, (*self._path, key), value))
         if value is None:
