@@ -125,9 +125,11 @@ def check_site_dir(root, site_dir):
     if root == site_dir or root.is_relative_to(site_dir):
         raise ReportError(f"--site-dir {site_dir}: is the project root or contains it; "
                           "the site goes in its own folder (default: <root>/site)")
-    if site_dir.name.endswith((".tmp", ".old")):   # another build's work folder: a site at X.tmp was removed by X's
-        raise ReportError(f"--site-dir {site_dir}: ends in .tmp or .old, the names of a build's work folders (a build "
-                          f"of {site_dir.name[:-4]} would remove or move it); choose another name")
+    if site_dir.name.endswith((".tmp", ".old")) or site_dir.name.startswith("."):
+        # another build's work folder or lock (.X.lock): a site at X.tmp was removed by X's build, one at .X.lock
+        # stopped every build of X
+        raise ReportError(f"--site-dir {site_dir}: ends in .tmp or .old or starts with '.', the names of a build's "
+                          "work folders and lock files (another build would remove, move or lock it); choose another name")
     name = _project_folder(root, site_dir)
     if name is not None:
         raise ReportError(f"--site-dir {site_dir}: lies in {name}/, which holds project data; "

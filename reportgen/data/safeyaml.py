@@ -13,6 +13,9 @@ import yaml
 MAX_DEPTH = 64
 MAX_DIGITS = 100
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+"""Line breaks other than '\n' in a value (YAML escapes such as "\\r"): Markdown reads a lone '\r' as a new line,
+so an archive text placed in a table row or a code block ended it, and what followed was live page Markdown."""
 MAX_BYTES = 20_000_000
 
 
@@ -74,14 +77,19 @@ class _Loader(yaml.SafeLoader):
             raise Refused(f"line {node.start_mark.line + 1}: an integer of {digits} digits (at most {MAX_DIGITS})")
         return super().construct_yaml_int(node)
 
-    def construct_scalar(self, node):
-        # "\ud800" in a double-quoted scalar reads as a lone surrogate: no text, and writing it
-        # into a page fails with a UnicodeEncodeError that names no file
-        value = super().construct_scalar(node)
-        if isinstance(value, str) and _SURROGATE.search(value):
+    def compose_scalar_node(self, anchor):
+        # every value and key, read as data (loads) or walked as nodes (compose: mkdocs.yml).  "\ud800" in a
+        # double-quoted scalar reads as a lone surrogate: no text, and writing it into a page failed with a
+        # UnicodeEncodeError naming no file; "\r" ended a table row or a code fence on a page
+        node = super().compose_scalar_node(anchor)
+        if _SURROGATE.search(node.value):
             raise Refused(f"line {node.start_mark.line + 1}: a lone UTF-16 surrogate escape (such as \\ud800): "
                           "not text, it cannot be written to a page")
-        return value
+        found = _BREAK.search(node.value)
+        if found:
+            raise Refused(f"line {node.start_mark.line + 1}: a value holds the line break U+{ord(found.group()):04X} "
+                          "(a YAML escape such as \\r); a text of these files breaks its lines with \\n only")
+        return node
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)

@@ -64,6 +64,13 @@ PASSAGE_KEYS = {"id", "kind", "page", "anchor", "facts", "figures", "snippet", "
                 "conclusion", "text", "label"}
 LABELS = (W("seed.labels.today"), W("seed.labels.wrapper"))
 _TODAY = re.compile(r"docs/snippets/[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+PAGE_LINK = re.compile(r"[a-z0-9][a-z0-9_-]*\.md(?:#[A-Za-z0-9_-]+)?")
+"""Where a snippet's or checklist item's counterpart stands: a docs page and an optional anchor ('' and '#x'
+stopped migration.md in a ValueError blamed on the page; a quote in it was written into an href)."""
+_ANCHOR = re.compile(r"[A-Za-z0-9_-]+")
+_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+"""Line breaks other than '\n': Markdown reads a lone '\r' as a new line, and a snippet file's carried the text
+after it out of its code block as live page Markdown (a heading, a typed figure, an outside link)."""
 
 
 def _read(path, what, lists):
@@ -140,6 +147,10 @@ def code_problem(where, text, lang="python"):
         return f"{where}: lang: {str(lang)[:30]!r} is not one of the pages' fences ({', '.join(sorted(map(repr, FENCE_LANGUAGES)))})"
     if len(text) > MAX_SNIPPET_CHARS:
         return f"{where}: {len(text)} characters, more than the {MAX_SNIPPET_CHARS} a code block may hold"
+    found = _BREAKS.search(text)
+    if found:
+        return (f"{where}:{text.count(chr(10), 0, found.start()) + 1}: holds the line break U+{ord(found.group()):04X}; "
+                "code shown on a page breaks its lines with \\n only (LF line ends)")
     found = _FENCE_LINE.search(text)
     if found:
         return (f"{where}:{text.count(chr(10), 0, found.start()) + 1}: a line of ``` or ~~~ closes the code fence "
@@ -165,6 +176,9 @@ def read_code(archive_dir):
         bad = code_problem(f"{where}.text", snip["text"], snip["lang"])
         if bad:
             problems.append(bad)
+        if not PAGE_LINK.fullmatch(snip["today"]):
+            problems.append(f"{where}.today: {snip['today']!r:.80} is not a docs page with an optional anchor "
+                            "(page.md or page.md#anchor)")
     if problems:
         raise ReportError(problems)
     return data
@@ -187,6 +201,10 @@ def read_items(archive_dir):
         for key in ("id", "article", "content", "seed_sections", "page", "anchor", "require"):
             if key not in item:
                 problems.append(f"{path}: items[{i}].{key}: missing")
+        if not (PAGE_LINK.fullmatch(str(item.get("page", ""))) and "#" not in str(item.get("page", ""))
+                and _ANCHOR.fullmatch(str(item.get("anchor", "")))):   # written into the page as a link
+            problems.append(f"{path}: items[{i}].page/anchor: {item.get('page')!r:.60}#{item.get('anchor')!r:.60} is "
+                            "not a docs page (name.md) and an anchor of letters, digits, '-' and '_'")
         for key in sorted(set(item.get("require") or {}) - REQUIREMENTS):
             problems.append(f"{path}: items[{i}].require.{key}: unknown requirement "
                             f"(known: {', '.join(sorted(REQUIREMENTS))})")
@@ -206,7 +224,7 @@ def snippet_file(root, rel):
     (ReportError naming it otherwise; a missing one raises FileNotFoundError), with no zero-width or
     bidi character (the page shows it as today's code: a U+202E made it read otherwise than reviewed)."""
     text = plainfile.read_text(Path(root) / rel, plainfile.MAX_ARCHIVE_FILE_BYTES)
-    hidden = plainfile.hidden_text_problem(rel, text) or code_problem(rel, text)
+    hidden = plainfile.hidden_text_problem(rel, text, controls=True) or code_problem(rel, text)
     if hidden:
         raise ReportError(hidden)
     return text

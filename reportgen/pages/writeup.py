@@ -259,7 +259,7 @@ def historical_code(code, snippet_id, book, today=None, root=None):
         raise KeyError(f"archive/code.yaml: no snippet {snippet_id!r}")
     body = "\n".join("    " + line if line else "" for line in snip["text"].rstrip("\n").split("\n"))
     current = (today or {}).get(snippet_id)
-    return (W("writeup.historical_code.block", seed_section=snip['seed_section'], title=_esc(snip['title']), note=_esc(snip.get('note', DEFAULT_NOTE)), link=book.link(snip['today'], W("writeup.historical_code.today_label")), lang=snip['lang'], body=body)
+    return (W("writeup.historical_code.block", seed_section=_esc(snip['seed_section']), title=_esc(snip['title']), note=_esc(snip.get('note', DEFAULT_NOTE)), link=book.link(snip['today'], W("writeup.historical_code.today_label")), lang=snip['lang'], body=body)
             + (f"\n{current_code(root, current, book)}" if current else ""))
 
 

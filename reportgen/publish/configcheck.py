@@ -132,6 +132,10 @@ def title_problem(title):
         return "blank"
     if title != title.strip():
         return "padded with spaces (it reads as another title of the same words)"
+    other = next((c for c in title if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
+    if other is not None:   # a lone surrogate stopped MkDocs in a UnicodeEncodeError naming an offset of some page
+        return (f"U+{ord(other):04X} is a control, format, surrogate, private or unassigned character, which no "
+                "title needs (one draws nothing, or a box, or cannot be written)")
     if any(unicodedata.category(c) in ("Zs", "Zl", "Zp") and c not in " \u3000" for c in title):
         return "a space other than the space and the ideographic space (U+2028 breaks the line, NBSP joins words)"
     if re.search(r"[<>&]", title):   # '# &#71;EMM' settled a title the checks read as '&#71;EMM', the theme as 'GEMM'

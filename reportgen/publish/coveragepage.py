@@ -29,10 +29,12 @@ def coverage_markdown(results, missing_figures, rules, pages_html, content=None)
              W("plugin.coverage_markdown.table_head"), "|---|---|---|---|---|---|"]
     for r in results:
         item = r.item
-        where = f"{item['page']}#{item['anchor']}"
+        where = _t(f"{item['page']}#{item['anchor']}")   # archive words are text here too (a '\\r' ended the row)
         if f'id="{item["anchor"]}"' in pages_html.get(item["page"], ""):
             where = f"[{where}]({where})"
-        lines.append(W("plugin.coverage_markdown.row", article=ARTICLE_ZH.get(item['article'], item['article']), content=item['content'], sections=W("plugin.coverage_markdown.section_separator").join(item['seed_sections']), where=where, status_zh=STATUS_ZH[r.covered], missing=W("common.punct.semicolon").join(r.reasons) or '—'))
+        lines.append(W("plugin.coverage_markdown.row", article=ARTICLE_ZH.get(item['article'], _t(item['article'])),
+                       content=_t(item['content']),
+                       sections=W("plugin.coverage_markdown.section_separator").join(map(_t, item['seed_sections'])), where=where, status_zh=STATUS_ZH[r.covered], missing=W("common.punct.semicolon").join(r.reasons) or '—'))
     lines += ["", W("plugin.coverage_markdown.rules_title"), "", W("plugin.coverage_markdown.rules_head"), "|---|---|---|"]
     for rule in rules:
         if rule["check"] == "every_archived_figure_on_a_page":
