@@ -98,6 +98,7 @@ MAX_LANES = 64
 LANES = f"a count of vector lanes from 1 to {MAX_LANES}"
 MAX_SHAPES, MAX_RANK = 64, 8
 SHAPES = f"a list of at most {MAX_SHAPES} shapes, each a list of at most {MAX_RANK} dimensions >= 0"
+COST_MODELS = frozenset({"xgb", "mlp", "random", "none"})   # MetaSchedule's kinds (ms.CostModel.create)
 EXTRA_TYPES = {
     "flops_per_call": NUMBER, "compile_seconds": SECONDS, "cold_seconds": SECONDS, "tuning_seconds": SECONDS,
     "op_profile_total_s": SECONDS, "import_seconds": SECONDS, "untuned_kernel_seconds": DURATION, "trials_done": TRIALS, "output": COUNT, "accumulators": COUNT, "lanes": COUNT,
@@ -113,7 +114,7 @@ EXTRA_TYPES = {
     "op_profile": (list,), "node_profile": (list,), "kernel_profile": (list,), "curve": (list,),
     "allocation": (list,), "layers": (list,),
     "fp32_peer": (str,), "tiles_chosen_by": (str,), "target": (str,), "process": (str,), "era": (str,),
-    "old_api": (str,), "new_api": (str,),
+    "old_api": (str,), "new_api": (str,), "cost_model": COST_MODELS,
     "output_dtype": (str,), "ir_text": (str,), "script_roundtrip": (bool,),
     "before_text": (str,), "after_text": (str,), "relax_equivalent": (str, type(None)), "isa": (str, dict),
 }
@@ -144,6 +145,8 @@ def _type_problem(where, value, want):
         ok = isinstance(value, list) and len(value) <= MAX_SHAPES and all(
             isinstance(s, list) and len(s) <= MAX_RANK and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
                                                                for d in s) for s in value)
+    elif isinstance(want, frozenset):   # a closed set of labels
+        ok, want = isinstance(value, str) and value in want, "one of " + ", ".join(sorted(want))
     elif want == SHARE:   # an accuracy, an agreement, a share of time: 12.5 would publish 1250 %
         ok = is_number(value) and 0 <= value <= 1
     else:
@@ -540,6 +543,8 @@ def _required_problems(rec):
     if rec["experiment"] == "graph":   # the pages print these as they are: 'None' and "['x']" were printed
         out += [p for p in [_type_problem("case.input", case["input"], NUMBER) if "input" in case else None]
                 + [_type_problem(f"case.{k}", case[k], (str,)) for k in ("old_api", "new_api") if k in case] if p]
+        if "old_api" in extra and "old_api" in case and extra["old_api"] != case["old_api"]:   # 'X replaces itself'
+            out.append(f"extra.old_api: {extra['old_api']!r:.60} is not the API its case checks ({case['old_api']!r:.60})")
     tuning = extra.get("tuning")
     if rec["experiment"] in ("e2e", "int8") and isinstance(tuning, dict) and "unscheduled" in tuning:
         names = tuning["unscheduled"]

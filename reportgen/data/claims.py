@@ -325,13 +325,14 @@ def level_jump(earlier, rec, factor, memo=None):
 PROFILE_KINDS = ("kernel", "builtin")
 """The kinds of a profile's rows TVM's profiler writes (the committed rows hold no other)."""
 TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer", "isa", "architecture", "relax_equivalent", "new_api", "era",
-                         "process", "mcpu", "passes"})
+                         "process", "mcpu", "passes", "cost_model", "old_api", "engine", "version"})
 """Texts compared over changed code too: what the machine and the model decide (a program's output type, the target
 it was compiled for, the instruction set whose peak a share divides by) and the record a page divides by
 (fp32_peer): the code does not change them, and a float16 output, a CUDA target or an INT8 ratio over the naive
 baseline (2246x for 4.13x) were printed unflagged.  Round 86 added what else pages print as text: the BLAS kernel's
 architecture (it picks the peak a share divides by), a pass's Relax equivalent and the passes a demonstration ran,
-a migration row's new API and era, how a peer was timed (process), the AVX2 target's mcpu."""
+a migration row's new API and era, how a peer was timed (process), the AVX2 target's mcpu.  Round 87: the search's
+cost model, a migration row's old API, the engine and version a scheme ran (the parity table)."""
 
 
 SHARE_LABELS = {"kernel_profile": ("kind", "operands"), "node_profile": ("op",)}

@@ -235,10 +235,18 @@ def _asm(results_dir, rec, asm):
         out.append("artifact: missing (a run from {} on keeps the hottest kernel's assembly its counts are read "
                    "from)".format(citation.NAMED_FROM))
     if "artifact" in asm:
-        counted, why = _once(results_dir, rec, asm["artifact"], None, "asm",
-                             lambda text, _shown: searchlog.instruction_counts(text.split("\n"), searchlog.INSTRUCTIONS))
-        if counted is None:
+        read, why = _once(results_dir, rec, asm["artifact"], None, "asm",
+                          lambda text, _shown: (searchlog.instruction_counts(text.split("\n"), searchlog.INSTRUCTIONS),
+                                                [m.group(1) for line in text.split("\n")
+                                                 if (m := searchlog.ASM_LABEL.match(line))]))
+        if read is None:
             return out + [f"artifact: {why}"]
+        counted, labels = read
+        name = asm.get("hottest_kernel")
+        if isinstance(name, str) and not (labels and all(x == name or x.startswith(name + "_compute") for x in labels)):
+            # the experiment keeps the hottest kernel's functions only: 'fused_dense_pack_vnni_FAKE' was printed
+            out.append(f"hottest_kernel: {name[:80]!r}, but the assembly it cites ({asm['artifact']}) is of "
+                       f"{(labels or ['no function'])[0][:80]!r}")
         out += [f"hottest.{name}: {hottest[name]!r:.40}, but the hottest kernel's assembly ({asm['artifact']}) holds "
                 f"{counted[name]}" for name in sorted(hottest) if hottest[name] != counted[name]]
     return out
