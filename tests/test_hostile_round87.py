@@ -173,7 +173,10 @@ def test_the_hottest_kernels_name_is_its_assemblys(tmp_path):
 
 @pytest.mark.parametrize("field,before,after", [
     ("cost_model", "xgb", "random"), ("old_api", "tvm.build", "tvm.compile"),
-    ("engine", {"engine": "onnxruntime", "version": "1.32.0"}, {"engine": "onnxruntime", "version": "1.99.0"})])
+    ("engine", {"engine": "onnxruntime", "version": "1.32.0"}, {"engine": "onnxruntime", "version": "1.99.0"}),
+    ("engine", {"engine": "tflite", "delegate": "XNNPACK"}, {"engine": "tflite", "delegate": "GPU"}),
+    ("quant", {"method": "percentile"}, {"method": "minmax"}), ("quant", {"method": "percentile"},
+                                                                 {"method": "percentile", "rounding": "gptq"})])
 def test_the_texts_of_round_87_are_levels_over_changed_code(field, before, after):
     from reportgen.data import claims
     earlier = {"id": "e2e/x", "extra": {field: before}}

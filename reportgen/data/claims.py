@@ -90,12 +90,20 @@ HELD_BY = {
     "artifacts": ("study.ids.artifact_ref_problem", "reportgen.data.load.read_artifact"),
     **{name: ("reportgen.data.claims.CASE_LEFT_OUT",) for name in CASE_LEFT_OUT},
     **{name: ("reportgen.data.claims.NOISY",) for name in NOISY},
+    # texts a page prints that are no level (TEXT_LEVELS): what ties each to its evidence
+    "tiles_chosen_by": ("reportgen.data.searchfacts._tiles_problems",),
+    "theoretical": ("study.work.peak_problems",),
+    "ir_text": ("reportgen.data.searchfacts._ir_stats_problems",),
+    "before_text": ("reportgen.data.searchfacts._ir_stats_problems",),
+    "after_text": ("reportgen.data.searchfacts._ir_stats_problems",),
 }
 """What holds each subtree ``claims`` leaves out where a page prints it (SEARCHED, COMPILED of a chosen program,
 the noisy single measurements): the checks that tie it to its evidence, or the declaration that leaves it
 free.  tests/test_fields_held.py builds the site with the current records' fields tracked and fails on a field
 a page reads that neither a level (claims, durations) nor an entry here holds: the micro-kernel's cache
-blocks, printed beside its tiles, were held by nothing until it listed them."""
+blocks, printed beside its tiles, were held by nothing until it listed them.  A text is a level at the same code
+only, so a printed text is held by TEXT_LEVELS or an entry here (round 87: the engine a scheme ran and the
+search's cost model were printed over changed code, held by nothing)."""
 
 
 PROFILES = work.PROFILES
@@ -300,6 +308,12 @@ def _compare(before, after, factor, loose):
     return None
 
 
+def text_level(path):
+    """A text compared over changed code too: a TEXT_LEVELS leaf, or a row or field of one (the passes a
+    demonstration ran, the kind of a case's target, the delegate of an engine)."""
+    return path[-1] in TEXT_LEVELS or (len(path) > 1 and path[-2] in TEXT_LEVELS)
+
+
 def level_jump(earlier, rec, factor, memo=None):
     """(ratio, name) of the first claim that moved its level between two records of one case over changed code,
     or None: every number, true/false and operator profile row count a page may print, and the profiles' time
@@ -309,9 +323,6 @@ def level_jump(earlier, rec, factor, memo=None):
     while only the median, shares and the check's threshold were levels; and the durations as jump compares them
     (an INT8 training forged 50x slower over changed code was printed unflagged while they were left out)."""
     (before, before_durations), (after, after_durations) = _facts(earlier, memo), _facts(rec, memo)
-
-    def text_level(path):   # a text level, or a row of a list of them (the passes a demonstration ran)
-        return path[-1] in TEXT_LEVELS or (path[-1].startswith("[") and len(path) > 1 and path[-2] in TEXT_LEVELS)
 
     def kept(mine, other):   # a profile's rows by their whole label (kernel names) change with the code
         return {p: v for p, v in mine.items() if (not isinstance(v, str) or text_level(p))
@@ -325,7 +336,8 @@ def level_jump(earlier, rec, factor, memo=None):
 PROFILE_KINDS = ("kernel", "builtin")
 """The kinds of a profile's rows TVM's profiler writes (the committed rows hold no other)."""
 TEXT_LEVELS = frozenset({"output_dtype", "target", "fp32_peer", "isa", "architecture", "relax_equivalent", "new_api", "era",
-                         "process", "mcpu", "passes", "cost_model", "old_api", "engine", "version"})
+                         "process", "mcpu", "passes", "cost_model", "old_api", "engine", "version", "pass", "group",
+                         "method", "scheme", "quant"})
 """Texts compared over changed code too: what the machine and the model decide (a program's output type, the target
 it was compiled for, the instruction set whose peak a share divides by) and the record a page divides by
 (fp32_peer): the code does not change them, and a float16 output, a CUDA target or an INT8 ratio over the naive
