@@ -28,7 +28,7 @@ def read(root):
     if linked:
         raise ReportError(linked)
     try:   # one_name: a hard link is a second name of a file elsewhere
-        data = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES, one_name=True))
+        data = safeyaml.loads(plainfile.read_text(path, plainfile.MAX_ARCHIVE_FILE_BYTES, one_name=True), controls=True)
     except yaml.YAMLError as exc:
         raise ReportError(f"{path}: cannot read the hostile corpus: {safeyaml.describe(exc)}") from exc
     except (OSError, UnicodeDecodeError) as exc:

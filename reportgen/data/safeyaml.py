@@ -13,9 +13,10 @@ import yaml
 MAX_DEPTH = 64
 MAX_DIGITS = 100
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-"""Line breaks other than '\n' in a value (YAML escapes such as "\\r"): Markdown reads a lone '\r' as a new line,
-so an archive text placed in a table row or a code block ended it, and what followed was live page Markdown."""
+_BREAK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+"""Line breaks other than '\n' and control characters in a value (YAML escapes such as "\\r" or "\\x02"): Markdown
+reads a lone '\r' as a new line and drops STX/ETX, so an archive text placed in a table row or a code block ended it
+("``\\x02`" became a fence), and what followed was live page Markdown."""
 MAX_BYTES = 20_000_000
 
 
@@ -26,6 +27,7 @@ class Refused(yaml.YAMLError):
 class _Loader(yaml.SafeLoader):
     depth = 0
     aliases = False
+    controls = False
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent) and not self.aliases:
@@ -85,23 +87,25 @@ class _Loader(yaml.SafeLoader):
         if _SURROGATE.search(node.value):
             raise Refused(f"line {node.start_mark.line + 1}: a lone UTF-16 surrogate escape (such as \\ud800): "
                           "not text, it cannot be written to a page")
-        found = _BREAK.search(node.value)
+        found = None if self.controls else _BREAK.search(node.value)
         if found:
-            raise Refused(f"line {node.start_mark.line + 1}: a value holds the line break U+{ord(found.group()):04X} "
-                          "(a YAML escape such as \\r); a text of these files breaks its lines with \\n only")
+            raise Refused(f"line {node.start_mark.line + 1}: a value holds the line break or control character "
+                          f"U+{ord(found.group()):04X} (a YAML escape such as \\r or \\x02); a text of these files "
+                          "breaks its lines with \\n only and holds no other control character")
         return node
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
-def loads(text, aliases=False):
+def loads(text, aliases=False, controls=False):
     """The value of one YAML document; Refused (a yaml.YAMLError) beyond the limits. ``aliases``: for
-    the project's own words files (docs/words/, reviewed as code is), which share a sentence by alias."""
+    the project's own words files (docs/words/, reviewed as code is), which share a sentence by alias.
+    ``controls``: control characters allowed in values (the hostile corpus's payloads, which pages show as text)."""
     if len(text) > MAX_BYTES:
         raise Refused(f"{len(text)} characters, over the {MAX_BYTES} a data file may have")
     loader = _Loader(text)
-    loader.aliases = aliases
+    loader.aliases, loader.controls = aliases, controls
     try:
         return loader.get_single_data()
     finally:

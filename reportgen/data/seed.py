@@ -176,9 +176,13 @@ def read_code(archive_dir):
         bad = code_problem(f"{where}.text", snip["text"], snip["lang"])
         if bad:
             problems.append(bad)
+        docs = Path(archive_dir).parent / "docs"
         if not PAGE_LINK.fullmatch(snip["today"]):
             problems.append(f"{where}.today: {snip['today']!r:.80} is not a docs page with an optional anchor "
                             "(page.md or page.md#anchor)")
+        elif docs.is_dir() and not (docs / snip["today"].partition("#")[0]).is_file():   # a dead link, published
+            problems.append(f"{where}.today: {snip['today']!r:.80} is not a docs page (docs/ has no "
+                            f"{snip['today'].partition('#')[0]})")
     if problems:
         raise ReportError(problems)
     return data

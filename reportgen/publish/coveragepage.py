@@ -34,7 +34,7 @@ def coverage_markdown(results, missing_figures, rules, pages_html, content=None)
             where = f"[{where}]({where})"
         lines.append(W("plugin.coverage_markdown.row", article=ARTICLE_ZH.get(item['article'], _t(item['article'])),
                        content=_t(item['content']),
-                       sections=W("plugin.coverage_markdown.section_separator").join(map(_t, item['seed_sections'])), where=where, status_zh=STATUS_ZH[r.covered], missing=W("common.punct.semicolon").join(r.reasons) or '—'))
+                       sections=W("plugin.coverage_markdown.section_separator").join(map(_t, item['seed_sections'])), where=where, status_zh=STATUS_ZH[r.covered], missing=W("common.punct.semicolon").join(map(_t, r.reasons)) or '—'))
     lines += ["", W("plugin.coverage_markdown.rules_title"), "", W("plugin.coverage_markdown.rules_head"), "|---|---|---|"]
     for rule in rules:
         if rule["check"] == "every_archived_figure_on_a_page":
@@ -72,6 +72,7 @@ def content_markdown(passages, today, ratios):
             extra = today.get(item["id"]) if item["kind"] == "code" else []
             ok = r.covered and not extra
             state = STATUS_ZH[ok].replace(W("plugin.content_markdown.covered_word"), W("plugin.content_markdown.kept_word"))
-            why = W("common.punct.semicolon").join(r.reasons + (extra or [])) or (W("plugin.content_markdown.today_open") + item["today"] + "`" if "today" in item else "—")
+            # a reason quotes archive words (a term, a passage's facts): text, never Markdown
+            why = W("common.punct.semicolon").join(map(_t, r.reasons + (extra or []))) or (W("plugin.content_markdown.today_open") + item["today"] + "`" if "today" in item else "—")
         lines.append(f"| {_t(item['id'])} | {seed.KINDS[item['kind']]} | {_t(where)} | {state} | {why} |")
     return lines

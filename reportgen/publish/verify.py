@@ -58,6 +58,7 @@ class _Nums(sitecheck.Markup):
         self.scripts = []    # every <script src>, as written: _script_problems resolves it against the page
         self.clobber = []    # elements that name a property of document (<img name=currentScript>)
         self.twice = []      # ids given to two elements: a script reads the first (Material's #__config)
+        self.links = []      # every <a href>, as written: _link_problems resolves each in the site
 
     def handle_starttag(self, tag, attrs):
         url_count, said, inline = len(self.urls), len(self.schemes) + len(self.outside), len(self.inline)
@@ -71,6 +72,8 @@ class _Nums(sitecheck.Markup):
             self.ids.add(attrs["id"])
         if (tag == "script" or tag.endswith(":script")) and attrs.get("src") is not None:
             self.scripts.append(attrs["src"])
+        if tag == "a" and attrs.get("href") is not None:
+            self.links.append(attrs["href"])
         for name in URL_ATTRIBUTES:
             scheme = _SCHEME.match(attrs.get(name) or "")
             if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
@@ -366,6 +369,7 @@ def _check_site(site_dir, tables, records, read_pages=None):
     for entry in index:
         values.setdefault(entry["id"], set()).add(entry.get("value"))
     for rel, parsed in pages.items():                         # pages -> numbers.json
+        problems.extend(_link_problems(site_dir, rel, parsed, pages))
         problems.extend(f"{site_dir / rel}: {element}: dressed as a figure but without a data-num "
                         "(every figure of a page is indexed in numbers.json)" for element in parsed.forged)
         problems.extend(f"{site_dir / rel}: {element}: a scheme a built page never uses "
@@ -422,6 +426,35 @@ def _machine_problems(site_dir, index):
         if entry.get("machine") != machine and not str(entry["id"]).startswith(f"{entry.get('machine')}/"):
             out.append(f"{site_dir / 'numbers.json'}: figure {entry['id']!r} on {entry['page']}: machine "
                        f"{entry.get('machine')!r} is not the publication machine {machine!r}")
+    return out
+
+
+def _link_problems(site_dir, rel, parsed, pages):
+    """Every link of a page within the site goes to a file the site holds and, on a page, to an element id it has:
+    a snippet's counterpart named 'nonexistent.md' was published as a dead link without a word.  Links with a
+    scheme are the scheme checks' (SAFE_SCHEMES); one that leaves the site is refused."""
+    out, root = [], site_dir.resolve()
+    for href in dict.fromkeys(parsed.links):
+        if _SCHEME.match(href) or href.startswith("//"):
+            continue
+        path, _, anchor = href.partition("#")
+        path = unquote(path.partition("?")[0])
+        base = site_dir if path.startswith("/") else (site_dir / rel).parent
+        target = base.joinpath(path.lstrip("/")).resolve() if path else (site_dir / rel).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        try:
+            target_rel = target.relative_to(root).as_posix()
+        except ValueError:
+            out.append(f"{site_dir / rel}: link {href[:120]!r} leaves the site")
+            continue
+        if not target.is_file() and target_rel not in sitecheck.PDF_OUTPUTS:   # `reportgen pdf` adds these
+            out.append(f"{site_dir / rel}: link {href[:120]!r} goes to {target_rel}, which the site does not hold")
+        elif anchor and target_rel in pages and anchor not in pages[target_rel].ids \
+                and unquote(anchor) not in pages[target_rel].ids:
+            out.append(f"{site_dir / rel}: link {href[:120]!r}: {target_rel} has no element #{anchor[:60]}")
+        if len(out) >= 20:
+            return out + [f"{site_dir / rel}: more dead links left unsaid"]
     return out
 
 
