@@ -341,6 +341,17 @@ def stray_median(lines):
                  or letters.foreign_letter(_plain(line)) or letters.mixed_script(_plain(line))), None)
 
 
+def error_problem(text):
+    """Why a failed record's error text cannot stand as its status, or None: it states a median as a summary does
+    (stray_median), or is a summary line, or a note's statistic ('p50_ms=').  The pages print the error as the
+    failure's status and a failure cell's title: 'retried ok: p50 0.0001 ms over 21 samples' was printed there while
+    the same words in its cited line were refused."""
+    if stray_median([text]) is not None or _SUMMARY.search(text) or _STAT_KEY.search(text):
+        return ("states a median or a summary, which a failed record has none of (only a cited summary line states "
+                "one, checked against the record)")
+    return None
+
+
 def summarised(said, rec, ids=frozenset()):
     """The line numbers of ``said`` (summaries) that report the record's case in any spelling of its id (fields
     in another order, an optional field left out: cases.canonical_id with the record's case).  ``ids``: the

@@ -61,6 +61,10 @@ ENV_REQUIRED = (
 EVIDENCE = "evidence"
 """Metric of records that prove a structural fact (an IR change, an API that resolves):
 they carry a check, never samples."""
+METRICS = ("time_per_call", EVIDENCE, "none")
+"""What a record's samples measure: a call's time, a checked fact, or nothing (a failure).  'gflops_per_s' with
+unit s was printed in a provenance entry beside the figure."""
+MAX_REFERENCE_CHARS = 200
 
 CHECK_FIELDS = ("reference", "max_abs_err", "max_rel_err", "threshold", "passed")
 LOG_FIELDS = ("path", "lines", "sha256")
@@ -267,6 +271,8 @@ def record_problems(rec, pending_log=False):
         _finite(rec[name], name, out)
     if rec["status"] not in STATUSES:
         out.append(f"status: {rec['status']!r:.40} is not one of {', '.join(STATUSES)}")
+    if rec["metric"] not in METRICS:
+        out.append(f"metric: {rec['metric']!r:.40} is not one of {', '.join(METRICS)}")
     out.extend(_count_problems(rec))
     if not out and rec["samples"] and rec["unit"] != SAMPLE_UNIT:
         out.append(f"unit: {rec['unit']!r:.40} is not {SAMPLE_UNIT!r}: every page computes its figures "
@@ -349,9 +355,16 @@ def _sample_problems(rec):
             out.extend(_timing_problems(rec))
         if rec["check"].get("passed") is not True:
             out.append("check.passed: must be true for an ok record (a wrong kernel is never a time)")
+        if rec["error"] is not None:   # 'numeric check FAILED ...' was printed as an ok figure's status
+            out.append(f"error: {str(rec['error'])[:60]!r} on an ok record, which has no error (null)")
     else:
         if not rec["error"]:
             out.append(f"error: required when status is {rec['status']!r}")
+        else:
+            from study.citation import error_problem   # citation reads schema's statuses
+            said = error_problem(rec["error"]) if isinstance(rec["error"], str) else None
+            if said:
+                out.append(f"error: {rec['error'][:80]!r} {said}")
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
     return out
@@ -380,6 +393,10 @@ def _positive_problems(rec):
 def _check_problems(check, status):
     """Errors and threshold are numbers (or null); an ok record's errors are within its threshold."""
     out = []
+    ref = check["reference"]
+    if not (isinstance(ref, str) and 0 < len(ref) <= MAX_REFERENCE_CHARS):
+        out.append(f"check.reference: {ref!r:.60} is not a text of 1 to {MAX_REFERENCE_CHARS} characters naming what "
+                   "the result was compared with")
     for name in ("max_abs_err", "max_rel_err", "threshold"):
         value = check[name]
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):

@@ -15,7 +15,8 @@ from test_hostile_round4 import _expect
 
 MUTATIONS = {}
 SPECIAL = {case: None for case in ("coverage_reasons_text", "yaml_controls_refused", "code_today_a_docs_page",
-                                   "site_links_resolve")}
+                                   "site_links_resolve", "ok_record_plain",
+                                   "failed_error_no_median", "family_status_tied", "tuning_case_its_own")}
 
 EVIL = "**123 \u500d** [x](https://evil.example/) <b>b</b> | c"
 
@@ -77,3 +78,81 @@ def test_every_link_of_the_site_resolves(tmp_path):
     said = verify._link_problems(site, "sub/b.html", pages["sub/b.html"], pages)
     assert len(said) == 3 and _expect("site_links_resolve") in said[0], said
     assert "has no element #nope" in said[1] and "leaves the site" in said[2]
+
+
+# Data set, 18 probes, 5 failed: what an ok record's error, metric and check.reference say; a failed record's error
+# stating a median; run.json's family status, exit code and log; a tuned record's case naming another tuning.
+
+@pytest.mark.parametrize("change,field", [({"error": "numeric check FAILED: max error 3.2"}, "error"),
+                                          ({"error": ""}, "error"), ({"metric": "gflops_per_s"}, "metric")])
+def test_an_ok_record_has_no_error_and_a_known_metric(change, field):
+    from helpers import record
+    from study import schema
+    said = schema.record_problems({**record(), **change})
+    assert any(p.startswith(f"{field}: ") for p in said) and any(_expect("ok_record_plain") in p for p in said), said
+
+
+@pytest.mark.parametrize("reference", ["", [1], "x" * 201, None])
+def test_a_checks_reference_is_a_short_text(reference):
+    from helpers import record
+    from study import schema
+    rec = record()
+    rec["check"]["reference"] = reference
+    assert any(p.startswith("check.reference: ") and _expect("ok_record_plain") in p for p in schema.record_problems(rec))
+
+
+@pytest.mark.parametrize("error,refused", [("retried ok: p50 0.0001 ms over 21 samples", True),
+                                           ("numpy_gemm/dtype=float32/n=32/threads=1/blas=configured: p50 0.0001 ms "
+                                            "over 21 samples", True), ("note p50_ms=0.1", True),
+                                           ("family timed out after 600 s", False),
+                                           ("TVMError: check failed: max error 3.2 exceeds 1e-05", False)])
+def test_a_failed_records_error_states_no_median(error, refused):
+    from helpers import record
+    from study import schema
+    rec = record(status="timeout", error=error)
+    rec.update(samples=[], stats=None, repeat=0, metric="none")
+    rec["check"].update(passed=None, max_abs_err=None, max_rel_err=None)
+    said = [p for p in schema.record_problems(rec) if p.startswith("error: ")]
+    assert bool(said) == refused, said
+    assert not refused or _expect("failed_error_no_median") in said[0]
+
+
+def _family(status, code, *statuses, files=True, others=1):
+    manifest = {"files": {"logs/gemm_hand.log": "0" * 64} if files else {}}
+    entry = {"status": status, "exit_code": code, "log": "runs/R/logs/gemm_hand.log"}
+    records = [{"experiment": "gemm_hand", "case": {"scope": "family"}, "status": s} for s in statuses]
+    records += [{"experiment": "gemm_hand", "case": {"m": 1}, "status": "ok"}] * others
+    return entry, records, manifest
+
+
+@pytest.mark.parametrize("args,kwargs,refused", [
+    (("ok", 0), {}, False), (("run_failed", 1, "run_failed"), {}, False), (("stopped", -15, "run_failed"), {}, False),
+    (("timeout", -9, "timeout"), {}, False), (("timeout", 124), {}, True), (("ok", 1), {}, True),
+    (("ok", 0, "run_failed"), {}, True), (("ok", 0), {"others": 0}, True), (("run_failed", 0, "run_failed"), {}, True),
+    (("ok", 0), {"files": False}, True), (("timeout", -9, "run_failed"), {}, True)])
+def test_a_familys_status_is_what_its_records_and_exit_code_say(args, kwargs, refused):
+    from reportgen.data import familyfacts
+    entry, records, manifest = _family(*args, **kwargs)
+    said = familyfacts.status_problems("gemm_hand", entry, records, manifest)
+    assert bool(said) == refused, said
+
+
+def test_a_tuned_records_case_names_its_own_tuning():
+    from reportgen.data import runfacts
+    tune = {"id": "e2e_tune/x", "status": "ok", "fingerprint": "a" * 64}
+    by_id = {"T": types.SimpleNamespace(records=[tune])}
+    claim = {"run_id": "T", "record": "e2e_tune/x"}
+    ok = {"case": {"tuning_run": "T", "tuning_fingerprint": "a" * 64}}
+    assert runfacts._tuning_case_problems(ok, claim, by_id) == []
+    for case in ({"tuning_run": "I", "tuning_fingerprint": "a" * 64}, {"tuning_run": "T", "tuning_fingerprint": "0" * 64},
+                 {"tuning_run": None}):
+        said = runfacts._tuning_case_problems({"case": case}, claim, by_id)
+        assert len(said) == 1 and _expect("tuning_case_its_own") in said[0], said
+
+
+def test_a_family_failures_error_quotes_no_summary(tmp_path):
+    from reportgen.commands import retest
+    log = tmp_path / "x.log"
+    log.write_text("[gemm_hand] gemm_hand/m=1: p50 0.0001 ms over 21 samples\n", encoding="utf-8")
+    rec = retest._failure_record("R", "gemm_hand", "run_failed", 1, "runs/R/logs/x.log", log, 60)
+    assert "p50" not in rec["error"] and rec["error"].startswith("family exited with code 1: ")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from study import environment
 
-from study import cases, identity, leftovers, schema
+from study import cases, citation, identity, leftovers, schema
 from study import family as family_code
 from study.spec import Spec
 from reportgen.data import load, runfacts
@@ -243,8 +243,11 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     # \x1c or U+2028, and named a fragment ("ok: all cases passed") as the family's last line
     data = log_path.read_bytes()
     tail = [data.decode("utf-8", errors="replace").strip().rsplit("\n", 1)[-1].rstrip("\r")]
+    last = tail[0][:300]
+    if citation.error_problem(last):   # a record's summary as the last line: no failure's status states a median
+        last = "(its last line is a record's summary; see the log)"
     error = (f"family timed out after {timeout_s} s" if status == "timeout"
-             else f"family exited with code {code}: {tail[0][:300]}")
+             else f"family exited with code {code}: {last}")
     case_id = cases.case_id(name, scope="family")
     glue = b"" if not data or data.endswith(b"\n") else b"\n"   # never glued to an unterminated last line
     named = glue + f"[{name}] {case_id}: {status}\n".encode()   # the cited range names its record (study.citation)
