@@ -352,6 +352,13 @@ def error_problem(text):
     return None
 
 
+def failed_error_problems(rec):
+    """error_problem of a failed record's error, as 'error: ...' lines (reportgen.data.load reads each record)."""
+    error = rec.get("error")
+    said = error_problem(error) if rec.get("status") != "ok" and isinstance(error, str) else None
+    return [f"error: {error[:80]!r} {said}"] if said else []
+
+
 def summarised(said, rec, ids=frozenset()):
     """The line numbers of ``said`` (summaries) that report the record's case in any spelling of its id (fields
     in another order, an optional field left out: cases.canonical_id with the record's case).  ``ids``: the

@@ -360,11 +360,7 @@ def _sample_problems(rec):
     else:
         if not rec["error"]:
             out.append(f"error: required when status is {rec['status']!r}")
-        else:
-            from study.citation import error_problem   # citation reads schema's statuses
-            said = error_problem(rec["error"]) if isinstance(rec["error"], str) else None
-            if said:
-                out.append(f"error: {rec['error'][:80]!r} {said}")
+
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
     return out

@@ -40,6 +40,12 @@ def record(run_id="20260101T000000Z-quick-f6ab9f827cfd", case_id="numpy_gemm/dty
     return rec
 
 
+def _family_status(records, family):
+    """status and exit code as retest writes them: ok and 0, or the family's own failure record's status."""
+    failed = [r["status"] for r in records if r["experiment"] == family and r["case"].get("scope") == "family"]
+    return {"status": failed[0], "exit_code": 1} if failed else {"status": "ok", "exit_code": 0}
+
+
 def started_at(run_id):
     """The start time a run id names (its first field, 20260101T000000Z), as run.json writes it."""
     import re
@@ -81,7 +87,7 @@ def write_run(results_dir, run_id, records, profile="quick", log_text="line one\
         "command": ["reportgen", "retest"], "git": {"commit": "0" * 40, "dirty": False},
         "environment": dict(environment or ENV),
         # one entry per family, counting its records as retest does (load checks the counts)
-        "experiments": {family: {"status": "ok", "exit_code": 0, "duration_s": 1.0,
+        "experiments": {family: {**_family_status(records, family), "duration_s": 1.0,
                                  "log": f"runs/{run_id}/logs/{family}.log",
                                  "records": sum(1 for r in records if r["experiment"] == family),
                                  "reused": sum(1 for r in records if r["experiment"] == family and r["reused_from"])}

@@ -94,9 +94,22 @@ def test_round7_results_are_refused_in_one_line_naming_the_file_and_field(case, 
 
 
 def test_every_exit_status_retest_writes_still_loads(tmp_path):
-    for code in (0, 1, 255, -9, -15, None):
+    import json
+    for code in (0, 1, 255, -9, -15, None):   # with the status and the family's own failure record retest writes
         shutil.rmtree(tmp_path / "runs", ignore_errors=True)
-        _manifest(lambda m, c=code: m["experiments"]["numpy_gemm"].update(exit_code=c))(tmp_path)
+        status = "ok" if code == 0 else {-9: "timeout", -15: "stopped"}.get(code, "run_failed")
+        records = [record(RUN)]
+        if code != 0:
+            failed = record(RUN, case_id="numpy_gemm/scope=family", case={"scope": "family"})
+            failed.update(samples=[], stats=None, repeat=0, metric="none", unit="none", extra={},
+                          status="run_failed" if status == "stopped" else status, error=f"family exited with code {code}",
+                          check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
+                                 "passed": None})
+            records.append(failed)
+        run = write_run(tmp_path, RUN, records)
+        manifest = json.loads((run / "run.json").read_text())
+        manifest["experiments"]["numpy_gemm"].update(status=status, exit_code=code)
+        (run / "run.json").write_text(json.dumps(manifest))
         assert len(load.read_runs(tmp_path)) == 1, code
 
 

@@ -258,7 +258,7 @@ _OWN_KIND = {"nav": ".md", "extra_css": ".css", "extra_javascript": ".js"}
 """A target nav, extra_css or extra_javascript may name: a relative path of the project's plain names (no scheme,
 host, quote, space, query, '..', '.' or empty part: index.md/ and index.md//. are index.md to MkDocs), of its kind
 (_OWN_KIND: a page, a stylesheet, a script)."""
-VALIDATION = {"nav": ("omitted_files", "not_found"), "links": ("not_found", "anchors", "unrecognized_links")}
+VALIDATION = {"nav": ("omitted_files", "not_found"), "links": ("not_found", "anchors", "unrecognized_links", "absolute_links")}
 """mkdocs.yml's validation: as committed, each level 'warn' (strict turns it into a failure): 'info' let a nav target
 holding a quote past the missing-file check, to be written raw into every page's navigation."""
 

@@ -12,6 +12,7 @@ it prints one line saying so and skips: `make site` does not fail for a missing 
 """
 import html
 import os
+import posixpath
 import re
 import shutil
 from pathlib import Path
@@ -71,14 +72,22 @@ _CLOSED = re.compile(r"<details(?![^>]*\bopen\b)")
 
 def _rewrite(content, stem, stems):
     """Page-local ids become '<page>--<id>'; links to included pages point inside the print page."""
+    def local(page, anchor):   # ids of charts and specs keep their names (tag below)
+        return f'href="#{anchor}"' if anchor.startswith(("spec-", "chart-")) else f'href="#{page}--{anchor}"'
+
     def href(m):
         target = m.group(1)
         path, hash_, anchor = target.partition("#")
-        if not path:
-            return f'href="#{stem}--{anchor}"'
-        if "/" not in path and path.endswith(".html") and path[:-5] in stems:
-            return f'href="#{path[:-5]}--{anchor}"' if hash_ and anchor else f'href="#{path[:-5]}"'
-        return m.group(0)
+        if not path:   # '#' alone: the page's own top
+            return local(stem, anchor) if anchor else f'href="#{stem}"'
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|/", path):
+            return m.group(0)
+        # as the page's folder reads it (a provenance page's '../index.html'), from the print page at the site's root
+        whole = posixpath.normpath(posixpath.join(posixpath.dirname(stem), path))
+        if whole.endswith(".html") and whole[:-5] in stems:
+            return local(whole[:-5], anchor) if hash_ and anchor else f'href="#{whole[:-5]}"'
+        return f'href="{html.escape(whole + hash_ + anchor, quote=True)}"'
+
     def tag(m):   # inside tags only: `href="#groups"` typed as code is text, printed as written
         inner = re.sub(r'(?<=\s)id="((?!spec-|chart-)[^"]+)"', lambda i: f'id="{stem}--{i.group(1)}"', m.group(0))
         return re.sub(r'(?<=\s)href="([^"]*)"', href, inner)

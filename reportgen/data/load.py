@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from study import enginefields, schema, targets, work
+from study import citation, enginefields, schema, targets, work
 from reportgen.data import campaigns, plainfile, runfacts, runlists, searchfacts
 from reportgen.data.logtext import log_lines, safe_path
 from reportgen.errors import ReportError, broken_check, debugging
@@ -450,7 +450,8 @@ def _read_run(results_dir, run_path, cache):
         problems.extend(f"{where}: {p}" for p in work.peak_problems(rec, manifest.get("environment"))
                         + work.machine_fit_problems(rec, manifest.get("environment"))
                         + targets.device_problems(rec, manifest.get("environment"))
-                        + enginefields.problems(rec, manifest.get("environment")))
+                        + enginefields.problems(rec, manifest.get("environment"))
+                        + citation.failed_error_problems(rec))
         problems.extend(_family_log_problems(run_path.name, rec, where))
         problems.extend(_log_problems(results_dir, rec, where, cache))
     if not problems:   # every cited log is there, unaltered and long enough

@@ -180,12 +180,22 @@ def read_code(archive_dir):
         if not PAGE_LINK.fullmatch(snip["today"]):
             problems.append(f"{where}.today: {snip['today']!r:.80} is not a docs page with an optional anchor "
                             "(page.md or page.md#anchor)")
-        elif docs.is_dir() and not (docs / snip["today"].partition("#")[0]).is_file():   # a dead link, published
-            problems.append(f"{where}.today: {snip['today']!r:.80} is not a docs page (docs/ has no "
-                            f"{snip['today'].partition('#')[0]})")
+        elif docs.is_dir():   # a dead link, published (named on the built page only)
+            problems += [f"{where}.today: {p}" for p in [_counterpart_problem(docs, snip["today"])] if p]
     if problems:
         raise ReportError(problems)
     return data
+
+
+def _counterpart_problem(docs, link):
+    """Why 'page.md#anchor' names no page of docs/ or no heading of it ('{#anchor}' or id="anchor"), or None."""
+    page, _, anchor = link.partition("#")
+    if not (docs / page).is_file():
+        return f"{link!r:.80} is not a docs page (docs/ has no {page})"
+    text = plainfile.read_text(docs / page, plainfile.MAX_ARCHIVE_FILE_BYTES)
+    if anchor and not re.search(r"\{:?\s*#" + re.escape(anchor) + r"[\s}]|\bid=\"" + re.escape(anchor) + '"', text):
+        return f"{link!r:.80}: docs/{page} has no heading {{#{anchor}}}"
+    return None
 
 
 def read_items(archive_dir):

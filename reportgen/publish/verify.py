@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from reportgen.data import archive, load, logtext, plainfile, safeyaml
-from reportgen.publish import coverage, sitecheck
+from reportgen.publish import coverage, links, sitecheck
 from reportgen.publish.pagecontent import SAFE_SCHEMES, typed_figures
 from study import schema
 from reportgen.errors import ReportError
@@ -368,8 +368,9 @@ def _check_site(site_dir, tables, records, read_pages=None):
     values = {}
     for entry in index:
         values.setdefault(entry["id"], set()).add(entry.get("value"))
+    ids = {rel: parsed.ids for rel, parsed in pages.items()}
     for rel, parsed in pages.items():                         # pages -> numbers.json
-        problems.extend(_link_problems(site_dir, rel, parsed, pages))
+        problems.extend(links.problems(site_dir, rel, parsed.links, ids))
         problems.extend(f"{site_dir / rel}: {element}: dressed as a figure but without a data-num "
                         "(every figure of a page is indexed in numbers.json)" for element in parsed.forged)
         problems.extend(f"{site_dir / rel}: {element}: a scheme a built page never uses "
@@ -426,35 +427,6 @@ def _machine_problems(site_dir, index):
         if entry.get("machine") != machine and not str(entry["id"]).startswith(f"{entry.get('machine')}/"):
             out.append(f"{site_dir / 'numbers.json'}: figure {entry['id']!r} on {entry['page']}: machine "
                        f"{entry.get('machine')!r} is not the publication machine {machine!r}")
-    return out
-
-
-def _link_problems(site_dir, rel, parsed, pages):
-    """Every link of a page within the site goes to a file the site holds and, on a page, to an element id it has:
-    a snippet's counterpart named 'nonexistent.md' was published as a dead link without a word.  Links with a
-    scheme are the scheme checks' (SAFE_SCHEMES); one that leaves the site is refused."""
-    out, root = [], site_dir.resolve()
-    for href in dict.fromkeys(parsed.links):
-        if _SCHEME.match(href) or href.startswith("//"):
-            continue
-        path, _, anchor = href.partition("#")
-        path = unquote(path.partition("?")[0])
-        base = site_dir if path.startswith("/") else (site_dir / rel).parent
-        target = base.joinpath(path.lstrip("/")).resolve() if path else (site_dir / rel).resolve()
-        if target.is_dir():
-            target = target / "index.html"
-        try:
-            target_rel = target.relative_to(root).as_posix()
-        except ValueError:
-            out.append(f"{site_dir / rel}: link {href[:120]!r} leaves the site")
-            continue
-        if not target.is_file() and target_rel not in sitecheck.PDF_OUTPUTS:   # `reportgen pdf` adds these
-            out.append(f"{site_dir / rel}: link {href[:120]!r} goes to {target_rel}, which the site does not hold")
-        elif anchor and target_rel in pages and anchor not in pages[target_rel].ids \
-                and unquote(anchor) not in pages[target_rel].ids:
-            out.append(f"{site_dir / rel}: link {href[:120]!r}: {target_rel} has no element #{anchor[:60]}")
-        if len(out) >= 20:
-            return out + [f"{site_dir / rel}: more dead links left unsaid"]
     return out
 
 
