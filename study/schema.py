@@ -357,10 +357,16 @@ def _sample_problems(rec):
             out.append("check.passed: must be true for an ok record (a wrong kernel is never a time)")
         if rec["error"] is not None:   # 'numeric check FAILED ...' was printed as an ok figure's status
             out.append(f"error: {str(rec['error'])[:60]!r} on an ok record, which has no error (null)")
+        if rec["metric"] == "none":   # an ok timed record's samples measure a call ('none' is a failure's)
+            out.append("metric: 'none', but an ok record measured a call's time or checked a fact")
     else:
         if not rec["error"]:
             out.append(f"error: required when status is {rec['status']!r}")
-
+        if rec["status"] != "check_failed" and (samples or rec["stats"] is not None or any(
+                rec["check"].get(n) is not None for n in ("max_abs_err", "max_rel_err"))):
+            # a timeout's 200 samples 1000x faster were printed as its median, a run_failed record's error as a figure
+            out.append(f"samples: a {rec['status']} record measured nothing (no samples, stats or check errors; "
+                       "a check_failed one keeps the errors that failed)")
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
     return out

@@ -140,15 +140,15 @@ def test_a_familys_status_is_what_its_records_and_exit_code_say(args, kwargs, re
 
 
 def test_a_tuned_records_case_names_its_own_tuning():
-    from reportgen.data import runfacts
+    from reportgen.data import familyfacts
     tune = {"id": "e2e_tune/x", "status": "ok", "fingerprint": "a" * 64}
     by_id = {"T": types.SimpleNamespace(records=[tune])}
     claim = {"run_id": "T", "record": "e2e_tune/x"}
     ok = {"case": {"tuning_run": "T", "tuning_fingerprint": "a" * 64}}
-    assert runfacts._tuning_case_problems(ok, claim, by_id) == []
+    assert familyfacts.tuning_case_problems(ok, claim, by_id) == []
     for case in ({"tuning_run": "I", "tuning_fingerprint": "a" * 64}, {"tuning_run": "T", "tuning_fingerprint": "0" * 64},
                  {"tuning_run": None}):
-        said = runfacts._tuning_case_problems({"case": case}, claim, by_id)
+        said = familyfacts.tuning_case_problems({"case": case}, claim, by_id)
         assert len(said) == 1 and _expect("tuning_case_its_own") in said[0], said
 
 

@@ -6,13 +6,20 @@ internal ValueError, a 300-character one in 'File name too long' naming no page;
 sub-path; a snippet's counterpart anchor that no heading has was named on the built page only; `reportgen pdf` wrote
 print.html links that went nowhere ('#' alone, a chart's id, a provenance page's '../index.html').
 
+Data set, 27 probes, 8 failed: a failed record's other fields escaped the checks an ok one meets (a failed search's
+5000 trials of 128, a failed graph step's IR figures, a timeout's samples 1000x faster, a run_failed record's
+check errors, a failed group-D record's tuning run); a failed record's error stated a median in other spellings
+('p50=0.0001ms', '0.0001 ms per call'); an ok timed record said its samples measure nothing (metric 'none').
+
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
 """
 import pytest
 from test_hostile_round4 import _expect
 
 SITE_CASES = ("link_odd_path_named", "link_from_host_root", "print_links_inside", "code_today_anchor_a_heading")
-MUTATIONS, SPECIAL = {}, dict.fromkeys(SITE_CASES)
+DATA_CASES = ("failed_record_measured_nothing", "failed_search_checked", "error_median_spellings", "ok_metric_not_none",
+              "failed_tuning_case_named")
+MUTATIONS, SPECIAL = {}, dict.fromkeys(SITE_CASES + DATA_CASES)
 
 
 @pytest.mark.parametrize("href,said", [("/%00", "host's root"), ("x%00.html", "not a path"), ("a.html/", "not a path"),
@@ -54,3 +61,68 @@ def test_a_code_snippets_today_anchor_is_a_heading_of_its_page(tmp_path):
     with pytest.raises(ReportError) as refused:
         seed.read_code(tmp_path / "archive")
     assert "snippets[0].today" in str(refused.value) and _expect("code_today_anchor_a_heading") in str(refused.value)
+
+
+# Data set
+
+def _failed(status="timeout", **change):
+    from helpers import record
+    rec = record(status=status, error="boom")
+    rec.update(samples=[], stats=None, repeat=0, metric="none")
+    rec["check"].update(passed=None, max_abs_err=None, max_rel_err=None)
+    rec.update(change)
+    return rec
+
+
+@pytest.mark.parametrize("change", [{"samples": [0.001] * 3, "repeat": 3}, {"check": {"reference": "float64",
+                         "max_abs_err": None, "max_rel_err": 1e-30, "threshold": 1e-5, "passed": None}}])
+def test_a_failed_record_measured_nothing(change):
+    from study import schema
+    from study.stats import summarize
+    rec = _failed(**change)
+    if rec["samples"]:
+        rec["stats"] = summarize(rec["samples"])
+    said = schema.record_problems(rec, pending_log=True)
+    assert any(_expect("failed_record_measured_nothing") in p for p in said), said
+    assert schema.record_problems(_failed(), pending_log=True) == []
+
+
+def test_an_ok_timed_record_measured_a_call():
+    from helpers import record
+    from study import schema
+    said = schema.record_problems({**record(), "metric": "none"}, pending_log=True)
+    assert any(_expect("ok_metric_not_none") in p for p in said), said
+
+
+@pytest.mark.parametrize("error,refused", [("p50=0.0001ms", True), ("0.0001 ms per call", True),
+                                           ("median: 1e-7 s", True), ("3.2x faster (p50 0.4 ms vs 1.3 ms)", True),
+                                           ("\uff50\uff15\uff10 0.4 ms", True), ("family timed out after 600 s", False),
+                                           ("lane sum [3, 4] != 7", False), ("mean of 5 lanes differs", False)])
+def test_a_failed_records_error_states_no_median_in_any_spelling(error, refused):
+    from study import citation
+    said = citation.failed_error_problems(_failed(error=error))
+    assert bool(said) == refused, said
+    assert not refused or _expect("error_median_spellings") in said[0]
+
+
+def test_a_failed_search_is_checked_as_an_ok_one(tmp_path):
+    import copy
+    from test_hostile_round43 import _int8, _problems
+    rec = _int8(tmp_path)
+    forged = copy.deepcopy(rec)
+    forged.update(status="run_failed", error="boom")
+    assert _problems(tmp_path, forged) == []
+    forged["extra"]["tuning"]["trials"] = 5000   # printed as the failed search's trials
+    said = _problems(tmp_path, forged)
+    assert len(said) == 1 and "extra.tuning.trials: " in said[0], (said, _expect("failed_search_checked"))
+
+
+def test_a_failed_records_tuning_case_names_a_kept_tuning():
+    import types
+    from reportgen.data import familyfacts
+    tune = {"id": "e2e_tune/x", "experiment": "e2e_tune", "status": "ok", "fingerprint": "a" * 64}
+    by_id = {"T": types.SimpleNamespace(records=[tune]), "I": types.SimpleNamespace(records=[])}
+    assert familyfacts.tuning_case_problems({"case": {"tuning_run": "T", "tuning_fingerprint": "a" * 64}}, None, by_id) == []
+    for case in ({"tuning_run": "I", "tuning_fingerprint": "a" * 64}, {"tuning_run": "T", "tuning_fingerprint": "0" * 64}):
+        said = familyfacts.tuning_case_problems({"case": case}, None, by_id)
+        assert len(said) == 1 and _expect("failed_tuning_case_named") in said[0], said

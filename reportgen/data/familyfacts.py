@@ -1,4 +1,5 @@
-"""What run.json says of each family it ran (experiments.<family>), against the run's records and files."""
+"""What a run says of what it ran: run.json's entry for each family (experiments.<family>) against the run's records
+and files, and a tuned record's case against the tuning it names."""
 
 
 def status_problems(family, entry, records, manifest):
@@ -27,4 +28,28 @@ def status_problems(family, entry, records, manifest):
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     if log not in files:
         out.append(f"log: {entry.get('log')!r:.80} is not a file of the run (run.json files)")
+    return out
+
+
+def tuning_case_problems(rec, claim, by_id):
+    """The case's tuning_run and tuning_fingerprint (printed in the record's parameters) are the run and the
+    fingerprint of the tuning record extra.tuning names: an INT8 run and an all-zero fingerprint were printed."""
+    case = rec.get("case") or {}
+    if not ({"tuning_run", "tuning_fingerprint"} & set(case)):
+        return []
+    if not isinstance(claim, dict):   # a failed record names its tuning by its case only: a kept run's tuning record
+        tuner = by_id.get(case.get("tuning_run"))
+        found = tuner is not None and any(r["experiment"] == "e2e_tune" and r["status"] == "ok"
+                                          and r.get("fingerprint") == case.get("tuning_fingerprint") for r in tuner.records)
+        return [] if found else [f"case.tuning_run: {case.get('tuning_run')!r:.80} holds no ok tuning record of "
+                                 f"fingerprint {case.get('tuning_fingerprint')!r:.80} (case.tuning_fingerprint)"]
+    out = []
+    if "tuning_run" in case and case["tuning_run"] != claim.get("run_id"):
+        out.append(f"case.tuning_run: {case.get('tuning_run')!r:.80} is not the run of the tuning it used "
+                   f"(extra.tuning.run_id {claim.get('run_id')!r:.80})")
+    tuner = by_id.get(claim.get("run_id"))
+    tune = next((r for r in tuner.records if r["id"] == claim.get("record")), None) if tuner else None
+    if tune is not None and "tuning_fingerprint" in case and case["tuning_fingerprint"] != tune.get("fingerprint"):
+        out.append(f"case.tuning_fingerprint: {case.get('tuning_fingerprint')!r:.80} is not the fingerprint of the "
+                   f"tuning record {claim.get('record')!r:.100} ({tune.get('fingerprint')!r:.80})")
     return out

@@ -153,25 +153,7 @@ def tuning_problems(runs):
                 claim is not None or (extra.get("tuned") and (rec.get("case") or {}).get("engine") not in RULE_ENGINES))
             if tuned:
                 out.extend(f"{run.where(index)}: extra.tuning{p}" for p in _tuning_claim_problems(run, claim, by_id))
-                out.extend(f"{run.where(index)}: {p}" for p in _tuning_case_problems(rec, claim, by_id))
-    return out
-
-
-def _tuning_case_problems(rec, claim, by_id):
-    """The case's tuning_run and tuning_fingerprint (printed in the record's parameters) are the run and the
-    fingerprint of the tuning record extra.tuning names: an INT8 run and an all-zero fingerprint were printed."""
-    case = rec.get("case") or {}
-    if not isinstance(claim, dict) or not ({"tuning_run", "tuning_fingerprint"} & set(case)):
-        return []
-    out = []
-    if "tuning_run" in case and case["tuning_run"] != claim.get("run_id"):
-        out.append(f"case.tuning_run: {case.get('tuning_run')!r:.80} is not the run of the tuning it used "
-                   f"(extra.tuning.run_id {claim.get('run_id')!r:.80})")
-    tuner = by_id.get(claim.get("run_id"))
-    tune = next((r for r in tuner.records if r["id"] == claim.get("record")), None) if tuner else None
-    if tune is not None and "tuning_fingerprint" in case and case["tuning_fingerprint"] != tune.get("fingerprint"):
-        out.append(f"case.tuning_fingerprint: {case.get('tuning_fingerprint')!r:.80} is not the fingerprint of the "
-                   f"tuning record {claim.get('record')!r:.100} ({tune.get('fingerprint')!r:.80})")
+            out.extend(f"{run.where(index)}: {p}" for p in familyfacts.tuning_case_problems(rec, claim, by_id))   # every status
     return out
 
 

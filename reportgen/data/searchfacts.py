@@ -36,7 +36,7 @@ def problems(results_dir, runs):
                 if isinstance(ref, str) and cited.setdefault(ref, rec["id"]) != rec["id"]:
                     out.append(f"{run.where(index)}: extra.artifacts.asm: {ref[-120:]!r} is the listing another record "
                                f"cites ({cited[ref][:120]!r}): each record's program is its own")
-                if rec["status"] != "ok" or rec["reused_from"] is not None:
+                if rec["reused_from"] is not None:   # every status: a failed search printed 5000 trials of 128
                     continue
                 check = CHECKS.get(rec["experiment"])
                 try:   # a field of a kind no contract typed names its record here, not 'internal error' for the build
