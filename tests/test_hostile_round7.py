@@ -102,7 +102,8 @@ def test_every_exit_status_retest_writes_still_loads(tmp_path):
         if code != 0:
             failed = record(RUN, case_id="numpy_gemm/scope=family", case={"scope": "family"})
             failed.update(samples=[], stats=None, repeat=0, metric="none", unit="none", extra={},
-                          status="run_failed" if status == "stopped" else status, error=f"family exited with code {code}",
+                          status="run_failed" if status == "stopped" else status,
+                          error="family timed out after 60 s" if status == "timeout" else f"family exited with code {code}: x",
                           check={"reference": "none", "max_abs_err": None, "max_rel_err": None, "threshold": None,
                                  "passed": None})
             records.append(failed)

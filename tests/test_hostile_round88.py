@@ -122,7 +122,8 @@ def test_a_failed_records_error_states_no_median(error, refused):
 def _family(status, code, *statuses, files=True, others=1):
     manifest = {"files": {"logs/gemm_hand.log": "0" * 64} if files else {}}
     entry = {"status": status, "exit_code": code, "log": "runs/R/logs/gemm_hand.log"}
-    records = [{"experiment": "gemm_hand", "case": {"scope": "family"}, "status": s} for s in statuses]
+    said = "family timed out after 60 s" if status == "timeout" else f"family exited with code {code}: x"
+    records = [{"experiment": "gemm_hand", "case": {"scope": "family"}, "status": s, "error": said} for s in statuses]
     records += [{"experiment": "gemm_hand", "case": {"m": 1}, "status": "ok"}] * others
     return entry, records, manifest
 

@@ -97,7 +97,7 @@ def test_an_ok_timed_record_measured_a_call():
 @pytest.mark.parametrize("error,refused", [("p50=0.0001ms", True), ("0.0001 ms per call", True),
                                            ("median: 1e-7 s", True), ("3.2x faster (p50 0.4 ms vs 1.3 ms)", True),
                                            ("\uff50\uff15\uff10 0.4 ms", True), ("family timed out after 600 s", False),
-                                           ("lane sum [3, 4] != 7", False), ("mean of 5 lanes differs", False)])
+                                           ("lane sum [3, 4] != 7", False), ("the fifth lane differs", False)])
 def test_a_failed_records_error_states_no_median_in_any_spelling(error, refused):
     from study import citation
     said = citation.failed_error_problems(_failed(error=error))
@@ -126,3 +126,47 @@ def test_a_failed_records_tuning_case_names_a_kept_tuning():
     for case in ({"tuning_run": "I", "tuning_fingerprint": "a" * 64}, {"tuning_run": "T", "tuning_fingerprint": "0" * 64}):
         said = familyfacts.tuning_case_problems({"case": case}, None, by_id)
         assert len(said) == 1 and _expect("failed_tuning_case_named") in said[0], said
+
+
+# Round 90, data set (15 probes, 7 failed): more wordings of a median in an error, a family failure's words against
+# run.json's exit code, a check_failed record's stats, a failed record's tuning of another case or machine.  Left
+# open: a check_failed record's errors and samples are no level; a failed graph step's IR figures print; a family
+# failure record on the published machine stops gemm pages (see the closing note).
+
+@pytest.mark.parametrize("error", ["median was 0.0001 ms", "p50 of 0.4 ms", "0.4 ms/iter", "9999 GFLOP/s",
+                                   "\u4e2d\u4f4d\u6570 0.4 \u6beb\u79d2", "8.80 ms vs 22 ms"])
+def test_round_90s_median_wordings_are_refused(error):
+    from study import citation
+    assert _expect("error_median_spellings") in citation.failed_error_problems(_failed(error=error))[0]
+
+
+def test_a_family_failures_words_carry_its_exit_code():
+    from reportgen.data import familyfacts
+    entry = {"status": "run_failed", "exit_code": -15, "log": "runs/R/logs/gemm_hand.log"}
+    failed = {"experiment": "gemm_hand", "case": {"scope": "family"}, "status": "run_failed",
+              "error": "family exited with code 0: tuned ok, median 0.0001 ms per call"}
+    said = familyfacts.status_problems("gemm_hand", entry, [failed, {"experiment": "gemm_hand", "case": {}}],
+                                       {"files": {"logs/gemm_hand.log": "0" * 64}})
+    assert len(said) == 1 and said[0].startswith("exit_code: -15, but the family's failure record says"), said
+
+
+def test_a_check_failed_records_stats_are_its_samples():
+    from study import schema
+    from study.stats import summarize
+    rec = _failed(status="check_failed", samples=[0.04] * 21, repeat=21)
+    rec["check"].update(passed=False, max_abs_err=1.0, threshold=1e-3)
+    rec["stats"] = {**summarize(rec["samples"]), "p50": 1e-9, "n": 999}
+    assert any(p.startswith("stats") for p in schema.record_problems(rec, pending_log=True))
+
+
+def test_a_failed_records_tuning_is_of_its_own_case_and_machine():
+    import types
+    from reportgen.data import familyfacts
+    tune = {"id": "e2e_tune/x", "experiment": "e2e_tune", "status": "ok", "fingerprint": "a" * 64,
+            "case": {"model": "resnet50", "batch": 1, "threads": 2}}
+    by_id = {"T": types.SimpleNamespace(records=[tune], machine="m1")}
+    case = {"model": "resnet18", "batch": 1, "threads": 2, "tuning_run": "T", "tuning_fingerprint": "a" * 64}
+    assert familyfacts.tuning_case_problems({"case": case}, None, by_id, "m1")
+    case["model"] = "resnet50"
+    assert familyfacts.tuning_case_problems({"case": case}, None, by_id, "m1") == []
+    assert familyfacts.tuning_case_problems({"case": case}, None, by_id, "m2")

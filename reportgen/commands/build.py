@@ -314,8 +314,8 @@ def _fixed_settings_problem(path, mapping):
     levels = {(getattr(a, "value", None), getattr(b, "value", None)): getattr(level, "value", None)
               for a, section in (validation.value if isinstance(validation, yaml.MappingNode) else ())
               for b, level in (section.value if isinstance(section, yaml.MappingNode) else [(None, None)])}
-    if key is not None and levels != {(a, b): "warn" for a, names in VALIDATION.items() for b in names}:
-        raise ReportError(f"{path}:{key.start_mark.line + 1}: validation: not the committed levels (each of "
+    if levels != {(a, b): "warn" for a, names in VALIDATION.items() for b in names}:   # left out: MkDocs' info levels
+        raise ReportError(f"{path}:{key.start_mark.line + 1 if key is not None else 1}: validation: not the committed levels (each of "
                           f"{', '.join(f'{a}.{b}' for a, names in VALIDATION.items() for b in names)}: warn); "
                           "a missing page or link stops the strict build")
 

@@ -207,10 +207,30 @@ def print_page(root, site_dir, pages, site_name):
     made = (sitecheck.markup_problems(where, parsed) + verify._script_problems(root, site_dir, {PRINT_PAGE: parsed})
             + [f"{where}: {e}: loads or goes to something outside the site" for e in parsed.outside]
             + [f"{where}: {e}: a scheme a built page never uses" for e in parsed.schemes])
+    made += _print_links_problems(site_dir, page.decode("utf-8"), parsed, where)
     if made:
         raise ReportError(made, hint="reportgen pdf: the page assembled for printing does not pass the pages' "
                                      "checks; nothing was printed")
     return page
+
+
+def _print_links_problems(site_dir, text, parsed, where):
+    """Every id of the print page given once and every link of it resolving (reportgen.publish.links), each named
+    with the docs pages it came from: a chart shown on two pages gave its id twice, and "<a href='#why'>" kept a
+    link to an id the print page renamed; print.html was written, and every later verify refused it."""
+    from reportgen.publish import links
+    chunks = [(part.split('"', 1)[0], part) for part in text.split('<section class="print-page md-typeset" id="')[1:]]
+
+    def source(needle):
+        return ", ".join(f"{stem}.md" for stem, chunk in chunks if needle in chunk) or "the print page's own frame"
+    out = [f"{where}: id {name[:60]!r} is given twice (from {source(f'id={chr(34)}{name}{chr(34)}')}); each id of "
+           "a printed page is its own" for name in dict.fromkeys(parsed.twice)]
+    ids = {PRINT_PAGE: parsed.ids}
+    for href in dict.fromkeys(parsed.links):
+        out += [f"{p} (from {source(href)})" for p in links.problems(site_dir, PRINT_PAGE, [href], ids)]
+        if len(out) >= 20:
+            break
+    return out
 
 
 def _replace(site_dir, name, data):

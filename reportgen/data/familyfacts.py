@@ -24,6 +24,10 @@ def status_problems(family, entry, records, manifest):
         if [rec["status"] for rec in own] != [want]:
             out.append(f"status: {status!r:.20}, but records.jsonl holds no one record of the family failing as a "
                        f"whole with status {want!r} (it holds {len(own)})")
+        said = ("family timed out after " if status == "timeout" else f"family exited with code {code}: ")
+        if own and not str(own[0].get("error")).startswith(said):   # retest's words, with run.json's exit code
+            out.append(f"exit_code: {code!r:.20}, but the family's failure record says {str(own[0].get('error'))[:60]!r}"
+                       f" (retest writes {said!r}...)")
     log = str(entry.get("log", "")).split("/", 2)[-1]
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     if log not in files:
@@ -31,16 +35,20 @@ def status_problems(family, entry, records, manifest):
     return out
 
 
-def tuning_case_problems(rec, claim, by_id):
+def tuning_case_problems(rec, claim, by_id, machine=None):
     """The case's tuning_run and tuning_fingerprint (printed in the record's parameters) are the run and the
     fingerprint of the tuning record extra.tuning names: an INT8 run and an all-zero fingerprint were printed."""
     case = rec.get("case") or {}
     if not ({"tuning_run", "tuning_fingerprint"} & set(case)):
         return []
     if not isinstance(claim, dict):   # a failed record names its tuning by its case only: a kept run's tuning record
-        tuner = by_id.get(case.get("tuning_run"))
-        found = tuner is not None and any(r["experiment"] == "e2e_tune" and r["status"] == "ok"
-                                          and r.get("fingerprint") == case.get("tuning_fingerprint") for r in tuner.records)
+        tuner = by_id.get(case.get("tuning_run"))   # of its own case (another machine's ResNet-50 was named)
+        same = [k for k in ("model", "batch", "threads", "input_size")]
+        found = tuner is not None and any(
+            r["experiment"] == "e2e_tune" and r["status"] == "ok" and r.get("fingerprint") == case.get("tuning_fingerprint")
+            and all((r.get("case") or {}).get(k, case.get(k)) == case.get(k) for k in same) for r in tuner.records)
+        if found and machine is not None and getattr(tuner, "machine", machine) != machine:
+            found = False
         return [] if found else [f"case.tuning_run: {case.get('tuning_run')!r:.80} holds no ok tuning record of "
                                  f"fingerprint {case.get('tuning_fingerprint')!r:.80} (case.tuning_fingerprint)"]
     out = []

@@ -153,7 +153,7 @@ def tuning_problems(runs):
                 claim is not None or (extra.get("tuned") and (rec.get("case") or {}).get("engine") not in RULE_ENGINES))
             if tuned:
                 out.extend(f"{run.where(index)}: extra.tuning{p}" for p in _tuning_claim_problems(run, claim, by_id))
-            out.extend(f"{run.where(index)}: {p}" for p in familyfacts.tuning_case_problems(rec, claim, by_id))   # every status
+            out.extend(f"{run.where(index)}: {p}" for p in familyfacts.tuning_case_problems(rec, claim, by_id, run.machine))   # every status
     return out
 
 

@@ -193,7 +193,10 @@ def _counterpart_problem(docs, link):
     if not (docs / page).is_file():
         return f"{link!r:.80} is not a docs page (docs/ has no {page})"
     text = plainfile.read_text(docs / page, plainfile.MAX_ARCHIVE_FILE_BYTES)
-    if anchor and not re.search(r"\{:?\s*#" + re.escape(anchor) + r"[\s}]|\bid=\"" + re.escape(anchor) + '"', text):
+    # as Markdown reads it: not inside a fence, a comment or a code span ('{#x}' in a code block is no heading)
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"<!--.*?-->", "", re.sub(r"(?ms)^(```|~~~).*?^\1[ \t]*$", "", text), flags=re.S))
+    heading = r"(?m)^#{1,6}[ \t].*\{:?\s*#" + re.escape(anchor) + r"[\s}]"
+    if anchor and not re.search(heading + r"|<[A-Za-z][^<>]*\sid=\"" + re.escape(anchor) + '"', text):
         return f"{link!r:.80}: docs/{page} has no heading {{#{anchor}}}"
     return None
 

@@ -69,7 +69,8 @@ def theme_shadow_problem(files, docs_dir, theme_dirs):
     import os
     for file in files:
         if file.abs_src_path and Path(file.abs_src_path).is_relative_to(docs_dir):
-            theirs = next((d for d in theme_dirs if os.path.isfile(os.path.join(d, file.src_uri))), None)
+            theirs = next((d for d in theme_dirs for uri in (file.src_uri, file.dest_uri)   # docs/404.md: the 404 page
+                           if os.path.isfile(os.path.join(d, uri))), None)
             if theirs is not None:
                 return (f"docs/{file.src_uri}: stands in for the theme's own file of that path ({theirs}); "
                         "a docs file never replaces the theme's: give it another name")
