@@ -88,7 +88,7 @@ def test_a_docs_file_does_not_stand_in_for_the_themes(tmp_path):
     for folder in (theme, docs):
         (folder / "assets/javascripts/bundle.min.js").write_text("x")
     (docs / "index.md").write_text("# x")
-    files = [SimpleNamespace(abs_src_path=str(docs / uri), src_uri=uri)
+    files = [SimpleNamespace(abs_src_path=str(docs / uri), src_uri=uri, dest_uri=uri.replace(".md", ".html"))
              for uri in ("index.md", "assets/javascripts/bundle.min.js")]
     line = plugin.theme_shadow_problem(files, str(docs), [str(theme)])
     assert line and line.startswith("docs/assets/javascripts/bundle.min.js:") and _expect("docs_shadow_theme") in line
