@@ -95,3 +95,73 @@ def test_every_holder_named_exists():
         for holder in holders:
             module, _, name = holder.rpartition(".")
             assert hasattr(importlib.import_module(module), name), (key, holder)
+
+
+POISON = "\u2620printed"
+"""What a number of a failed record prints as in test_no_page_prints_a_failed_record_s_numbers."""
+
+
+class _PoisonFloat(float):
+    def __format__(self, spec):
+        return POISON
+
+    __str__ = __repr__ = lambda self: POISON
+
+
+class _PoisonInt(int):
+    def __format__(self, spec):
+        return POISON
+
+    __str__ = __repr__ = lambda self: POISON
+
+
+def _poisoned(value):
+    from reportgen.render import blame
+    if isinstance(value, bool) or not isinstance(value, (int, float, dict, list)):
+        return value
+    if isinstance(value, float):
+        return _PoisonFloat(value)
+    if isinstance(value, int):
+        return _PoisonInt(value)
+    if isinstance(value, list):
+        return [_poisoned(v) for v in value]
+    out = value if isinstance(value, blame.Fields) else dict(value)
+    for key in list(out.keys()):
+        dict.__setitem__(out, key, _poisoned(dict.__getitem__(out, key)))
+    return out
+
+
+def test_no_page_prints_a_failed_record_s_numbers(tmp_path, monkeypatch):
+    """Every current record of the committed results made a check_failed one, its samples, statistics, check and
+    extra numbers printing as POISON: no page, CSV, chart or index shows one (a failed record has no figure: no run is
+    compared with it; render.figures.FigureBook.current prints its status instead).  A number a page derives from one
+    by arithmetic is a plain float and goes unseen here: FigureBook.current refuses those through the record."""
+    from reportgen.commands import build
+    from reportgen.publish import plugin
+    made = plugin.Data.__init__
+    flipped = []
+
+    def failing(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        for cur in [*self.current.values(), *(c for mine in self.by_machine.values() for c in mine.values())]:
+            rec = cur.record
+            if rec["status"] in ("ok", "check_failed") and not rec.get("_poisoned"):
+                rec.update(status="check_failed", error="check_failed: forged", _poisoned=True,
+                           samples=_poisoned(list(rec["samples"] or ())))
+                for root in ("stats", "check", "extra"):
+                    if isinstance(rec.get(root), dict):
+                        rec[root] = _poisoned(rec[root])
+                flipped.append(rec["id"])
+
+    monkeypatch.setattr(plugin.Data, "__init__", failing)
+    dest = copy_project(tmp_path / "project")
+    build.build(dest, dest / "site")
+    assert len(flipped) > 200, "the test made almost no record a failed one"
+    shown = []
+    for path in sorted((dest / "site").rglob("*")):
+        if path.is_file() and path.suffix in (".html", ".json", ".csv", ".svg", ".txt", ".js"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            at = text.find(POISON)
+            if at >= 0:
+                shown.append(f"{path.relative_to(dest / 'site')}: ...{text[max(0, at - 120):at + 10]}")
+    assert not shown, "\n".join(shown[:10])

@@ -189,7 +189,8 @@ def hand_ladder(book, table, current):
     speed, detail = [], []
     for name in kernels:
         by_n = {c.record["case"]["n"]: c for c in fam if c.record["case"]["kernel"] == name}
-        any_rec = next(iter(by_n.values())).record
+        # the instructions of a kernel measured ok (a failed record's counts are no figure)
+        any_rec = next((c.record for c in by_n.values() if c.ok), {"extra": {}})
         hist = hist_rows.get(name)
         label = _esc(name) + ("" if hist else W("gemm.hand_ladder.new_mark"))
         cells = [label]
@@ -296,7 +297,7 @@ def tuning_summary(book, current):
     for cur in (c for c in _tvm_fam(current) if c.record["case"]["stage"] == "autotuned"
                 and c.record["case"]["impl"] == "tvm"):
         e, case = cur.record["extra"], cur.record["case"]
-        fails = e.get("failures") or {}
+        fails = (e.get("failures") or {}) if cur.ok else {}   # a failed record's counts are no figure
         lines.append([f"{case['m']}×{case['n']}×{case['k']}", str(case["threads"]),
                       book.current(f"{cur.record['id']}#trials", str(e.get("trials_done")), "trials", cur),
                       book.current(f"{cur.record['id']}#tuning_s", fmt_number(e.get("tuning_seconds", 0), "s") + " s",

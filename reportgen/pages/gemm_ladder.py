@@ -56,7 +56,7 @@ def microkernel_summary(book, current, threads):
     rows = []
     for cur in sorted(fam, key=lambda c: _shape(c.record["case"])):
         shape = _shape(cur.record["case"])
-        params = cur.record["extra"].get("schedule_params") or {}
+        params = (cur.record["extra"].get("schedule_params") or {}) if cur.ok else {}   # a failure's are no figure
         best = queries.numpy_peer(current, shape, threads)
         parallel = _tvm_get(current, "tvm", "parallel", shape, threads)
         tiles = (W("gemm_ladder.microkernel_summary.blocking", mr=params['mr'], nr=params['nr'], kc=params['kc']) if {"mr", "nr", "kc"} <= params.keys()
@@ -141,7 +141,7 @@ def int8_vnni(book, current):
         case, extra = cur.record["case"], cur.record["extra"]
         shape = _shape(case)
         fp32 = current.get(extra.get("fp32_peer") or "")
-        dots = (extra.get("dot_instructions") or {}).get("vpdpbusd")
+        dots = (extra.get("dot_instructions") or {}).get("vpdpbusd") if cur.ok else None
         state = (W("gemm_ladder.int8_vnni.exact_match") if cur.ok else
                  W("gemm_ladder.int8_vnni.failed", failed=book.failed(cur), error=_esc(cur.record.get('error') or '')))
         rows.append([_shape_text(shape), str(case["threads"]), _gflops(book, cur, "GOPS") if cur.ok else "—",

@@ -36,7 +36,11 @@ def step_table(book, current, variant, subject="conv"):
         return W("graph.step_table.text")
     many = subject != "conv"   # a network has too many distinct calls to list
     for cur in steps:
-        rec, stats = cur.record, cur.record["extra"]["stats"]
+        rec = cur.record
+        if not cur.ok:   # a failed step has no figure: its IR sizes were printed as no run compared them
+            lines.append([str(rec["case"]["step"]), _code(rec["case"]["pass"]), book.failed(cur)] + ["—"] * 6)
+            continue
+        stats = rec["extra"]["stats"]
         latency = _ms_cell(book, cur, "p50", "p50_ms")
         lines.append([str(rec["case"]["step"]), f"{_code(rec['case']['pass'])}",
                       str(stats["n_calls"]) if many else _calls_text(stats["calls"]),
@@ -64,8 +68,9 @@ DIFF_BUDGET = 40_000_000
 
 
 def step_diffs(results_dir, current, variant, data_prefix, subject="conv"):
-    """A collapsible unified diff of the IR text between consecutive steps."""
-    steps = _steps(current, variant, subject)
+    """A collapsible unified diff of the IR text between consecutive steps that passed (a failed step's IR is
+    no step of the pipeline the study shows: its entry holds what it said)."""
+    steps = [c for c in _steps(current, variant, subject) if c.ok]
     parts, budget = [], DIFF_BUDGET
     for prev, cur in zip(steps, steps[1:]):
         rec = cur.record

@@ -75,7 +75,7 @@ def operand(name, cur, value, unit):
     """One input of a derived figure: what it is, its value as used, and the record it comes from."""
     rec = cur.record
     return {"name": name, "value": value, "unit": unit, "record": rec["id"], "run": rec["run_id"],
-            "machine": cur.machine, "page": provenance_page(rec), "anchor": slug(rec["id"])}
+            "machine": cur.machine, "page": provenance_page(rec), "anchor": slug(rec["id"]), "status": rec["status"]}
 
 
 def derive(formula, *operands):
@@ -163,7 +163,18 @@ class FigureBook:
         the family's, e.g. the entries of a machine that is not the publication machine).
         ``derived``: for a figure computed from several records (a ratio, a share of a peak),
         ``derive(formula, operand(...), ...)``; the index keeps every operand with its record.
-        ``also``: the other records (Currents) a ratio rests on, when it states no derivation."""
+        ``also``: the other records (Currents) a ratio rests on, when it states no derivation.
+
+        A failed record (any status but ok) has no figure: what a page asks to print of it, or of a ratio resting on
+        it, is its status linked to its entry (a check_failed record's samples and errors, and a failed graph step's
+        IR sizes, were printed as current figures that no run was compared with: history.all_jumps compares ok
+        records only)."""
+        failed = next((c for c in (cur, *also) if c is not None and not c.ok), None)
+        if failed is not None:   # ``provenance`` names the entries of cur's machine
+            return self.failed(failed, provenance if failed.machine == cur.machine else None)
+        failed = next((o for o in (derived or {}).get("operands", ()) if o.get("status", "ok") != "ok"), None)
+        if failed is not None:
+            return self._failed_link(f"{failed['page']}#{failed['anchor']}", failed["status"], "")
         rec = cur.record
         before = self.entries.get((self.page, figure_id)) or {}
         self.entries[(self.page, figure_id)] = {
@@ -218,11 +229,14 @@ class FigureBook:
         far = not (1 / self.PROFILE_ROW_SPREAD <= ratio <= self.PROFILE_ROW_SPREAD)
         return W("figures.profiles_disagree.text", spread=self.PROFILE_ROW_SPREAD) if far else ""
 
-    def failed(self, cur):
-        """A case that did not produce a time is shown as failed, never as a number."""
+    def failed(self, cur, provenance=None):
+        """A case that did not produce a time is shown as failed, never as a number (``provenance``: as current's)."""
         rec = cur.record
-        href = self._rel(f"{provenance_page(rec)}#{slug(rec['id'])}")
-        return f'<a class="num failed" href="{href}" title="{_text(rec["error"] or "")}">{_text(rec["status"])}</a>'
+        return self._failed_link(f"{provenance or provenance_page(rec)}#{slug(rec['id'])}", rec["status"],
+                                 rec["error"] or "")
+
+    def _failed_link(self, target, status, error):
+        return f'<a class="num failed" href="{self._rel(target)}" title="{_text(error)}">{_text(status)}</a>'
 
     def data_prefix(self):
         """Relative path from the current page to the published results (site/data)."""

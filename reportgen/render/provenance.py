@@ -3,6 +3,7 @@ import json
 from pathlib import Path
 
 from study import citation
+from study.stats import is_number
 from reportgen.render import cells
 from reportgen.data import logtext
 from reportgen.render.figures import log_excerpt_file, record_file, slug
@@ -76,15 +77,22 @@ def entry(results_dir, cur, data_prefix, full_log=True):
                 else f"{data_prefix}/logs/{rec['run_id']}/{log_excerpt_file(rec)}")
     records_href = f"{data_prefix}/records/{rec['run_id']}/{record_file(rec['id'])}"
     stats = rec["stats"] or {}
+    # a failed record's numbers (a check_failed one's samples, statistics and errors) are no figure: no run is
+    # compared with them (pages.history.all_jumps compares ok records), so the entry names them and the record
+    # file holds them; its status, error and the check's words stay
+    ok = rec["status"] == "ok"
+    check = rec["check"] if ok else {k: v for k, v in rec["check"].items() if not is_number(v)}
+    hidden = 0 if ok else len(rec["samples"] or ()) + len(stats) + len(rec["check"]) - len(check)
     facts = [
         (W("provenance.entry.status_label"), cells.text(rec["status"])
          + (W("provenance.entry.error", error=cells.text(rec['error'])) if rec["error"] else "")),
         (W("provenance.entry.run_label"), W("provenance.entry.run", run_id=rec['run_id'], profile=run.manifest['profile'])
                  + (W("provenance.entry.reused_from", reused_from=rec['reused_from']) if rec["reused_from"] else "")),
         (W("provenance.entry.metric_label"), W("provenance.entry.metric", metric=rec['metric'], unit=rec['unit'], warmup=rec['warmup'], repeat=rec['repeat'], number=rec['number'])),
-        (W("provenance.entry.stats_label"), ", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
-                 + (f", n={stats.get('n')}" if stats else "")),
-        (W("provenance.entry.check_label"), json.dumps(rec["check"], ensure_ascii=False)),
+        (W("provenance.entry.stats_label"), (", ".join(f"{k}={v:.6g}" for k, v in stats.items() if k != "n")
+                 + (f", n={stats.get('n')}" if stats else "")) if not hidden else
+         W("provenance.entry.failed_figures", n=hidden)),
+        (W("provenance.entry.check_label"), json.dumps(check, ensure_ascii=False)),
         (W("provenance.entry.log_label"), W("provenance.entry.log", href=cells.href(log_href), path=cells.text(rec['log']['path']), first_line=rec['log']['lines'][0], last_line=rec['log']['lines'][1], sha256=cells.text(rec['log']['sha256'])) + unnamed),
         (W("provenance.entry.record_label"), f'<a href="{cells.href(records_href)}">{cells.text(record_file(rec["id"]))}</a>'),
     ]
@@ -95,7 +103,7 @@ def entry(results_dir, cur, data_prefix, full_log=True):
               for k, v in facts]
     parts += ["", W("provenance.entry.params_title"), "", _fence(json.dumps(rec["case"], ensure_ascii=False, indent=1, sort_keys=True), "json"),
               "", W("provenance.entry.samples_title"), "",
-              _fence(json.dumps(rec["samples"]), "json") if full_log else
+              _fence(json.dumps(rec["samples"]), "json") if full_log and not (hidden and rec["samples"]) else
               W("provenance.entry.samples_in_record", n=len(rec["samples"]), href=cells.href(records_href)),
               *_excerpt(rec, cited),
               "", W("provenance.entry.reproduce_title"), "", _fence(reproduce_command(rec, run.manifest["profile"]), "bash"), ""]
