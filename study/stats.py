@@ -11,8 +11,10 @@ def is_number(value):
 
 
 def is_count(value, low=0, high=None):
-    """An integer (not a true/false) from low up to high: a count of trials, calls, images or iterations."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
+    """An integer (not a true/false) from low up to high (None: unbounded): a count of trials, calls, images or
+    iterations."""
+    return (isinstance(value, int) and not isinstance(value, bool) and (low is None or value >= low)
+            and (high is None or value <= high))
 
 
 def percentile(sorted_values, q):

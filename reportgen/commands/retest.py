@@ -24,7 +24,7 @@ from study import environment
 from study import cases, citation, identity, leftovers, schema
 from study import family as family_code
 from study.spec import Spec
-from reportgen.data import load, runfacts
+from reportgen.data import familyfacts, load, runfacts
 from reportgen.commands import stops
 from reportgen.commands.stale import _hold_lock, _is_live, _lock_path, clean_stale  # noqa: F401 - retest's names
 from reportgen.errors import ReportError, broken_check, debugging
@@ -246,8 +246,7 @@ def _failure_record(run_id, name, status, code, log_rel, log_path, timeout_s):
     last = tail[0][:300]
     if citation.error_problem(last):   # a record's summary as the last line: no failure's status states a median
         last = "(its last line is a record's summary; see the log)"
-    error = (f"family timed out after {timeout_s} s" if status == "timeout"
-             else f"family exited with code {code}: {last}")
+    error = familyfacts.failure_words(status, code) + (f"{timeout_s} s" if status == "timeout" else last)
     case_id = cases.case_id(name, scope="family")
     glue = b"" if not data or data.endswith(b"\n") else b"\n"   # never glued to an unterminated last line
     named = glue + f"[{name}] {case_id}: {status}\n".encode()   # the cited range names its record (study.citation)

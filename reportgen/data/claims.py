@@ -118,8 +118,8 @@ RUN_REFERENCE = re.compile(r"runs/|[0-9]{8}T[0-9]{6}Z")
 """A text naming a run (an artifact's path, a run id) differs between runs by design."""
 
 
-def _count(value):
-    return isinstance(value, int) and not isinstance(value, bool)
+def _count(value):   # any integer: a negative count is compared too, as the schema leaves extra's counts unchecked
+    return stats.is_count(value, low=None)
 
 
 def _totals(path, items):

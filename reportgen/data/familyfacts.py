@@ -2,6 +2,12 @@
 and files, and a tuned record's case against the tuning it names."""
 
 
+def failure_words(status, code):
+    """How the record of a family failing as a whole begins its error (retest._failure_record writes it, and
+    status_problems holds a run to it): the timeout's words, else the exit code's, which run.json states too."""
+    return "family timed out after " if status == "timeout" else f"family exited with code {code}: "
+
+
 def status_problems(family, entry, records, manifest):
     """A family's status as retest writes it: ok with exit code 0, records of its own and no record of the family
     failing as a whole; any other status with that record (status run_failed for a stopped family) and a
@@ -24,7 +30,7 @@ def status_problems(family, entry, records, manifest):
         if [rec["status"] for rec in own] != [want]:
             out.append(f"status: {status!r:.20}, but records.jsonl holds no one record of the family failing as a "
                        f"whole with status {want!r} (it holds {len(own)})")
-        said = ("family timed out after " if status == "timeout" else f"family exited with code {code}: ")
+        said = failure_words(status, code)
         if own and not str(own[0].get("error")).startswith(said):   # retest's words, with run.json's exit code
             out.append(f"exit_code: {code!r:.20}, but the family's failure record says {str(own[0].get('error'))[:60]!r}"
                        f" (retest writes {said!r}...)")
@@ -43,12 +49,10 @@ def tuning_case_problems(rec, claim, by_id, machine=None):
         return []
     if not isinstance(claim, dict):   # a failed record names its tuning by its case only: a kept run's tuning record
         tuner = by_id.get(case.get("tuning_run"))   # of its own case (another machine's ResNet-50 was named)
-        same = [k for k in ("model", "batch", "threads", "input_size")]
-        found = tuner is not None and any(
+        same = ("model", "batch", "threads", "input_size")
+        found = (tuner is not None and (machine is None or getattr(tuner, "machine", machine) == machine) and any(
             r["experiment"] == "e2e_tune" and r["status"] == "ok" and r.get("fingerprint") == case.get("tuning_fingerprint")
-            and all((r.get("case") or {}).get(k, case.get(k)) == case.get(k) for k in same) for r in tuner.records)
-        if found and machine is not None and getattr(tuner, "machine", machine) != machine:
-            found = False
+            and all((r.get("case") or {}).get(k, case.get(k)) == case.get(k) for k in same) for r in tuner.records))
         return [] if found else [f"case.tuning_run: {case.get('tuning_run')!r:.80} holds no ok tuning record of "
                                  f"fingerprint {case.get('tuning_fingerprint')!r:.80} (case.tuning_fingerprint)"]
     out = []
