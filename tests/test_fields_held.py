@@ -102,8 +102,8 @@ POISON = "\u2620printed"
 
 
 class _PoisonFloat(float):
-    def __format__(self, spec):
-        return POISON
+    def __format__(self, spec):   # 'e' alone: figures.fmt_number reads the exponent, and prints with another spec
+        return float.__format__(self, spec) if spec == "e" else POISON
 
     __str__ = __repr__ = lambda self: POISON
 
@@ -113,6 +113,20 @@ class _PoisonInt(int):
         return POISON
 
     __str__ = __repr__ = lambda self: POISON
+
+
+def _spreads(kind, name):   # what arithmetic makes of a poisoned number is poisoned too (a share, a ratio, a sum)
+    def op(self, *args):
+        value = getattr(kind, name)(self, *args)
+        return _poisoned(value) if type(value) in (int, float) else value
+    return op
+
+
+for _kind, _poison in ((float, _PoisonFloat), (int, _PoisonInt)):
+    for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "abs"):
+        for _side in ("", "r"):
+            if hasattr(_kind, f"__{_side}{_name}__"):
+                setattr(_poison, f"__{_side}{_name}__", _spreads(_kind, f"__{_side}{_name}__"))
 
 
 def _poisoned(value):
@@ -135,25 +149,25 @@ def test_no_page_prints_a_failed_record_s_numbers(tmp_path, monkeypatch):
     """Every current record of the committed results made a check_failed one, its samples, statistics, check and
     extra numbers printing as POISON: no page, CSV, chart or index shows one (a failed record has no figure: no run is
     compared with it; render.figures.FigureBook.current prints its status instead).  A number a page derives from one
-    by arithmetic is a plain float and goes unseen here: FigureBook.current refuses those through the record."""
+    by arithmetic is poisoned too (+ - * / // % ** and abs); one through math or statistics is a plain float, held
+by FigureBook.current, which refuses a figure of a failed record whatever its text."""
     from reportgen.commands import build
     from reportgen.publish import plugin
-    made = plugin.Data.__init__
+    checked = plugin.checked_runs
     flipped = []
 
-    def failing(self, *args, **kwargs):
-        made(self, *args, **kwargs)
-        for cur in [*self.current.values(), *(c for mine in self.by_machine.values() for c in mine.values())]:
-            rec = cur.record
-            if rec["status"] in ("ok", "check_failed") and not rec.get("_poisoned"):
-                rec.update(status="check_failed", error="check_failed: forged", _poisoned=True,
-                           samples=_poisoned(list(rec["samples"] or ())))
+    def failing(results_dir):   # every record of every run, as the build has read and checked them
+        runs, campaigns = checked(results_dir)
+        for rec in (rec for run in runs for rec in run.records):
+            if rec["status"] in ("ok", "check_failed"):
+                rec.update(status="check_failed", error="check_failed: forged", samples=_poisoned(list(rec["samples"] or ())))
                 for root in ("stats", "check", "extra"):
                     if isinstance(rec.get(root), dict):
                         rec[root] = _poisoned(rec[root])
                 flipped.append(rec["id"])
+        return runs, campaigns
 
-    monkeypatch.setattr(plugin.Data, "__init__", failing)
+    monkeypatch.setattr(plugin, "checked_runs", failing)
     dest = copy_project(tmp_path / "project")
     build.build(dest, dest / "site")
     assert len(flipped) > 200, "the test made almost no record a failed one"
