@@ -11,7 +11,7 @@ the record (the harness states it; readers of the raw data use it) and must agre
 import math
 import re
 
-from study import cases, identity, ids, rewrite, tails
+from study import cases, identity, ids, rewrite, scores, tails
 from study.targets import extra_problems as _target_problems, isa_problems as _isa_problems
 from study.stats import is_count, is_number
 
@@ -580,6 +580,7 @@ def extra_problems(rec, campaign_rules=None):
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)
+    out += [] if out else scores.score_problems(extra)
     out += [] if out else _profile_latency_problems(rec)
     out += [f"extra.{name}: {lines} lines, more than the {MAX_IR_LINES} a pass demonstration shows (the page diffs them)"
             for name in ("before_text", "after_text") if isinstance(extra.get(name), str)

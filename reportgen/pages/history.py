@@ -322,10 +322,51 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset(), mem
     return out
 
 
-def jumps_text(runs, code_changed=None, found=None, new_level=None, pairs=None):
+def first_levels(runs, confirming=frozenset(), memo=None):
+    """{(run id, record id)} of the first measurements of a case in a profile on a machine that no run of
+    ``confirming`` holds: nothing earlier can be compared with them, so they stand on the run that made them alone
+    (all_jumps marks a case new only where the same family, machine and profile measured before: a new machine id
+    printed ResNet-18 at 0.07x unmarked, and a machine's first 'full' run added a batch-8 case 3.3x faster than one
+    image, and errors 2300x higher).  A first measurement in a run a maintainer accepted is a level; one in any other
+    run is flagged, and so is every later record of the profile on the machine that repeats it, until an accepted
+    run measures the case at that level (as unconfirmed does for a level over changed code).  ``memo``: as
+    unconfirmed's; the build flags the union of both."""
+    out, first, memo = set(), {}, {} if memo is None else memo
+
+    def record(run, key):
+        return next((r for r in run.records if r["reused_from"] is None and r["status"] == "ok"
+                     and cases.canonical_id(r["id"], r.get("case")) == key), None)
+    for i, run in enumerate(runs):
+        machine, profile = merge.machine_of(run), run.manifest.get("profile")
+        for rec in run.records:
+            key = cases.canonical_id(rec["id"], rec.get("case"))
+            if rec["reused_from"] is not None or rec["status"] != "ok" or (machine, profile, key) in first:
+                continue
+            first[(machine, profile, key)] = i
+            if run.run_id in confirming:
+                continue
+            chain, base = [(run.run_id, rec["id"])], record(run, key)
+            for later in runs[i + 1:]:
+                if merge.machine_of(later) != machine or later.manifest.get("profile") != profile:
+                    continue
+                again = record(later, key)
+                if again is None:
+                    continue
+                if base is not None and _level_moved(again, base, memo):
+                    break   # moved away: a level of its own, which all_jumps and unconfirmed judge
+                if later.run_id in confirming:
+                    chain = []
+                    break
+                chain.append((later.run_id, again["id"]))
+            out.update(chain)
+    return out
+
+
+def jumps_text(runs, code_changed=None, found=None, new_level=None, pairs=None, first=()):
     """The history page's jumps: those of the same code, then those over changed code with how many of them
     are unconfirmed new levels (``new_level``: unconfirmed(...) when the caller has it; a build finds it once),
-    then the flagged ratios of two current records (``pairs``: pages.pairs.flagged_pairs)."""
+    then the first measurements no accepted run holds (``first``: first_levels(...)), then the flagged ratios of
+    two current records (``pairs``: pages.pairs.flagged_pairs)."""
     def moved(ratio, stat):
         if stat == NEW_CASE:
             return W("history.jumps.new_case")
@@ -346,6 +387,9 @@ def jumps_text(runs, code_changed=None, found=None, new_level=None, pairs=None):
         text += "\n\n" + W("history.jumps.changed", n=len(changed), factor=JUMP, share=claims.SCORE_JUMP, single=claims.SINGLE_SHOT_JUMP,
                              unconfirmed=len(unconfirmed(runs, code_changed, every) if new_level is None else new_level))
         text += "\n\n" + table(changed)
+    if first:
+        text += "\n\n" + W("history.jumps.first", n=len(first)) + "\n\n" + table(
+            [(cid, "\u2014", run_id, math.inf, True, NEW_CASE) for run_id, cid in sorted(first)])
     return text + ("" if pairs is None else "\n\n" + pairs_text(pairs))
 
 
@@ -418,5 +462,5 @@ def names(site):
         # and the page stays the same size as machines are added
         "history_compare": lambda: comparisons(merge.runs_of(d.all_runs, d.machine) if d.machine else []),
         "history_jumps": lambda: jumps_text(d.all_runs, d.code_changed, found=d.jumps, new_level=d.new_level,
-                                            pairs=d.pairs),
+                                            pairs=d.pairs, first=d.first_level),
     }

@@ -135,8 +135,9 @@ class Data:
         self.jumps = history.all_jumps(self.all_runs, self.code_changed, profiles.claims_across(root), memo)
         self.jumped = history.flagged(self.all_runs, found=self.jumps)
         self.confirming = runlists.confirming(self.results_dir, self.all_runs)[0]   # problems: checked_runs refused them
-        self.new_level = history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps, confirming=self.confirming,
-                                              memo=memo)
+        self.first_level = history.first_levels(self.all_runs, self.confirming, memo)   # held by no accepted run
+        self.new_level = self.first_level | history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps,
+                                                                confirming=self.confirming, memo=memo)
         # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
         self.current = merge.current_records(self.runs, self.jumped | self.new_level)
         blame.track(self.current)   # a page stopping on a field missing or null names the record and the field
