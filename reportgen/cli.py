@@ -147,8 +147,8 @@ def verify_command(root, site_dir, strict):
 
     Example: reportgen verify --strict
     """
-    from reportgen.commands import build
-    build.verify_site(root, site_dir or root / "site", strict=strict)
+    from reportgen.commands import build, pdf
+    build.verify_site(root, site_dir or root / "site", strict=strict, printed=pdf.printed(root))
     click.echo("verify: ok")
 
 

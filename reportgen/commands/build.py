@@ -36,8 +36,7 @@ class _Collect(logging.Handler):
 MARKER = ".reportgen-site"
 """Written into every site this command builds: only a folder carrying it is ever replaced."""
 PROTECTED = ("results", "archive", "docs", "experiments", "reportgen", "study", "tests", ".git", ".ci", ".venv")
-"""Folders of the project a site may never be built in; so are hidden folders and any other folder
-holding files git tracks (a site there would mix generated files into the project's own)."""
+"""Folders of the project a site may never be built in; nor hidden folders, nor any holding files git tracks."""
 
 
 def _project_folder(root, site_dir):
@@ -688,13 +687,14 @@ def _machine_change(site_dir, tmp):
             f"that machine, look at its runs (history.html), or build with --machine {before[:20]}")
 
 
-def verify_site(root, site_dir, strict=False):
-    """`reportgen verify` and `reportgen pdf`: publish.verify, then, when that holds, the site
-    compared file by file with a fresh build from results/ into a temporary folder
-    (publish.sitecheck.rebuild_problems). ReportError lists every problem."""
+def verify_site(root, site_dir, strict=False, printed=None):
+    """`reportgen verify` and `reportgen pdf`: publish.verify, then the site compared file by file with a fresh build
+    from results/ in a temporary folder (publish.sitecheck.rebuild_problems: ``printed``, pdf.printed's).
+    ReportError lists every problem."""
     from reportgen.publish import sitecheck, verify
     verify.verify(root, site_dir, strict=strict)
-    problems = sitecheck.rebuild_problems(root, site_dir, lambda r, s, machine: build(r, s, machine=machine))
+    problems = sitecheck.rebuild_problems(root, site_dir, lambda r, s, machine: build(r, s, machine=machine),
+                                          printed=printed)
     if problems:
         raise ReportError(problems)
     return True

@@ -175,7 +175,7 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     # a full disk) goes first; intact ones stay until they are replaced whole below
     sitecheck.drop_broken(site_dir, [PRINT_PAGE, PDF_NAME])
     try:
-        build.verify_site(root, site_dir)
+        build.verify_site(root, site_dir, printed=printed(root, pages, site_name))
     except ReportError as exc:
         raise ReportError(exc.problems, hint=f"reportgen pdf: {site_dir} does not verify; nothing was printed "
                                              "(run `reportgen build`)") from None
@@ -196,6 +196,12 @@ def _verified_pdf(root, site_dir, exe, pages, site_name, say):
     sitecheck.add_to_manifest(site_dir, [PDF_NAME])
     say(f"wrote {out}")
     return out
+
+
+def printed(root, pages=None, site_name=None):
+    """What verify holds a site's print.html to: the page assembled from a fresh build's pages (a print.html with
+    the pages' 'unconfirmed' flags cut out passed, left out of the comparison as the PDF's bytes are)."""
+    return lambda fresh: print_page(root, fresh, *((pages, site_name) if pages is not None else nav_pages(root)))
 
 
 def print_page(root, site_dir, pages, site_name):

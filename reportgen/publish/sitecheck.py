@@ -627,12 +627,39 @@ def other_markup_problems(site_dir, parsed, stylesheets=True):
     return out
 
 
-def rebuild_problems(root, site_dir, build, limit=20):
+PDF_ACTIVE = re.compile(rb"/(JavaScript|JS|OpenAction|AA|Launch|EmbeddedFiles?|RichMedia|XFA|AcroForm|SubmitForm"
+                        rb"|ImportData|GoToR|GoToE|ObjStm)(?![A-Za-z0-9])")
+"""What a PDF may run or hide, which the browser's printout of the site never holds: scripts, actions on opening
+or on an event, launched or embedded files, forms, other documents, and object streams (where a dictionary is
+compressed out of sight of this scan).  A study.pdf of any bytes with an OpenAction script passed verify."""
+
+
+def pdf_problems(site_dir):
+    """The site's PDF is a PDF with nothing active in it (PDF_ACTIVE); its text is the browser's, not re-derived."""
+    path = Path(site_dir) / PDF_OUTPUTS[1]
+    if not path.exists():
+        return []
+    try:
+        data = plainfile.read_bytes(path, 1 << 30)
+    except ReportError as exc:
+        return exc.problems
+    active = PDF_ACTIVE.search(data)
+    if not data.startswith(b"%PDF-") or active:
+        return [f"{path}: " + (f"holds /{active.group(1).decode()}, which a printout of the site never does (a script, "
+                               "an action, an embedded file, a form or a hidden object stream)" if active else
+                               "not a PDF (it does not begin with %PDF-)")]
+    return []
+
+
+def rebuild_problems(root, site_dir, build, limit=20, printed=None):
     """Build the site again from results/ and the archive into a temporary folder, for the
     publication machine the site names (site/machine.json, and whether --machine chose it), and
     refuse every file that differs: the figures, their index, the charts' data, the CSV downloads
     and coverage.json are recomputed here, not trusted.  ``build(root, site_dir, machine)`` is
-    `reportgen build` (commands.build.verify_site passes it: the presentation never imports commands)."""
+    `reportgen build` (commands.build.verify_site passes it: the presentation never imports commands).
+    ``printed(fresh site dir)``: the bytes of the print page `reportgen pdf` assembles from a site (commands.pdf
+    .print_page): a print.html is held to it as every page is (one with the pages' 'unconfirmed' flags cut out
+    and a sentence reversed passed, left out of the comparison as the PDF is)."""
     site_dir = Path(site_dir)
     try:
         facts = read_json(site_dir / "machine.json")
@@ -647,6 +674,8 @@ def rebuild_problems(root, site_dir, build, limit=20):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             fresh_dir = build(root, scratch / "site", machine)   # its progress lines are not verify's
         fresh = read_manifest(fresh_dir)
+        if printed is not None and PDF_OUTPUTS[0] in given:
+            fresh[PDF_OUTPUTS[0]] = hashlib.sha256(printed(fresh_dir)).hexdigest()
     except ReportError as exc:
         return [f"{site_dir}: a fresh build from results/ fails, so the site cannot be checked: {exc.problems[0]}"]
     except OSError as exc:   # a full temporary folder: MkDocs named the theme file it copied, not where to
@@ -654,9 +683,9 @@ def rebuild_problems(root, site_dir, build, limit=20):
                 f"({exc.strerror or exc}); free space, or set TMPDIR to another folder"]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    for name in PDF_OUTPUTS:
+    for name in PDF_OUTPUTS[0 if printed is None else 1:]:   # the PDF's bytes are the browser's: pdf_problems
         given.pop(name, None)
-    out = []
+    out = pdf_problems(site_dir)
     for rel in sorted(set(given) | set(fresh)):
         if rel not in fresh:
             out.append(f"{site_dir / rel}: a fresh build from results/ does not write this file")
