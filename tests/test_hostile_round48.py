@@ -115,6 +115,8 @@ def test_a_step_diff_too_long_is_a_note_not_a_diff(tmp_path, monkeypatch):
     from reportgen.pages import graph
 
     class Cur:
+        ok = True   # steps that passed: graph.step_diffs diffs those only
+
         def __init__(self, step, ir):
             self.record = {"id": f"graph/unit=conv/pipeline=decompose/step={step:02d}-P{step}", "run_id": "r",
                            "case": {"unit": "conv", "pipeline": "decompose", "step": step, "pass": f"P{step}"},

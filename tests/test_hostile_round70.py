@@ -155,7 +155,7 @@ def test_a_page_printing_a_ratio_no_rule_follows_is_caught():
     def cur(rid, family):
         rec = {"id": f"{family}/n=1", "run_id": rid, "experiment": family,
                "log": {"path": f"runs/{rid}/logs/x.log", "lines": [1, 2], "sha256": "0" * 64}}
-        return SimpleNamespace(record=rec, machine="m", jumped=False)
+        return SimpleNamespace(record=rec, machine="m", jumped=False, ok=True)
     book = FigureBook()
     book.followed = pairs.followed
     book.set_page("index.md")

@@ -16,6 +16,7 @@ import unicodedata
 from pygments.token import STANDARD_TYPES
 
 from reportgen.data import plainfile
+from reportgen.publish import numerals
 from reportgen.publish.nesting import nesting_problem
 from reportgen.data.seed import FENCE_LANGUAGES
 
@@ -484,8 +485,8 @@ _NUMBER = r"(?<![A-Za-z0-9_.#\u00a7])(?<![A-Za-z_]-)(?:\d+(?:\.\d+)?|\.\d+)(?:[e
 _TYPED = re.compile(_NUMBER + r"\s*"
                     r"(?:(?i:ms|[KMGTP]?FLOP(?:S|/s)|[KMGT]?Hz|[KMGT]?OPS\b|QPS\b|FPS\b|[KMGT]i?B(?:/s)?\b|min\b|times\b"
                     r"|(?:milli|micro|nano)?sec(?:ond)?s?\b|[u\u00b5\u03bc]sec\b|x\b|(?:tok(?:en)?s?|img|images?|it"
-                    r"|samples?|req|requests?)/s)|[\u6beb\u5fae\u7eb3]?\u79d2|\u6b21/\u79d2|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u2030"
-                    r"|\u500d(?!\u6570)|\u00d7(?!\s*\d)|\u5206\u949f|\u5c0f\u65f6|\u5929|h\b)")
+                    r"|samples?|req|requests?)/s)|[\u6beb\u5fae\u7eb3]?\u79d2|[\u6b21\u5f20\u6761\u4e2a]/\u79d2|s\b|[u\u00b5\u03bc]s\b|ns\b|%|\u2030"
+                    r"|\u500d(?!\u6570)|[\u00d7\u2715\u2716\u2a09\u2573](?!\s*\d)|\u5206\u949f|\u5c0f\u65f6|\u5929|h\b)")
 """A number and a unit as a reader sees them: after a Chinese character too (\u5ef6\u8fdf0.01ms), in a
 range (1-2 ms), in any letter case (206 Gflops); not inside an id (n=32 ms, x-32 s)."""
 _UNIT_WORD = (r"(?<![A-Za-z])(?i:[KMGTP]?FLOP(?:S|/s)|[KMGT]?OPS|QPS|FPS|ms|[u\u00b5\u03bc]s|ns|(?:milli|micro|nano)?seconds?"
@@ -616,7 +617,7 @@ def _typed_in(text):
     found += [(masked.count("\n", 0, tag.start()) + 1, f.group(0)) for tag in _TAG.finditer(masked)
               for f in _TYPED.finditer(_shown_attributes(tag))]
     masked = _TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)
-    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", plainfile.unescape(masked)))   # 0\.01 ms
+    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", numerals.as_digits(plainfile.unescape(masked))))
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
     masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
                     lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip
