@@ -580,7 +580,7 @@ def extra_problems(rec, campaign_rules=None):
     if out:
         return out
     out = _nested_problems(extra) + _campaign_problems(extra.get("campaign"), campaign_rules) + _required_problems(rec)
-    out += [] if out else scores.score_problems(extra)
+    out += [] if out else scores.score_problems(extra) + scores.timing_problems(rec)
     out += [] if out else _profile_latency_problems(rec)
     out += [f"extra.{name}: {lines} lines, more than the {MAX_IR_LINES} a pass demonstration shows (the page diffs them)"
             for name in ("before_text", "after_text") if isinstance(extra.get(name), str)

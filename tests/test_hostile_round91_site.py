@@ -1,13 +1,15 @@
 """The ninety-first round of the hostile corpus (issue #29), site set: attack only, then fixed.
 
-18 probes, 6 failed (4 weak).  Mended here: print.html and study.pdf rewritten after the build (the unconfirmed
-flags cut out of the printout, a sentence reversed; a PDF of any bytes with an OpenAction script), their sha256
-updated in site-files.json, passed verify: the print page is held to the one `reportgen pdf` assembles from a fresh
-build, and the PDF may hold nothing active.  Figures typed in Chinese or Roman numerals ('\u5feb\u4e09\u500d', '\u5341\u6beb\u79d2', '\u2162'), with
-'\u2715' or '\u5f20/\u79d2', or in site_name or a nav title are hand-typed figures (publish.numerals; seven committed pages held one
-and were reworded; mkdocs.yml's titles and settings are read so too).  Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's
-text; serve's connection cap counts threads;
-`reportgen pdf` after a build killed between its renames; a `http:x/y` link; --root and the package's words.
+18 probes, 6 failed (4 weak).  Mended here:
+- print.html and study.pdf rewritten after the build (the unconfirmed flags cut out of the printout, a sentence
+  reversed; a PDF of any bytes with an OpenAction script), their sha256 updated in site-files.json, passed verify:
+  the print page is held to the one `reportgen pdf` assembles from a fresh build, the PDF to nothing active;
+- figures typed in Chinese or Roman numerals ('\u5feb\u4e09\u500d', '\u5341\u6beb\u79d2', '\u2162'), with '\u2715' or '\u5f20/\u79d2', or in mkdocs.yml's
+  titles and settings are hand-typed figures (publish.numerals; seven committed pages held one and were reworded);
+- a link 'http:host/x' (a path of the site when served, another host from file://) is refused.
+Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; serve's connection
+cap counts threads; an empty download name; `reportgen pdf` after a build killed between its renames; --root and
+the package's words.
 
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
 """
@@ -16,7 +18,8 @@ import json
 from test_hostile_round4 import _expect
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("print_page_rebuilt", "pdf_nothing_active", "numerals_typed",
-                                        "more_units_typed", "title_figure_typed"))
+                                        "more_units_typed", "title_figure_typed",
+                                        "http_without_host"))
 
 
 def _site(folder, files):
@@ -77,3 +80,10 @@ def test_a_figure_in_a_title_is_refused():
     said = pagecontent.typed_in_rendered("mkdocs.yml", "TVM \u7b97\u5b50\uff1a\u6bd4 ONNX Runtime \u5feb\u4e09\u500d")
     assert said and _expect("title_figure_typed") in said[0]
     assert pagecontent.typed_in_rendered("mkdocs.yml", "TVM \u7b97\u5b50\u4f18\u5316\u5b9e\u6218") == []
+
+
+def test_an_http_link_without_a_host_is_refused(tmp_path):
+    from reportgen.publish import links
+    (tmp_path / "a.html").write_text("x")
+    said = links.problems(tmp_path, "a.html", ["http:evil.example/install.sh", "HTTPS:x", "https://ok.example/"], {})
+    assert len(said) == 2 and all(_expect("http_without_host") in p for p in said), said

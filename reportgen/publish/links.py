@@ -16,9 +16,14 @@ def problems(site_dir, rel, hrefs, ids):
     ('page.html/', '%2F') is refused."""
     out, root = [], site_dir.resolve()
     for href in dict.fromkeys(hrefs):
-        if _SCHEME.match(href) or href.startswith("//"):
+        said, scheme = f"{site_dir / rel}: link {href[:120]!r}", _SCHEME.match(href)
+        if scheme and scheme.group(1).lower() in ("http", "https") and not href[scheme.end():].startswith("//"):
+            # 'http:host/x' is a path of the site when it is served over http, another host when read from file://
+            out.append(f"{said} names {scheme.group(1)}: without '//' and a host, which a browser reads as a path "
+                       "of the site or as another host depending on how the site is opened")
             continue
-        said = f"{site_dir / rel}: link {href[:120]!r}"
+        if scheme or href.startswith("//"):
+            continue
         written, _, anchor = href.partition("#")
         written = written.partition("?")[0]
         path = unquote(written)
