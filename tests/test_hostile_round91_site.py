@@ -6,9 +6,11 @@
   the print page is held to the one `reportgen pdf` assembles from a fresh build, the PDF to nothing active;
 - figures typed in Chinese or Roman numerals ('\u5feb\u4e09\u500d', '\u5341\u6beb\u79d2', '\u2162'), with '\u2715' or '\u5f20/\u79d2', or in mkdocs.yml's
   titles and settings are hand-typed figures (publish.numerals; seven committed pages held one and were reworded);
-- a link 'http:host/x' (a path of the site when served, another host from file://) is refused.
-Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; serve's connection
-cap counts threads; an empty download name; `reportgen pdf` after a build killed between its renames; --root and
+- a link 'http:host/x' (a path of the site when served, another host from file://) is refused;
+- serve counts its connections, not its threads (two a connection: 34 half-open ones shut visitors out), and says
+  once that it is full.
+Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; an empty download
+name; `reportgen pdf` after a build killed between its renames; --root and
 the package's words.
 
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
@@ -19,7 +21,7 @@ from test_hostile_round4 import _expect
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("print_page_rebuilt", "pdf_nothing_active", "numerals_typed",
                                         "more_units_typed", "title_figure_typed",
-                                        "http_without_host"))
+                                        "http_without_host", "serve_counts_connections"))
 
 
 def _site(folder, files):
@@ -87,3 +89,31 @@ def test_an_http_link_without_a_host_is_refused(tmp_path):
     (tmp_path / "a.html").write_text("x")
     said = links.problems(tmp_path, "a.html", ["http:evil.example/install.sh", "HTTPS:x", "https://ok.example/"], {})
     assert len(said) == 2 and all(_expect("http_without_host") in p for p in said), said
+
+
+def test_serve_counts_connections_not_threads(monkeypatch):
+    import socket
+    import threading
+    from reportgen.commands import serve
+    said, opened = [], threading.Event()
+
+    class Hold(serve.http.server.BaseHTTPRequestHandler):
+        def handle(self):
+            opened.set()
+            self.rfile.read(1)   # held open until the client goes
+    monkeypatch.setattr(serve, "MAX_CONNECTIONS", 3)
+    monkeypatch.setattr(serve, "_log", said.append)
+    server = serve.Server(("127.0.0.1", 0), Hold)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    clients = [socket.create_connection(server.server_address) for _ in range(5)]
+    try:
+        for _ in range(1000):   # the fourth and fifth are turned away as soon as they are accepted
+            if len(said) >= 1:
+                break
+            threading.Event().wait(0.01)
+        assert said and _expect("serve_counts_connections") in said[0] and len(said) == 1, said
+    finally:
+        for c in clients:
+            c.close()
+        server.shutdown()
+        server.server_close()

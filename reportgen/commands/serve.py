@@ -206,13 +206,33 @@ def _own_file(path):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def process_request(self, request, client_address):
-        """At most MAX_CONNECTIONS served at once: one more is closed unanswered."""
+    def __init__(self, *args, **kwargs):
         import threading
-        if threading.active_count() > MAX_CONNECTIONS + 2:   # the main thread and the serve loop
+        super().__init__(*args, **kwargs)
+        # connections, not threads: each holds a handler and its head deadline's timer, so counting threads shut
+        # visitors out after 34 half-open connections, unsaid
+        self._slots, self._full_said = threading.BoundedSemaphore(MAX_CONNECTIONS), False
+
+    def process_request(self, request, client_address):
+        """At most MAX_CONNECTIONS served at once: one more is closed unanswered, said once while they are full."""
+        if not self._slots.acquire(blocking=False):
+            if not self._full_said:
+                _log(f"{client_address[0]}: turned away: {MAX_CONNECTIONS} connections are open (said once while full)")
+            self._full_said = True
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._full_said = False
+            self._slots.release()
 
     def handle_error(self, request, client_address):
         """A client that goes away or sends garbage is not a traceback: one line at most."""
