@@ -8,8 +8,9 @@
   not by p50 / p50 against 1.0 (ORT 3 % slower turned 'missed' into 'met');
 - an INT8 accuracy 1.48 points below FP32's beside a top-1 agreement of 1.0 is refused (study.scores), and so are a
   first call under half the fastest warm call and an operator profile's total far from the median call.
-Left open, with their levers in the issue's note: a same-code move inside the 2x noise band (TensorFlow 0.55x)
-reorders engines; a compile time no run compares (claims.NOISY) turns a worked example; retest builds on the newest
+- a median of the same code beyond 1.25x of its case's range over the earlier runs (three or more) is a jump
+  (TensorFlow's ResNet-18 at 0.55x, under the 2x jump, beside seven runs of 14.8-19.7 ms).
+Left open, with their levers in the issue's note: a compile time no run compares (claims.NOISY) turns a worked example; retest builds on the newest
 valid run.
 
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
@@ -17,7 +18,8 @@ The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py
 from test_hostile_round4 import _expect
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("first_measurement_held", "first_profile_held", "accuracy_bounded_by_agreement",
-                                        "goal_by_noise_rule", "first_call_floor", "profile_total_span"))
+                                        "goal_by_noise_rule", "first_call_floor", "profile_total_span",
+                                        "same_code_range"))
 
 
 class _Run:
@@ -96,3 +98,16 @@ def test_a_first_call_and_a_profile_total_are_held_to_the_samples():
     assert _expect("first_call_floor") in said[0] and _expect("profile_total_span") in said[1]
     rec["extra"] = {"cold_seconds": 0.85, "op_profile_total_s": 0.02}
     assert scores.timing_problems(rec) == []
+
+
+def test_a_same_code_median_beyond_the_case_s_range_is_a_jump():
+    from reportgen.pages import history
+    from test_hostile_round35_data import _changed, _Run as _Same
+    runs = [_Same(f"r{i}", p50, "a" * 64) for i, p50 in enumerate((1.0, 1.3, 0.9, 1.1, 0.6))]
+    found = history.all_jumps(runs, _changed)
+    assert [(j[2], j[5]) for j in found] == [("r4", history.RANGE_STAT)], found
+    assert _expect("same_code_range") in history.RANGE_STAT and ("r4", "numpy_gemm/n=1") in history.flagged(runs, _changed)
+    runs[-1] = _Same("r4", 0.75, "a" * 64)   # within RANGE of the range's low end (0.9 / 1.25 = 0.72)
+    assert history.all_jumps(runs, _changed) == []
+    runs[-1] = _Same("r4", 0.6, "b" * 64, commit="b" * 40)   # another code: a level of its own, no range
+    assert [j[5] for j in history.all_jumps(runs, _changed)] != [history.RANGE_STAT]

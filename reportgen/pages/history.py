@@ -182,6 +182,11 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
                     break
             if hit is not None and hit[3]:
                 hit = _same_code_hit(rec, run, family, kept.get(key, ()), code_changed, memo) or hit
+            if hit is None and before is not None:   # within JUMP of the last: within the case's own range too?
+                outside = _outside_range(rec, kept.get(key, ()))
+                if outside is not None and not _code_changed(before[1]["fingerprint"] != rec["fingerprint"], before[2],
+                                                             run, family, code_changed):
+                    hit = (before[0], outside, RANGE_STAT, False)
             if hit is None:
                 base.setdefault(key, entry)
                 trusted[key] = entry
@@ -199,6 +204,26 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
         measured.update({(family, machine, profile): (run, fingerprints) for family, fingerprints in ran.items()
                          if (finished.get(family) or {}).get("status") == "ok"})
     return out
+
+
+RANGE = 1.25
+RANGE_RUNS = 3
+RANGE_STAT = "p50 (outside the case's range)"
+"""A median of the same code as the last run that lies beyond RANGE of the range of every earlier trusted median of
+its case on the machine (at least RANGE_RUNS of them, over any code) is a jump too, as asv holds a benchmark to its
+history: TensorFlow's ResNet-18 at 0.55x, under JUMP, beside seven runs of 14.8-19.7 ms, was printed unflagged and
+made the fastest engine.  The committed runs have no same-code median beyond it."""
+
+
+def _outside_range(rec, kept):
+    """The ratio of ``rec``'s median to the nearer end of its case's range (``kept``: the trusted entries), when it
+    lies beyond RANGE of it; else None."""
+    p50 = (rec.get("stats") or {}).get("p50")
+    earlier = [s for s in ((e[1].get("stats") or {}).get("p50") for e in kept) if stats.is_number(s) and s > 0]
+    if len(earlier) < RANGE_RUNS or not (stats.is_number(p50) and p50 > 0):
+        return None
+    low, high = min(earlier), max(earlier)
+    return p50 / low if p50 < low / RANGE else p50 / high if p50 > high * RANGE else None
 
 
 def _same_code_hit(rec, run, family, kept, code_changed, memo):
