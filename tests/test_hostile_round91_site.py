@@ -8,7 +8,11 @@
   titles and settings are hand-typed figures (publish.numerals; seven committed pages held one and were reworded);
 - a link 'http:host/x' (a path of the site when served, another host from file://) is refused;
 - serve counts its connections, not its threads (two a connection: 34 half-open ones shut visitors out), and says
-  once that it is full.
+  once that it is full;
+- round 92's P12 and P13: the jump list every flag links to kept as '{% if false %}{{ history_jumps() }}{% endif %}'
+  or inside an HTML comment, and the machine card so, passed: a placeholder counts as shown when the page ran it,
+  its text not in a comment (sandbox.render_shown), the jump list must be run (history.SHOWN), and the banner
+  stands on pages whose card did not run.
 Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; an empty download
 name; `reportgen pdf` after a build killed between its renames; --root and
 the package's words.
@@ -21,7 +25,8 @@ from test_hostile_round4 import _expect
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("print_page_rebuilt", "pdf_nothing_active", "numerals_typed",
                                         "more_units_typed", "title_figure_typed",
-                                        "http_without_host", "serve_counts_connections"))
+                                        "http_without_host", "serve_counts_connections",
+                                        "placeholder_shown"))
 
 
 def _site(folder, files):
@@ -117,3 +122,23 @@ def test_serve_counts_connections_not_threads(monkeypatch):
             c.close()
         server.shutdown()
         server.server_close()
+
+
+def test_a_placeholder_never_run_or_written_into_a_comment_is_not_shown():
+    import pytest
+    from types import SimpleNamespace
+    from reportgen.errors import ReportError
+    from reportgen.publish import sandbox
+    from reportgen.publish.plugin import ReportgenPlugin
+    env, names = sandbox.sandbox(), {"history_jumps": lambda: "the jump list, every flag's target"}
+    text, shown = sandbox.render_shown(env, env.parse("a {% if false %}{{ history_jumps() }}{% endif %} b"), names, "p")
+    assert shown == set()
+    with pytest.raises(ReportError) as hidden:
+        sandbox.render_shown(env, env.parse("a <!-- {{ history_jumps() }} -->"), names, "docs/history.md")
+    assert _expect("placeholder_shown") in str(hidden.value) and "history_jumps" in str(hidden.value)
+    text, shown = sandbox.render_shown(env, env.parse('??? note\n    {{ history_jumps() | indent(4) }}'), names, "p")
+    assert shown == {"history_jumps"}
+    stub = SimpleNamespace(names_defined={"history_jumps"}, names_used={"history_jumps"}, names_shown=set())
+    with pytest.raises(ReportError) as unrun:
+        ReportgenPlugin.on_post_build(stub, None)
+    assert "history_jumps" in str(unrun.value) and "never run" in str(unrun.value)

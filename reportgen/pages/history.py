@@ -387,6 +387,11 @@ def first_levels(runs, confirming=frozenset(), memo=None):
     return out
 
 
+SHOWN = ("history_jumps",)
+"""The placeholders a build must run on some page, not only name: the jump list every flag links to was kept in
+docs/history.md as '{% if false %}{{ history_jumps() }}{% endif %}', and the flags pointed at an empty section."""
+
+
 def jumps_text(runs, code_changed=None, found=None, new_level=None, pairs=None, first=()):
     """The history page's jumps: those of the same code, then those over changed code with how many of them
     are unconfirmed new levels (``new_level``: unconfirmed(...) when the caller has it; a build finds it once),

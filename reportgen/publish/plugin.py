@@ -40,9 +40,8 @@ from reportgen.render.figures import FigureBook, derived_entries
 
 COVERAGE_PAGE = "coverage.md"
 from reportgen.publish.coveragepage import GENERATED, coverage_markdown
-# Per-record provenance pages stay out of the search index: they were three quarters of it (about
-# 1.6 of 2.2 MB), which every page view downloads and indexes in the browser.  A reader reaches them
-# from a figure's link, the family's index page (searchable) or `reportgen trace ID`.
+# Per-record provenance pages stay out of the search index (three quarters of it, 1.6 of 2.2 MB, which every page
+# view downloads): a reader reaches them from a figure's link, the family's index page or `reportgen trace ID`.
 UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n"
 
 
@@ -325,7 +324,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         self.pages_html = {}
         self.csv_files = {}   # site path -> CSV text of one table (publish.csvs)
         self.csv_owner = {}   # site path -> the docs page whose table it is
-        self.names_defined, self.names_used = set(), set()
+        self.names_defined, self.names_used, self.names_shown = set(), set(), set()
         pages = [{family: f"provenance/{family}.md"} for family in self.data.families()]
         pages += [{W("plugin.on_config.machine_title", machine=mid): machines.provenance_page(mid)} for mid in self.other_machines()]
         # the build's own titles and footer are words (docs/words/plugin.yaml) the theme writes into every page,
@@ -473,10 +472,11 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             where, started = f"docs/{page.file.src_uri}", time.monotonic()
             with _time_limit(max(1, min(RENDER_S, math.ceil(self.render_left))), where):
-                text = sandbox.render(self.jinja, tree, names, where)   # the tree parsed above, not a second parse
+                text, shown = sandbox.render_shown(self.jinja, tree, names, where)   # the tree parsed above, once
                 own = sandbox.render(self.typed, tree, names, where)   # the page's own text, Jinja run, placeholder figures out
                 bare = sandbox.render(self.bare, tree, names, where)
             self.render_left -= time.monotonic() - started
+            self.names_shown |= shown   # asked for and run: history.SHOWN holds the jump list to it
             hidden = plainfile.shown_controls_problem(f"docs/{page.file.src_uri} as rendered", text)
             if hidden:   # '&#{{ n }};' made a backspace of a placeholder's bare 8
                 raise ReportError(hidden)
@@ -489,7 +489,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                 for e in self.book.entries.values())
             # the machines page is the banner's target; a page with the machine card says it already
             text = pagecontent.under_title(text, machines.banner(self.data, page.file.src_uri) if shows_current and (
-                page.file.src_uri != machines.PAGE and "machine_card" not in used) else "", not self.data.smoke)
+                page.file.src_uri != machines.PAGE and "machine_card" not in shown) else "", not self.data.smoke)
             return self._converts(f"docs/{page.file.src_uri}", markdown, text)   # as MkDocs is handed it, banner placed
         except jinja2.UndefinedError as exc:
             raise ReportError(f"docs/{page.file.src_uri}: unknown placeholder: {exc}") from exc
@@ -593,9 +593,9 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return env
 
     def on_post_build(self, config):
-        unused = sorted(self.names_defined - self.names_used)
-        if unused:   # a name no page uses is dead code, or a page lost a sentence
-            raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/: "
+        unused = sorted(self.names_defined - self.names_used) + sorted(set(history.SHOWN) - self.names_shown)
+        if unused:   # a name no page uses is dead code, or a page lost a sentence (or never runs it: {% if false %})
+            raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/ (or never run there): "
                               f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
                               f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
         if self.book.unfollowed:   # a ratio of two families' records that no rule holds to the jump factor

@@ -43,6 +43,41 @@ def render(env, tree, names, where, limit=MAX_RENDER_CHARS):
     return "".join(out)
 
 
+SHOWN_CHARS = 20
+"""The length from which a placeholder's text must stand whole in the page it was asked for (a shorter one, a word
+or a figure, may be shown through a filter)."""
+
+
+def render_shown(env, tree, names, where, limit=MAX_RENDER_CHARS):
+    """render's text, and the names of the placeholders it called: a placeholder in the page's Jinja that never ran
+    ({% if false %}{{ history_jumps() }}{% endif %}) is no placeholder the page shows.  A placeholder's text written
+    into an HTML comment, or cut by the page's Jinja, is refused: both hid the jump list every flag links to, and the
+    build counted it as shown."""
+    calls = []
+
+    def tracked(name, fill):
+        def call(*args, **kwargs):
+            value = fill(*args, **kwargs)
+            calls.append((name, value))
+            return value
+        return call
+    text = render(env, tree, {k: tracked(k, v) if callable(v) else v for k, v in names.items()}, where, limit)
+
+    def lines(value):   # each line without its indent: a page indents a placeholder's text into a block
+        return "\n".join(line.strip() for line in value.strip().split("\n"))
+    flat = lines(text)
+
+    def unseen(value):   # not in the text, or where a comment the page opened before it is still open
+        at = flat.find(lines(value))
+        return at < 0 or flat.rfind("<!--", 0, at) > flat.rfind("-->", 0, at)
+    hidden = next((name for name, value in calls
+                   if isinstance(value, str) and len(value.strip()) >= SHOWN_CHARS and unseen(value)), None)
+    if hidden is not None:
+        raise ReportError(f"{where}: the text of the placeholder {hidden} is not in the page whole (written into an "
+                          "HTML comment, or cut by the page's Jinja): a page shows what it asks for")
+    return text, {name for name, _value in calls}
+
+
 def _page_line(exc):
     """The page's line where ``exc`` was raised when its innermost frame is the page's template, else None."""
     tb, last = exc.__traceback__, None
