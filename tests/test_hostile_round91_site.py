@@ -12,7 +12,8 @@
 - round 92's P12 and P13: the jump list every flag links to kept as '{% if false %}{{ history_jumps() }}{% endif %}'
   or inside an HTML comment, and the machine card so, passed: a placeholder counts as shown when the page ran it,
   its text not in a comment (sandbox.render_shown), the jump list must be run (history.SHOWN), and the banner
-  stands on pages whose card did not run.
+  stands on pages whose card did not run; round 92's P6: archive/environments.yaml's label and facts were Markdown
+  and HTML on the environment page (a live link to another host): printed as text now.
 Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; an empty download
 name; `reportgen pdf` after a build killed between its renames; --root and
 the package's words.
@@ -26,7 +27,7 @@ from test_hostile_round4 import _expect
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("print_page_rebuilt", "pdf_nothing_active", "numerals_typed",
                                         "more_units_typed", "title_figure_typed",
                                         "http_without_host", "serve_counts_connections",
-                                        "placeholder_shown"))
+                                        "placeholder_shown", "archive_environment_text"))
 
 
 def _site(folder, files):
@@ -142,3 +143,11 @@ def test_a_placeholder_never_run_or_written_into_a_comment_is_not_shown():
     with pytest.raises(ReportError) as unrun:
         ReportgenPlugin.on_post_build(stub, None)
     assert "history_jumps" in str(unrun.value) and "never run" in str(unrun.value)
+
+
+def test_an_archive_environment_is_printed_as_text():
+    from reportgen.pages import machines
+    env = machines.historical_environment({"label": "2020 [x](https://evil.example) <i>i</i>",
+                                           "facts": ["Ubuntu **b** <b>b</b>"], "seed_sections": ["20"]})
+    assert "<" not in env["label"] + env["facts"][0] and "](" not in env["label"] and env["seed_sections"] == ["20"]
+    assert _expect("archive_environment_text") in env["label"] + env["facts"][0]

@@ -274,3 +274,9 @@ def names(site):
         "unmeasured": lambda family, *anchors: unmeasured(d, b, family, anchors),
         "machines_reading": lambda: Page(d, b).reading(),
     }
+
+
+def historical_environment(env):
+    """An environment of archive/environments.yaml as docs/environment.md prints it: its label and facts as text (a
+    label '[\u94fe](https://evil.example) <i>i</i>' was a live link and markup in the list of the seed's facts)."""
+    return {**env, "label": _esc(env.get("label", "")), "facts": [_esc(f) for f in env.get("facts") or ()]}

@@ -199,7 +199,7 @@ class Templates:
             "publication_default": d.default_machine or "",
             "publication_cases": str(len(d.machines[d.machine].thorough_cases)) if d.machine else "0",
             "publication_families": str(len(d.machines[d.machine].thorough_families)) if d.machine else "0",
-            "hist_env": lambda key: d.environments[key],
+            "hist_env": lambda key: machines.historical_environment(d.environments[key]),
             "hist_env_keys": HIST_ENVS,
             "archive_sections": ARCHIVE_SECTIONS,
             "chart": self.chart,
