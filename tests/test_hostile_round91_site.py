@@ -74,6 +74,8 @@ def test_figures_spelled_in_numerals_are_typed_figures(tmp_path):
     for figure in ("'3\u500d'", "'10\u6beb\u79d2'", "'3.27\u500d'", "'30%'", "'3 \u500d'"):
         assert any(figure in p and p.startswith(f"{tmp_path / 'index.md'}:3: ") for p in said), (figure, said)
     assert _expect("numerals_typed") in said[0]
+    from reportgen.publish import numerals   # round 92: a circled numeral (NFKC) and the financial forms
+    assert numerals.as_digits("\u5feb\u3282\u500d \u5feb \u53c1 \u500d \u58f9\u4f70\u8d30\u62fe") == "\u5feb3\u500d \u5feb 3 \u500d 120"
 
 
 def test_more_units_are_units(tmp_path):

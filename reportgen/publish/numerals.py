@@ -4,8 +4,10 @@ home page's headline answer, beside the measured figure: the site is Chinese, wh
 ordinary way to write 'three times')."""
 import re
 
-DIGITS = {c: i for i, c in enumerate("\u96f6\u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\u516b\u4e5d")} | {"\u3007": 0, "\u4e24": 2}
-SMALL = {"\u5341": 10, "\u767e": 100, "\u5343": 1000}
+DIGITS = ({c: i for i, c in enumerate("\u96f6\u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\u516b\u4e5d")}
+          | {c: i for i, c in enumerate("\u96f6\u58f9\u8d30\u53c1\u8086\u4f0d\u9646\u67d2\u634c\u7396")}   # the financial forms
+          | {"\u3007": 0, "\u4e24": 2})
+SMALL = {"\u5341": 10, "\u767e": 100, "\u5343": 1000, "\u62fe": 10, "\u4f70": 100, "\u4edf": 1000}
 LARGE = {"\u4e07": 10_000, "\u4ebf": 100_000_000}
 _RUN = "[" + "".join(DIGITS) + "".join(SMALL) + "".join(LARGE) + "]+"
 _SPELLED = re.compile(r"(\u767e\u5206\u4e4b)?(" + _RUN + r")(?:\u70b9([" + "".join(DIGITS) + r"]+))?")
@@ -40,7 +42,13 @@ def _roman(run):
 
 def as_digits(text):
     """``text`` with every Chinese or Roman numeral run written in ASCII digits (line breaks kept where they are):
-    '\u4e09\u70b9\u4e8c\u4e03\u500d' reads '3.27\u500d', '\u767e\u5206\u4e4b\u4e09\u5341' reads '30%', '\u2162' reads '3'."""
+    '\u4e09\u70b9\u4e8c\u4e03\u500d' reads '3.27\u500d', '\u767e\u5206\u4e4b\u4e09\u5341' reads '30%', '\u2162' reads '3'; the text is read
+    after NFKC too (a circled '\u3282' is '\u4e09' there)."""
+    import unicodedata
+    return _as_digits(unicodedata.normalize("NFKC", _as_digits(text)))
+
+
+def _as_digits(text):
     def spelled(m):
         number = str(_whole(m.group(2))) + (("." + "".join(str(DIGITS[c]) for c in m.group(3))) if m.group(3) else "")
         return number + "%" if m.group(1) else number
