@@ -13,7 +13,8 @@
   or inside an HTML comment, and the machine card so, passed: a placeholder counts as shown when the page ran it,
   its text not in a comment (sandbox.render_shown), the jump list must be run (history.SHOWN), and the banner
   stands on pages whose card did not run; round 92's P6: archive/environments.yaml's label and facts were Markdown
-  and HTML on the environment page (a live link to another host): printed as text now.
+  and HTML on the environment page (a live link to another host): printed as text now; round 92's P4: `trace
+  RECORD#no_such_figure` says the site shows no such figure.
 Left open: a unit-less ratio after its name ('\u52a0\u901f\u6bd4 3.27'), a figure inside a words file's text; an empty download
 name; `reportgen pdf` after a build killed between its renames; --root and
 the package's words.
@@ -27,7 +28,8 @@ from test_hostile_round4 import _expect
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("print_page_rebuilt", "pdf_nothing_active", "numerals_typed",
                                         "more_units_typed", "title_figure_typed",
                                         "http_without_host", "serve_counts_connections",
-                                        "placeholder_shown", "archive_environment_text"))
+                                        "placeholder_shown", "archive_environment_text",
+                                        "trace_unknown_figure"))
 
 
 def _site(folder, files):
@@ -153,3 +155,11 @@ def test_an_archive_environment_is_printed_as_text():
                                            "facts": ["Ubuntu **b** <b>b</b>"], "seed_sections": ["20"]})
     assert "<" not in env["label"] + env["facts"][0] and "](" not in env["label"] and env["seed_sections"] == ["20"]
     assert _expect("archive_environment_text") in env["label"] + env["facts"][0]
+
+
+def test_trace_says_a_figure_name_the_site_does_not_show(tmp_path):
+    from reportgen.commands import trace
+    (tmp_path / "numbers.json").write_text(json.dumps([{"id": "e2e/x#p50_ms", "page": "e2e.md"}]))
+    said = trace.derived_lines(tmp_path, "e2e/x#no_such_figure")
+    assert said and _expect("trace_unknown_figure") in said[0]
+    assert trace.derived_lines(tmp_path, "e2e/x#p50_ms") == [] and trace.derived_lines(tmp_path, "e2e/x") == []

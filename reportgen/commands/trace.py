@@ -105,8 +105,10 @@ def derived_lines(site_dir, figure_id):
     if not isinstance(index, list) or not all(isinstance(e, dict) for e in index):
         raise ReportError(f"{path}: expected a list of figure entries (objects), as a build writes it")
     entry = next((e for e in index if e.get("id") == figure_id and e.get("derived")), None)
-    if entry is None:
-        return []
+    if entry is None:   # a figure name the site does not show is said, not passed over (the record stands alone)
+        unknown = "#" in figure_id and not any(e.get("id") == figure_id for e in index)
+        return [_one_line(f"figure   {figure_id!r}: no such figure on the built site ({path}); the record above is "
+                          "what its id names")] if unknown else []
     d = entry["derived"]
     operands = d.get("operands") if isinstance(d, dict) else None
     if (not isinstance(operands, list) or not all(isinstance(o, dict) and all(k in o for k in OPERAND_KEYS)
