@@ -311,15 +311,11 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset(), mem
     the flag off the current figure: the flag belongs to the level, not to the run that first showed it."""
     found = all_jumps(runs, code_changed) if found is None else found
     order = {run.run_id: i for i, run in enumerate(runs)}
-    out, index, memo = set(), {}, {} if memo is None else memo
+    out, memo = set(), {} if memo is None else memo
+    record = _own_record({})
     # the records whose own jump is listed, and whether over changed code (a level of its own) or not
     listed = {(after, cases.canonical_id(cid, None)): changed for cid, _before, after, _ratio, changed, _stat in found}
 
-    def record(run, key):   # the run's own ok record of the case ``key`` (a canonical id), or None
-        if run.run_id not in index:   # each run's records indexed once, when first asked
-            index[run.run_id] = {cases.canonical_id(r["id"], r.get("case")): r for r in run.records
-                                 if r["reused_from"] is None and r["status"] == "ok"}
-        return index[run.run_id].get(key)
     for cid, before, after, _ratio, changed, stat in found:
         if not changed or after not in order or stat.startswith(FAILED):
             continue
@@ -347,6 +343,17 @@ def unconfirmed(runs, code_changed=None, found=None, confirming=frozenset(), mem
     return out
 
 
+def _own_record(index):
+    """record(run, key): the run's own ok record of the case ``key`` (a canonical id), or None; each run's records
+    indexed once in ``index``, when first asked (unconfirmed and first_levels ask again and again)."""
+    def record(run, key):
+        if run.run_id not in index:
+            index[run.run_id] = {cases.canonical_id(r["id"], r.get("case")): r for r in run.records
+                                 if r["reused_from"] is None and r["status"] == "ok"}
+        return index[run.run_id].get(key)
+    return record
+
+
 def first_levels(runs, confirming=frozenset(), memo=None):
     """{(run id, record id)} of the first measurements of a case in a profile on a machine that no run of
     ``confirming`` holds: nothing earlier can be compared with them, so they stand on the run that made them alone
@@ -356,11 +363,7 @@ def first_levels(runs, confirming=frozenset(), memo=None):
     run is flagged, and so is every later record of the profile on the machine that repeats it, until an accepted
     run measures the case at that level (as unconfirmed does for a level over changed code).  ``memo``: as
     unconfirmed's; the build flags the union of both."""
-    out, first, memo = set(), {}, {} if memo is None else memo
-
-    def record(run, key):
-        return next((r for r in run.records if r["reused_from"] is None and r["status"] == "ok"
-                     and cases.canonical_id(r["id"], r.get("case")) == key), None)
+    out, first, memo, record = set(), {}, {} if memo is None else memo, _own_record({})
     for i, run in enumerate(runs):
         machine, profile = merge.machine_of(run), run.manifest.get("profile")
         for rec in run.records:
@@ -370,7 +373,7 @@ def first_levels(runs, confirming=frozenset(), memo=None):
             first[(machine, profile, key)] = i
             if run.run_id in confirming:
                 continue
-            chain, base = [(run.run_id, rec["id"])], record(run, key)
+            chain, base = [(run.run_id, rec["id"])], record(run, key)   # rec, or the run's other spelling of it
             for later in runs[i + 1:]:
                 if merge.machine_of(later) != machine or later.manifest.get("profile") != profile:
                     continue
