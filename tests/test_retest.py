@@ -157,7 +157,7 @@ def test_a_placeholder_no_page_uses_fails_the_build(built_copy):
     page.write_text(page.read_text(encoding="utf-8").replace("{{ microkernel_grid() | indent(4) }}", ""), encoding="utf-8")
     with pytest.raises(ReportError) as err:
         build.build(built_copy, built_copy / "site")
-    assert "placeholder used by no page in docs/: microkernel_grid (remove it from reportgen/pages" in str(err.value)
+    assert "placeholder used by no page in docs/: microkernel_grid (remove it from reportgen/pages" in str(err.value), err.value
     assert (site / "index.html").read_bytes() == marker
 
 

@@ -144,8 +144,7 @@ class Data:
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
         self.env = merge.latest_environment(self.runs, self.current)
         self.specs = charts.build_all(self.tables, self.current, self.env, self.runs)
-        # the seed's content map and code snippets: read once (the checklist, every write-up page and
-        # the coverage use them)
+        # the seed's content map and code snippets, read once: the checklist, write-up pages and coverage use them
         self.content_map = seed.read_content_map(self.archive_dir)
         self.code = seed.read_code(self.archive_dir)
         self.rules, self.items = coverage.read_items(self.archive_dir, self.code)
@@ -356,8 +355,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                               "another title of the navigation, or one character from it; each names one place in it")
         if pages and config.nav is not None:
             config.nav.append({W("plugin.on_config.nav_provenance"): pages})
-        # every page's footer names the code and the machine it was built from (the commit's own
-        # date, not the clock: two builds of one commit stay byte-identical)
+        # every page's footer names the code and machine it was built from (the commit's date, not the clock)
         config["copyright"] = W("plugin.footer.text", commit=html.escape(self.code_version["commit"][:10]),
                                 date=html.escape(self.code_version["date"]),
                                 machine=html.escape(self.data.machine or "—"))
@@ -593,11 +591,13 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
         return env
 
     def on_post_build(self, config):
-        unused = sorted(self.names_defined - self.names_used) + sorted(set(history.SHOWN) - self.names_shown)
-        if unused:   # a name no page uses is dead code, or a page lost a sentence (or never runs it: {% if false %})
-            raise ReportError(f"placeholder{'s' if len(unused) > 1 else ''} used by no page in docs/ (or never run there): "
-                              f"{', '.join(unused)} (remove {'them' if len(unused) > 1 else 'it'} from reportgen/pages, "
-                              f"or put {'them' if len(unused) > 1 else 'it'} back on a page)")
+        unused = sorted(self.names_defined - self.names_used)   # dead code, or a page lost a sentence
+        unrun = sorted(set(history.SHOWN) - self.names_shown - set(unused))   # named, never run: {% if false %}
+        for names, how, fix in ((unused, "used by no page in docs/", "remove {0} from reportgen/pages, or put {0} back on a page"),
+                                (unrun, "never run by the page that names it", "take {0} out of the branch or comment")):
+            if names:
+                raise ReportError(f"placeholder{'s' if len(names) > 1 else ''} {how}: {', '.join(names)} "
+                                  f"({fix.format('them' if len(names) > 1 else 'it')})")
         if self.book.unfollowed:   # a ratio of two families' records that no rule holds to the jump factor
             a, b = sorted(self.book.unfollowed)[0]
             raise ReportError(f"reportgen/pages: a page prints a figure of {a} and {b} records of one machine, a pair of "
