@@ -5,13 +5,16 @@
   pages' verdicts unflagged (a first call of 9 s beside a 9 ms median, a profile total at 28x, a compile of
   90 000 s): held to their case's range over the earlier runs of the machine, as the median is, wider
   (history.SINGLE_RANGE).
+- a one-record run on another OS, kernel, compiler or host rewrote environment.html's manifest for figures it never
+  measured: each field in which the runs holding current figures differ names the other values and their runs
+  (gemm.environment_table), and the host's uuid is a row of its own.
 
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
 """
 from test_hostile_round4 import _expect
 from test_hostile_round35_data import _changed, _Run as _Same
 
-MUTATIONS, SPECIAL = {}, dict.fromkeys(("single_shot_range",))
+MUTATIONS, SPECIAL = {}, dict.fromkeys(("single_shot_range", "environment_differs"))
 
 
 def _runs(field, values, p50=0.009):
@@ -38,3 +41,22 @@ def test_a_single_measurement_beyond_its_case_s_range_is_a_jump():
     runs[-1] = _Same("r3", 0.009, "b" * 64, commit="b" * 40)
     runs[-1].records[0]["extra"] = {"compile_seconds": 90000.0}
     assert "extra.compile_seconds (outside the case's range)" not in [j[5] for j in history.all_jumps(runs, _changed)]
+
+
+def test_the_environment_page_names_the_fields_other_current_runs_differ_in():
+    import copy
+    import json
+    from pathlib import Path
+    from types import SimpleNamespace
+    from reportgen.pages import gemm
+    root = Path(__file__).resolve().parents[1] / "results" / "runs"
+    env = json.loads(next(p for p in sorted(root.glob("*/run.json"))).read_text(encoding="utf-8"))["environment"]
+    forged = copy.deepcopy(env)
+    forged.update(os="Linux Evil OS 1", kernel="9.9.9", compiler="evilcc <b>1</b>", machine_uuid="f" * 32)
+    runs = [SimpleNamespace(run_id=f"r{i}", manifest={"environment": e}) for i, e in enumerate((env, env, forged))]
+    current = {f"c{i}": SimpleNamespace(run=run) for i, run in enumerate(runs)}
+    table = gemm.environment_table(forged, current)   # the newest run's environment, beside the two others
+    assert "Linux Evil OS 1 / 9.9.9" in table and "evilcc &lt;b&gt;1&lt;/b&gt;" in table and "<b>" not in table
+    marks = [line for line in table.splitlines() if _expect("environment_differs") in line]
+    assert len(marks) == 3 and all("`r1`" in line for line in marks), marks   # OS / kernel, compiler, host
+    assert _expect("environment_differs") not in gemm.environment_table(env, dict(list(current.items())[:2]))

@@ -135,12 +135,10 @@ def peak_table(book, current):
     return markdown(["dtype", W("gemm.peak_table.head_isa"), W("gemm.peak_table.head_threads"), W("gemm.peak_table.head_measured_peak"), W("gemm.peak_table.head_formula"), W("gemm.peak_table.head_fma_in_loop")], lines)
 
 
-def environment_table(env):
-    """The seed §11 checklist, filled from the run manifest."""
-    if not env:
-        return W("gemm.environment_table.text")
+def _environment_rows(env):
+    """(label, value) rows of the seed's §11 checklist for one run manifest's environment."""
     blas = "; ".join(W("gemm.environment_table.blas", api=b.get('internal_api'), version=b.get('version'), architecture=b.get('architecture'), threads=b.get('num_threads')) for b in env["blas"])
-    rows = [
+    return [
         ("CPU", W("gemm.environment_table.cpu", cpu_model=env['cpu_model'], cpu_vendor=env['cpu_vendor'], cpu_family_model=env['cpu_family_model'])),
         (W("gemm.environment_table.cores_label"), W("gemm.environment_table.cores", logical_cores=env['logical_cores'], physical_cores=env['physical_cores'], affinity=env['affinity'])),
         (W("gemm.environment_table.clock_label"), W("gemm.environment_table.clock", value=env['cpu_mhz']['value'], source=env['cpu_mhz']['source'])),
@@ -156,8 +154,29 @@ def environment_table(env):
         ("TVM_NUM_THREADS", env["tvm_num_threads"]),
         (W("gemm.environment_table.compiler_label"), env.get("compiler", "")),
         (W("gemm.environment_table.machine_id_label"), env["machine_id"]),
+        (W("gemm.environment_table.host_label"), env.get("machine_uuid", "")),   # not in the id: a fleet of one VM image
     ]
-    return markdown([W("gemm.environment_table.head_item"), W("gemm.environment_table.head_value")], [[_esc(k), _esc(v)] for k, v in rows])
+
+
+def environment_table(env, current=None):
+    """The seed §11 checklist, filled from the newest run manifest that holds a current figure.  A field in which
+    the other runs holding current figures (``current``) differ says so, with each other value and its runs: one
+    record of a run on another OS, kernel or compiler rewrote the page's manifest for figures it never measured."""
+    if not env:
+        return W("gemm.environment_table.text")
+    runs = {c.run.run_id: c.run for c in (current or {}).values()}
+    others = [(run_id, _environment_rows(run.manifest["environment"])) for run_id, run in sorted(runs.items())]
+    lines = []
+    for i, (label, value) in enumerate(_environment_rows(env)):
+        apart = {}
+        for run_id, rows in others:
+            if str(rows[i][1]) != str(value):
+                apart.setdefault(str(rows[i][1]), []).append(run_id)
+        cell = _esc(value)
+        for other, ids in apart.items():
+            cell += W("gemm.environment_table.differs", value=_esc(other), n=len(ids), run=_code(ids[-1]))
+        lines.append([_esc(label), cell])
+    return markdown([W("gemm.environment_table.head_item"), W("gemm.environment_table.head_value")], lines)
 
 
 def _fma_text(evidence):
@@ -413,7 +432,7 @@ def names(site):
         "gemm_goals": lambda: gemm_goals(b, d.current, d.env),
         "thread_scaling": lambda: thread_scaling(b, d.current, d.env),
         "tvm_excerpts": lambda: tvm_excerpts(d.results_dir, d.current, b.data_prefix()),
-        "env_table": lambda: environment_table(d.env),
+        "env_table": lambda: environment_table(d.env, d.current),
         "gemm_finding": lambda: finding(b, d.current, d.env),
     }
 
