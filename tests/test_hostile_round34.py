@@ -164,7 +164,8 @@ def test_a_figure_with_its_unit_before_it_in_its_header_or_in_code_is_found(tmp_
 
 def test_code_that_names_a_vector_type_is_no_figure(tmp_path):
     from reportgen.publish import pagecontent
-    (tmp_path / "x.md").write_text("# x\n\n`<16 x i32>` and `<64 x i8>`; GFLOPS, 2 threads\n", encoding="utf-8")
+    (tmp_path / "x.md").write_text("---\nnumbers: [2 threads]\n---\n# x\n\n`<16 x i32>` and `<64 x i8>`; GFLOPS, 2 threads\n",
+                                   encoding="utf-8")   # a number of the page's own is declared (digitforms)
     assert pagecontent.typed_figures(tmp_path) == []
 
 

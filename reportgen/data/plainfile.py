@@ -300,18 +300,28 @@ def as_mkdocs_reads(text):
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def front_matter(text):
-    """The values of a page's front matter as YAML decodes them ("\\u0020" a space), one per line, or ""
-    without one or when it does not load (front_matter_problem says why)."""
+def front_matter_data(text):
+    """A page's front matter as YAML decodes it, or None without one or when it does not load."""
     import yaml
 
     from reportgen.data import safeyaml
     found = _FRONT_MATTER.match(as_mkdocs_reads(text))
     try:
-        data = safeyaml.loads(found.group(1)) if found else None
+        return safeyaml.loads(found.group(1)) if found else None
     except yaml.YAMLError:
-        return ""
-    values, stack = [], [data]
+        return None
+
+
+def without_front_matter(text):
+    """A page's text with its front matter as blank lines (the body's lines stay where they are)."""
+    text = as_mkdocs_reads(text)
+    return _FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
+
+
+def front_matter(text):
+    """The values of a page's front matter as YAML decodes them ("\\u0020" a space), one per line, or ""
+    without one or when it does not load (front_matter_problem says why)."""
+    values, stack = [], [front_matter_data(text)]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -323,24 +333,29 @@ def front_matter(text):
     return "\n".join(values)
 
 
-FRONT_MATTER_KEYS = frozenset({"title", "description", "hide", "search"})
-"""What a docs page's front matter may set (no page sets any yet): its title and description (plain text),
-the theme's parts it hides and whether search indexes it.  Another key changes how the theme builds the
+FRONT_MATTER_KEYS = frozenset({"title", "description", "hide", "search", "numbers"})
+"""What a docs page's front matter may set: its title and description (plain text), the theme's parts it hides,
+whether search indexes it, and the phrases that hold a number of its own (publish.digitforms).  Another key changes how the theme builds the
 page behind the reviewed text: ``template`` picks any of the theme's templates, ``extra_css`` and the like
 name files the page loads."""
 
 
 MAX_FRONT_MATTER_TEXT = 300
+MAX_NUMBER_PHRASES, MAX_NUMBER_PHRASE = 100, 40
 """The most characters of a page's title or description: the theme writes the title into every page's
 navigation (a 3.9 MB title made a 405 MB site before the page's size was checked), as mkdocs.yml's titles."""
 FRONT_MATTER_SHAPES = {"title": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters",
                        "description": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters", "hide": "a list of navigation, toc, footer",
-                       "search": "a mapping exclude: true or false"}
+                       "search": "a mapping exclude: true or false",
+                       "numbers": f"a list of at most {MAX_NUMBER_PHRASES} texts of 1 to {MAX_NUMBER_PHRASE} characters"}
 
 
 def _front_matter_value_ok(key, value):
     if key in ("title", "description"):
         return isinstance(value, str) and len(value) <= MAX_FRONT_MATTER_TEXT
+    if key == "numbers":
+        return isinstance(value, list) and len(value) <= MAX_NUMBER_PHRASES and all(
+            isinstance(v, str) and 0 < len(v) <= MAX_NUMBER_PHRASE for v in value)
     if key == "hide":
         return isinstance(value, list) and all(v in ("navigation", "toc", "footer") for v in value)
     return isinstance(value, dict) and set(value) <= {"exclude"} and isinstance(value.get("exclude", False), bool)

@@ -165,16 +165,43 @@ def _fill(where, key, text, values):
             if not _SPEC.match(spec):
                 raise ValueError("not a format spec of the words (a width or precision of 1 to 3 digits, "
                                  "such as .2f, .0% or g)")
-            return format(value, spec)
+            shown = format(value, spec)
+            filled.append((m.start(), m.end(), shown))
+            return shown
         except (ValueError, TypeError) as e:   # {n:d} of a text, {n:zz}: the words' fault, named
             raise ReportError(f"{where}: the text of '{key}' has the placeholder {m.group(0)!r:.60}, which cannot "
                               f"format the {type(value).__name__} the code fills in: {e}") from None
     if not values and "{" not in text:
         return text
+    filled = []
     out = PLACEHOLDER.sub(fill, text)
     if any(isinstance(v, str) for v in values.values()) and markup_problem(out) and not markup_problem(text):
+        filled.clear()
         out = PLACEHOLDER.sub(lambda m: fill(m, guard=False), text)   # markup split over two values
+    _glued(where, key, text, filled)
     return out
+
+
+def _glued(where, key, text, filled):
+    """Refuse a text that writes a figure against another or against a digit of its own, with nothing or one '.' or
+    ',' between: '{logical_cores}{physical_cores} \u903b\u8f91\u6838' printed 2 and 2 cores as '22', '{value}{value} MHz' a
+    clock of 2596.1222596.122, and no digit of either was typed."""
+    pieces, at = [], 0   # (is a value, the text a reader sees) in order
+    for start, end, shown in filled:
+        pieces += [(False, text[at:start]), (True, re.sub(r"<[^<>]*>", "", shown))]
+        at = end
+    pieces.append((False, text[at:]))
+    pieces = [p for p in pieces if p[0] or p[1]]
+    for i, (value, seen) in enumerate(pieces[:-1]):
+        nxt, joiner = pieces[i + 1], ""
+        if not value and not nxt[0]:
+            continue
+        if not nxt[0] and re.fullmatch(r"[.,]", nxt[1]) and i + 2 < len(pieces) and pieces[i + 2][0]:
+            joiner, nxt = nxt[1], pieces[i + 2]   # {a}.{b}
+        left, right = seen, joiner + nxt[1]
+        if re.search(r"\d[.,]?$", left) and re.match(r"[.,]?\d", right):
+            raise ReportError(f"{where}: the text of '{key}' writes a figure against another figure or a digit "
+                              f"({left[-12:]}|{right[:12]}), read as one number: put words between them")
 
 
 def W(key, /, **values):

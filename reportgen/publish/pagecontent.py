@@ -16,7 +16,8 @@ import unicodedata
 from pygments.token import STANDARD_TYPES
 
 from reportgen.data import plainfile
-from reportgen.publish import numerals
+from reportgen.publish import digitforms, numerals
+from reportgen.publish.digitforms import COMPUTED, EDGE, LEFT_OUT
 from reportgen.publish.nesting import nesting_problem
 from reportgen.data.seed import FENCE_LANGUAGES
 
@@ -543,28 +544,31 @@ def typed_figures(docs_dir):
         if len(text) > MAX_PAGE_CHARS:   # the build refuses it (source_problem); its checks would read it whole
             out.append(f"{path}: {len(text)} characters, more than the {MAX_PAGE_CHARS} a docs page may hold")
             continue
-        found = {}
-        meta = plainfile.front_matter(text)   # its values as YAML decodes them ("0.01\u0020ms" in a title)
+        found, meta = {}, plainfile.front_matter(text)   # its values as YAML decodes them ("0.01\u0020ms" in a title)
         for variant in _as_rendered(text) + ([meta] if meta else []):
             for line, figure in _typed_in(variant):
                 found.setdefault((line, re.sub(r"\s+", " ", figure)), None)
+        stray, unused = digitforms.stray_in([_as_read(_closed_only(v), sup="^") for v in _as_rendered(
+            plainfile.without_front_matter(text))], digitforms.declared(plainfile.front_matter_data(text)))
         out.extend(f"{path}:{line}: hand-typed figure {figure!r}: take it from a record or the archive through a "
                    "placeholder" for line, figure in found)
+        out.extend(digitforms.problems(path, [(n, w) for n, w in stray if n not in {n for n, _f in found}], unused))
     return out
 
 
-LEFT_OUT = "\ue000"
-"""What the plugin's second rendering writes for a placeholder value holding a digit (plugin._digit_free)."""
-
-
-def typed_in_rendered(where, text, seen="in the page as rendered (placeholder figures left out)"):
-    """Hand-typed figures of a page as Jinja rendered it with every placeholder value that holds a
-    digit left out (the plugin's second rendering): figures a loop, a condition or whitespace control
-    put together out of the page's own text, a digit typed against a placeholder (1{{ value }} ms read
-    "10.5 ms"), a unit a placeholder gives to typed digits (0.01 {{ unit }}), a digit typed against a
-    placeholder's figure (9{{ shape }} read "91024x1024"), as problems."""
-    glued = [m.group(0).replace(LEFT_OUT, "{{ }}") for m in re.finditer(rf"[\d.]{LEFT_OUT}|{LEFT_OUT}[\d.]\d?", text)]
+def typed_in_rendered(where, text, seen="in the page as rendered (placeholder figures left out)", phrases=None):
+    """Hand-typed figures of a page rendered with every placeholder value holding a digit left out (plugin): a loop's
+    or condition's figure, a digit or unit typed against a placeholder (1{{ v }} ms, 0.01 {{ unit }}), two figures
+    side by side ({{ a }}{{ b }}); with ``phrases`` (declared: digitforms), its numbers outside the allowed forms."""
+    side = [f"{m.group(0).replace(LEFT_OUT, '{{ }}').replace(EDGE, '')} (two figures side by side read as one number)"
+            for m in re.finditer(rf"{LEFT_OUT}{EDGE}(?:<[^<>]*>)*[.,]?(?:<[^<>]*>)*{EDGE}{LEFT_OUT}", text)]
+    text = text.replace(EDGE, "")
+    text, computed = text.replace(COMPUTED, ""), re.sub(f"{COMPUTED}[^{COMPUTED}]*{COMPUTED}", LEFT_OUT, text)
+    glued = side + [m.group(0).replace(LEFT_OUT, "{{ }}") for m in re.finditer(rf"[\d.]{LEFT_OUT}|{LEFT_OUT}[\d.]\d?", text)]
     found = dict.fromkeys(glued + [re.sub(r"\s+", " ", figure) for _line, figure in _typed_in(text.replace(LEFT_OUT, ""))])
+    if phrases is not None:
+        found.update(dict.fromkeys(w for _l, w in digitforms.stray_in([_as_read(_closed_only(computed.replace(LEFT_OUT, " ")),
+                                                                                     sup="^")], phrases)[0]))
     return [f"{where}: hand-typed figure {figure!r} {seen}: take it from a record or the archive through a "
             "placeholder" for figure in found]
 
@@ -606,18 +610,9 @@ def _typed_in(text):
              for m in _CODE.finditer(text) if not m.group(0).startswith("{") and _shown_as_text(m.group(0))
              for f in _TYPED.finditer(m.group(0))
              if not (re.search(r"[xX]$", f.group(0)) and re.match(r"\s+[a-z]+\d", m.group(0)[f.end():]))]
-    # code is masked, but a placeholder's literals are text the page shows ({{ "0.01 ms" }}, {{ 0.03 }})
-    masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
-                       _caption_only(m.group(0)), text)
-    masked = re.sub(r"<sup\b[^>]*>", "e", masked, flags=re.I)   # 10<sup>-3</sup> ms reads 10e-3 ms
-    # as a reader sees it: comments dropped (0.01<!-- -->ms), entities decoded (0.01&nbsp;ms, m&#115;),
-    # compatibility forms folded (a fullwidth ms, the one-character ms sign); lines kept where they are
-    masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
-    # a tag is nothing inline (0.0<b></b>1 ms; 0.02<span title=">"> ms), its alt and title text shown apart
-    found += [(masked.count("\n", 0, tag.start()) + 1, f.group(0)) for tag in _TAG.finditer(masked)
-              for f in _TYPED.finditer(_shown_attributes(tag))]
-    masked = _TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)
-    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", numerals.as_digits(plainfile.unescape(masked))))
+    masked, shown = _as_read(text)
+    found += [(line, f.group(0)) for line, attributes in shown for f in _TYPED.finditer(attributes)]
+    masked = re.sub(r"\\([.\\*_])", r"\1", unicodedata.normalize("NFKC", numerals.as_digits(masked)))
     # Markdown as it renders: [0.01](#x) ms and [0.01][r] ms show "0.01 ms"; **0.01** ms, ~~, __ too
     masked = re.sub(r"\[([^\]\n]*)\](?:\([^)\s]*(?:\s+[\"'(]([^\n]*?)[\"')])?\)|\[[^\]\n]*\])",
                     lambda m: f"{m.group(1)} {m.group(2) or ''}", masked)   # a link's title shows as a tooltip
@@ -625,6 +620,17 @@ def _typed_in(text):
     joined = masked.replace("\n", " ")   # 0.01<line break>ms is one figure to a reader
     return found + [(masked.count(chr(10), 0, match.start()) + 1, match.group(0))
                     for pattern in (_TYPED, _UNIT_FIRST) for match in pattern.finditer(joined)] + _typed_in_tables(masked)
+
+
+def _as_read(text, sup="e"):
+    """``text`` as read: code masked but a placeholder's literals and a fence's caption, comments dropped, tags nothing
+    inline, entities decoded, lines kept; and (line, alt/title text) of each tag.  ``sup``: what <sup> reads as."""
+    masked = _CODE.sub(lambda m: _literals_only(m.group(0)) if m.group(0).startswith("{") else
+                       _caption_only(m.group(0)), text)
+    masked = re.sub(r"<sup\b[^>]*>", sup, masked, flags=re.I)
+    masked = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), masked, flags=re.S)
+    shown = [(masked.count("\n", 0, tag.start()) + 1, _shown_attributes(tag)) for tag in _TAG.finditer(masked)]
+    return plainfile.unescape(_TAG.sub(lambda tag: "\n" * tag.group(0).count("\n"), masked)), shown
 
 
 _TEXT_FENCES = frozenset({"", "text", "txt", "plain", "plaintext", "console", "log", "output", "none", "md", "markdown"})

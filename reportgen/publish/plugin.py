@@ -25,7 +25,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from reportgen import pages
-from reportgen.publish import nofollow
+from reportgen.publish import digitforms, nofollow
 from reportgen.data import archive, campaigns, compare, derived, frame, load, logtext, merge, plainfile, profiles, runfacts, runlists, seed
 from reportgen.errors import ReportError, broken_check, debugging
 from reportgen.pages import e2e_rules, history, int8_rules, machines, pairs
@@ -246,11 +246,11 @@ def _page_own(value):
 def _digit_free(value):
     """A placeholder's value in the rendering read for typed figures: as it is, or pagecontent.LEFT_OUT
     when it is text holding a digit (a figure, or markup made by reportgen/pages, whose figures are the
-    records').  A number is kept: Jinja computed it in the page (a loop's counter), no placeholder."""
+    records').  A number is kept, marked (COMPUTED): Jinja computed it (a loop's counter) or a placeholder gave it."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    text = "" if value is None else str(value)
-    return pagecontent.LEFT_OUT if re.search(r"\d", text) else text
+        return f"{pagecontent.COMPUTED}{value}{pagecontent.COMPUTED}"
+    text = "" if value is None else str(value)   # two figures glued in one value ({{ a ~ b }}) are left out twice
+    return digitforms.left_out(text) if re.search(r"\d", text) else text
 
 
 UNBOUNDED = {jinja2.nodes.Pow: "'**'", jinja2.nodes.Mul: "'*'", jinja2.nodes.Mod: "'%'"}
@@ -480,7 +480,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                 raise ReportError(hidden)
             # the rendered text's bounds first (its size, its blocks): the typed-figure scan reads it whole
             typed = [p for p in [pagecontent.source_problem(f"docs/{page.file.src_uri} (as rendered)", bare)] if p] or \
-                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own)
+                pagecontent.typed_in_rendered(f"docs/{page.file.src_uri}", own, phrases=digitforms.declared(page.meta))
             if typed:
                 raise ReportError(typed)
             shows_current = any(e["page"] == page.file.src_uri and e["kind"] == "current"
