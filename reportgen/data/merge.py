@@ -48,9 +48,10 @@ class Current:
         return work.flops_per_call(self.record) / self.stat(stat) / 1e9
 
 
-def current_records(runs, jumped=frozenset()):
+def current_records(runs, jumped=frozenset(), held=frozenset()):
     """{case id: Current} over all runs (a frame.Records: it keeps its frame, see frame.of).
-    ``jumped``: {(run id, record id)} of the records flagged as jumps (pages.history.flagged)."""
+    ``jumped``: {(run id, record id)} of the records flagged as jumps (pages.history.flagged); ``held``: those
+    of a run that left out cases the same code measured before (pages.history.held_back), never current."""
     chosen = {}
     for run in runs:
         # newest by the run id's checked start (runfacts.order), never by finished_at: a run may claim to
@@ -64,7 +65,8 @@ def current_records(runs, jumped=frozenset()):
             if best is None or rank >= best[0]:
                 # keyed as history flags it: the run that measured the record (a reused one names it)
                 flagged = (rec["run_id"], rec["id"]) in jumped
-                if flagged and rec["status"] != "ok" and best is not None and best[1].ok:
+                if flagged and (rec["status"] != "ok" or (rec["run_id"], rec["id"]) in held) and best is not None \
+                        and best[1].ok:
                     # the same code failed a case it measured before (pages.history): its last measurement
                     # stays current, flagged, instead of leaving the pages' choices without it
                     chosen[key] = (best[0], replace(best[1], jumped=True))

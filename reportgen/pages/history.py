@@ -146,11 +146,16 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
     memo = {} if memo is None else memo
     for run in runs:
         machine, profile = merge.machine_of(run), run.manifest.get("profile")
-        ran = {}
+        ran, left_out = {}, _left_out(run, machine, profile, measured, code_changed)
+        out.extend((cid, earlier.run_id, run.run_id, 0.0, False, GONE)
+                   for _family, (earlier, missing) in sorted(left_out.items()) for cid in sorted(missing))
         for rec in run.records:
             key = (machine, cases.canonical_id(rec["id"], rec.get("case")))   # one case in every spelling
             family = rec.get("experiment")
             if rec["reused_from"] is not None:
+                continue
+            if family in left_out and trusted.get(key) is not None:   # neither trusted nor a baseline: held back
+                out.append((rec["id"], trusted[key][0], run.run_id, 0.0, False, INCOMPLETE))
                 continue
             ran.setdefault(family, set()).add(rec["fingerprint"])
             if rec["status"] != "ok":   # a failure, a skip: nothing measured, the case stays unseen
@@ -161,7 +166,7 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
             if profile not in seen.get(key, ()) and (family, machine, profile) in measured:
                 # a case the same code did not measure on this machine before: a forged one has no history
                 # to be compared with, and took a finding's smallest size
-                earlier, fingerprints = measured[(family, machine, profile)]
+                earlier, fingerprints, _ids = measured[(family, machine, profile)]
                 changed = _code_changed(rec["fingerprint"] not in fingerprints, earlier, run, family, code_changed)
                 out.append((rec["id"], earlier.run_id, run.run_id, math.inf, changed, NEW_CASE))
                 if not changed:
@@ -201,8 +206,9 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
                     # not a tail or a text alone: one slow sample, then two runs each 0.55x, published 0.3x unflagged
                     base[key] = entry
         finished = run.manifest.get("experiments") or {}   # a family stopped or failed midway measured fewer cases
-        measured.update({(family, machine, profile): (run, fingerprints) for family, fingerprints in ran.items()
-                         if (finished.get(family) or {}).get("status") == "ok"})
+        measured.update({(family, machine, profile): (run, fingerprints, _case_ids(run, family))
+                         for family, fingerprints in ran.items() if (finished.get(family) or {}).get("status") == "ok"
+                         and family not in left_out})
     return out
 
 
@@ -266,6 +272,38 @@ NEW_CASE = "new case"
 """The statistic named for a case the machine's earlier run of the family (same profile) did not measure."""
 
 
+GONE, INCOMPLETE = "left out (the same code measured it before)", "held back (its run left out cases)"
+"""A case the machine's earlier run of the family (same profile, same code) measured and a later run whose family
+finished 'ok' did not hold at all, and each record of that later run of the family: a copy of the newest int8 run
+with ten of its cases left out emptied the page's conclusion, its goal and its headline ratio (each pairs records
+of one run), and nothing was flagged.  The run's records of that family stay out of the current figures
+(merge.current_records, held_back); the earlier run's stay current, flagged."""
+
+
+def _case_ids(run, family):
+    return {cases.canonical_id(rec["id"], rec.get("case")) for rec in run.records if rec.get("experiment") == family}
+
+
+def _left_out(run, machine, profile, measured, code_changed):
+    """{family: (earlier run, case ids it left out)} of the families this run finished 'ok' while leaving out cases
+    the machine's earlier run of the family (same profile) measured, where the code did not change between them."""
+    finished, out = run.manifest.get("experiments") or {}, {}
+    for family in {rec.get("experiment") for rec in run.records}:
+        earlier = measured.get((family, machine, profile))
+        if earlier is None or (finished.get(family) or {}).get("status") != "ok":
+            continue
+        missing = earlier[2] - _case_ids(run, family)
+        prints = {rec.get("fingerprint") for rec in run.records if rec.get("experiment") == family}
+        if missing and not _code_changed(not prints <= earlier[1], earlier[0], run, family, code_changed):
+            out[family] = (earlier[0], missing)
+    return out
+
+
+def held_back(found):
+    """{(run id, record id)} of the records all_jumps held back (INCOMPLETE): merge.current_records keeps them out."""
+    return {(after, cid) for cid, _before, after, _ratio, _changed, stat in found if stat == INCOMPLETE}
+
+
 def _failed(rec, run, before, code_changed):
     """A case the same code measured ok before and this run did not: a jump (a forged timeout of the
     smallest size took it out of a finding's choice, and the next size was named the smallest); the
@@ -288,7 +326,8 @@ def flagged(runs, code_changed=None, found=None):
     same, _changed = split(all_jumps(runs, code_changed) if found is None else found)
     # a failure of the same code leaves its last measurement current (merge.current_records): flagged too
     return {(after, cid) for cid, _before, after, *_rest in same} | {
-        (before, cid) for cid, before, _after, _ratio, _changed, stat in same if stat.startswith(FAILED)}
+        (before, cid) for cid, before, _after, _ratio, _changed, stat in same if stat.startswith(FAILED) or stat in (
+            GONE, INCOMPLETE)}
 
 
 LEVELS = ("p50", "mean")

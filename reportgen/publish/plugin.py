@@ -138,7 +138,7 @@ class Data:
         self.new_level = self.first_level | history.unconfirmed(self.all_runs, self.code_changed, found=self.jumps,
                                                                 confirming=self.confirming, memo=memo)
         # a Current is marked for either (charts' points, "fastest of" choices read the mark); the words differ
-        self.current = merge.current_records(self.runs, self.jumped | self.new_level)
+        self.current = merge.current_records(self.runs, self.jumped | self.new_level, history.held_back(self.jumps))
         blame.track(self.current)   # a page stopping on a field missing or null names the record and the field
         self.frame = frame.of(self.current)   # the same records as one DataFrame, kept on self.current
         self.archive = frame.archive_frame(self.tables)   # the historical cells, strings as printed
