@@ -45,6 +45,15 @@ def restore(path, old):
     return True
 
 
+def stopped_swap(path):
+    """What a command that finds no ``path`` says of a ``path``.old a swap stopped between its renames left (the
+    last published state, which the next build puts back first); '' without one."""
+    old = f"{path}.old"
+    if os.path.lexists(path) or not os.path.isdir(old) or os.path.islink(old):
+        return ""
+    return f" ({old} holds the site a build stopped while publishing left: the next `reportgen build` puts it back)"
+
+
 def sweep(kind):
     """Remove the scratch folders of ``kind`` (``reportgen-<kind>-<pid>-...`` under the system's
     temporary folder) whose process is gone: a command or an experiment killed (-9, a retest's timeout)

@@ -86,6 +86,9 @@ RUN_FILE_TYPES = (".json", ".jsonl", ".log", ".txt", ".py", ".s", ".ll", ".c", "
 """What a run folder may hold: records, logs, TIR/Relax text (.py), assembly, LLVM IR, C source,
 tables. Never HTML, SVG, scripts or images: the site copies run data verbatim."""
 
+MAX_RUN_RECORDS = 2_000
+"""The most records one run may hold (the committed runs: at most 324): 3000 forged cases built for minutes and
+stopped naming a generated page, not the run."""
 MAX_SAMPLES = 10_000
 """Samples one record may carry: ten times the most any profile asks for (full: repeat 1000; the committed
 records hold 200 at most).  A million built a 92 MB page; 100 000 cost every interval the pages print
@@ -367,11 +370,18 @@ def _sample_problems(rec):
             # a timeout's 200 samples 1000x faster were printed as its median, a run_failed record's error as a figure
             out.append(f"samples: a {rec['status']} record measured nothing (no samples, stats or check errors; "
                        "a check_failed one keeps the errors that failed)")
+        timed = sorted(k for k in (rec.get("extra") or {}) if rec["status"] != "check_failed" and _TIMED.search(k))
+        if timed:   # a skipped record kept a first call of 9 s beside its 'nothing measured'
+            out.append(f"extra.{timed[0]}: a {rec['status']} record measured nothing, no time either")
     if rec["status"] == "check_failed" and rec["check"].get("passed") is not False:
         out.append("check.passed: must be false when status is check_failed")
     if rec["status"] == "check_failed" and samples:   # its stats as an ok record's: p50 1e-9 beside 21 samples
         out.extend(_timing_problems(rec))
     return out
+
+
+_TIMED = re.compile(r"(?:seconds|_s|_ms)$")
+"""An extra field that holds a duration (cold_seconds, op_profile_total_s): a record that measured nothing has none."""
 
 
 def _positive_problems(rec):

@@ -17,7 +17,8 @@ The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py
 from test_hostile_round4 import _expect
 from test_hostile_round35_data import _changed
 
-MUTATIONS, SPECIAL = {}, dict.fromkeys(("figures_side_by_side", "run_left_out_cases"))
+MUTATIONS, SPECIAL = {}, dict.fromkeys(("figures_side_by_side", "run_left_out_cases", "nothing_measured_no_time",
+                                        "run_records_bounded", "site_old_named"))
 
 
 def test_two_figures_side_by_side_are_one_typed_number():
@@ -73,3 +74,42 @@ def test_a_run_that_leaves_out_cases_the_same_code_measured_is_held_back():
     # a complete copy is no omission
     runs[-1] = _Family(3, full)
     assert not [j for j in history.all_jumps(runs, _changed) if j[5] in (history.GONE, history.INCOMPLETE)]
+
+
+def test_a_record_that_measured_nothing_holds_no_time():
+    from helpers import record
+    from study import schema
+    rec = record()
+    rec["log"]["sha256"] = "a" * 64
+    rec.update(samples=[], repeat=0, status="skipped", error="not on this machine", stats=None, metric="none",
+               check={"reference": "float64", "max_abs_err": None, "max_rel_err": None, "threshold": 1e-5,
+                      "passed": None})
+    clean = schema.record_problems(rec)
+    rec["extra"]["cold_seconds"] = 9.0   # round 92, data P10: it loaded, flagged only as 'ok -> skipped'
+    said = [p for p in schema.record_problems(rec) if p not in clean]
+    assert said == ["extra.cold_seconds: a skipped record measured nothing, no time either"], (clean, said)
+    assert _expect("nothing_measured_no_time") in said[0]
+
+
+def test_a_run_holds_a_bounded_number_of_records(tmp_path):
+    import inspect
+    from reportgen.data import load
+    from study import schema
+    assert 324 * 5 < schema.MAX_RUN_RECORDS <= 5_000   # the committed runs hold at most 324
+    body = inspect.getsource(load)
+    assert body.index("schema.MAX_RUN_RECORDS") < body.index("runfacts.count_problems(run_path")
+    assert _expect("run_records_bounded") in body
+
+
+def test_a_site_left_as_site_old_is_named_by_the_commands_that_find_none(tmp_path):
+    from reportgen.commands import pdf, serve
+    from reportgen.publish import verify
+    from study import leftovers
+    site = tmp_path / "site"
+    (tmp_path / "site.old").mkdir()
+    (tmp_path / "site.old" / "index.html").write_text("x", encoding="utf-8")
+    said = serve._site_problem(site)   # round 93 site P10: "no built site", site.old never named
+    assert said and _expect("site_old_named") in said and "site.old" in said
+    assert leftovers.stopped_swap(tmp_path / "other") == ""
+    import inspect   # verify and pdf say the same where they find no site
+    assert all("leftovers.stopped_swap(site_dir)" in inspect.getsource(f) for f in (verify.verify, pdf.write_pdf))

@@ -148,7 +148,8 @@ def write_pdf(root, site_dir, quiet=False, wait_s=600):
     if linked:                                    # out a committed link, sent pdf into another folder's site)
         raise ReportError(linked)
     if not (site_dir / "index.html").exists():
-        say(SKIP.format(why=f"no built site in {site_dir} (run `reportgen build` first)"))
+        from study import leftovers
+        say(SKIP.format(why=f"no built site in {site_dir} (run `reportgen build` first){leftovers.stopped_swap(site_dir)}"))
         return None
     exe = chromium()
     if exe is None:

@@ -245,11 +245,12 @@ class Server(http.server.ThreadingHTTPServer):
 
 def _site_problem(site_dir):
     from reportgen.commands.build import committed_problem, link_problem
+    from study import leftovers
     problem = link_problem(site_dir) or committed_problem(site_dir)
     if problem:
         return problem
     if not (Path(site_dir) / "index.html").exists():
-        return f"{site_dir}: no built site; run `reportgen build` first"
+        return f"{site_dir}: no built site; run `reportgen build` first{leftovers.stopped_swap(site_dir)}"
     return None
 
 

@@ -440,6 +440,9 @@ def _read_run(results_dir, run_path, cache):
     if not records:
         return None, problems + [f"{run_path / 'records.jsonl'}: empty: a run without records is not a run "
                                  "(remove the folder, or re-run `reportgen retest`)"]
+    if len(records) > schema.MAX_RUN_RECORDS:   # each is a figure, a provenance entry, history rows: 3000 took minutes
+        return None, problems + [f"{run_path / 'records.jsonl'}: {len(records)} records, more than the "
+                                 f"{schema.MAX_RUN_RECORDS} a run may hold"]
     problems.extend(runfacts.count_problems(run_path, manifest, records))
     for index, rec in enumerate(records):
         where, number = run.where(index), numbers[index]

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from reportgen.data import archive, load, logtext, plainfile, safeyaml
 from reportgen.publish import coverage, links, sitecheck
 from reportgen.publish.pagecontent import SAFE_SCHEMES, typed_figures
-from study import schema
+from study import leftovers, schema
 from reportgen.errors import ReportError
 
 # A number followed by a unit, outside placeholders and code: a hand-typed result (the Chinese
@@ -647,7 +647,7 @@ def verify(root, site_dir=None, strict=False, runs=None):
         records = {(rec["run_id"], rec["id"]): rec for run in runs for rec in run.records}
         site_dir = Path(site_dir)
         if not site_dir.exists():
-            problems.append(f"{site_dir}: no built site; run `reportgen build`")
+            problems.append(f"{site_dir}: no built site; run `reportgen build`{leftovers.stopped_swap(site_dir)}")
         else:
             problems.extend(sitecheck.manifest_problems(site_dir))
             read = []
