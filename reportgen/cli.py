@@ -47,8 +47,19 @@ def _machine_option(_ctx, _param, value):
     return value
 
 
+def _path_option(_ctx, param, value):
+    """--root, --site-dir: a path holding no control, zero-width or bidi character (a right-to-left override in a
+    --site-dir reversed every message naming it, and the folders a stopped build left were hard to name)."""
+    from reportgen.data import plainfile
+    problem = value is not None and plainfile.hidden_text_problem(f"--{param.name.replace('_', '-')}", str(value),
+                                                                  controls=True)
+    if problem:
+        raise ReportError(f"{problem} (in the path given)")
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None, callback=_path_option,
               help="Project root (holds mkdocs.yml, results/, docs/); default: found upwards from here.")
 @click.pass_context
 def cli(ctx, root):
@@ -95,7 +106,7 @@ def retest_command(root, profile, only, force, rpc_tracker, rpc_key, target_json
 
 
 @cli.command(name="build")
-@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None, callback=_path_option,
               help="Output folder (default: <root>/site).")
 @click.option("--strict", is_flag=True, help="Fail unless every item of the coverage page is met.")
 @click.option("--machine", metavar="ID", default=None, callback=_machine_option,
@@ -112,7 +123,7 @@ def build_command(root, site_dir, strict, machine):
 
 
 @cli.command(name="pdf")
-@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None, callback=_path_option,
               help="Built site (default: <root>/site); writes study.pdf into it.")
 @click.pass_obj
 def pdf_command(root, site_dir):
@@ -127,7 +138,7 @@ def pdf_command(root, site_dir):
 @cli.command(name="serve")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="TCP port on 127.0.0.1; 0 picks a free one.")
-@click.option("--site-dir", type=click.Path(path_type=Path), default=None)
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None, callback=_path_option)
 @click.pass_obj
 def serve_command(root, port, site_dir):
     """Serve the built site on localhost.
@@ -139,7 +150,7 @@ def serve_command(root, port, site_dir):
 
 
 @cli.command(name="verify")
-@click.option("--site-dir", type=click.Path(path_type=Path), default=None)
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None, callback=_path_option)
 @click.option("--strict", is_flag=True, help="Also fail for every unmet item of the coverage page.")
 @click.pass_obj
 def verify_command(root, site_dir, strict):
@@ -154,7 +165,7 @@ def verify_command(root, site_dir, strict):
 
 @cli.command(name="trace")
 @click.argument("figure_id")
-@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None, callback=_path_option,
               help="built site whose numbers.json lists derived figures (default: site/)")
 @click.option("--machine", metavar="ID", default=None, callback=_machine_option,
               help="Machine (id or unique prefix) whose record a plain id means; default: the site's "

@@ -19,7 +19,8 @@ from test_hostile_round4 import _expect
 from test_hostile_round35_data import _changed
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("figures_side_by_side", "run_left_out_cases", "nothing_measured_no_time",
-                                        "run_records_bounded", "site_old_named"))
+                                        "run_records_bounded", "site_old_named",
+                                        "path_option_hidden"))
 
 
 def test_two_figures_side_by_side_are_one_typed_number():
@@ -121,3 +122,13 @@ def test_a_site_left_as_site_old_is_named_by_the_commands_that_find_none(tmp_pat
     assert leftovers.stopped_swap(tmp_path / "other") == ""
     import inspect   # verify and pdf say the same where they find no site
     assert all("leftovers.stopped_swap(site_dir)" in inspect.getsource(f) for f in (verify.verify, pdf.write_pdf))
+
+
+def test_a_path_option_holds_no_bidi_or_control_character(tmp_path):
+    from click.testing import CliRunner
+    from reportgen.cli import cli
+    for args in (["build", "--site-dir", str(tmp_path / "a\u202eb")], ["--root", str(tmp_path / "r\u200bx"), "verify"],
+                 ["serve", "--site-dir", str(tmp_path / "s\x08")]):
+        result = CliRunner().invoke(cli, args)   # the ReportError main() prints as one line
+        assert result.exit_code != 0 and _expect("path_option_hidden") in str(result.exception), (args, result)
+    assert not list(tmp_path.iterdir())   # nothing written
