@@ -20,7 +20,7 @@ from test_hostile_round35_data import _changed
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("figures_side_by_side", "run_left_out_cases", "nothing_measured_no_time",
                                         "run_records_bounded", "site_old_named",
-                                        "path_option_hidden"))
+                                        "path_option_hidden", "jump_list_unfolded"))
 
 
 def test_two_figures_side_by_side_are_one_typed_number():
@@ -132,3 +132,20 @@ def test_a_path_option_holds_no_bidi_or_control_character(tmp_path):
         result = CliRunner().invoke(cli, args)   # the ReportError main() prints as one line
         assert result.exit_code != 0 and _expect("path_option_hidden") in str(result.exception), (args, result)
     assert not list(tmp_path.iterdir())   # nothing written
+
+
+def test_the_jump_list_is_never_folded_away():
+    import pytest
+    from reportgen.errors import ReportError
+    from reportgen.pages import history
+    from reportgen.publish import sandbox
+    env, names = sandbox.sandbox(), {"history_jumps": lambda: "the jump list, every flag's target\n\n| a | b |"}
+    for page in ('<details markdown>\n<summary>\u9644\u5f55\uff08\u65e0\u5173\u7ec6\u8282\uff09</summary>\n\n{{ history_jumps() }}\n\n</details>',
+                 '??? note "\u9644\u5f55"\n    {{ history_jumps() | indent(4) }}'):
+        with pytest.raises(ReportError) as err:   # round 93, site P15: a closed toggle every flag's link landed on
+            sandbox.render_shown(env, env.parse(page), names, "docs/history.md", unfolded=history.SHOWN)
+        assert _expect("jump_list_unfolded") in str(err.value)
+        sandbox.render_shown(env, env.parse(page), names, "docs/other.md")   # another page may fold its tables
+    for page in ("<details open>\n\n{{ history_jumps() }}\n\n</details>", '???+ note "x"\n    {{ history_jumps() | indent(4) }}',
+                 "<details>x</details>\n\n{{ history_jumps() }}"):
+        assert sandbox.render_shown(env, env.parse(page), names, "p", unfolded=history.SHOWN)[1] == {"history_jumps"}

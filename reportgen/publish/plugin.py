@@ -470,7 +470,7 @@ class ReportgenPlugin(BasePlugin[ReportgenConfig]):
                                   f"{', '.join(unknown)} (not defined by any reportgen/pages module)")
             where, started = f"docs/{page.file.src_uri}", time.monotonic()
             with _time_limit(max(1, min(RENDER_S, math.ceil(self.render_left))), where):
-                text, shown = sandbox.render_shown(self.jinja, tree, names, where)   # the tree parsed above, once
+                text, shown = sandbox.render_shown(self.jinja, tree, names, where, unfolded=history.SHOWN)
                 own = sandbox.render(self.typed, tree, names, where)   # the page's own text, Jinja run, placeholder figures out
                 bare = sandbox.render(self.bare, tree, names, where)
             self.render_left -= time.monotonic() - started

@@ -5,6 +5,8 @@ limit for its renders (three nested loops over a placeholder's text ran a build 
 """
 import contextlib
 
+import re
+
 import jinja2
 import jinja2.sandbox
 
@@ -48,11 +50,13 @@ SHOWN_CHARS = 20
 or a figure, may be shown through a filter)."""
 
 
-def render_shown(env, tree, names, where, limit=MAX_RENDER_CHARS):
+def render_shown(env, tree, names, where, limit=MAX_RENDER_CHARS, unfolded=()):
     """render's text, and the names of the placeholders it called: a placeholder in the page's Jinja that never ran
     ({% if false %}{{ history_jumps() }}{% endif %}) is no placeholder the page shows.  A placeholder's text written
     into an HTML comment, or cut by the page's Jinja, is refused: both hid the jump list every flag links to, and the
-    build counted it as shown."""
+    build counted it as shown.  The placeholders named in ``unfolded`` (history.SHOWN) must not sit folded either,
+    in a closed <details> or a collapsed '???' block: the jump list every flag links to was folded under a closed
+    toggle called 'appendix (irrelevant details)'."""
     calls = []
 
     def tracked(name, fill):
@@ -70,11 +74,24 @@ def render_shown(env, tree, names, where, limit=MAX_RENDER_CHARS):
     def unseen(value):   # not in the text, or where a comment the page opened before it is still open
         at = flat.find(lines(value))
         return at < 0 or flat.rfind("<!--", 0, at) > flat.rfind("-->", 0, at)
+    def folded(value):   # under a <details> the page opened and did not close, without open; or in a '???' block
+        at = flat.find(lines(value))
+        toggle = flat.rfind("<details", 0, at)
+        if toggle > flat.rfind("</details", 0, at) and not re.match(r"<details\b[^>]*\bopen\b", flat[toggle:]):
+            return True
+        first = text.find(value.strip().split("\n")[0])
+        start = text.rfind("\n", 0, first) + 1
+        if first <= start or text[start:first].strip():   # not indented into a block
+            return False
+        above = [line for line in text[:start].split("\n") if line.strip() and not line[:1].isspace()]
+        return bool(above) and re.match(r"\?\?\?(?!\+)", above[-1]) is not None
     hidden = next((name for name, value in calls
                    if isinstance(value, str) and len(value.strip()) >= SHOWN_CHARS and unseen(value)), None)
+    hidden = hidden or next((name for name, value in calls if name in unfolded and isinstance(value, str)
+                             and len(value.strip()) >= SHOWN_CHARS and folded(value)), None)
     if hidden is not None:
         raise ReportError(f"{where}: the text of the placeholder {hidden} is not in the page whole (written into an "
-                          "HTML comment, or cut by the page's Jinja): a page shows what it asks for")
+                          "HTML comment, cut by the page's Jinja, or folded away): a page shows what it asks for")
     return text, {name for name, _value in calls}
 
 
