@@ -29,6 +29,8 @@ class Root(os.PathLike):
                     raise ReportError(f"{start}: not inside the project (no mkdocs.yml here or in any parent "
                                       "folder); cd into it or pass --root")
                 self._path = found
+            from reportgen.data import words
+            words.use_root(self._path)   # the project's words, not the package checkout's
         return self._path
 
     def __fspath__(self):

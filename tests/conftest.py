@@ -70,3 +70,13 @@ def copy_built(built_site, dest):
 def built_copy(built_site, tmp_path):
     """This test's own copy of the built project, free to change (its site is the published one)."""
     return copy_built(built_site, tmp_path / "copy")
+
+
+@pytest.fixture(autouse=True)
+def _package_words():
+    """A CLI call with --root points the words at that project (words.use_root); each test starts and ends with
+    the package checkout's, as a fresh `reportgen` process does."""
+    from reportgen.data import words
+    kept = words.ROOT, words.WORDS
+    yield
+    words.ROOT, words.WORDS = kept

@@ -20,7 +20,8 @@ from test_hostile_round35_data import _changed
 
 MUTATIONS, SPECIAL = {}, dict.fromkeys(("figures_side_by_side", "run_left_out_cases", "nothing_measured_no_time",
                                         "run_records_bounded", "site_old_named",
-                                        "path_option_hidden", "jump_list_unfolded"))
+                                        "path_option_hidden", "jump_list_unfolded",
+                                        "words_of_the_root"))
 
 
 def test_two_figures_side_by_side_are_one_typed_number():
@@ -149,3 +150,14 @@ def test_the_jump_list_is_never_folded_away():
     for page in ("<details open>\n\n{{ history_jumps() }}\n\n</details>", '???+ note "x"\n    {{ history_jumps() | indent(4) }}',
                  "<details>x</details>\n\n{{ history_jumps() }}"):
         assert sandbox.render_shown(env, env.parse(page), names, "p", unfolded=history.SHOWN)[1] == {"history_jumps"}
+
+
+def test_the_cli_reads_the_words_of_the_project_it_is_pointed_at(tmp_path):
+    from click.testing import CliRunner
+    from reportgen.cli import cli
+    from reportgen.data import words
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    (tmp_path / "docs" / "words").mkdir(parents=True)
+    CliRunner().invoke(cli, ["--root", str(tmp_path), "machines"])   # a command that resolves the root
+    assert words.WORDS == tmp_path.resolve() / "docs" / "words", words.WORDS   # round 92: the package's words
+    assert _expect("words_of_the_root") in words.use_root.__doc__

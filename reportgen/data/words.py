@@ -129,6 +129,16 @@ def _texts(node, key=""):
             stack.extend(reversed(children))
 
 
+def use_root(root):
+    """Read the words of the project at ``root`` (the CLI's --root) where it has them (docs/words/), not those of
+    the checkout the package runs from: `--root OTHER build` filled OTHER's pages with this checkout's words.  A
+    root without them (a project of results only) keeps the package's."""
+    global ROOT, WORDS
+    if (Path(root) / "docs" / "words").is_dir():
+        ROOT = Path(root).resolve()
+        WORDS = ROOT / "docs" / "words"
+
+
 def catalog(name):
     """The parsed words file docs/words/<name>.yaml (re-read when it changes, e.g. under `serve`)."""
     path = WORDS / f"{name}.yaml"
