@@ -65,8 +65,9 @@ _RULES = (
 def reader_text(text):
     """``text`` with its superscript digits written as powers (1024\u00b3 reads 1024^3) and NFKC applied (a
     fullwidth '\uff12' reads '2', an Arabic-Indic digit stays a digit)."""
+    from reportgen.publish import numerals
     text = re.sub("[\u00b2\u00b3\u00b9\u2070\u2074-\u2079]+", lambda m: "^" + unicodedata.normalize("NFKC", m.group(0)), text)
-    return unicodedata.normalize("NFKC", text)
+    return numerals.numbers_as_digits(unicodedata.normalize("NFKC", text))
 
 
 def declared(meta):

@@ -43,9 +43,22 @@ def _roman(run):
 def as_digits(text):
     """``text`` with every Chinese or Roman numeral run written in ASCII digits (line breaks kept where they are):
     '\u4e09\u70b9\u4e8c\u4e03\u500d' reads '3.27\u500d', '\u767e\u5206\u4e4b\u4e09\u5341' reads '30%', '\u2162' reads '3'; the text is read
-    after NFKC too (a circled '\u3282' is '\u4e09' there)."""
+    after NFKC too (a circled '\u3282' is '\u4e09' there), and every other character Unicode gives a number value
+    reads as that number ('\u2778', '\u248c', '\u1372': numbers NFKC leaves as they are, round 94)."""
     import unicodedata
-    return _as_digits(unicodedata.normalize("NFKC", _as_digits(text)))
+    return numbers_as_digits(_as_digits(unicodedata.normalize("NFKC", _as_digits(text))))
+
+
+def numbers_as_digits(text):
+    """Each character of Unicode's number categories (Nd, Nl, No) but the ASCII digits as its numeric value:
+    '\u2778' reads '3', '\u0663' '3', '\u00bd' '0.5'.  Han characters (category Lo) stay: '\u4e07' is a word too."""
+    import unicodedata
+
+    def value(c):
+        number = unicodedata.numeric(c, None)
+        return c if number is None else str(int(number)) if float(number).is_integer() else f"{number:g}"
+    return re.sub(r"[^\x00-\x7f]", lambda m: value(m.group(0)) if unicodedata.category(m.group(0)) in (
+        "Nd", "Nl", "No") else m.group(0), text)
 
 
 def _as_digits(text):

@@ -366,10 +366,9 @@ class=csv)."""
 
 
 def template_problem(tree):
-    """The first node of a parsed docs page that assembles text out of constant pieces, with ``what``
-    set to name it, or None: a filter outside FILTERS, a slice or a character taken by its index, a
-    join of a literal list, or a concatenation of constants alone ("da" ~ "ta-num" made a figure's key
-    that source_problem reads in no piece)."""
+    """The first node of a parsed docs page that assembles text out of pieces, with ``what`` set to name it, or None: a
+    filter outside FILTERS, a slice or an indexed character, a join of a literal list, a concatenation of constants
+    ("da" ~ "ta-num" made a figure's key no check read in one piece), arithmetic."""
     import jinja2.nodes as nodes
     other = next(tree.find_all((nodes.Include, nodes.Extends, nodes.Import, nodes.FromImport)), None)
     if other is not None:   # no loader: an internal error; with one, another file's text no check of the page read
@@ -377,8 +376,7 @@ def template_problem(tree):
         return other
     blocks = next(tree.find_all((nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.AssignBlock, nodes.With)), None)
     if blocks is not None:
-        blocks.what = ("a macro, call, filter, set or with block typed into the page (its own text set aside and "
-                       "shown elsewhere, read whole by no check)")
+        blocks.what = "a macro, call, filter, set or with block typed into the page (its text set aside, read by no check)"
         return blocks
     for assign in tree.find_all(nodes.Assign):   # {% set a = b ~ b %} doubled a value per line: gigabytes, no output
         kinds = (nodes.Concat, nodes.Filter, nodes.BinExpr)
@@ -406,7 +404,8 @@ def template_problem(tree):
     number = _typed_number(tree)
     if number is not None:
         return number
-    for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat, nodes.Output)):
+    arithmetic = (nodes.Add, nodes.Sub, nodes.Div, nodes.FloorDiv, nodes.Neg, nodes.Pos)   # * % ** : plugin.UNBOUNDED
+    for node in tree.find_all((nodes.Filter, nodes.Slice, nodes.Getitem, nodes.Concat, nodes.Output, *arithmetic)):
         if isinstance(node, nodes.Filter) and node.name in FILTERS and (
                 isinstance(node.node, nodes.Const) or node.kwargs or node.dyn_args or node.dyn_kwargs or len(node.args) > 1
                 or not all(isinstance(a, nodes.Const) and type(a.value) is (int if node.name == "indent" else str)
@@ -426,6 +425,8 @@ def template_problem(tree):
             node.what = "a slice or an indexed character of a value"
         elif isinstance(node, nodes.Concat) and all(isinstance(n, nodes.Const) for n in node.nodes):
             node.what = "a concatenation of constants"
+        elif isinstance(node, arithmetic):   # a figure of the page's own: {{ g.threads + g.threads }} printed 22 threads
+            node.what = "arithmetic on a placeholder (+, -, /): a figure the page computes, which no record holds"
         else:
             continue
         return node
