@@ -7,13 +7,18 @@ Site set: 17 probes, 4 failed (2 weak).  Mended here:
 - numbers Unicode gives a value NFKC leaves as they are ('\u2778', '\u278e', '\u24f7', '\u3222', '\u136b', counting rods) read as
   digits by both figure checks (numerals.numbers_as_digits).
 
+Data set: 13 probes, 4 failed (1 weak).  Mended here (P2, P7, P9): a same-code run turned the home page's headline
+ratios (ResNet-18 0.99x to 0.60x, ResNet-50 1.04x to 0.59x) through the peer's samples inside the paired blocks,
+no median moving, and timed a tuning 8.7x shorter: the paired ratio is held to its case's range as the median is
+(history.RANGE), every single duration a record states as the first call is (history.SINGLE_RANGE).
+
 The case ids below are entries of tests/data/hostile/cases.yaml (test_hostile.py finds each one's test).
 """
 import pytest
 
 from test_hostile_round4 import _expect
 
-MUTATIONS, SPECIAL = {}, dict.fromkeys(("placeholder_arithmetic", "unicode_number_values"))
+MUTATIONS, SPECIAL = {}, dict.fromkeys(("placeholder_arithmetic", "unicode_number_values", "range_of_every_figure"))
 
 
 @pytest.mark.parametrize("source", ["{{ g.threads + g.threads }} x", "{{ a - b }}", "{{ a / b }}", "{{ -a }}",
@@ -38,3 +43,18 @@ def test_a_number_unicode_gives_a_value_is_a_digit(tmp_path, text):
     assert pagecontent.typed_figures(tmp_path), text
     assert _expect("unicode_number_values") in numerals.as_digits.__doc__
     assert numerals.numbers_as_digits("\u4e07 \u2778 \u00bd a1") == "\u4e07 3 0.5 a1"
+
+
+def test_a_paired_ratio_and_a_single_duration_are_held_to_their_case_s_range():
+    from reportgen.pages import history
+    from test_hostile_round35_data import _changed, _Run as _Same
+    for values, put, name in (((0.99, 1.02, 0.97, 0.60), lambda r, v: r.update(extra={"paired_peer": {"ratio": v}}),
+                               "paired_peer.ratio"),   # round 94, data P2 and P7: a headline ratio, no median moved
+                              ((56.9, 57.2, 58.0, 6.5), lambda r, v: r.update(extra={"rules_tuning": {"seconds": v}}),
+                               "extra.rules_tuning.seconds")):   # data P9: a tuning timed 8.7x shorter
+        runs = [_Same(f"r{i}", 0.009, "a" * 64) for i in range(len(values))]
+        for run, value in zip(runs, values):
+            put(run.records[0], value)
+        found = history.all_jumps(runs, _changed)
+        assert [(j[2], j[5]) for j in found] == [("r3", f"{name} (outside the case's range)")], (name, found)
+        assert _expect("range_of_every_figure") in found[0][5]

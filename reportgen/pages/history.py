@@ -188,7 +188,7 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
             if hit is not None and hit[3]:
                 hit = _same_code_hit(rec, run, family, kept.get(key, ()), code_changed, memo) or hit
             if hit is None and before is not None:   # within JUMP of the last: within the case's own range too?
-                outside = _outside_range(rec, kept.get(key, ()))
+                outside = _outside_range(rec, kept.get(key, ()), memo)
                 if outside is not None and not _code_changed(before[1]["fingerprint"] != rec["fingerprint"], before[2],
                                                              run, family, code_changed):
                     hit = (before[0], *outside, False)
@@ -221,26 +221,46 @@ history: TensorFlow's ResNet-18 at 0.55x, under JUMP, beside seven runs of 14.8-
 made the fastest engine.  The committed runs have no same-code median beyond it."""
 SINGLE_RANGE = 8.0
 """The same for the single measurements no level holds (claims.NOISY: a first call, a compile, a one-call profile's
-total), wider: a first call of 9 s beside a 9 ms median, a profile total at 28x, a compile of 90 000 s turned the
+total; and claims.durations: a tuning's time, an import), wider (the paired ratio is held at RANGE, as a median): a first call of 9 s beside a 9 ms median, a profile total at 28x, a compile of 90 000 s turned the
 pages' "dearest first call" and bottleneck shares unflagged.  The committed runs of one machine lie within 5.9x of
 their case's earlier range (ORT's digits CNN's first call); a compile moved 65x there, by changed code."""
 
 
-def _outside_range(rec, kept):
-    """(ratio to the nearer end of its case's range, statistic) of ``rec``'s median, or of one of its single
-    measurements, when it lies beyond RANGE (SINGLE_RANGE) of that range (``kept``: the trusted entries); else
-    None."""
-    def stat(r, name):
-        return (r.get("stats") or {}).get("p50") if name == "p50" else (r.get("extra") or {}).get(name)
-    for name in ("p50", *sorted(claims.NOISY)):
-        value, bound = stat(rec, name), RANGE if name == "p50" else SINGLE_RANGE
-        earlier = [s for s in (stat(e[1], name) for e in kept) if stats.is_number(s) and s > 0]
+SEARCH_TIMES = ("tuning", "rules_tuning")
+"""The searches whose wall time the pages print (e2e: the rule knobs' tuning in minutes): held to the range too."""
+
+
+def _range_figures(rec, memo):
+    """{statistic: (value, bound)} a record's figures are held to their case's range with: the median and the
+    paired ratio at RANGE, the single measurements (claims.NOISY, claims.durations) at SINGLE_RANGE; kept in
+    ``memo`` by the record's identity (each is read again beside every later record of its case)."""
+    key = ("range", id(rec))
+    if key not in memo:
+        extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+        found = {"p50": ((rec.get("stats") or {}).get("p50"), RANGE),
+                 "paired_peer.ratio": (_paired(rec, "ratio"), RANGE)}   # a headline ratio, its samples' median
+        found.update({f"extra.{name}": (extra.get(name), SINGLE_RANGE) for name in sorted(claims.NOISY)})
+        found.update({".".join(map(str, path)): (value, SINGLE_RANGE) for path, value in claims.durations(rec).items()})
+        for search in SEARCH_TIMES:   # a search's time, decided by its budget (claims.SEARCHED leaves it out)
+            found[f"extra.{search}.seconds"] = ((extra.get(search) or {}).get("seconds")
+                                                if isinstance(extra.get(search), dict) else None, SINGLE_RANGE)
+        memo[key] = (rec, found)   # the record kept alive beside its id
+    return memo[key][1]
+
+
+def _outside_range(rec, kept, memo=None):
+    """(ratio to the nearer end of its case's range, statistic) of the first of ``rec``'s figures (_range_figures)
+    that lies beyond its bound of that range (``kept``: the trusted entries, at least RANGE_RUNS); else None."""
+    memo = {} if memo is None else memo
+    for name, (value, bound) in _range_figures(rec, memo).items():
+        earlier = [v for v in (_range_figures(e[1], memo).get(name, (None,))[0] for e in kept)
+                   if stats.is_number(v) and v > 0]
         if len(earlier) < RANGE_RUNS or not (stats.is_number(value) and value > 0):
             continue
         low, high = min(earlier), max(earlier)
         if not low / bound <= value <= high * bound:
             return (value / (low if value < low else high),
-                    RANGE_STAT if name == "p50" else f"extra.{name} (outside the case's range)")
+                    RANGE_STAT if name == "p50" else f"{name} (outside the case's range)")
     return None
 
 
