@@ -5,7 +5,10 @@ Site set: 17 probes, 4 failed (2 weak).  Mended here:
   values are texts: '+' joins them), '{{ compare_alpha + compare_alpha }}' an alpha of 0.010.01; a docs page may
   not use '+', '-', '/' or a sign (pagecontent.template_problem; '*', '%', '**' were refused already);
 - numbers Unicode gives a value NFKC leaves as they are ('\u2778', '\u278e', '\u24f7', '\u3222', '\u136b', counting rods) read as
-  digits by both figure checks (numerals.numbers_as_digits).
+  digits by both figure checks (numerals.numbers_as_digits);
+- a hand-made study.pdf ("GEMM peak: 9999 GFLOPS") listed in site-files.json without the print.html it is printed
+  from passed verify: a PDF needs its print page beside it, and that page is held to the one pdf assembles (P2, in
+  part: the PDF's own text is still the browser's, not compared).
 
 Data set: 13 probes, 4 failed (1 weak).  Mended here (P2, P7, P9): a same-code run turned the home page's headline
 ratios (ResNet-18 0.99x to 0.60x, ResNet-50 1.04x to 0.59x) through the peer's samples inside the paired blocks,
@@ -18,7 +21,8 @@ import pytest
 
 from test_hostile_round4 import _expect
 
-MUTATIONS, SPECIAL = {}, dict.fromkeys(("placeholder_arithmetic", "unicode_number_values", "range_of_every_figure"))
+MUTATIONS, SPECIAL = {}, dict.fromkeys(("placeholder_arithmetic", "unicode_number_values", "range_of_every_figure",
+                                        "pdf_beside_print_page"))
 
 
 @pytest.mark.parametrize("source", ["{{ g.threads + g.threads }} x", "{{ a - b }}", "{{ a / b }}", "{{ -a }}",
@@ -58,3 +62,12 @@ def test_a_paired_ratio_and_a_single_duration_are_held_to_their_case_s_range():
         found = history.all_jumps(runs, _changed)
         assert [(j[2], j[5]) for j in found] == [("r3", f"{name} (outside the case's range)")], (name, found)
         assert _expect("range_of_every_figure") in found[0][5]
+
+
+def test_a_pdf_without_the_print_page_it_comes_from_is_refused(tmp_path):
+    from reportgen.publish import sitecheck
+    (tmp_path / "study.pdf").write_bytes(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\n%%EOF\n")   # round 94, site P2
+    said = sitecheck.pdf_problems(tmp_path)
+    assert said and _expect("pdf_beside_print_page") in said[0]
+    (tmp_path / "print.html").write_text("<html></html>", encoding="utf-8")
+    assert sitecheck.pdf_problems(tmp_path) == []

@@ -639,6 +639,8 @@ def pdf_problems(site_dir):
     path = Path(site_dir) / PDF_OUTPUTS[1]
     if not path.exists():
         return []
+    if not (Path(site_dir) / PDF_OUTPUTS[0]).is_file():   # `reportgen pdf` writes both; verify holds print.html
+        return [f"{path}: no {PDF_OUTPUTS[0]} beside it, the page `reportgen pdf` prints it from; run it again"]
     try:
         data = plainfile.read_bytes(path, 1 << 30)
     except ReportError as exc:
@@ -654,12 +656,10 @@ def pdf_problems(site_dir):
 def rebuild_problems(root, site_dir, build, limit=20, printed=None):
     """Build the site again from results/ and the archive into a temporary folder, for the
     publication machine the site names (site/machine.json, and whether --machine chose it), and
-    refuse every file that differs: the figures, their index, the charts' data, the CSV downloads
-    and coverage.json are recomputed here, not trusted.  ``build(root, site_dir, machine)`` is
-    `reportgen build` (commands.build.verify_site passes it: the presentation never imports commands).
-    ``printed(fresh site dir)``: the bytes of the print page `reportgen pdf` assembles from a site (commands.pdf
-    .print_page): a print.html is held to it as every page is (one with the pages' 'unconfirmed' flags cut out
-    and a sentence reversed passed, left out of the comparison as the PDF is)."""
+    refuse every file that differs (figures, index, charts' data, CSVs, coverage.json: recomputed, not trusted).
+    ``build(root, site_dir, machine)`` is `reportgen build` (verify_site passes it: publish never imports commands).
+    ``printed(fresh site dir)``: the print page `reportgen pdf` assembles from a site (pdf.print_page): print.html
+    is held to it (one with the 'unconfirmed' flags cut out passed, left out of the comparison as the PDF is)."""
     site_dir = Path(site_dir)
     try:
         facts = read_json(site_dir / "machine.json")
