@@ -50,8 +50,10 @@ def test_a_declared_phrase_holds_its_number_and_a_stale_one_is_named(tmp_path):
     assert any(f"{page}:8:" in p and "255" in p for p in said)   # its line in the file
     assert any(_expect("digit_forms_declared") in p and "7" in p for p in said)
     from reportgen.data import plainfile   # the front matter's shape: texts of at most 40 characters
-    assert plainfile._front_matter_value_ok("numbers", ["a" * 40]) and not plainfile._front_matter_value_ok(
-        "numbers", ["a" * 41]) and not plainfile._front_matter_value_ok("numbers", "255")
+    assert plainfile._front_matter_value_ok("numbers", ["a" * 38 + " 1"]) and not plainfile._front_matter_value_ok(
+        "numbers", ["a" * 40 + "1"]) and not plainfile._front_matter_value_ok("numbers", "255")
+    for phrase in ("1", "1 x", "2.5 %", "words"):   # a number in two characters of words or more, never one alone
+        assert not plainfile._front_matter_value_ok("numbers", [phrase]), phrase
 
 
 def test_the_committed_pages_declare_few_numbers():

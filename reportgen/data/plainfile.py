@@ -347,15 +347,17 @@ navigation (a 3.9 MB title made a 405 MB site before the page's size was checked
 FRONT_MATTER_SHAPES = {"title": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters",
                        "description": f"a text of at most {MAX_FRONT_MATTER_TEXT} characters", "hide": "a list of navigation, toc, footer",
                        "search": "a mapping exclude: true or false",
-                       "numbers": f"a list of at most {MAX_NUMBER_PHRASES} texts of 1 to {MAX_NUMBER_PHRASE} characters"}
+                       "numbers": f"a list of at most {MAX_NUMBER_PHRASES} texts of at most {MAX_NUMBER_PHRASE} "
+                                  "characters, each a number with two or more characters of words"}
 
 
 def _front_matter_value_ok(key, value):
     if key in ("title", "description"):
         return isinstance(value, str) and len(value) <= MAX_FRONT_MATTER_TEXT
-    if key == "numbers":
+    if key == "numbers":   # each a number in its words: '1' alone would declare every 1 of the page
         return isinstance(value, list) and len(value) <= MAX_NUMBER_PHRASES and all(
-            isinstance(v, str) and 0 < len(v) <= MAX_NUMBER_PHRASE for v in value)
+            isinstance(v, str) and len(v) <= MAX_NUMBER_PHRASE and re.search(r"\d", v)
+            and len(re.sub(r"[\d\s.,:/%+-]", "", v)) >= 2 for v in value)
     if key == "hide":
         return isinstance(value, list) and all(v in ("navigation", "toc", "footer") for v in value)
     return isinstance(value, dict) and set(value) <= {"exclude"} and isinstance(value.get("exclude", False), bool)

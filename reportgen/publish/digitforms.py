@@ -80,14 +80,14 @@ def stray(text, phrases=()):
     """(line, number in its words) of each number of ``text`` (as a reader sees it, code masked) in none of the
     allowed forms and in none of ``phrases``; and the phrases the text does not hold (stale declarations)."""
     text = reader_text(text)
-    covered = []
+    covered = bytearray(len(text))   # the characters a declared phrase holds: one pass, not spans x numbers
     for phrase in phrases:
-        spans = [(m.start(), m.end()) for m in re.finditer(re.escape(phrase), text)]
-        covered += spans
+        for m in re.finditer(re.escape(phrase), text):
+            covered[m.start():m.end()] = b"\x01" * (m.end() - m.start())
     unused = [p for p in phrases if p not in text]
     out = []
     for m in _NUMBER.finditer(text):
-        if any(a <= m.start() and m.end() <= b for a, b in covered):
+        if all(covered[m.start():m.end()]):
             continue
         before, after = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 8]
         if re.match(r"[\d.]", after[:1]) and after[:2] != ". ":   # a part of a larger token the pattern split
