@@ -154,12 +154,12 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
             family = rec.get("experiment")
             if rec["reused_from"] is not None:
                 continue
+            if family in left_out and trusted.get(key) is not None:   # neither trusted nor a baseline: held back
+                out.append((rec["id"], trusted[key][0], run.run_id, 0.0, False, INCOMPLETE))
+                continue
             ran.setdefault(family, set()).add(rec["fingerprint"])
             if rec["status"] != "ok":   # a failure, a skip: nothing measured, the case stays unseen
                 out.extend(_failed(rec, run, trusted.get(key), code_changed))
-                continue
-            if family in left_out and trusted.get(key) is not None:   # neither trusted nor a baseline: held back
-                out.append((rec["id"], trusted[key][0], run.run_id, 0.0, False, INCOMPLETE))
                 continue
             # unseen: never measured ok and trusted in this profile on this machine (a forged failure first, or a
             # forged quick run, made the case known, and a forged ok of it was compared with nothing)
@@ -206,7 +206,7 @@ def all_jumps(runs, code_changed=None, across=None, memo=None):
                     # not a tail or a text alone: one slow sample, then two runs each 0.55x, published 0.3x unflagged
                     base[key] = entry
         finished = run.manifest.get("experiments") or {}   # a family stopped or failed midway measured fewer cases
-        measured.update({(family, machine, profile): (run, fingerprints, _case_ids(run, family, ok=True))
+        measured.update({(family, machine, profile): (run, fingerprints, _case_ids(run, family))
                          for family, fingerprints in ran.items() if (finished.get(family) or {}).get("status") == "ok"
                          and family not in left_out})
     return out
@@ -292,18 +292,16 @@ NEW_CASE = "new case"
 """The statistic named for a case the machine's earlier run of the family (same profile) did not measure."""
 
 
-GONE, INCOMPLETE = "left out (the same code measured it before)", "held back (its run left out or failed cases)"
-"""A case the machine's earlier run of the family (same profile, same code) measured ok and a later run whose family
-finished 'ok' did not hold at all, and each ok record of a later run of the family that left out or failed (skipped,
-timed out) such a case: a copy of the newest int8 run with ten of its cases left out emptied the page's
-conclusion, its goal and its headline ratio (each pairs records of one run), and nothing was flagged; one case
-marked skipped did the same, flagged only beside the case.  The run's records of that family stay out of the
-current figures (merge.current_records, held_back); the earlier run's stay current, flagged."""
+GONE, INCOMPLETE = "left out (the same code measured it before)", "held back (its run left out cases)"
+"""A case the machine's earlier run of the family (same profile, same code) measured and a later run whose family
+finished 'ok' did not hold at all, and each record of that later run of the family: a copy of the newest int8 run
+with ten of its cases left out emptied the page's conclusion, its goal and its headline ratio (each pairs records
+of one run), and nothing was flagged.  The run's records of that family stay out of the current figures
+(merge.current_records, held_back); the earlier run's stay current, flagged."""
 
 
-def _case_ids(run, family, ok=False):
-    return {cases.canonical_id(rec["id"], rec.get("case")) for rec in run.records
-            if rec.get("experiment") == family and (not ok or rec.get("status") == "ok")}
+def _case_ids(run, family):
+    return {cases.canonical_id(rec["id"], rec.get("case")) for rec in run.records if rec.get("experiment") == family}
 
 
 def _left_out(run, machine, profile, measured, code_changed):
@@ -314,10 +312,10 @@ def _left_out(run, machine, profile, measured, code_changed):
         earlier = measured.get((family, machine, profile))
         if earlier is None or (finished.get(family) or {}).get("status") != "ok":
             continue
+        missing = earlier[2] - _case_ids(run, family)
         prints = {rec.get("fingerprint") for rec in run.records if rec.get("experiment") == family}
-        if earlier[2] - _case_ids(run, family, ok=True) and not _code_changed(not prints <= earlier[1], earlier[0], run,
-                                                                               family, code_changed):
-            out[family] = (earlier[0], earlier[2] - _case_ids(run, family))   # absent; a failed one is FAILED
+        if missing and not _code_changed(not prints <= earlier[1], earlier[0], run, family, code_changed):
+            out[family] = (earlier[0], missing)
     return out
 
 
