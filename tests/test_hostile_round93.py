@@ -91,6 +91,9 @@ def test_a_record_that_measured_nothing_holds_no_time():
     said = [p for p in schema.record_problems(rec) if p not in clean]
     assert said == ["extra.cold_seconds: a skipped record measured nothing, no time either"], (clean, said)
     assert _expect("nothing_measured_no_time") in said[0]
+    rec["extra"].pop("cold_seconds")
+    rec["extra"]["compile_seconds"] = 1.5   # compiled as evidence before the skip (test_vnni): no call's time
+    assert schema.record_problems(rec) == clean
 
 
 def test_a_run_holds_a_bounded_number_of_records(tmp_path):
