@@ -553,7 +553,8 @@ def typed_figures(docs_dir):
             plainfile.without_front_matter(text))], digitforms.declared(plainfile.front_matter_data(text)))
         out.extend(f"{path}:{line}: hand-typed figure {figure!r}: take it from a record or the archive through a "
                    "placeholder" for line, figure in found)
-        out.extend(digitforms.problems(path, [(n, w) for n, w in stray if n not in {n for n, _f in found}], unused))
+        lines = {n for n, _f in found}   # a line the unit check named already is named once
+        out.extend(digitforms.problems(path, [(n, w) for n, w in stray if n not in lines], unused))
     return out
 
 
